@@ -1,0 +1,171 @@
+/**
+ * Configuration is read and validated once — flags, then the environment (and a .env file), then defaults — into a
+ * frozen object. This is the only module that reads process.env. Every mistake is a HarnessError naming the flag or
+ * variable, which the CLI turns into exit code 2.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { parse as parseDotenv } from 'dotenv';
+import { contract, type PlanLimits, type PlanName } from '../spec/contract.js';
+import { ApiKey, registerSecret } from '../http/redact.js';
+import { HarnessError } from './errors.js';
+
+export const SUITES = ['auth', 'listPets', 'createPet', 'getPet', 'stateful', 'rate-limit', 'quota'] as const;
+export type SuiteName = (typeof SUITES)[number];
+/** Suites a plain `run` executes; quota is opt-in (it spends a whole day's quota). */
+export const DEFAULT_SUITES: readonly SuiteName[] = ['auth', 'listPets', 'createPet', 'getPet', 'stateful', 'rate-limit'];
+
+export interface PlanKey {
+  readonly plan: PlanName;
+  readonly key: ApiKey;
+  /** Per-minute and per-day limits of the key's plan (Enterprise: from PETSTORE_ENTERPRISE_LIMITS). */
+  readonly limits: PlanLimits | null;
+}
+
+export interface Config {
+  /** Base URL ending in /v1, or null to start the embedded reference server. */
+  readonly target: string | null;
+  readonly keys: readonly PlanKey[];
+  readonly suites: readonly SuiteName[];
+  readonly seed: number;
+  readonly runs: number;
+  readonly strict: boolean;
+  readonly jsonReport: string | null;
+  readonly junitReport: string | null;
+  readonly harFile: string | null;
+  readonly replayDir: string | null;
+  readonly productionUrl: string | null;
+  readonly allowProduction: boolean;
+  /** Length of the reference server's minute window in seconds (tests shorten it). */
+  readonly rateWindowSeconds: number;
+  readonly isCi: boolean;
+  readonly stepSummaryFile: string | null;
+}
+
+export interface Flags {
+  target?: string | undefined;
+  suite?: string[] | string | undefined;
+  seed?: string | undefined;
+  runs?: string | undefined;
+  strict?: boolean | undefined;
+  json?: string | undefined;
+  junit?: string | undefined;
+  har?: string | undefined;
+  replayDir?: string | undefined;
+  allowProduction?: boolean | undefined;
+  envFile?: string | undefined;
+}
+
+export type Env = Readonly<Record<string, string | undefined>>;
+
+/** The environment as this process sees it, with a .env file (if any) filling what is not already set. */
+export function readEnv(envFile = '.env', base: NodeJS.ProcessEnv = process.env): Env {
+  const fromFile = existsSync(envFile) ? parseDotenv(readFileSync(envFile)) : {};
+  return Object.freeze({ ...fromFile, ...base });
+}
+
+function fail(message: string): never {
+  throw new HarnessError('PSC_CONFIG', message);
+}
+
+/** Validates a base URL: http(s), ending in the version segment /v1 (section 9). */
+export function parseTarget(value: string, name: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    fail(`${name}: "${value}" is not a URL (expected e.g. http://127.0.0.1:8080/v1)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(`${name}: only http and https URLs are supported, got ${url.protocol}`);
+  if (url.search || url.hash) fail(`${name}: the base URL must not carry a query or fragment`);
+  const path = url.pathname.replace(/\/+$/, '');
+  if (!path.endsWith('/v1')) fail(`${name}: the base URL must end in the version segment /v1 (section 9), got ${url.pathname}`);
+  if (url.username || url.password) fail(`${name}: credentials in the URL are not supported; use PETSTORE_API_KEY_<PLAN>`);
+  return `${url.origin}${path}`;
+}
+
+function parseInteger(value: string, name: string, min: number, max: number): number {
+  if (!/^\d+$/.test(value.trim())) fail(`${name}: "${value}" is not a whole number`);
+  const n = Number(value.trim());
+  if (n < min || n > max) fail(`${name}: ${n} is out of range (${min}..${max})`);
+  return n;
+}
+
+/** PETSTORE_ENTERPRISE_LIMITS=rpm/rpd, e.g. 120/5000. */
+export function parseEnterpriseLimits(value: string, name = 'PETSTORE_ENTERPRISE_LIMITS'): PlanLimits {
+  const m = /^\s*(\d+)\s*\/\s*(\d+)\s*$/.exec(value);
+  if (!m) fail(`${name}: "${value}" is not of the form rpm/rpd (e.g. 120/5000)`);
+  const requestsPerMinute = Number(m[1]);
+  const requestsPerDay = Number(m[2]);
+  if (requestsPerMinute < 1 || requestsPerDay < 1) fail(`${name}: limits must be at least 1`);
+  if (requestsPerDay < requestsPerMinute) fail(`${name}: the daily limit (${requestsPerDay}) is below the minute limit (${requestsPerMinute})`);
+  return { requestsPerMinute, requestsPerDay };
+}
+
+export function keyVariable(plan: PlanName): string {
+  return `PETSTORE_API_KEY_${plan.toUpperCase()}`;
+}
+
+export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile)): Config {
+  const rawTarget = flags.target ?? env.PETSTORE_TARGET;
+  const targetName = flags.target !== undefined ? '--target' : 'PETSTORE_TARGET';
+  const target = rawTarget === undefined || rawTarget === '' ? null : parseTarget(rawTarget, targetName);
+
+  const enterpriseText = env.PETSTORE_ENTERPRISE_LIMITS;
+  const enterpriseLimits =
+    enterpriseText === undefined || enterpriseText === '' ? null : parseEnterpriseLimits(enterpriseText);
+  const keys: PlanKey[] = [];
+  for (const plan of contract.planNames) {
+    const name = keyVariable(plan);
+    const value = env[name];
+    if (value === undefined) continue;
+    if (value.trim() === '') fail(`${name} is set but empty`);
+    if (/\s/.test(value.trim()) || value !== value.trim()) fail(`${name} contains white space`);
+    const limits = plan === 'enterprise' ? enterpriseLimits : (contract.plans[plan] ?? null);
+    if (plan === 'enterprise' && !limits) fail(`${name} is set but PETSTORE_ENTERPRISE_LIMITS (rpm/rpd) is not`);
+    keys.push({ plan, key: registerSecret(new ApiKey(value, plan)), limits });
+  }
+  if (target !== null && keys.length === 0) {
+    fail(`no API key: set at least one of ${contract.planNames.map(keyVariable).join(', ')} for --target`);
+  }
+
+  const suiteText = flags.suite === undefined ? [] : Array.isArray(flags.suite) ? flags.suite : [flags.suite];
+  const suites = suiteText.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  for (const s of suites) {
+    if (!(SUITES as readonly string[]).includes(s)) fail(`--suite: unknown suite "${s}" (known: ${SUITES.join(', ')})`);
+  }
+
+  const seedText = flags.seed ?? env.PETSTORE_SEED;
+  const seed = seedText === undefined ? Math.floor(Math.random() * 2 ** 31) : parseInteger(seedText, flags.seed !== undefined ? '--seed' : 'PETSTORE_SEED', 0, 2 ** 31 - 1);
+  const runsText = flags.runs ?? env.PETSTORE_RUNS;
+  const runs = runsText === undefined ? 100 : parseInteger(runsText, flags.runs !== undefined ? '--runs' : 'PETSTORE_RUNS', 1, 100_000);
+
+  const windowText = env.PETSTORE_RATE_WINDOW_SECONDS;
+  const rateWindowSeconds = windowText === undefined || windowText === '' ? 60 : parseInteger(windowText, 'PETSTORE_RATE_WINDOW_SECONDS', 1, 3600);
+
+  const prodText = env.PETSTORE_PRODUCTION_URL;
+  const productionUrl = prodText === undefined || prodText === '' ? null : parseTarget(prodText, 'PETSTORE_PRODUCTION_URL');
+
+  return Object.freeze({
+    target,
+    keys: Object.freeze(keys),
+    suites: Object.freeze(suites.length > 0 ? (suites as SuiteName[]) : [...DEFAULT_SUITES]),
+    seed,
+    runs,
+    strict: flags.strict === true,
+    jsonReport: flags.json ?? null,
+    junitReport: flags.junit ?? null,
+    harFile: flags.har ?? null,
+    replayDir: flags.replayDir ?? null,
+    productionUrl,
+    allowProduction: flags.allowProduction === true,
+    rateWindowSeconds,
+    isCi: env.CI === 'true' || env.CI === '1',
+    stepSummaryFile: env.GITHUB_STEP_SUMMARY || null,
+  });
+}
+
+/** The key with the most headroom, for the functional suites: they pace themselves, so a larger plan is quicker. */
+export function functionalKey(config: Config): PlanKey | null {
+  // Highest minute limit first; an Enterprise key may carry small custom limits (quota tests).
+  return [...config.keys].sort((a, b) => (b.limits?.requestsPerMinute ?? 0) - (a.limits?.requestsPerMinute ?? 0))[0] ?? null;
+}

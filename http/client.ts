@@ -1,0 +1,188 @@
+/**
+ * The HTTP layer: the only module of the harness that talks to the network. It sends exactly what it is given, never
+ * follows redirects, never retries, never throws for a 4xx/5xx, and records every exchange. Transport failures
+ * (refused, reset, timeouts) come back as data on the exchange, never as an exception.
+ */
+import { Agent, request } from 'undici';
+import type { OperationId, PlanName } from '../spec/contract.js';
+import type { Exchange, RecordedRequest, RecordedResponse, TransportError } from './exchange.js';
+import { parseLossless } from './lossless.js';
+import type { ApiKey } from './redact.js';
+
+export interface ClientOptions {
+  /** Base address ending in /v1, e.g. http://127.0.0.1:8080/v1. */
+  readonly baseUrl: string;
+  readonly connectTimeoutMs?: number;
+  readonly headersTimeoutMs?: number;
+  readonly bodyTimeoutMs?: number;
+  /** Bytes of a response body read at most; the rest is dropped and the exchange marked truncated. */
+  readonly maxBodyBytes?: number;
+  readonly connections?: number;
+}
+
+/**
+ * How the Authorization header is built. `template` is the header value with `{key}` where the key goes, or null for
+ * no header at all. The key is revealed only into the bytes on the wire; the recorded request shows its placeholder.
+ */
+export interface AuthSpec {
+  readonly template: string | null;
+  readonly key: ApiKey | null;
+  readonly keyPlan: PlanName | 'none' | 'invalid';
+}
+
+export interface OutgoingRequest {
+  readonly operation: OperationId | null;
+  readonly method: string;
+  /** Path and query relative to the base address, already encoded: /pets?limit=5. */
+  readonly path: string;
+  readonly auth: AuthSpec;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Raw body: a string is sent as UTF-8. */
+  readonly body?: string | Uint8Array | null;
+}
+
+export type ExchangeListener = (ex: Exchange) => void;
+
+export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
+
+export class HttpClient {
+  readonly baseUrl: string;
+  private readonly agent: Agent;
+  private readonly opts: Required<Omit<ClientOptions, 'baseUrl'>>;
+  private readonly listeners: ExchangeListener[] = [];
+  private seq = 0;
+
+  constructor(options: ClientOptions) {
+    this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.opts = {
+      connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
+      headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
+      bodyTimeoutMs: options.bodyTimeoutMs ?? 10_000,
+      maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
+      connections: options.connections ?? 16,
+    };
+    this.agent = new Agent({
+      connect: { timeout: this.opts.connectTimeoutMs },
+      connections: this.opts.connections,
+      headersTimeout: this.opts.headersTimeoutMs,
+      bodyTimeout: this.opts.bodyTimeoutMs,
+    });
+  }
+
+  onExchange(listener: ExchangeListener): () => void {
+    this.listeners.push(listener);
+    return () => this.listeners.splice(this.listeners.indexOf(listener), 1);
+  }
+
+  get sent(): number {
+    return this.seq;
+  }
+
+  async send(req: OutgoingRequest): Promise<Exchange> {
+    const url = this.baseUrl + req.path;
+    const wire: Record<string, string> = {};
+    const recorded: Record<string, string> = {};
+    for (const [k, v] of Object.entries(req.headers ?? {})) {
+      wire[k.toLowerCase()] = v;
+      recorded[k.toLowerCase()] = v;
+    }
+    const body = req.body == null ? null : typeof req.body === 'string' ? Buffer.from(req.body, 'utf8') : req.body;
+    if (body !== null && wire['content-type'] === undefined) {
+      wire['content-type'] = recorded['content-type'] = 'application/json';
+    }
+    if (req.auth.template !== null) {
+      const key = req.auth.key;
+      wire.authorization = key ? req.auth.template.replaceAll('{key}', key.reveal()) : req.auth.template;
+      recorded.authorization = key ? req.auth.template.replaceAll('{key}', key.placeholder) : req.auth.template;
+    }
+    const request: RecordedRequest = { method: req.method, url, path: req.path, headers: recorded, body };
+    const seq = ++this.seq;
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    let response: RecordedResponse | null = null;
+    let error: TransportError | null = null;
+    try {
+      response = await this.exchange(url, req.method, wire, body);
+    } catch (e) {
+      error = toTransportError(e);
+    }
+    const ex: Exchange = {
+      seq,
+      operation: req.operation,
+      keyPlan: req.auth.keyPlan,
+      request,
+      response,
+      error,
+      startedAt,
+      durationMs: performance.now() - t0,
+    };
+    for (const l of this.listeners) l(ex);
+    return ex;
+  }
+
+  private async exchange(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: Uint8Array | null,
+  ): Promise<RecordedResponse> {
+    const res = await request(url, {
+      method: method as 'GET',
+      headers,
+      body,
+      dispatcher: this.agent,
+      headersTimeout: this.opts.headersTimeoutMs,
+      bodyTimeout: this.opts.bodyTimeoutMs,
+    });
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let truncated = false;
+    for await (const chunk of res.body) {
+      const buf = chunk as Buffer;
+      if (size + buf.length > this.opts.maxBodyBytes) {
+        chunks.push(buf.subarray(0, this.opts.maxBodyBytes - size));
+        size = this.opts.maxBodyBytes;
+        truncated = true;
+        // Stop reading: a hostile target may send far more than any Pet Store answer needs.
+        res.body.destroy();
+        break;
+      }
+      chunks.push(buf);
+      size += buf.length;
+    }
+    const raw = Buffer.concat(chunks, size);
+    const bodyText = raw.toString('utf8');
+    const responseHeaders: Record<string, string | string[]> = {};
+    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) responseHeaders[k.toLowerCase()] = v;
+    let json: unknown = undefined;
+    let jsonError: string | null = null;
+    if (raw.length === 0) jsonError = 'empty body';
+    else if (truncated) jsonError = `body larger than ${this.opts.maxBodyBytes} bytes (read capped)`;
+    else {
+      try {
+        json = parseLossless(bodyText);
+      } catch (e) {
+        jsonError = (e as Error).message;
+      }
+    }
+    return { status: res.statusCode, headers: responseHeaders, body: raw, bodyText, truncated, json, jsonError };
+  }
+
+  async close(): Promise<void> {
+    await this.agent.close();
+  }
+
+  /** Closes at once, dropping requests in flight (used when a hostile target stalls). */
+  async destroy(): Promise<void> {
+    await this.agent.destroy();
+  }
+}
+
+function toTransportError(e: unknown): TransportError {
+  const err = e as { code?: string; message?: string; cause?: { code?: string; message?: string } };
+  const code = err.cause?.code ?? err.code ?? 'UNKNOWN';
+  return { code, message: err.cause?.message ?? err.message ?? String(e) };
+}
+
+/** Transport codes that mean nobody answered at all at that address. */
+export const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN', 'ENETUNREACH']);

@@ -1,0 +1,52 @@
+/** An exchange is one request and what came back: the unit every check reads. Plain data, never I/O. */
+import type { OperationId, PlanName } from '../spec/contract.js';
+
+export interface RecordedRequest {
+  readonly method: string;
+  /** Full URL as sent. */
+  readonly url: string;
+  /** Path and query relative to the base address, e.g. /pets?limit=5. */
+  readonly path: string;
+  /** Headers as sent, names lower-cased. The Authorization value is stored redacted (see http/redact.ts). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Raw body bytes as sent, or null when there was none. */
+  readonly body: Uint8Array | null;
+}
+
+export interface RecordedResponse {
+  readonly status: number;
+  /** Header names lower-cased; a repeated header is an array. */
+  readonly headers: Readonly<Record<string, string | string[]>>;
+  /** Raw body as received (possibly truncated at the read cap). */
+  readonly body: Uint8Array;
+  readonly bodyText: string;
+  readonly truncated: boolean;
+  /** Parsed JSON with numbers kept as exact digits (LosslessNumber); undefined when not JSON. */
+  readonly json: unknown;
+  /** Why the body did not parse as JSON, when it did not. */
+  readonly jsonError: string | null;
+}
+
+export interface TransportError {
+  /** Stable code, e.g. ECONNREFUSED, UND_ERR_HEADERS_TIMEOUT, UND_ERR_BODY_TIMEOUT, ECONNRESET. */
+  readonly code: string;
+  readonly message: string;
+}
+
+export interface Exchange {
+  readonly seq: number;
+  readonly operation: OperationId | null;
+  /** Which configured key was sent, by plan; 'none' for requests sent without (or with a deliberately bad) key. */
+  readonly keyPlan: PlanName | 'none' | 'invalid';
+  readonly request: RecordedRequest;
+  readonly response: RecordedResponse | null;
+  readonly error: TransportError | null;
+  /** Epoch ms when the request started, and how long until the body was read. */
+  readonly startedAt: number;
+  readonly durationMs: number;
+}
+
+export function header(ex: { response: RecordedResponse | null }, name: string): string | undefined {
+  const v = ex.response?.headers[name.toLowerCase()];
+  return Array.isArray(v) ? v.join(', ') : v;
+}

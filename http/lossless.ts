@@ -1,0 +1,64 @@
+/**
+ * JSON with exact integers. JSON.parse rounds integers beyond 2^53 silently, so bodies are parsed with lossless-json:
+ * every number keeps its digits (LosslessNumber). `plain` makes the view ajv validates (numbers as JS numbers, which
+ * keeps the JSON type right); digit-exact questions (int64 range, echo of categoryId, id round-trips) use the digits.
+ */
+import { isLosslessNumber, LosslessNumber, parse, stringify } from 'lossless-json';
+
+export { LosslessNumber, isLosslessNumber };
+
+export const INT64_MIN = -(2n ** 63n);
+export const INT64_MAX = 2n ** 63n - 1n;
+
+export function parseLossless(text: string): unknown {
+  return parse(text, null, (value: string) => new LosslessNumber(value));
+}
+
+export function stringifyLossless(value: unknown): string {
+  const s = stringify(value);
+  if (s === undefined) throw new TypeError('value has no JSON form');
+  return s;
+}
+
+/** The lossless tree as plain JS values, for schema validation. */
+export function plain(value: unknown): unknown {
+  if (isLosslessNumber(value)) return Number((value as LosslessNumber).value);
+  if (Array.isArray(value)) return value.map(plain);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.entries(value as Record<string, unknown>).map(([k, v]) => [k, plain(v)]));
+  }
+  return value;
+}
+
+/** The exact digits of a JSON number (lossless or a safe JS number), or null when it is not a number. */
+export function digits(value: unknown): string | null {
+  if (isLosslessNumber(value)) return (value as LosslessNumber).value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  if (typeof value === 'bigint') return value.toString();
+  return null;
+}
+
+/** The integer a JSON number denotes exactly, or null when it is not an integer (1.5, 1e400); 1.0 and 1e3 count. */
+export function exactInteger(value: unknown): bigint | null {
+  const d = digits(value);
+  if (d === null) return null;
+  const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(d);
+  if (!m) return null;
+  const [, sign, int, frac = '', expText = '0'] = m;
+  const exp = Number(expText);
+  if (Math.abs(exp) > 400) return null;
+  let mantissa = int! + frac;
+  let scale = exp - frac.length;
+  while (scale < 0 && mantissa.endsWith('0')) {
+    mantissa = mantissa.slice(0, -1);
+    scale++;
+  }
+  if (scale < 0) return null;
+  const n = BigInt(mantissa) * 10n ** BigInt(scale);
+  return sign ? -n : n;
+}
+
+export function isInt64(value: unknown): boolean {
+  const n = exactInteger(value);
+  return n !== null && n >= INT64_MIN && n <= INT64_MAX;
+}

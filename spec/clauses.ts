@@ -1,0 +1,23 @@
+/** The spec's clauses as data (clauses.yaml), loaded once. Checks cite these ids. */
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+
+export type ClauseLevel = 'must' | 'should' | 'gap';
+export interface Clause {
+  readonly id: string;
+  readonly section: string;
+  readonly level: ClauseLevel;
+  readonly text: string;
+}
+
+export const clauses: readonly Clause[] = Object.freeze(
+  (parse(readFileSync(new URL('./clauses.yaml', import.meta.url), 'utf8')) as Clause[]).map((c) => Object.freeze(c)),
+);
+
+const byId = new Map(clauses.map((c) => [c.id, c]));
+
+export function clause(id: string): Clause {
+  const c = byId.get(id);
+  if (!c) throw new Error(`spec: unknown clause id ${id}`);
+  return c;
+}

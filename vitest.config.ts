@@ -1,0 +1,11 @@
+// The project's own tests (npm test). The conformance suites in suites/ are run by the CLI with their own config.
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: 'forks',
+  },
+});
