@@ -17,6 +17,13 @@ export interface ExchangeRef {
   readonly error: string | null;
   /** Runnable curl line; keys appear only as $PETSTORE_API_KEY_<PLAN>. */
   readonly curl: string;
+  /** The exact request, for replay files: headers carry key placeholders, the body its raw bytes. */
+  readonly request: {
+    readonly method: string;
+    readonly path: string;
+    readonly headers: Readonly<Record<string, string>>;
+    readonly bodyBase64: string | null;
+  };
 }
 
 export interface Repro {
@@ -61,6 +68,12 @@ export function refOf(ex: Exchange): ExchangeRef {
     status: ex.response?.status ?? null,
     error: ex.error ? `${ex.error.code}: ${ex.error.message}` : null,
     curl: toCurl(ex.request),
+    request: {
+      method: ex.request.method,
+      path: ex.request.path,
+      headers: ex.request.headers,
+      bodyBase64: ex.request.body === null ? null : Buffer.from(ex.request.body).toString('base64'),
+    },
   };
 }
 

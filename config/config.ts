@@ -139,6 +139,9 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
   const runsText = flags.runs ?? env.PETSTORE_RUNS;
   const runs = runsText === undefined ? 100 : parseInteger(runsText, flags.runs !== undefined ? '--runs' : 'PETSTORE_RUNS', 1, 100_000);
 
+  const strictText = env.PETSTORE_STRICT;
+  const strict = flags.strict === true || strictText === '1' || strictText === 'true';
+
   const windowText = env.PETSTORE_RATE_WINDOW_SECONDS;
   const rateWindowSeconds = windowText === undefined || windowText === '' ? 60 : parseInteger(windowText, 'PETSTORE_RATE_WINDOW_SECONDS', 1, 3600);
 
@@ -151,7 +154,7 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     suites: Object.freeze(suites.length > 0 ? (suites as SuiteName[]) : [...DEFAULT_SUITES]),
     seed,
     runs,
-    strict: flags.strict === true,
+    strict,
     jsonReport: flags.json ?? null,
     junitReport: flags.junit ?? null,
     harFile: flags.har ?? null,

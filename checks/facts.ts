@@ -1,0 +1,77 @@
+/**
+ * Small facts about an exchange that many checks read: the operation's label, what it documents, the status when
+ * there is one. Each tolerates a malformed exchange (no response, odd JSON) so checks stay simple and never throw.
+ */
+import { contract, type OperationId, type OperationSpec } from '../spec/contract.js';
+import type { Exchange } from '../http/exchange.js';
+import { exactInteger, isLosslessNumber } from '../http/lossless.js';
+import { finding, type Check, type Finding } from './check.js';
+
+export function opSpec(id: OperationId | null | undefined): OperationSpec | null {
+  return id ? (contract.operations.get(id) ?? null) : null;
+}
+
+/** `POST /pets` from the contract, or the request line's method and path (no query) for unknown operations. */
+export function opLabel(ex: Exchange): string {
+  const op = opSpec(ex.operation);
+  if (op) return `${op.method} ${op.path}`;
+  const path = String(ex.request?.path ?? '').split('?', 1)[0];
+  return `${ex.request?.method ?? '?'} ${path}`;
+}
+
+/** The statuses the operation documents, ascending (429 included: the contract documents it everywhere). */
+export function documentedStatuses(id: OperationId | null | undefined): number[] {
+  const op = opSpec(id);
+  return op ? [...op.responses.keys()].sort((a, b) => a - b) : [];
+}
+
+/** The HTTP status, or null when the exchange ended in a transport error. */
+export function statusOf(ex: Exchange | null | undefined): number | null {
+  if (!ex || ex.error || !ex.response) return null;
+  const s = ex.response.status;
+  return typeof s === 'number' && Number.isFinite(s) ? s : null;
+}
+
+/** 429 is documented everywhere and makes any behavioural expectation inconclusive. */
+export function isRateLimited(ex: Exchange | null | undefined): boolean {
+  return statusOf(ex) === 429;
+}
+
+/** The lossless JSON body, or undefined when there is none or it did not parse. */
+export function jsonOf(ex: Exchange | null | undefined): unknown {
+  if (!ex || ex.error || !ex.response) return undefined;
+  return ex.response.json;
+}
+
+export function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !isLosslessNumber(v);
+}
+
+/** The exact integer of a JSON number or of a digits string the harness recorded; null otherwise. */
+export function exactId(v: unknown): bigint | null {
+  if (typeof v === 'string') return /^-?\d{1,400}$/.test(v.trim()) ? BigInt(v.trim()) : null;
+  try {
+    return exactInteger(v);
+  } catch {
+    return null;
+  }
+}
+
+/** Wraps a check's body: a bug in the harness on some odd evidence becomes a visible observation, never a crash. */
+export function guarded<E>(
+  check: () => Pick<Check<unknown>, 'id' | 'clause'>,
+  run: (evidence: E) => Finding[],
+): (evidence: E) => Finding[] {
+  return (evidence: E) => {
+    try {
+      return run(evidence);
+    } catch (e) {
+      const ev = evidence as { exchange?: Exchange; create?: Exchange } | null;
+      const ex = ev?.exchange ?? ev?.create;
+      const c = check();
+      return [
+        finding({ id: c.id, clause: c.clause, level: 'observation' }, ex && typeof ex === 'object' ? [ex] : [], `${c.id} could not judge this evidence (harness error)\n${String((e as Error)?.message ?? e).slice(0, 200)}`, { operation: ex?.operation ?? null }),
+      ];
+    }
+  };
+}

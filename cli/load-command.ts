@@ -1,0 +1,71 @@
+/**
+ * `petstore-conformance load [--profile smoke|nightly] [--target URL] [--out DIR] [--thresholds FILE]
+ * [--allow-production]`: runs the profile, writes <out>/<UTC timestamp>/{report.json,report.html,summary.md}, appends
+ * <out>/history.json, and exits 1 when a threshold fails (the reason is in the summary), 2 on usage errors.
+ */
+import { appendFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { loadConfig, readEnv, type Env } from '../config/config.js';
+import { exitCodeOf, HarnessError } from '../config/errors.js';
+import { scrub } from '../http/redact.js';
+import { profileNamed } from '../load/profiles.js';
+import { createProgress, type ProgressStream } from '../load/progress.js';
+import { runLoad } from '../load/run-load.js';
+import { assertLoadAllowed } from '../load/safety.js';
+import { resolveLoadTarget } from '../load/target.js';
+import { loadThresholds } from '../reports/thresholds.js';
+import { writeRunReport } from '../reports/write-report.js';
+
+export const LOAD_USAGE = 'usage: petstore-conformance load [--profile smoke|nightly] [--target URL] [--out DIR] [--thresholds FILE] [--allow-production]';
+
+export interface LoadCommandIo {
+  readonly stderr?: ProgressStream;
+  readonly stdout?: { write(text: string): unknown };
+  readonly env?: Env;
+}
+
+export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promise<number> {
+  const stderr = io.stderr ?? process.stderr;
+  const stdout = io.stdout ?? process.stdout;
+  try {
+    let values;
+    try {
+      ({ values } = parseArgs({
+        args: argv,
+        options: {
+          profile: { type: 'string', default: 'smoke' },
+          target: { type: 'string' },
+          out: { type: 'string', default: 'reports' },
+          thresholds: { type: 'string' },
+          'allow-production': { type: 'boolean', default: false },
+          'env-file': { type: 'string' },
+        },
+        strict: true,
+        allowPositionals: false,
+      }));
+    } catch (e) {
+      throw new HarnessError('PSC_USAGE', `${(e as Error).message}\n${LOAD_USAGE}`);
+    }
+    const profile = profileNamed(values.profile);
+    const config = loadConfig(
+      { target: values.target, allowProduction: values['allow-production'], envFile: values['env-file'] },
+      io.env ?? readEnv(values['env-file']),
+    );
+    assertLoadAllowed(config);
+    const thresholds = loadThresholds(values.thresholds ?? null);
+    const target = await resolveLoadTarget(config, profile);
+    let written;
+    try {
+      const run = await runLoad(profile, target, createProgress(stderr));
+      written = await writeRunReport(run, values.out, thresholds);
+    } finally {
+      await target.close();
+    }
+    stdout.write(`${written.summary}\nReport: ${written.dir}/report.html\n`);
+    if (config.stepSummaryFile) appendFileSync(config.stepSummaryFile, `${written.summary}\n`);
+    return written.report.verdict.pass ? 0 : 1;
+  } catch (e) {
+    stderr.write(`${scrub(e instanceof HarnessError ? `${e.code}: ${e.message}` : `error: ${(e as Error).stack ?? String(e)}`)}\n`);
+    return exitCodeOf(e);
+  }
+}

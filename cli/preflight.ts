@@ -1,0 +1,58 @@
+/**
+ * Before any suite runs: is the target there, does it take the key, and can the key's remaining quota cover the run?
+ * A run that cannot finish is scaled down or refused up front rather than failing halfway (or getting a key banned).
+ */
+import type { Config, PlanKey } from '../config/config.js';
+import { HarnessError } from '../config/errors.js';
+import { HttpClient, UNREACHABLE_CODES } from '../http/client.js';
+import { header } from '../http/exchange.js';
+import { listPets } from '../runner/requests.js';
+
+/** Rough requests per suite for a given --runs, from what each scenario sends per case. */
+export function estimateRequests(suites: readonly string[], runs: number): number {
+  const per: Record<string, (r: number) => number> = {
+    auth: (r) => 3 + 36 * Math.max(1, Math.min(5, Math.ceil(r / 25))),
+    listPets: (r) => 27 * 1 + r + Math.max(10, Math.ceil(r / 4)),
+    createPet: (r) => r + 12 + r * 2 + 15 + 11,
+    getPet: (r) => 8 + Math.max(10, Math.ceil(r / 3)) * 2 + Math.max(10, Math.ceil(r / 4)),
+    stateful: (r) => Math.max(5, Math.ceil(r / 8)) * 12,
+  };
+  return suites.reduce((n, s) => n + (per[s]?.(runs) ?? 0), 0);
+}
+
+export interface PreflightResult {
+  readonly remaining: number | null;
+  readonly runs: number;
+  readonly notes: string[];
+}
+
+export async function preflight(config: Config, key: PlanKey, functionalSuites: readonly string[]): Promise<PreflightResult> {
+  const client = new HttpClient({ baseUrl: config.target!, connectTimeoutMs: 5_000, headersTimeoutMs: 15_000, bodyTimeoutMs: 15_000 });
+  try {
+    const ex = await client.send(listPets({ template: 'Bearer {key}', key: key.key, keyPlan: key.plan }));
+    if (ex.error && UNREACHABLE_CODES.has(ex.error.code)) {
+      throw new HarnessError('PSC_UNREACHABLE', `target unreachable: ${config.target} (${ex.error.code}: ${ex.error.message})`);
+    }
+    const notes: string[] = [];
+    if (ex.error) notes.push(`the first request failed (${ex.error.code}); the suites will report what the target does`);
+    const status = ex.response?.status;
+    if (status === 401 || status === 403) {
+      throw new HarnessError('PSC_KEY_BANNED', `the ${key.plan} key (${key.key.placeholder}) was refused with ${status} by ${config.target}: check the key, or it may be banned`);
+    }
+    const remaining = Number(header(ex, 'x-ratelimit-remaining'));
+    let runs = config.runs;
+    if (Number.isInteger(remaining) && remaining >= 0 && key.limits) {
+      // Remaining speaks for the current window only; the pacer waits windows out, so only the daily quota bounds the run.
+      const dayLeft = remaining <= key.limits.requestsPerMinute ? key.limits.requestsPerDay : remaining;
+      const need = estimateRequests(functionalSuites, runs);
+      if (need > dayLeft) {
+        const scaled = Math.max(1, Math.floor((runs * dayLeft) / need / 1.2));
+        notes.push(`the ${key.plan} key has about ${dayLeft} requests left; the run needs about ${need}, so --runs was scaled from ${runs} to ${scaled}`);
+        runs = scaled;
+      }
+    }
+    return { remaining: Number.isInteger(remaining) ? remaining : null, runs, notes };
+  } finally {
+    await client.close();
+  }
+}

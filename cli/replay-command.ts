@@ -1,0 +1,68 @@
+/**
+ * `petstore-conformance replay FILE`: resends exactly the bytes of a saved failing request and applies the checks
+ * again. A failure that no longer shows is reported as not reproduced (flaky), never hidden.
+ */
+import { readFileSync } from 'node:fs';
+import { loadConfig, type PlanKey } from '../config/config.js';
+import { ExitCode, HarnessError } from '../config/errors.js';
+import { HttpClient, UNREACHABLE_CODES } from '../http/client.js';
+import { applyResponseChecks } from '../checks/registry.js';
+import type { OperationId, PlanName } from '../spec/contract.js';
+import type { ReplayFile } from '../reports/replay-file.js';
+import { parseFlags } from './args.js';
+import type { Output } from './output.js';
+
+export async function replayCommand(argv: string[], out: Output): Promise<number> {
+  const { values, positionals } = parseFlags(argv, { target: { type: 'string' }, 'env-file': { type: 'string' } }, true);
+  const path = positionals[0];
+  if (!path) throw new HarnessError('PSC_USAGE', 'replay: name a replay FILE');
+  let file: ReplayFile;
+  try {
+    file = JSON.parse(readFileSync(path, 'utf8')) as ReplayFile;
+  } catch (e) {
+    throw new HarnessError('PSC_USAGE', `replay: cannot read ${path}: ${(e as Error).message}`);
+  }
+  if (file.replayVersion !== 1 || !file.request) throw new HarnessError('PSC_USAGE', `replay: ${path} is not a replay file`);
+  const config = loadConfig({ target: values.target ?? file.target, envFile: values['env-file'] });
+  const headers: Record<string, string> = { ...file.request.headers };
+  // The key placeholder is the only thing filled in; every other byte is as recorded.
+  let keyPlan: PlanName | 'none' | 'invalid' = 'none';
+  let used: PlanKey | undefined;
+  const auth = headers.authorization;
+  delete headers.authorization;
+  let template: string | null = null;
+  if (auth !== undefined) {
+    used = config.keys.find((k) => auth.includes(k.key.placeholder));
+    if (!used && /\$PETSTORE_API_KEY_[A-Z]+/.test(auth)) {
+      throw new HarnessError('PSC_CONFIG', `replay: the request needs ${/\$PETSTORE_API_KEY_[A-Z]+/.exec(auth)![0].slice(1)}, which is not set`);
+    }
+    template = used ? auth.replaceAll(used.key.placeholder, '{key}') : auth;
+    keyPlan = used ? used.plan : 'invalid';
+  }
+  const client = new HttpClient({ baseUrl: config.target! });
+  try {
+    const ex = await client.send({
+      operation: file.operation as OperationId | null,
+      method: file.request.method,
+      path: file.request.path,
+      headers,
+      auth: { template, key: used?.key ?? null, keyPlan },
+      body: file.request.bodyBase64 === null ? null : Buffer.from(file.request.bodyBase64, 'base64'),
+    });
+    if (ex.error && UNREACHABLE_CODES.has(ex.error.code)) throw new HarnessError('PSC_UNREACHABLE', `target unreachable: ${config.target} (${ex.error.code})`);
+    const findings = applyResponseChecks({ exchange: ex, plan: used?.limits ?? null, now: Date.now() }).filter((f) => f.level !== 'observation');
+    const lines = [`replayed ${file.request.method} ${file.request.path} → ${ex.response?.status ?? ex.error?.code}`];
+    for (const f of findings) lines.push(`✗ ${f.checkId} [${f.clause}] ${f.message.replace(/\n/g, ' — ')}`);
+    const reproduced = findings.some((f) => f.checkId === file.checkId);
+    const isResponseCheck = findings.length > 0 || ex.response !== null;
+    lines.push(
+      reproduced
+        ? `reproduced: ${file.checkId}`
+        : `${file.checkId} did not reproduce from this single request${isResponseCheck ? ' (flaky, or it needs the sequence of its run: rerun with --seed ' + file.seed + ')' : ''}`,
+    );
+    out.result(lines.join('\n') + '\n');
+    return findings.some((f) => f.level === 'violation') ? ExitCode.violations : ExitCode.conformant;
+  } finally {
+    await client.close();
+  }
+}

@@ -1,0 +1,183 @@
+/**
+ * `petstore-conformance run`: configure, start the embedded target when none is given, check the target is there,
+ * run the conformance suites through vitest (JUnit through vitest's own reporter), then summarise, write reports and
+ * return the exit code: 0 conformant, 1 violations, 2 usage, 3 unreachable or blocked.
+ */
+import { mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { Writable } from 'node:stream';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { functionalKey, loadConfig, readEnv, type Config, type Flags } from '../config/config.js';
+import { ExitCode, HarnessError } from '../config/errors.js';
+import type { ReferenceServer } from '../reference/server.js';
+import { buildReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
+import { renderMarkdown, renderSummary } from '../reports/conformance-text.js';
+import { writeReplays } from '../reports/replay-file.js';
+import { guardSecrets } from '../reports/secret-gate.js';
+import type { Finding } from '../checks/check.js';
+import '../suites/meta.js';
+import { parseFlags } from './args.js';
+import { embeddedEnv, startEmbedded } from './embedded.js';
+import { preflight } from './preflight.js';
+import { toolVersion } from './version.js';
+import type { Output } from './output.js';
+
+const FUNCTIONAL = ['auth', 'listPets', 'createPet', 'getPet', 'stateful'];
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+
+export const runOptions = {
+  target: { type: 'string' },
+  suite: { type: 'string', multiple: true },
+  seed: { type: 'string' },
+  runs: { type: 'string' },
+  strict: { type: 'boolean' },
+  json: { type: 'string' },
+  junit: { type: 'string' },
+  har: { type: 'string' },
+  'replay-dir': { type: 'string' },
+  'allow-production': { type: 'boolean' },
+  'env-file': { type: 'string' },
+} as const;
+
+export async function runCommand(argv: string[], out: Output): Promise<number> {
+  const { values } = parseFlags(argv, runOptions);
+  const flags: Flags = {
+    target: values.target,
+    suite: values.suite,
+    seed: values.seed,
+    runs: values.runs,
+    strict: values.strict,
+    json: values.json,
+    junit: values.junit,
+    har: values.har,
+    replayDir: values['replay-dir'],
+    allowProduction: values['allow-production'],
+    envFile: values['env-file'],
+  };
+  let config = loadConfig(flags);
+  const startedAt = new Date();
+  const t0 = performance.now();
+  let server: ReferenceServer | null = null;
+  const workerEnv: Record<string, string> = {};
+  try {
+    if (config.target === null) {
+      server = await startEmbedded();
+      Object.assign(workerEnv, embeddedEnv(server));
+      config = loadConfig({ ...flags, target: server.url }, { ...readEnv(flags.envFile), ...workerEnv });
+      out.progress(`embedded reference server at ${server.url}`);
+    }
+    if (config.suites.includes('quota') && config.productionUrl === config.target && !config.allowProduction) {
+      throw new HarnessError('PSC_PRODUCTION_REFUSED', `--suite quota spends a whole day's quota: refusing ${config.target}, which is PETSTORE_PRODUCTION_URL (pass --allow-production to override)`);
+    }
+    const key = functionalKey(config)!;
+    const functional = config.suites.filter((s) => FUNCTIONAL.includes(s));
+    const pre = await preflight(config, key, functional);
+    for (const n of pre.notes) out.progress(`note: ${n}`);
+    Object.assign(workerEnv, {
+      PETSTORE_TARGET: config.target!,
+      PETSTORE_SEED: String(config.seed),
+      PETSTORE_RUNS: String(pre.runs),
+      PETSTORE_STRICT: config.strict ? '1' : '0',
+    });
+    if (server) Object.assign(workerEnv, { PETSTORE_RATE_WINDOW_SECONDS: String(server.options.windowSeconds ?? 60) });
+    out.progress(`running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${pre.runs})`);
+    const { outcomes, errors } = await runSuites(config, workerEnv, out);
+    const report = buildReport({
+      tool: { name: 'petstore-conformance', version: toolVersion() },
+      target: { url: config.target!, embedded: server !== null },
+      seed: config.seed,
+      runs: pre.runs,
+      strict: config.strict,
+      startedAt,
+      durationMs: performance.now() - t0,
+      outcomes,
+      errors,
+      notes: pre.notes,
+    });
+    writeOutputs(report, config, out);
+    return exitCodeFor(report);
+  } finally {
+    await server?.close();
+  }
+}
+
+export function exitCodeFor(report: ConformanceReport): number {
+  if (report.verdict === 'blocked') return ExitCode.blocked;
+  return report.verdict === 'violations' ? ExitCode.violations : ExitCode.conformant;
+}
+
+function writeOutputs(report: ConformanceReport, config: Config, out: Output): void {
+  // The last gate: nothing leaves the process with a key in it.
+  const summary = guardSecrets(renderSummary(report), 'terminal summary');
+  out.result(summary);
+  const files: [string, string][] = [];
+  if (config.jsonReport) files.push([config.jsonReport, JSON.stringify(report, null, 2) + '\n']);
+  if (config.stepSummaryFile) appendFileSync(config.stepSummaryFile, guardSecrets(renderMarkdown(report), 'step summary'));
+  for (const [path, text] of files) {
+    mkdirSync(dirname(resolve(path)), { recursive: true });
+    writeFileSync(path, guardSecrets(text, path));
+  }
+  if (config.junitReport) {
+    // vitest wrote it: scan it like anything else we write.
+    const text = readFileSync(config.junitReport, 'utf8');
+    writeFileSync(config.junitReport, guardSecrets(text, config.junitReport));
+  }
+  const violations = report.findings.filter((f) => f.level !== 'observation');
+  if (config.replayDir && violations.length) {
+    const written = writeReplays(config.replayDir, report, violations);
+    out.progress(`replay files: ${written.length} in ${config.replayDir}`);
+  }
+}
+
+async function runSuites(config: Config, env: Record<string, string>, out: Output): Promise<{ outcomes: SuiteOutcome[]; errors: string[] }> {
+  Object.assign(process.env, env);
+  const { startVitest } = await import('vitest/node');
+  const files = config.suites.map((s) => `suites/${s}.suite.ts`);
+  const reporters: unknown[] = [{ onInit() {} }];
+  if (config.junitReport) reporters.push(['junit', { outputFile: resolve(config.junitReport), suiteName: 'petstore-conformance' }]);
+  const sink = new Writable({ write: (_c, _e, cb) => cb() });
+  const vitest = await startVitest(
+    'test',
+    files,
+    {
+      config: resolve(root, 'suites/vitest.config.ts'),
+      root,
+      watch: false,
+      reporters: reporters as never,
+      passWithNoTests: false,
+    },
+    {},
+    { stdout: sink, stderr: sink },
+  );
+  process.exitCode = 0;
+  const outcomes: SuiteOutcome[] = [];
+  const errors: string[] = [];
+  if (!vitest) return { outcomes, errors: ['vitest could not start'] };
+  try {
+    for (const mod of vitest.state.getTestModules()) {
+      let meta: SuiteOutcome['meta'] | undefined;
+      const findings: Finding[] = [];
+      let failedTests = 0;
+      for (const test of mod.children.allTests()) {
+        const m = test.meta();
+        if (m.suite) meta = m.suite;
+        if (m.findings) findings.push(...m.findings);
+        const r = test.result();
+        if (r.state === 'failed') {
+          failedTests++;
+          if (!m.findings && !m.suite) errors.push(`${test.fullName}: ${r.errors?.[0]?.message ?? 'failed'}`);
+        }
+      }
+      if (meta) outcomes.push({ meta, findings, failedTests });
+      else {
+        const err = mod.errors()[0]?.message ?? [...mod.children.allTests()].map((t) => t.result().errors?.[0]?.message).find(Boolean);
+        errors.push(`${mod.moduleId.replace(root + '/', '')}: the suite did not run${err ? `: ${err}` : ''}`);
+      }
+    }
+    for (const e of vitest.state.getUnhandledErrors()) errors.push(`unhandled: ${(e as Error)?.message ?? String(e)}`);
+  } finally {
+    await vitest.close();
+  }
+  void out;
+  return { outcomes, errors };
+}

@@ -1,0 +1,11 @@
+/** Request generators derived from the contract; each factory takes an optional Contract (default: the loaded one). */
+export { AUTH_VARIANTS, authHeader, authScheme, authVariants, invalidAuth, validAuth, type AuthVariant } from './auth.js';
+export { enumMember, notEnumMember } from './enum.js';
+export { beyondDigits, beyondEdges, integerDigits, integerEdges, nonIntegerText } from './integer.js';
+export { INT64_EDGES, beyondInt64Digits, int64Digits } from './int64.js';
+export { invalidNewPet, markerName, type InvalidBody } from './invalid-new-pet.js';
+export { invalidListQuery, validListQuery, type ListQuery } from './list-query.js';
+export { LONG_NAME_BYTES, edgeName, isEdgeName, ordinaryName, petName } from './names.js';
+export { newPetBody, newPetShape, validNewPet, type GeneratedPet } from './new-pet.js';
+export { absentPetId, existingPetId, invalidPetId, type PetIdCase } from './pet-id.js';
+export * from './schema.js';

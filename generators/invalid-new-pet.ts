@@ -1,0 +1,157 @@
+/**
+ * Invalid createPet request bodies, derived from contract.schemas.NewPet: each required property missing, each
+ * property given every JSON type its schema refuses, integers outside their format's range, enum strings outside the
+ * enum, and bodies that are not a JSON object at all. Each case mutates one thing of an otherwise valid body, so the
+ * reason names the one defect the service must reject.
+ */
+import fc from 'fast-check';
+import { contract as loaded, type Contract } from '../spec/contract.js';
+import { enumMember, notEnumMember } from './enum.js';
+import { beyondDigits, integerDigits, nonIntegerText } from './integer.js';
+import { acceptedTypes, componentSchema, enumOf, integerRange, jsonType, propertiesOf, type JsonType, type PropertySpec } from './schema.js';
+
+export interface InvalidBody {
+  /** The one defect, e.g. 'missing name', 'categoryId of type string', 'unknown status "lost"'. */
+  readonly reason: string;
+  /** Raw request body; null sends no body at all. */
+  readonly body: string | null;
+  /** The name string the body carries, so the store can be searched for it afterwards; null when it carries none. */
+  readonly marker: string | null;
+}
+
+/** A JSON value text; a function of the marker because string properties carry the marker as their value. */
+type Text = (marker: string) => string;
+type Entry = readonly [key: string, value: Text];
+interface Mutation {
+  readonly reason: string;
+  readonly text: Text;
+}
+type Case = (marker: string) => { readonly reason: string; readonly body: string | null };
+
+/** Unique-ish marker names. Unbiased and unshrunk: a shrunk marker would collide with one already sent. */
+export function markerName(): fc.Arbitrary<string> {
+  return fc
+    .noShrink(fc.noBias(fc.bigInt(0n, 2n ** 64n - 1n)))
+    .map((n) => `psc-marker-${n.toString(16).padStart(16, '0')}`);
+}
+
+function validValue(p: PropertySpec): fc.Arbitrary<Text> {
+  const values = enumOf(p.schema);
+  if (values) return enumMember(values).map((v) => () => JSON.stringify(v));
+  switch (jsonType(p.schema)) {
+    case 'string':
+      return fc.constant((m: string) => JSON.stringify(m));
+    case 'integer':
+      return integerDigits(integerRange(p.schema)).map((d) => () => d);
+    case 'boolean':
+      return fc.constantFrom('true', 'false').map((t) => () => t);
+    default:
+      throw new Error(`generators: no valid value for NewPet.${p.name} of type ${String(p.schema.type)}`);
+  }
+}
+
+function render(entries: readonly Entry[], m: string): string {
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v(m)}`).join(',')}}`;
+}
+
+const constText = (t: string): Text => () => t;
+
+/** One value per JSON type other than the schema's; `fraction` is a number that is no integer. */
+function wrongTypes(p: PropertySpec, valid: fc.Arbitrary<Text>): fc.Arbitrary<Mutation>[] {
+  const accepted = acceptedTypes(p.schema);
+  const of = (label: string) => `${p.name} of type ${label}`;
+  const kinds: { type: JsonType; arb: fc.Arbitrary<Mutation> }[] = [
+    {
+      type: 'string',
+      // An integer written as a string is the classic mistake; other properties get the marker as a string.
+      arb:
+        jsonType(p.schema) === 'integer'
+          ? integerDigits(integerRange(p.schema)).map((d) => ({ reason: of('string'), text: constText(JSON.stringify(d)) }))
+          : fc.constant({ reason: of('string'), text: (m: string) => JSON.stringify(m) }),
+    },
+    { type: 'integer', arb: fc.constantFrom('0', '42', '-1').map((t) => ({ reason: of('number'), text: constText(t) })) },
+    {
+      type: 'number',
+      arb: nonIntegerText().map((t) => ({
+        reason: accepted.has('integer') ? `${p.name} ${t}` : of(`number (${t})`),
+        text: constText(t),
+      })),
+    },
+    { type: 'boolean', arb: fc.constantFrom('true', 'false').map((t) => ({ reason: of('boolean'), text: constText(t) })) },
+    { type: 'null', arb: fc.constant({ reason: of('null'), text: constText('null') }) },
+    {
+      type: 'array',
+      arb: fc.oneof(fc.constant(constText('[]')), valid.map((v): Text => (m) => `[${v(m)}]`)).map((text) => ({ reason: of('array'), text })),
+    },
+    {
+      type: 'object',
+      arb: fc.oneof(fc.constant(constText('{}')), valid.map((v): Text => (m) => `{"value":${v(m)}}`)).map((text) => ({ reason: of('object'), text })),
+    },
+  ];
+  return kinds.filter((k) => !accepted.has(k.type)).map((k) => k.arb);
+}
+
+/** Every invalid value the property's schema lets us derive. */
+function mutations(p: PropertySpec, valid: fc.Arbitrary<Text>): fc.Arbitrary<Mutation>[] {
+  const out = wrongTypes(p, valid);
+  const values = enumOf(p.schema);
+  if (values) {
+    out.push(notEnumMember(values).map((v) => ({ reason: `unknown ${p.name} ${JSON.stringify(v)}`, text: constText(JSON.stringify(v)) })));
+  }
+  if (jsonType(p.schema) === 'integer') {
+    const beyond = String(p.schema.format ?? 'range');
+    out.push(beyondDigits(integerRange(p.schema)).map((d) => ({ reason: `${p.name} beyond ${beyond} (${d})`, text: constText(d) })));
+  }
+  return out;
+}
+
+/** Cases that break the body as a whole: not an object, not JSON, not there. */
+function wholeBodyCases(base: fc.Arbitrary<readonly Entry[]>): fc.Arbitrary<Case>[] {
+  const fixed = (reason: string, body: string | null): fc.Arbitrary<Case> => fc.constant(() => ({ reason, body }));
+  const fromBase = (reason: string, f: (valid: string) => string): fc.Arbitrary<Case> =>
+    base.map((entries) => (m: string) => ({ reason, body: f(render(entries, m)) }));
+  return [
+    fixed('null body', 'null'),
+    fixed('array body', '[]'),
+    fromBase('array body', (b) => `[${b}]`),
+    fc.constantFrom('42', '0', '-1.5').map((b): Case => () => ({ reason: 'number body', body: b })),
+    fromBase('string body', (b) => JSON.stringify(b)),
+    fixed('boolean body', 'true'),
+    fc
+      .tuple(base, fc.nat())
+      .map(([entries, n]): Case => (m) => {
+        const b = render(entries, m);
+        return { reason: 'malformed JSON (truncated)', body: b.slice(0, 1 + (n % (b.length - 1))) };
+      }),
+    fromBase('malformed JSON (trailing comma)', (b) => `${b.slice(0, -1)},}`),
+    fromBase('malformed JSON (single quotes)', (b) => b.replace(/"/g, "'")),
+    fromBase('malformed JSON (unquoted keys)', (b) => b.replace(/"([A-Za-z_]\w*)":/g, '$1:')),
+    fixed('empty body', ''),
+    fixed('no body', null),
+  ];
+}
+
+export function invalidNewPet(c: Contract = loaded): fc.Arbitrary<InvalidBody> {
+  const props = propertiesOf(componentSchema('NewPet', c));
+  const valids = props.map((p) => validValue(p));
+  const base: fc.Arbitrary<readonly Entry[]> = fc.tuple(...valids).map((texts) => props.map((p, i): Entry => [p.name, texts[i]!]));
+  const cases: fc.Arbitrary<Case>[] = [];
+  for (const p of props) {
+    if (p.required) {
+      cases.push(base.map((entries): Case => (m) => ({ reason: `missing ${p.name}`, body: render(entries.filter(([k]) => k !== p.name), m) })));
+    }
+    for (const mutation of mutations(p, valids[props.indexOf(p)]!)) {
+      cases.push(
+        fc.tuple(base, mutation).map(([entries, mut]): Case => (m) => ({
+          reason: mut.reason,
+          body: render(entries.map(([k, v]): Entry => [k, k === p.name ? mut.text : v]), m),
+        })),
+      );
+    }
+  }
+  cases.push(...wholeBodyCases(base));
+  return fc.tuple(markerName(), fc.oneof(...cases)).map(([m, make]): InvalidBody => {
+    const { reason, body } = make(m);
+    return { reason, body, marker: body !== null && body.includes(m) ? m : null };
+  });
+}

@@ -1,0 +1,97 @@
+/**
+ * Pet names. The spec puts no limit on a name (gap: length and character limits not shown), so any JSON string is a
+ * valid name; some are edges a service may reasonably treat differently and are flagged so a check can tell
+ * "rejected an ordinary name" (a failure) from "rejected an edge the spec leaves open" (an observation).
+ * Lone surrogates are never generated: they have no UTF-8 encoding, so a body holding one is not valid JSON text.
+ */
+import fc from 'fast-check';
+
+/** Our own threshold, not the spec's: beyond this many UTF-8 bytes a name is "long". */
+export const LONG_NAME_BYTES = 256;
+
+const encoder = new TextEncoder();
+
+/** Whether the spec leaves the name's acceptance open: empty, whitespace-only or padded, long, control characters. */
+export function isEdgeName(name: string): boolean {
+  return (
+    name === '' ||
+    name.trim() !== name ||
+    encoder.encode(name).length > LONG_NAME_BYTES ||
+    /\p{Cc}/u.test(name)
+  );
+}
+
+/** Names from many scripts: emoji (with ZWJ and skin tone), combining marks, right-to-left, astral, JSON-special. */
+const CURATED = [
+  'Rex',
+  'Żółć',
+  'Ñandú',
+  '猫',
+  'Кот',
+  'مرحبا',
+  'שלום עולם',
+  'Rex مرحبا 猫',
+  '🐶',
+  '🐈‍⬛',
+  '👩🏽‍🚀',
+  '🏳️‍🌈',
+  'e\u0301',
+  'Z\u0351\u0364\u0308\u0324a\u036d\u0319lgo',
+  '𝕏 𝒜',
+  '\u202eevil',
+  'a\u200db',
+  'Rex\u2028Max',
+  '"quoted" \\ back/slash',
+  "O'Brien",
+  '</script><b>',
+  '${name} %s {{x}}',
+  '\ufffd',
+];
+
+/** Any Unicode scalar value: every code point but the surrogate halves. */
+export function anyCodePoint(): fc.Arbitrary<number> {
+  return fc.integer({ min: 0, max: 0x10ffff - 0x800 }).map((n) => (n >= 0xd800 ? n + 0x800 : n));
+}
+
+export function ordinaryName(): fc.Arbitrary<string> {
+  return fc.oneof(
+    fc.constantFrom(...CURATED),
+    fc.string({ unit: 'grapheme', minLength: 1, maxLength: 24 }),
+    // Any code point (no half surrogates): unassigned, private use, noncharacters, controls. Built from code points
+    // rather than fc.string({ unit: 'binary' }), whose first use costs about a second of table building.
+    fc.array(anyCodePoint(), { minLength: 1, maxLength: 16 }).map((cps) => String.fromCodePoint(...cps)),
+  );
+}
+
+const EDGE = [
+  '',
+  ' ',
+  '   ',
+  '\t',
+  ' Rex',
+  'Rex ',
+  '\u00a0Rex',
+  'Rex\u3000',
+  '\ufeffRex',
+  'Rex\u0000',
+  'Rex\nMax',
+  '\u001b[31mRex',
+  'Rex\u007f',
+  'Rex\u0085',
+];
+
+export function edgeName(): fc.Arbitrary<string> {
+  // Just past the threshold (small extra counts are favoured by fast-check's bias) up to a few kilobytes.
+  const long = fc
+    .tuple(fc.constantFrom('a', 'é', '猫', '🐶'), fc.integer({ min: 0, max: 2048 }))
+    .map(([unit, extra]) => unit.repeat(Math.ceil((LONG_NAME_BYTES + 1) / encoder.encode(unit).length) + extra));
+  const padded = fc
+    .tuple(fc.constantFrom(' ', '\t', '\u00a0', '\n'), fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }))
+    .map(([pad, s]) => `${pad}${s}${pad}`);
+  return fc.oneof(fc.constantFrom(...EDGE), long, padded);
+}
+
+/** Mostly ordinary names, one in five an edge. */
+export function petName(): fc.Arbitrary<string> {
+  return fc.oneof({ weight: 4, arbitrary: ordinaryName() }, { weight: 1, arbitrary: edgeName() });
+}

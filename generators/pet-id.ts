@@ -1,0 +1,57 @@
+/**
+ * getPet path segments, derived from the petId parameter's schema (integer, int64): ids the store holds, int64 ids it
+ * does not, and segments that are no int64 at all.
+ */
+import fc from 'fast-check';
+import { contract as loaded, type Contract } from '../spec/contract.js';
+import { beyondDigits, integerEdges } from './integer.js';
+import { integerRange, parameterOf, type IntegerRange } from './schema.js';
+
+export interface PetIdCase {
+  /** The URL path segment, percent-encoded. */
+  readonly segment: string;
+  readonly kind: 'existing' | 'absent' | 'non-numeric' | 'beyond-int64';
+  /** Exact digits, when the segment is an integer. */
+  readonly digits?: string;
+}
+
+function petIdRange(c: Contract): IntegerRange {
+  return integerRange(parameterOf('getPet', 'petId', c).schema);
+}
+
+const canonical = (d: string): string => BigInt(d).toString();
+
+export function existingPetId(ids: readonly string[]): fc.Arbitrary<PetIdCase> {
+  if (ids.length === 0) throw new Error('generators: existingPetId needs at least one id');
+  return fc.constantFrom(...ids).map((d) => ({ segment: encodeURIComponent(d), kind: 'existing', digits: d }));
+}
+
+/**
+ * In-range ids the store does not hold. Mostly large unbiased values (a store counting from 1 never reaches them),
+ * plus the range's far edges and the double-precision border, where a server rounding ids would find a neighbour.
+ */
+export function absentPetId(ids: readonly string[], c: Contract = loaded): fc.Arbitrary<PetIdCase> {
+  const range = petIdRange(c);
+  const held = new Set(ids.map(canonical));
+  const far = integerEdges(range).filter((n) => n > 2n ** 32n || n < -(2n ** 32n));
+  return fc
+    .oneof({ weight: 4, arbitrary: fc.noBias(fc.bigInt(range.min, range.max)) }, { weight: 1, arbitrary: fc.constantFrom(...far) })
+    .map((n) => n.toString())
+    .filter((d) => !held.has(d))
+    .map((d) => ({ segment: encodeURIComponent(d), kind: 'absent', digits: d }));
+}
+
+/** Raw segment texts that are not an integer; encoded before use. */
+const NON_NUMERIC = ['abc', '1.5', '1e3', ' ', '-', '+', '0x10', '1_000', '١٢', '🐶', 'null', '12abc', '%'];
+
+export function invalidPetId(c: Contract = loaded): fc.Arbitrary<PetIdCase> {
+  const nonNumeric = fc
+    .oneof(
+      fc.constantFrom(...NON_NUMERIC),
+      // '.' and '..' are dot-segments: URL resolution would change the route rather than send them.
+      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }).filter((s) => !/^[+-]?\d+$/.test(s.trim()) && !/^\.{1,2}$/.test(s)),
+    )
+    .map((s): PetIdCase => ({ segment: encodeURIComponent(s), kind: 'non-numeric' }));
+  const beyond = beyondDigits(petIdRange(c)).map((d): PetIdCase => ({ segment: encodeURIComponent(d), kind: 'beyond-int64', digits: d }));
+  return fc.oneof(nonNumeric, beyond);
+}

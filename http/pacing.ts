@@ -1,0 +1,116 @@
+/**
+ * Rate-limit waiting policy, beside the HTTP layer (which itself never waits or retries). The functional suites pace
+ * themselves from the X-RateLimit headers so that they do not meet a 429 in normal operation; when they do, they wait
+ * what Retry-After says, backing off exponentially with jitter, and stop using a key after a few 429s in a row
+ * (section 8 rule 3: continuing after a 429 may get the key banned).
+ */
+import type { Exchange } from './exchange.js';
+import { header } from './exchange.js';
+import { parseRetryAfter } from './retry-after.js';
+
+export interface PacerOptions {
+  /** Requests kept in reserve: when Remaining falls to this, wait for the reset. */
+  readonly reserve?: number;
+  /** Longest single wait the pacer accepts before declaring the key blocked. */
+  readonly maxWaitMs?: number;
+  /** Consecutive 429s after which the key is considered banned. */
+  readonly max429InARow?: number;
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly now?: () => number;
+  readonly random?: () => number;
+  /** Told about every wait, for a countdown. */
+  readonly onWait?: (ms: number, reason: string) => void;
+}
+
+interface KeyState {
+  remaining: number | null;
+  resetAt: number | null;
+  consecutive429: number;
+}
+
+export class KeyBlockedError extends Error {
+  readonly code = 'PSC_KEY_BANNED';
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+export class Pacer {
+  private readonly states = new Map<string, KeyState>();
+  private readonly o: Required<PacerOptions>;
+  waitedMs = 0;
+  rateLimited = 0;
+
+  constructor(options: PacerOptions = {}) {
+    this.o = {
+      reserve: options.reserve ?? 1,
+      maxWaitMs: options.maxWaitMs ?? 120_000,
+      max429InARow: options.max429InARow ?? 3,
+      sleep: options.sleep ?? sleep,
+      now: options.now ?? Date.now,
+      random: options.random ?? Math.random,
+      onWait: options.onWait ?? (() => {}),
+    };
+  }
+
+  private state(label: string): KeyState {
+    let s = this.states.get(label);
+    if (!s) this.states.set(label, (s = { remaining: null, resetAt: null, consecutive429: 0 }));
+    return s;
+  }
+
+  /** Waits, if the key's last known Remaining is at the reserve, until its window resets. */
+  async before(label: string, cost = 1): Promise<void> {
+    const s = this.state(label);
+    if (s.remaining === null || s.resetAt === null || s.remaining - cost >= this.o.reserve) {
+      if (s.remaining !== null) s.remaining -= cost;
+      return;
+    }
+    const wait = s.resetAt - this.o.now() + 250;
+    if (wait > 0) {
+      if (wait > this.o.maxWaitMs) throw new KeyBlockedError(`key ${label}: its window resets in ${Math.ceil(wait / 1000)} s, longer than the run may wait`);
+      this.o.onWait(wait, 'rate-limit window');
+      this.waitedMs += wait;
+      await this.o.sleep(wait);
+    }
+    s.remaining = null;
+    s.resetAt = null;
+  }
+
+  /** Learns from a response's headers. Returns the wait before a retry when it was a 429, else null. */
+  after(label: string, ex: Exchange): number | null {
+    const s = this.state(label);
+    const res = ex.response;
+    if (!res) return null;
+    const remaining = Number(header(ex, 'x-ratelimit-remaining'));
+    const reset = Number(header(ex, 'x-ratelimit-reset'));
+    if (Number.isInteger(remaining)) s.remaining = remaining;
+    // Reset is epoch seconds per the spec; a value that is not a plausible epoch is ignored for pacing.
+    if (Number.isInteger(reset) && reset > 1e9 && reset < 1e11) s.resetAt = reset * 1000;
+    if (res.status !== 429) {
+      s.consecutive429 = 0;
+      return null;
+    }
+    this.rateLimited++;
+    s.consecutive429++;
+    if (s.consecutive429 >= this.o.max429InARow) {
+      throw new KeyBlockedError(`key ${label}: ${s.consecutive429} responses in a row were 429 after waiting Retry-After; the key looks banned`);
+    }
+    const ra = parseRetryAfter(header(ex, 'retry-after'), this.o.now(), header(ex, 'date'));
+    const base = ra?.ms ?? 1000;
+    const backoff = 500 * 2 ** (s.consecutive429 - 1);
+    const wait = Math.max(base, backoff) + Math.floor(this.o.random() * 250);
+    if (wait > this.o.maxWaitMs) throw new KeyBlockedError(`key ${label}: Retry-After asks for ${Math.ceil(wait / 1000)} s, longer than the run may wait`);
+    return wait;
+  }
+
+  async wait(ms: number, reason: string): Promise<void> {
+    this.o.onWait(ms, reason);
+    this.waitedMs += ms;
+    await this.o.sleep(ms);
+  }
+
+  /** Last known Remaining of a key (null when unknown). */
+  remaining(label: string): number | null {
+    return this.state(label).remaining;
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * Latency histograms in microseconds (HDR, 3 significant digits), so sub-millisecond latencies stay visible (autocannon's
+ * own histogram records whole milliseconds). Stored as compressed base64 so shards can be merged exactly: percentiles of
+ * a merged run come from the added histograms, never from averaged percentiles.
+ */
+import * as hdr from 'hdr-histogram-js';
+import type { LatencySummary } from './model.js';
+
+export type Histogram = hdr.Histogram;
+
+export function newHistogram(): Histogram {
+  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3, autoResize: true });
+}
+
+export function encodeHistogram(h: Histogram): string {
+  return hdr.encodeIntoCompressedBase64(h);
+}
+
+export function decodeHistogram(text: string): Histogram {
+  return hdr.decodeFromCompressedBase64(text);
+}
+
+/** Adds every histogram into a fresh one (the inputs are left untouched). */
+export function mergeHistograms(texts: readonly string[]): Histogram {
+  const out = newHistogram();
+  for (const t of texts) out.add(decodeHistogram(t));
+  return out;
+}
+
+const ms = (us: number): number => Math.round(us) / 1000;
+
+export function summarize(h: Histogram): LatencySummary {
+  const count = h.totalCount;
+  return {
+    count,
+    minMs: count ? ms(h.minNonZeroValue === Number.MAX_SAFE_INTEGER ? 0 : h.minNonZeroValue) : 0,
+    meanMs: count ? ms(h.mean) : 0,
+    p50Ms: count ? ms(h.getValueAtPercentile(50)) : 0,
+    p90Ms: count ? ms(h.getValueAtPercentile(90)) : 0,
+    p99Ms: count ? ms(h.getValueAtPercentile(99)) : 0,
+    p999Ms: count ? ms(h.getValueAtPercentile(99.9)) : 0,
+    maxMs: count ? ms(h.maxValue) : 0,
+    histogram: encodeHistogram(h),
+  };
+}

@@ -1,0 +1,144 @@
+/**
+ * The data a load run produces, as plain JSON-safe values. report.json (reports/report.schema.json) is this plus the
+ * verdict; keep the two in step and bump REPORT_SCHEMA_VERSION on any incompatible change.
+ */
+import type { PlanName } from '../spec/contract.js';
+
+export const REPORT_SCHEMA_VERSION = 1;
+
+export type ProfileName = 'smoke' | 'nightly';
+export type ScenarioKind = 'mix-connections' | 'mix-rate' | 'plan-rate';
+/** 429 is kept apart from other 4xx: fast rejections would otherwise pull the percentiles down. */
+export type StatusClass = '2xx' | '3xx' | '4xx' | '429' | '5xx';
+export const STATUS_CLASSES: readonly StatusClass[] = ['2xx', '3xx', '4xx', '429', '5xx'];
+
+/** Which latency a scenario shows: closed loop measures response time; open loop (a rate) measures service time
+ * (autocannon's coordinated-omission correction is off, as it is mis-scaled under a rate). */
+export type LatencyKind = 'response time (closed loop)' | 'service time (open loop, no coordinated-omission correction)';
+
+export interface LatencySummary {
+  readonly count: number;
+  readonly minMs: number;
+  readonly meanMs: number;
+  readonly p50Ms: number;
+  readonly p90Ms: number;
+  readonly p99Ms: number;
+  readonly p999Ms: number;
+  readonly maxMs: number;
+  /** Compressed base64 HDR histogram of the latencies in microseconds (hdr-histogram-js). */
+  readonly histogram: string;
+}
+
+export interface SecondBucket {
+  /** Seconds since the scenario started. */
+  readonly second: number;
+  readonly statuses: Record<string, number>;
+  readonly errors: number;
+  readonly timeouts: number;
+}
+
+export interface ConformanceExample {
+  readonly checkId: string;
+  readonly clause: string;
+  readonly operation: string;
+  readonly status: number;
+  readonly message: string;
+}
+
+export interface ConformanceSummary {
+  readonly responsesChecked: number;
+  readonly bodiesValidated: number;
+  readonly nonConformant: number;
+  readonly byCheck: Record<string, number>;
+  readonly examples: readonly ConformanceExample[];
+}
+
+export interface PlanLine {
+  readonly plan: PlanName;
+  readonly limitPerWindow: number;
+  readonly windowSeconds: number;
+  /** limitPerWindow / windowSeconds: the plan line drawn on the per-second chart. */
+  readonly acceptedPerSecond: number;
+}
+
+export interface LimiterOutcome {
+  readonly multiplier: number;
+  readonly offered: number;
+  readonly accepted: number;
+  readonly rejected: number;
+  /** 2xx answers before the first 429 (a rested key's first window). */
+  readonly acceptedBeforeFirst429: number;
+  /** 429s at or below the plan's rate (should be 0). */
+  readonly falseRejections: number;
+  /** Above the rate: acceptedBeforeFirst429 ÷ limit (a stricter limiter reads below 1); null at or below it. */
+  readonly firstWindowRatio: number | null;
+  /** Above the rate: accepted ÷ (limit × windows covered) (a missing limiter reads the multiplier); null at or below. */
+  readonly acceptedRatio: number | null;
+  readonly note: string;
+}
+
+export interface ScenarioResult {
+  readonly id: string;
+  readonly kind: ScenarioKind;
+  readonly title: string;
+  readonly plan: PlanName | null;
+  readonly multiplier: number | null;
+  readonly requested: {
+    readonly connections: number;
+    readonly overallRate: number | null;
+    readonly durationSeconds: number;
+    readonly maxRequests: number;
+  };
+  readonly latencyKind: LatencyKind;
+  /** Seconds from the start of the run to the start of this scenario (aligns timelines across scenarios). */
+  readonly startOffsetSeconds: number;
+  readonly startedAt: string;
+  readonly elapsedSeconds: number;
+  readonly responses: number;
+  readonly byStatus: Record<string, number>;
+  readonly errors: number;
+  readonly timeouts: number;
+  /** Connection errors and timeouts by message (e.g. "ECONNRESET", "request timed out"). */
+  readonly errorMessages: Record<string, number>;
+  /** Responses per second actually achieved, from first request to last response. */
+  readonly achievedRate: number;
+  readonly latency: Partial<Record<StatusClass, LatencySummary>>;
+  readonly timeline: readonly SecondBucket[];
+  readonly planLine: PlanLine | null;
+  readonly limiter: LimiterOutcome | null;
+  readonly conformance: ConformanceSummary;
+  /** autocannon's raw results (skipAggregateResult: true), one per shard; JSON-safe, histograms base64 HDR. */
+  readonly raw: readonly unknown[];
+}
+
+export interface Environment {
+  readonly node: string;
+  readonly platform: string;
+  readonly arch: string;
+  readonly cpus: number;
+  readonly cpuModel: string;
+  readonly totalMemoryMb: number;
+  readonly autocannon: string;
+  readonly tool: string;
+}
+
+export interface GeneratorHealth {
+  readonly wallSeconds: number;
+  readonly cpuUserMs: number;
+  readonly cpuSystemMs: number;
+  /** Client CPU over wall time, in percent of one core. */
+  readonly cpuPercent: number;
+  readonly peakRssMb: number;
+  readonly eventLoopDelayP99Ms: number;
+}
+
+export interface LoadRun {
+  readonly profile: ProfileName | 'merged';
+  readonly target: { readonly url: string; readonly embedded: boolean; readonly windowSeconds: number };
+  readonly startedAt: string;
+  readonly finishedAt: string;
+  readonly environment: Environment;
+  /** One entry per shard. */
+  readonly generator: readonly GeneratorHealth[];
+  readonly scenarios: readonly ScenarioResult[];
+}

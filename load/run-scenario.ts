@@ -1,0 +1,104 @@
+/**
+ * Runs one bounded autocannon instance (time, requests, and a watchdog that stops it) and turns what the recorder and
+ * the conformance tally saw into a ScenarioResult.
+ */
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { PlanName } from '../spec/contract.js';
+import { autocannon, type AcRawResult, type AcRequest } from './autocannon.js';
+import { ConformanceTally } from './conformance.js';
+import type { LatencyKind, LimiterOutcome, PlanLine, ScenarioKind, ScenarioResult } from './model.js';
+import type { Progress } from './progress.js';
+import { Recorder } from './recorder.js';
+
+export interface ScenarioSpec {
+  readonly id: string;
+  readonly kind: ScenarioKind;
+  readonly title: string;
+  readonly plan: PlanName | null;
+  readonly multiplier: number | null;
+  /** Base URL of the target (ending in /v1). */
+  readonly url: string;
+  readonly connections: number;
+  /** Requests per second over all connections (open loop), or null for closed loop. */
+  readonly overallRate: number | null;
+  readonly durationSeconds: number;
+  readonly maxRequests: number;
+  readonly timeoutSeconds: number;
+  /** Validate one body in this many. */
+  readonly sampleEvery: number;
+  readonly planLine: PlanLine | null;
+  readonly requests: (tally: ConformanceTally) => AcRequest[];
+}
+
+export interface ScenarioContext {
+  /** Epoch ms when the whole run started. */
+  readonly runStartedAt: number;
+  readonly progress: Progress;
+}
+
+export const SERVICE_TIME: LatencyKind = 'service time (open loop, no coordinated-omission correction)';
+export const RESPONSE_TIME: LatencyKind = 'response time (closed loop)';
+
+export async function runScenario(spec: ScenarioSpec, ctx: ScenarioContext, limiter?: (r: Recorder) => LimiterOutcome): Promise<ScenarioResult> {
+  const tally = new ConformanceTally(spec.sampleEvery);
+  // autocannon gives a connection with a request share of 0 no bound at all: never more connections than requests.
+  const connections = Math.max(1, Math.min(spec.connections, spec.maxRequests, spec.overallRate ?? Infinity));
+  const startedAt = Date.now();
+  const recorder = new Recorder(startedAt, Math.ceil(spec.durationSeconds + spec.timeoutSeconds + 2));
+  const instance = autocannon({
+    url: spec.url,
+    connections,
+    duration: spec.durationSeconds,
+    maxOverallRequests: spec.maxRequests,
+    timeout: spec.timeoutSeconds,
+    requests: spec.requests(tally),
+    skipAggregateResult: true,
+    ...(spec.overallRate !== null ? { overallRate: spec.overallRate, ignoreCoordinatedOmission: true } : {}),
+  });
+  recorder.attach(instance);
+  ctx.progress.scenarioStarted(spec.title, spec.durationSeconds);
+  instance.on('tick', (t: { counter: number }) => ctx.progress.tick(t.counter));
+  // Watchdog: autocannon stops itself at `duration`, but a hung target must not hold the run.
+  const watchdog = new AbortController();
+  void sleep((spec.durationSeconds + spec.timeoutSeconds + 5) * 1000, undefined, { signal: watchdog.signal }).then(
+    () => instance.stop(),
+    () => {},
+  );
+  let raw: AcRawResult;
+  try {
+    raw = await instance;
+  } finally {
+    watchdog.abort();
+  }
+  const conformance = tally.summary();
+  const result: ScenarioResult = {
+    id: spec.id,
+    kind: spec.kind,
+    title: spec.title,
+    plan: spec.plan,
+    multiplier: spec.multiplier,
+    requested: { connections, overallRate: spec.overallRate, durationSeconds: spec.durationSeconds, maxRequests: spec.maxRequests },
+    latencyKind: spec.overallRate !== null ? SERVICE_TIME : RESPONSE_TIME,
+    startOffsetSeconds: Math.round((startedAt - ctx.runStartedAt) / 10) / 100,
+    startedAt: new Date(startedAt).toISOString(),
+    elapsedSeconds: Math.round((Date.now() - startedAt) / 10) / 100,
+    responses: recorder.responses,
+    byStatus: { ...recorder.byStatus },
+    errors: recorder.errors,
+    timeouts: recorder.timeouts,
+    errorMessages: { ...recorder.errorMessages },
+    achievedRate: recorder.achievedRate(spec.overallRate !== null, spec.durationSeconds),
+    latency: recorder.latency(),
+    timeline: recorder.timeline(),
+    planLine: spec.planLine,
+    limiter: limiter ? limiter(recorder) : null,
+    conformance,
+    raw: [JSON.parse(JSON.stringify(raw)) as unknown],
+  };
+  const p99 = result.latency['2xx']?.p99Ms;
+  ctx.progress.scenarioDone(
+    `${spec.title}: ${result.responses} responses, ${result.achievedRate} req/s, 2xx p99 ${p99 ?? '–'} ms, ` +
+      `${result.byStatus['429'] ?? 0}×429, ${result.errors} errors, ${conformance.nonConformant} non-conformant`,
+  );
+  return result;
+}

@@ -1,0 +1,44 @@
+/**
+ * Where the load goes: the embedded reference server (short window, its generated keys) or --target with the keys
+ * from the configuration. Keys stay ApiKey objects in memory; no file ever sees their values.
+ */
+import type { Config } from '../config/config.js';
+import { HarnessError } from '../config/errors.js';
+import { ApiKey, registerSecret } from '../http/redact.js';
+import type { PlanLimits, PlanName } from '../spec/contract.js';
+import type { Profile } from './profiles.js';
+
+export interface TargetKey {
+  readonly plan: PlanName;
+  readonly key: ApiKey;
+  readonly limits: PlanLimits;
+}
+
+export interface LoadTarget {
+  /** Base URL ending in /v1. */
+  readonly url: string;
+  readonly embedded: boolean;
+  /** Length of the "minute" rate window in seconds (the embedded server shortens it). */
+  readonly windowSeconds: number;
+  readonly keys: readonly TargetKey[];
+  close(): Promise<void>;
+}
+
+export async function resolveLoadTarget(config: Config, profile: Profile): Promise<LoadTarget> {
+  if (config.target === null) {
+    const { startReferenceServer } = await import('../reference/server.js');
+    const server = await startReferenceServer({ port: 0, windowSeconds: profile.embeddedWindowSeconds });
+    return {
+      url: server.url,
+      embedded: true,
+      windowSeconds: profile.embeddedWindowSeconds,
+      keys: server.keys.map((k) => ({ plan: k.plan, key: registerSecret(new ApiKey(k.key, k.plan)), limits: k.limits })),
+      close: async () => {
+        await server.close();
+      },
+    };
+  }
+  const keys = config.keys.flatMap((k) => (k.limits ? [{ plan: k.plan, key: k.key, limits: k.limits }] : []));
+  if (keys.length === 0) throw new HarnessError('PSC_CONFIG', 'load: no API key with known limits for --target');
+  return { url: config.target, embedded: false, windowSeconds: config.rateWindowSeconds, keys, close: async () => {} };
+}

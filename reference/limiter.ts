@@ -1,0 +1,305 @@
+/**
+ * Per-key rate limiting: a "minute" window of the chosen algorithm AND a "day" window (always a fixed window), plus
+ * a temporary ban for keys that keep sending while limited. O(1) per request: one Map lookup and a few arithmetic
+ * operations, whatever the limit.
+ *
+ * Choices (the spec leaves them open):
+ * - Windows start with a key's first request (and restart with the first request after they expire), not on clock
+ *   boundaries: a rested key always gets its whole limit in one burst.
+ * - Rejected requests are not counted in either window.
+ * - The headers describe the minute window, except when the day window has fewer requests left (or is the reason
+ *   for a 429): then Limit/Remaining/Reset describe the day window (Reset = the end of the key's day window).
+ * - Reset: fixed window = end of the window; sliding window = end of the current counting window; token bucket =
+ *   when the bucket is full again. Always rounded up to whole epoch seconds, so never in the past.
+ * - Retry-After = the real wait rounded up to whole seconds, at least 1.
+ * - Ban: more than `banAfter` requests sent after a 429 and before its Retry-After elapsed ban the key for
+ *   `banSeconds`; a ban is answered 429 with Retry-After = the rest of the ban.
+ */
+import type { PlanLimits } from '../spec/contract.js';
+
+export type LimiterAlgorithm = 'fixed-window' | 'sliding-window' | 'token-bucket';
+
+/** Defects the limiter can be told to have (see faults.ts; the handler maps fault ids to these flags). */
+export interface LimiterDefects {
+  /** Added to the minute limit actually enforced (+1 off-by-one, -1 stricter); the headers keep the plan's. */
+  readonly minuteSlack?: number;
+  readonly notEnforced?: boolean;
+  readonly neverResets?: boolean;
+  readonly chargeRejected?: boolean;
+  readonly dailyNotEnforced?: boolean;
+  readonly retryAfterHalved?: boolean;
+  /** One counter for all keys, with the limits of the first key seen (a limiter keyed by client, not by key). */
+  readonly sharedAcrossKeys?: boolean;
+}
+
+/** One window of one key. `limit` is passed on every call so that a counter shared by keys stays well-defined. */
+export interface Meter {
+  /** Brings the state to `now`; whether one more request fits. Call first, with the same `now` as the others. */
+  fits(now: number, limit: number): boolean;
+  /** Counts one request. */
+  take(now: number, limit: number): void;
+  remaining(now: number, limit: number): number;
+  /** Epoch ms when the window resets (see the header comment). */
+  resetAt(now: number, limit: number): number;
+  /** Ms from now until one request fits again. */
+  waitMs(now: number, limit: number): number;
+}
+
+const EPS = 1e-9;
+
+export class FixedWindow implements Meter {
+  private start = -Infinity;
+  private count = 0;
+  constructor(
+    private readonly windowMs: number,
+    private readonly defects: LimiterDefects = {},
+  ) {}
+  fits(now: number, limit: number): boolean {
+    if (now >= this.start + this.windowMs) {
+      // Charged rejections (a defect) carry into the new window; a never-resetting counter keeps everything.
+      const carry = this.defects.neverResets ? this.count : Math.max(0, this.count - limit);
+      this.count = this.defects.chargeRejected || this.defects.neverResets ? carry : 0;
+      this.start = now;
+    }
+    return this.count < limit;
+  }
+  take(): void {
+    this.count++;
+  }
+  remaining(_now: number, limit: number): number {
+    return Math.max(0, limit - this.count);
+  }
+  resetAt(): number {
+    return this.start + this.windowMs;
+  }
+  waitMs(now: number): number {
+    return this.start + this.windowMs - now;
+  }
+}
+
+/** Sliding counter: the previous window's count, weighted by how much of it still overlaps, plus the current one. */
+export class SlidingWindow implements Meter {
+  private start = -Infinity;
+  private prev = 0;
+  private curr = 0;
+  constructor(
+    private readonly windowMs: number,
+    private readonly defects: LimiterDefects = {},
+  ) {}
+  private estimate(now: number): number {
+    const weight = Math.max(0, 1 - (now - this.start) / this.windowMs);
+    return this.prev * weight + this.curr;
+  }
+  fits(now: number, limit: number): boolean {
+    const elapsed = now - this.start;
+    if (elapsed >= this.windowMs) {
+      const frozen = this.defects.neverResets === true; // the window rolls, the counts stay (a defect)
+      if (elapsed < 2 * this.windowMs) {
+        if (!frozen) this.prev = this.curr;
+        this.start += this.windowMs;
+      } else {
+        if (!frozen) this.prev = 0;
+        this.start = now;
+      }
+      if (!frozen) this.curr = 0;
+    }
+    return this.estimate(now) + 1 <= limit + EPS;
+  }
+  take(): void {
+    this.curr++;
+  }
+  remaining(now: number, limit: number): number {
+    return Math.max(0, Math.floor(limit - this.estimate(now) + EPS));
+  }
+  resetAt(): number {
+    return this.start + this.windowMs;
+  }
+  waitMs(now: number, limit: number): number {
+    const W = this.windowMs;
+    const room = limit - 1 - this.curr;
+    if (room >= 0 && this.prev > 0) {
+      // Within this window, once the previous window's weighted share has shrunk to `room`.
+      const e = W * (1 - room / this.prev);
+      if (e < W) return this.start + e - now;
+    }
+    // In the next window the current count becomes the weighted one.
+    const end = this.start + W;
+    if (this.curr <= limit - 1) return end - now;
+    return end + W * (1 - (limit - 1) / this.curr) - now;
+  }
+}
+
+/** Token bucket of capacity `limit`, refilled at `limit` tokens per window; a rested key starts full. */
+export class TokenBucket implements Meter {
+  private tokens = NaN;
+  private last = 0;
+  constructor(
+    private readonly windowMs: number,
+    private readonly defects: LimiterDefects = {},
+  ) {}
+  fits(now: number, limit: number): boolean {
+    if (Number.isNaN(this.tokens)) this.tokens = limit;
+    else if (!this.defects.neverResets) {
+      this.tokens = Math.min(limit, this.tokens + ((now - this.last) * limit) / this.windowMs);
+    }
+    this.last = now;
+    return this.tokens >= 1 - EPS;
+  }
+  take(): void {
+    this.tokens--;
+  }
+  remaining(_now: number, _limit: number): number {
+    return Math.max(0, Math.floor(this.tokens + EPS));
+  }
+  resetAt(now: number, limit: number): number {
+    return now + (Math.max(0, limit - this.tokens) * this.windowMs) / limit;
+  }
+  waitMs(_now: number, limit: number): number {
+    return ((1 - this.tokens) * this.windowMs) / limit;
+  }
+}
+
+export interface Decision {
+  readonly allowed: boolean;
+  /** The key is banned (answered 429, or 403 under the ban-403 fault). */
+  readonly banned: boolean;
+  /** Header values: the window they describe. */
+  readonly limit: number;
+  readonly remaining: number;
+  /** Epoch ms; the header is ceil(resetAt / 1000). */
+  readonly resetAt: number;
+  /** Whole seconds, ≥ 1, when !allowed. */
+  readonly retryAfter: number;
+  /** The real wait in ms when !allowed (for the fractional Retry-After fault). */
+  readonly waitMs: number;
+  /** Remaining in the day window, whatever window the headers describe (for the remaining-above-limit fault). */
+  readonly dayRemaining: number;
+}
+
+interface KeyState {
+  readonly minute: Meter;
+  readonly day: Meter;
+  /** Epoch ms until which the key is limited (its last Retry-After), and requests sent meanwhile. */
+  limitedUntil: number;
+  strikes: number;
+  bannedUntil: number;
+  /** The limits the state was created with (used by the shared-counter defect). */
+  readonly firstLimits: PlanLimits;
+}
+
+export interface LimiterOptions {
+  readonly algorithm: LimiterAlgorithm;
+  readonly windowMs: number;
+  readonly dayWindowMs: number;
+  readonly banAfter: number;
+  readonly banMs: number;
+  readonly defects?: LimiterDefects;
+}
+
+export class RateLimiter {
+  private readonly states = new Map<string, KeyState>();
+  private readonly defects: LimiterDefects;
+
+  constructor(private readonly opts: LimiterOptions) {
+    this.defects = opts.defects ?? {};
+  }
+
+  private meter(): Meter {
+    const { algorithm, windowMs } = this.opts;
+    if (algorithm === 'fixed-window') return new FixedWindow(windowMs, this.defects);
+    if (algorithm === 'sliding-window') return new SlidingWindow(windowMs, this.defects);
+    return new TokenBucket(windowMs, this.defects);
+  }
+
+  private state(key: string, limits: PlanLimits): KeyState {
+    let s = this.states.get(key);
+    if (!s) {
+      const day = new FixedWindow(this.opts.dayWindowMs);
+      s = { minute: this.meter(), day, limitedUntil: 0, strikes: 0, bannedUntil: 0, firstLimits: limits };
+      this.states.set(key, s);
+    }
+    return s;
+  }
+
+  /**
+   * Decides one request of `key` at `now`. With enforce=false (the anonymous bucket of unauthenticated clients) the
+   * request is counted while there is room and always allowed: the headers are reported, never enforced.
+   */
+  take(key: string, limits: PlanLimits, now: number, enforce = true): Decision {
+    const d = this.defects;
+    const shared = enforce && d.sharedAcrossKeys === true;
+    const s = this.state(shared ? 'shared' : key, limits);
+    if (shared) limits = s.firstLimits;
+    const perMinute = limits.requestsPerMinute;
+    const perDay = limits.requestsPerDay;
+
+    if (enforce) {
+      if (now < s.bannedUntil) return this.banned(s, perMinute, now);
+      if (now < s.limitedUntil) {
+        if (++s.strikes > this.opts.banAfter) {
+          s.bannedUntil = now + this.opts.banMs;
+          s.strikes = 0;
+          s.limitedUntil = 0;
+          return this.banned(s, perMinute, now);
+        }
+      } else {
+        s.strikes = 0;
+      }
+    }
+
+    const enforcedMinute = Math.max(1, perMinute + (d.minuteSlack ?? 0));
+    const minuteFits = s.minute.fits(now, enforcedMinute);
+    const dayFits = s.day.fits(now, perDay);
+    const fits = minuteFits && (dayFits || d.dailyNotEnforced === true);
+    const allowed = fits || !enforce || d.notEnforced === true;
+
+    if (fits || (allowed && enforce)) {
+      s.minute.take(now, enforcedMinute);
+      s.day.take(now, perDay);
+    } else if (enforce && d.chargeRejected) {
+      s.minute.take(now, enforcedMinute);
+    }
+
+    const minuteRemaining = Math.min(perMinute, s.minute.remaining(now, enforcedMinute));
+    const dayRemaining = s.day.remaining(now, perDay);
+    const dayBinds = (!dayFits && !d.dailyNotEnforced) || dayRemaining < minuteRemaining;
+
+    let waitMs = 0;
+    if (!allowed) {
+      if (!minuteFits) waitMs = s.minute.waitMs(now, enforcedMinute);
+      if (!dayFits && !d.dailyNotEnforced) waitMs = Math.max(waitMs, s.day.waitMs(now, perDay));
+    }
+    const retryAfter = allowed ? 0 : this.retryAfterSeconds(waitMs);
+    if (!allowed) s.limitedUntil = now + retryAfter * 1000;
+
+    return {
+      allowed,
+      banned: false,
+      limit: dayBinds ? perDay : perMinute,
+      remaining: dayBinds ? dayRemaining : minuteRemaining,
+      resetAt: dayBinds ? s.day.resetAt(now, perDay) : s.minute.resetAt(now, enforcedMinute),
+      retryAfter,
+      waitMs,
+      dayRemaining,
+    };
+  }
+
+  private retryAfterSeconds(waitMs: number): number {
+    const real = Math.max(1, Math.ceil(waitMs / 1000));
+    return this.defects.retryAfterHalved ? Math.max(1, Math.floor(real / 2)) : real;
+  }
+
+  private banned(s: KeyState, perMinute: number, now: number): Decision {
+    const waitMs = s.bannedUntil - now;
+    return {
+      allowed: false,
+      banned: true,
+      limit: perMinute,
+      remaining: 0,
+      resetAt: s.bannedUntil,
+      retryAfter: Math.max(1, Math.ceil(waitMs / 1000)),
+      waitMs,
+      dayRemaining: 0,
+    };
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * The result of a conformance run as plain data: what the JSON report holds and what the terminal summary, the
+ * Markdown summary and replay files are rendered from. Built from what the suites handed over in task.meta.
+ */
+import type { Finding } from '../checks/check.js';
+import type { SuiteMeta } from '../suites/meta.js';
+
+export const CONFORMANCE_SCHEMA_VERSION = 1;
+
+export interface OperationTotals {
+  exchanges: number;
+  checksApplied: number;
+  cases: number;
+  violations: number;
+  warnings: number;
+  observations: number;
+}
+
+export type Verdict = 'conformant' | 'violations' | 'blocked';
+
+export interface ConformanceReport {
+  readonly schemaVersion: number;
+  readonly tool: { readonly name: string; readonly version: string };
+  readonly target: { readonly url: string; readonly embedded: boolean };
+  readonly seed: number;
+  readonly runs: number;
+  readonly strict: boolean;
+  readonly startedAt: string;
+  readonly durationMs: number;
+  readonly verdict: Verdict;
+  readonly totals: OperationTotals;
+  readonly operations: Readonly<Record<string, OperationTotals>>;
+  readonly suites: readonly {
+    readonly name: string;
+    readonly exchanges: number;
+    readonly durationMs: number;
+    readonly failedTests: number;
+    readonly aborted: SuiteMeta['aborted'];
+  }[];
+  readonly findings: readonly Finding[];
+  /** Failures of the harness or of vitest itself, outside any check. */
+  readonly errors: readonly string[];
+  /** Notes the run made for the reader (quota scaling, waits). */
+  readonly notes: readonly string[];
+  /** Per-plan rate-limit verdicts (rate-limit suite), when it ran. */
+  readonly rateLimits?: unknown;
+}
+
+const zero = (): OperationTotals => ({ exchanges: 0, checksApplied: 0, cases: 0, violations: 0, warnings: 0, observations: 0 });
+
+export interface SuiteOutcome {
+  readonly meta: SuiteMeta;
+  readonly findings: readonly Finding[];
+  readonly failedTests: number;
+}
+
+export function buildReport(input: {
+  tool: ConformanceReport['tool'];
+  target: ConformanceReport['target'];
+  seed: number;
+  runs: number;
+  strict: boolean;
+  startedAt: Date;
+  durationMs: number;
+  outcomes: readonly SuiteOutcome[];
+  errors: readonly string[];
+  notes: readonly string[];
+  rateLimits?: unknown;
+}): ConformanceReport {
+  const operations: Record<string, OperationTotals> = {};
+  const totals = zero();
+  const findings: Finding[] = [];
+  for (const o of input.outcomes) {
+    for (const [op, s] of Object.entries(o.meta.stats)) {
+      if (op === 'none') continue;
+      const t = (operations[op] ??= zero());
+      t.exchanges += s.exchanges;
+      t.checksApplied += s.checksApplied;
+      t.cases += s.cases;
+    }
+    for (const f of [...o.findings, ...o.meta.observations]) findings.push(f);
+  }
+  for (const f of findings) {
+    const t = (operations[f.operation ?? 'none'] ??= zero());
+    if (f.level === 'violation') t.violations++;
+    else if (f.level === 'warning') t.warnings++;
+    else t.observations++;
+  }
+  for (const t of Object.values(operations)) {
+    for (const k of Object.keys(totals) as (keyof OperationTotals)[]) totals[k] += t[k];
+  }
+  const failing = findings.some((f) => f.level === 'violation' || (input.strict && f.level === 'warning'));
+  const aborted = input.outcomes.some((o) => o.meta.aborted !== null);
+  const failedTests = input.outcomes.reduce((n, o) => n + o.failedTests, 0);
+  const verdict: Verdict = aborted || input.errors.length > 0 ? 'blocked' : failing || failedTests > 0 ? 'violations' : 'conformant';
+  return {
+    schemaVersion: CONFORMANCE_SCHEMA_VERSION,
+    tool: input.tool,
+    target: input.target,
+    seed: input.seed,
+    runs: input.runs,
+    strict: input.strict,
+    startedAt: input.startedAt.toISOString(),
+    durationMs: Math.round(input.durationMs),
+    verdict,
+    totals,
+    operations,
+    suites: input.outcomes.map((o) => ({
+      name: o.meta.suite,
+      exchanges: o.meta.exchanges,
+      durationMs: Math.round(o.meta.durationMs),
+      failedTests: o.failedTests,
+      aborted: o.meta.aborted,
+    })),
+    findings,
+    errors: input.errors,
+    notes: input.notes,
+    ...(input.rateLimits !== undefined ? { rateLimits: input.rateLimits } : {}),
+  };
+}

@@ -1,0 +1,119 @@
+/**
+ * Renders a conformance report for people: the terminal summary (plain text, no colour when not a TTY) and the
+ * Markdown summary for $GITHUB_STEP_SUMMARY. Every violation names its check and clause, the spec's words, the
+ * shrunk counterexample, the seed and path to replay it, and a curl line with keys as placeholders.
+ */
+import { clause } from '../spec/clauses.js';
+import type { Finding } from '../checks/check.js';
+import type { ConformanceReport } from './conformance-report.js';
+
+function pad(s: string | number, n: number, right = false): string {
+  const t = String(s);
+  return right ? t.padStart(n) : t.padEnd(n);
+}
+
+function specWords(id: string): string {
+  try {
+    return clause(id).text;
+  } catch {
+    return '';
+  }
+}
+
+export function replayCommand(report: ConformanceReport, f: Finding): string {
+  const suite = f.operation ?? '';
+  const target = report.target.embedded ? '' : ` --target ${report.target.url}`;
+  return `petstore-conformance run${target} --seed ${f.repro?.seed !== undefined ? report.seed : report.seed}${suite ? ` --suite ${suiteOf(f)}` : ''}`;
+}
+
+function suiteOf(f: Finding): string {
+  if (f.checkId.startsWith('auth-')) return 'auth';
+  if (f.checkId.startsWith('rl-')) return 'rate-limit';
+  if (f.checkId === 'model-consistency') return 'stateful';
+  return f.operation ?? 'createPet';
+}
+
+export function findingBlock(report: ConformanceReport, f: Finding, mark: string): string[] {
+  const lines = [`${mark} ${f.operation ?? '-'} › ${f.checkId} [clause ${f.clause}]`];
+  const words = specWords(f.clause);
+  if (words) lines.push(`    spec: ${words}`);
+  for (const l of f.message.split('\n')) lines.push(`    ${l}`);
+  if (f.repro?.counterexample) {
+    lines.push(`    smallest failing input: ${f.repro.counterexample}${f.repro.shrinks ? ` (shrunk ${f.repro.shrinks}×)` : ''}`);
+  }
+  lines.push(`    replay: ${replayCommand(report, f)}${f.repro?.path ? `   (fast-check seed ${f.repro.seed}, path "${f.repro.path}")` : ''}`);
+  const ex = f.exchanges[0];
+  if (ex) lines.push(`    reproduce: ${ex.curl}`);
+  return lines;
+}
+
+export function renderSummary(report: ConformanceReport): string {
+  const out: string[] = [];
+  out.push(
+    `petstore-conformance ${report.tool.version} · ${report.target.url}${report.target.embedded ? ' (embedded reference server)' : ''} · seed ${report.seed} · runs ${report.runs}${report.strict ? ' · strict' : ''}`,
+    '',
+  );
+  const violations = report.findings.filter((f) => f.level === 'violation');
+  const warnings = report.findings.filter((f) => f.level === 'warning');
+  const observations = report.findings.filter((f) => f.level === 'observation');
+  if (violations.length) {
+    out.push(`Violations (${violations.length})`);
+    for (const f of violations) out.push(...findingBlock(report, f, '✗'), '');
+  }
+  if (warnings.length) {
+    out.push(`Warnings (${warnings.length})${report.strict ? ' — failing: --strict' : ' — should-level; --strict makes them fail'}`);
+    for (const f of warnings) out.push(...findingBlock(report, f, '!'), '');
+  }
+  if (observations.length) {
+    out.push(`Observations (${observations.length}) — where the spec says "not shown"; never fail`);
+    const seen = new Set<string>();
+    for (const f of observations) {
+      const line = `  · ${f.operation ?? '-'} ${f.clause}: ${f.message.split('\n')[0]}`;
+      if (seen.has(line)) continue;
+      seen.add(line);
+      out.push(line);
+    }
+    out.push('');
+  }
+  for (const n of report.notes) out.push(`note: ${n}`);
+  for (const e of report.errors) out.push(`error: ${e}`);
+  if (report.notes.length || report.errors.length) out.push('');
+  out.push(`${pad('operation', 12)}${pad('exchanges', 11, true)}${pad('checks', 10, true)}${pad('violations', 12, true)}${pad('warnings', 10, true)}${pad('observations', 14, true)}`);
+  const row = (name: string, t: ConformanceReport['totals']) =>
+    `${pad(name, 12)}${pad(t.exchanges, 11, true)}${pad(t.checksApplied, 10, true)}${pad(t.violations, 12, true)}${pad(t.warnings, 10, true)}${pad(t.observations, 14, true)}`;
+  for (const [op, t] of Object.entries(report.operations)) out.push(row(op, t));
+  out.push(row('total', report.totals));
+  out.push('');
+  const word = report.verdict === 'conformant' ? 'CONFORMANT' : report.verdict === 'violations' ? 'NOT CONFORMANT' : 'BLOCKED';
+  out.push(
+    `Result: ${word} — ${report.totals.violations} violations, ${report.totals.warnings} warnings, ${report.totals.observations} observations; ${report.totals.exchanges} exchanges in ${(report.durationMs / 1000).toFixed(1)} s; seed ${report.seed}`,
+  );
+  return out.join('\n') + '\n';
+}
+
+export function renderMarkdown(report: ConformanceReport): string {
+  const word = report.verdict === 'conformant' ? '✅ Conformant' : report.verdict === 'violations' ? '❌ Not conformant' : '⛔ Blocked';
+  const out = [
+    `## Pet Store conformance: ${word}`,
+    '',
+    `Target \`${report.target.url}\`${report.target.embedded ? ' (embedded reference server)' : ''} · seed \`${report.seed}\` · runs ${report.runs} · ${(report.durationMs / 1000).toFixed(1)} s`,
+    '',
+    '| operation | exchanges | checks | violations | warnings | observations |',
+    '|---|---:|---:|---:|---:|---:|',
+    ...Object.entries(report.operations).map(([op, t]) => `| ${op} | ${t.exchanges} | ${t.checksApplied} | ${t.violations} | ${t.warnings} | ${t.observations} |`),
+    `| **total** | ${report.totals.exchanges} | ${report.totals.checksApplied} | ${report.totals.violations} | ${report.totals.warnings} | ${report.totals.observations} |`,
+    '',
+  ];
+  const failing = report.findings.filter((f) => f.level !== 'observation');
+  if (failing.length) {
+    out.push('### Findings', '');
+    for (const f of failing.slice(0, 30)) {
+      out.push(`- **${f.level}** \`${f.checkId}\` (clause ${f.clause}) on ${f.operation ?? '-'}: ${f.message.replace(/\n/g, ' — ')}`);
+      if (f.exchanges[0]) out.push(`  \`\`\`\n  ${f.exchanges[0].curl}\n  \`\`\``);
+    }
+    if (failing.length > 30) out.push(`- … and ${failing.length - 30} more (see the JSON report)`);
+    out.push('');
+  }
+  for (const e of report.errors) out.push(`> error: ${e}`);
+  return out.join('\n') + '\n';
+}

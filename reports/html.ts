@@ -1,0 +1,102 @@
+/**
+ * report.html: one self-contained file (inline CSS, inline SVG charts, no script, no external reference), readable
+ * offline and from an email attachment. Verdict first, then the evidence.
+ */
+import type { ScenarioResult, StatusClass } from '../load/model.js';
+import { STATUS_CLASSES } from '../load/model.js';
+import type { Chart } from './charts.js';
+import type { LoadReport } from './model.js';
+
+export function esc(text: unknown): string {
+  return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+}
+
+const num = (v: number | null | undefined, unit = '') => (v === null || v === undefined ? '–' : `${v}${unit}`);
+
+function table(headers: readonly string[], rows: readonly (readonly unknown[])[]): string {
+  if (rows.length === 0) return '<p class="muted">none</p>';
+  return `<table><thead><tr>${headers.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
+    .map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`)
+    .join('')}</tbody></table>`;
+}
+
+function statuses(s: ScenarioResult): string {
+  return Object.entries(s.byStatus)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([k, n]) => `${k}×${n}`)
+    .join(' ');
+}
+
+function latencyRows(report: LoadReport): unknown[][] {
+  return report.scenarios.flatMap((s) =>
+    STATUS_CLASSES.flatMap((cls: StatusClass) => {
+      const l = s.latency[cls];
+      return l ? [[s.id, cls, s.latencyKind, l.count, l.p50Ms, l.p90Ms, l.p99Ms, l.p999Ms, l.maxMs]] : [];
+    }),
+  );
+}
+
+const CSS = `body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1000px;padding:16px;color:#1b1b1b}
+h1{font-size:22px;margin:.2em 0}h2{font-size:17px;margin:1.4em 0 .4em;border-bottom:1px solid #ddd}
+.verdict{padding:12px 16px;border-radius:6px;margin:8px 0 16px}.pass{background:#e8f5e9;border:1px solid #2e7d32}
+.fail{background:#ffebee;border:1px solid #c62828}.verdict strong{font-size:20px}
+table{border-collapse:collapse;margin:6px 0;font-size:13px}td,th{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
+th{background:#f5f5f5}.muted{color:#777}figure{margin:10px 0}figcaption{font-weight:600;margin-bottom:4px}
+.chart svg{max-width:100%;height:auto}`;
+
+export function renderHtml(report: LoadReport, charts: readonly Chart[]): string {
+  const v = report.verdict;
+  const f = report.figures;
+  const target = report.target.embedded ? `embedded reference server (${report.target.url})` : report.target.url;
+  const rateRows = report.scenarios
+    .filter((s) => s.requested.overallRate !== null)
+    .map((s) => [s.id, s.requested.overallRate, s.achievedRate, s.requested.overallRate ? `${Math.round((s.achievedRate / s.requested.overallRate) * 100)}%` : '–']);
+  const conformanceExamples = report.scenarios.flatMap((s) => s.conformance.examples.map((e) => [s.id, e.operation, e.status, e.checkId, e.clause, e.message]));
+  const errorRows = report.scenarios.flatMap((s) => Object.entries(s.errorMessages).map(([m, n]) => [s.id, m, n]));
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Load report ${esc(report.profile)} ${esc(report.createdAt)}: ${v.pass ? 'PASS' : 'FAIL'}</title>
+<style>${CSS}</style></head><body>
+<h1>Pet Store load report — ${esc(report.profile)}</h1>
+<div class="verdict ${v.pass ? 'pass' : 'fail'}" id="verdict"><strong>${v.pass ? 'PASS' : 'FAIL'}</strong>
+${v.pass ? '<p>Every threshold held.</p>' : `<ul>${v.reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>`}</div>
+<p>Target: ${esc(target)} · rate window ${esc(report.target.windowSeconds)} s · ${esc(report.startedAt)} → ${esc(report.finishedAt)} · ${esc(report.shards)} shard(s)</p>
+<h2>Key figures</h2>
+${table(['figure', 'value'], [
+    ['p50 latency, 2xx, mix scenarios', num(f.p50LatencyMs, ' ms')],
+    ['p99 latency, 2xx, mix scenarios', num(f.p99LatencyMs, ' ms')],
+    ['throughput, closed-loop mix (best)', num(f.throughputRps, ' req/s')],
+    ['error rate (connection errors, timeouts, 5xx)', f.errorRate],
+    ['non-conformant responses under load', f.nonConformant],
+    ['responses', f.responses],
+    ['429s at or below the plan rate', f.falseRejections],
+    ['accepted before the first 429 ÷ limit (min)', num(f.minFirstWindowRatio)],
+    ['accepted ÷ limit per window above the rate (max)', num(f.maxAcceptedRatio)],
+  ])}
+<h2>Thresholds</h2>
+${table(['check', 'value', 'limit', 'basis', 'result'], v.checks.map((c) => [c.name, num(c.value), `${c.comparison} ${c.limit}`, c.basis, c.pass ? 'pass' : 'FAIL']))}
+<h2>Charts</h2>
+${charts.map((c) => `<figure class="chart" data-chart="${esc(c.id)}"><figcaption>${esc(c.title)}</figcaption>${c.svg}</figure>`).join('\n')}
+<h2>Scenarios</h2>
+${table(['scenario', 'connections', 'rate asked', 'duration', 'responses', 'statuses', 'conn. errors', 'timeouts', 'achieved req/s'], report.scenarios.map((s) => [s.title, s.requested.connections, s.requested.overallRate ?? 'closed loop', `${s.elapsedSeconds} s`, s.responses, statuses(s), s.errors - s.timeouts, s.timeouts, s.achievedRate]))}
+<h2>Latency by status class</h2>
+<p class="muted">Closed-loop scenarios show response time; scenarios with a rate show service time (autocannon's coordinated-omission correction is off). 429s and other classes have their own histograms so fast rejections do not pull percentiles down.</p>
+${table(['scenario', 'class', 'latency shown', 'count', 'p50 ms', 'p90 ms', 'p99 ms', 'p99.9 ms', 'max ms'], latencyRows(report))}
+<h2>Rate limits per plan</h2>
+${table(['scenario', 'offered', 'accepted', '429', 'accepted before first 429', 'false 429s', 'first-window ratio', 'accepted ratio', 'note'], report.scenarios.flatMap((s) => (s.limiter ? [[s.title, s.limiter.offered, s.limiter.accepted, s.limiter.rejected, s.limiter.acceptedBeforeFirst429, s.limiter.falseRejections, num(s.limiter.firstWindowRatio), num(s.limiter.acceptedRatio), s.limiter.note]] : [])))}
+<h2>Conformance under load</h2>
+${table(['scenario', 'responses checked', 'bodies validated', 'non-conformant', 'by check'], report.scenarios.map((s) => [s.id, s.conformance.responsesChecked, s.conformance.bodiesValidated, s.conformance.nonConformant, Object.entries(s.conformance.byCheck).map(([k, n]) => `${k}×${n}`).join(' ')]))}
+${conformanceExamples.length > 0 ? `<h3>Examples</h3>${table(['scenario', 'operation', 'status', 'check', 'clause', 'message'], conformanceExamples)}` : ''}
+<h2>Connection errors and timeouts</h2>
+${table(['scenario', 'error', 'count'], errorRows)}
+<h2>Generator health</h2>
+${table(['shard', 'wall s', 'client CPU % (one core)', 'peak RSS MB', 'event-loop delay p99 ms'], report.generator.map((g, i) => [i + 1, g.wallSeconds, g.cpuPercent, g.peakRssMb, g.eventLoopDelayP99Ms]))}
+${table(['scenario', 'requested req/s', 'achieved req/s', 'achieved ÷ requested'], rateRows)}
+<h2>Trend</h2>
+${table(['night', 'pass', 'p99 ms', 'throughput req/s', 'error rate', 'non-conformant'], [...report.trend, { createdAt: report.createdAt, pass: v.pass, figures: f }].map((n) => [n.createdAt, n.pass ? 'pass' : 'FAIL', num(n.figures.p99LatencyMs), num(n.figures.throughputRps), n.figures.errorRate, n.figures.nonConformant]))}
+<h2>Environment</h2>
+${table(['', ''], Object.entries(report.environment))}
+<p class="muted">report.json schemaVersion ${esc(report.schemaVersion)}; raw autocannon results and HDR histograms are in report.json.</p>
+</body></html>
+`;
+}

@@ -1,0 +1,62 @@
+/**
+ * report.json: a load run plus its key figures, the verdict against the thresholds and the trend. Versioned by
+ * schemaVersion; its JSON Schema is report.schema.json beside this file.
+ */
+import type { LoadRun } from '../load/model.js';
+
+export interface KeyFigures {
+  /** 2xx latency over the mix scenarios, from their merged histograms (ms). */
+  readonly p50LatencyMs: number | null;
+  readonly p99LatencyMs: number | null;
+  /** Best responses/s of the closed-loop mix scenarios. */
+  readonly throughputRps: number | null;
+  /** (connection errors + timeouts + 5xx) ÷ (responses + connection errors + timeouts), over all scenarios. */
+  readonly errorRate: number;
+  readonly nonConformant: number;
+  readonly responses: number;
+  readonly falseRejections: number;
+  readonly minFirstWindowRatio: number | null;
+  readonly maxAcceptedRatio: number | null;
+}
+
+export interface ThresholdCheck {
+  readonly name: string;
+  readonly value: number | null;
+  readonly comparison: '<=' | '>=';
+  readonly limit: number;
+  /** 'absolute', or e.g. 'median of 5 earlier nights × 1.5'. */
+  readonly basis: string;
+  readonly pass: boolean;
+}
+
+export interface Verdict {
+  readonly pass: boolean;
+  readonly reasons: readonly string[];
+  readonly checks: readonly ThresholdCheck[];
+}
+
+export interface HistoryEntry {
+  readonly createdAt: string;
+  /** Report directory, relative to the output directory. */
+  readonly dir: string;
+  readonly profile: string;
+  /** 'embedded' or the target URL: trends compare like with like. */
+  readonly target: string;
+  readonly pass: boolean;
+  readonly figures: KeyFigures;
+}
+
+export interface LoadReport extends LoadRun {
+  readonly schemaVersion: 1;
+  readonly createdAt: string;
+  /** Number of shards merged into this report (1 for a single run). */
+  readonly shards: number;
+  readonly figures: KeyFigures;
+  readonly verdict: Verdict;
+  /** Earlier nights of the same profile and target, oldest first (at most the thresholds' trend.nights). */
+  readonly trend: readonly HistoryEntry[];
+}
+
+export function historyTarget(run: Pick<LoadRun, 'target'>): string {
+  return run.target.embedded ? 'embedded' : run.target.url;
+}

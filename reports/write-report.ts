@@ -1,0 +1,75 @@
+/**
+ * Writes a report directory: report.json, report.html, summary.md. Two gates before any byte is written: the report
+ * must match its schema, and no known secret may appear in any file (keys live only in memory; a leak is a harness
+ * bug and stops the write).
+ */
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { HarnessError } from '../config/errors.js';
+import type { LoadRun } from '../load/model.js';
+import { buildReport } from './build-report.js';
+import { renderCharts } from './charts.js';
+import { appendHistory, readHistory } from './history.js';
+import { renderHtml } from './html.js';
+import { historyTarget, type LoadReport } from './model.js';
+import { reportSchemaErrors } from './report-schema.js';
+import { guardSecrets } from './secret-gate.js';
+import { renderSummary } from './summary.js';
+import type { Thresholds } from './thresholds.js';
+
+export interface WrittenReport {
+  readonly dir: string;
+  readonly report: LoadReport;
+  readonly summary: string;
+}
+
+/** UTC timestamp usable as a directory name everywhere (no colons): 2025-01-31T02-00-00Z. */
+export function utcStamp(date: Date): string {
+  return date.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/:/g, '-');
+}
+
+/** A fresh directory under `out` named for the time; a suffix keeps two runs in the same second apart. */
+export function freshDir(out: string, date: Date, suffix = ''): string {
+  const base = join(out, `${utcStamp(date)}${suffix}`);
+  let dir = base;
+  for (let i = 2; existsSync(dir) && i < 1000; i++) dir = `${base}-${i}`;
+  if (existsSync(dir)) throw new HarnessError('PSC_USAGE', `report: cannot find a fresh directory under ${out}`);
+  return dir;
+}
+
+/** Checks every file before any is written (reports/secret-gate.ts), so a leak leaves no partial report behind. */
+export function assertNoSecrets(files: Readonly<Record<string, string>>): void {
+  for (const [name, text] of Object.entries(files)) guardSecrets(text, `report ${name}`);
+}
+
+export async function writeReportFiles(report: LoadReport, dir: string): Promise<string> {
+  const problems = reportSchemaErrors(report);
+  if (problems.length > 0) throw new Error(`report: report.json does not match report.schema.json: ${problems.slice(0, 5).join('; ')}`);
+  const summary = renderSummary(report);
+  const files = {
+    'report.json': `${JSON.stringify(report, null, 2)}\n`,
+    'report.html': renderHtml(report, await renderCharts(report)),
+    'summary.md': summary,
+  };
+  assertNoSecrets(files);
+  mkdirSync(dir, { recursive: true });
+  for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
+  return summary;
+}
+
+/** Builds the report of a run against the thresholds and the history in `out`, writes it, and appends the history. */
+export async function writeRunReport(run: LoadRun, out: string, thresholds: Thresholds, now = new Date()): Promise<WrittenReport> {
+  mkdirSync(out, { recursive: true });
+  const report = buildReport(run, thresholds, readHistory(out), now);
+  const dir = freshDir(out, now);
+  const summary = await writeReportFiles(report, dir);
+  appendHistory(out, {
+    createdAt: report.createdAt,
+    dir: relative(out, dir),
+    profile: report.profile,
+    target: historyTarget(report),
+    pass: report.verdict.pass,
+    figures: report.figures,
+  });
+  return { dir, report, summary };
+}

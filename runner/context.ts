@@ -1,0 +1,123 @@
+/**
+ * What a scenario needs to talk to a target: the HTTP client, the pacing policy, the finding log and the keys.
+ * `send` is the one path of a request: pace, send, apply every response check, learn the rate-limit headers, and on a
+ * 429 wait Retry-After and resend (each 429 is itself checked and recorded).
+ */
+import type { PlanKey } from '../config/config.js';
+import { HttpClient, type AuthSpec, type OutgoingRequest } from '../http/client.js';
+import type { Exchange } from '../http/exchange.js';
+import { Pacer } from '../http/pacing.js';
+import type { Check, Finding } from '../checks/check.js';
+import { applyResponseChecks, responseChecks } from '../checks/registry.js';
+import { FindingLog } from './findings.js';
+
+export interface RunSettings {
+  readonly target: string;
+  readonly keys: readonly PlanKey[];
+  /** The key the functional suites use. */
+  readonly key: PlanKey;
+  readonly seed: number;
+  readonly runs: number;
+  readonly strict: boolean;
+  /** Most shrinking steps that resend requests, per failing property. */
+  readonly shrinkBudget?: number;
+  readonly onWait?: (ms: number, reason: string) => void;
+}
+
+export class RunContext {
+  readonly client: HttpClient;
+  readonly pacer: Pacer;
+  readonly log = new FindingLog();
+  /** Every exchange of the run, in order (kept for HAR export and replay). */
+  readonly exchanges: Exchange[] = [];
+  /** Ids (exact digits) of pets this run created, for getPet and the stateful suite. */
+  readonly created: string[] = [];
+  private scope: Finding[] | null = null;
+
+  constructor(readonly settings: RunSettings) {
+    this.client = new HttpClient({ baseUrl: settings.target });
+    this.pacer = new Pacer(settings.onWait ? { onWait: settings.onWait } : {});
+    this.client.onExchange((ex) => {
+      this.exchanges.push(ex);
+      this.log.count(ex.operation, 'exchanges');
+    });
+  }
+
+  get seed(): number {
+    return this.settings.seed;
+  }
+  get runs(): number {
+    return this.settings.runs;
+  }
+  get key(): PlanKey {
+    return this.settings.key;
+  }
+
+  /** Authorization with the functional key; `template` defaults to the documented form. */
+  auth(template = 'Bearer {key}', key: PlanKey = this.settings.key): AuthSpec {
+    return { template, key: key.key, keyPlan: key.plan };
+  }
+
+  /** Whether a finding fails the run at this strictness. */
+  fails(f: Finding): boolean {
+    return f.level === 'violation' || (this.settings.strict && f.level === 'warning');
+  }
+
+  record(findings: readonly Finding[]): void {
+    if (this.scope) this.scope.push(...findings);
+    else this.log.add(findings);
+  }
+
+  /** Runs a behavioural check on its evidence and records what it finds. */
+  judge<E>(check: Check<E>, evidence: E): Finding[] {
+    const found = check.run(evidence);
+    this.record(found);
+    return found;
+  }
+
+  /** Collects the findings `fn` produces instead of logging them (a property decides what to keep). */
+  async capture(fn: () => Promise<void>): Promise<Finding[]> {
+    const outer = this.scope;
+    const mine: Finding[] = [];
+    this.scope = mine;
+    try {
+      await fn();
+    } finally {
+      this.scope = outer;
+    }
+    return mine;
+  }
+
+  /** The plan limits of the key an exchange used (null when it used none or an invalid one). */
+  private planOf(ex: Exchange): PlanKey['limits'] {
+    return this.settings.keys.find((k) => k.plan === ex.keyPlan)?.limits ?? null;
+  }
+
+  check(ex: Exchange): void {
+    this.record(applyResponseChecks({ exchange: ex, plan: this.planOf(ex), now: Date.now() }));
+    this.log.count(ex.operation, 'checksApplied', responseChecks.length);
+  }
+
+  /**
+   * Sends a request the suites mean to judge: paced, every response checked; a 429 is waited out and the request
+   * resent (a few times at most), and the exchange returned is the last one.
+   */
+  async send(req: OutgoingRequest): Promise<Exchange> {
+    const label = req.auth.keyPlan;
+    // Requests with a deliberately bad key are judged as they come: a 429 there is itself the answer.
+    const paced = label !== 'none' && label !== 'invalid';
+    for (;;) {
+      if (paced) await this.pacer.before(label);
+      const ex = await this.client.send(req);
+      this.check(ex);
+      if (!paced) return ex;
+      const wait = this.pacer.after(label, ex);
+      if (wait === null) return ex;
+      await this.pacer.wait(wait, `429 on ${req.method} ${req.path}`);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.client.close();
+  }
+}

@@ -1,0 +1,71 @@
+/**
+ * Runs a property over generated cases against the target, the way fast-check is meant to be used: a failing case is
+ * shrunk to the smallest request that still fails, with the seed and path to replay it. Shrinking resends requests,
+ * so it is bounded (a budget of steps); past the budget the smallest failure found so far is reported.
+ * One property can break several checks: after a failure is shrunk, the run goes on (same seed) ignoring the checks
+ * already reported, for a few rounds, so each broken check gets its own smallest counterexample.
+ */
+import fc from 'fast-check';
+import type { Finding } from '../checks/check.js';
+import type { RunContext } from './context.js';
+
+export interface PropertyOptions {
+  readonly numRuns?: number;
+  /** Rounds of "shrink one failure, continue past it". */
+  readonly rounds?: number;
+}
+
+/** A stable per-property seed derived from the run seed, so that properties differ yet replay exactly. */
+export function propertySeed(runSeed: number, name: string): number {
+  let h = runSeed | 0;
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x9e3779b1) | 0;
+  return h >>> 0;
+}
+
+export async function checkProperty<T>(
+  ctx: RunContext,
+  name: string,
+  arb: fc.Arbitrary<T>,
+  body: (value: T) => Promise<void>,
+  options: PropertyOptions = {},
+): Promise<void> {
+  const numRuns = options.numRuns ?? ctx.runs;
+  const rounds = options.rounds ?? 3;
+  const shrinkBudget = ctx.settings.shrinkBudget ?? 40;
+  const seed = propertySeed(ctx.seed, name);
+  const reported = new Set<string>();
+  for (let round = 0; round < rounds; round++) {
+    let failingFindings: Finding[] = [];
+    let executionsAfterFailure = -1;
+    const prop = fc.asyncProperty(arb, async (value) => {
+      if (executionsAfterFailure >= shrinkBudget) return true; // budget spent: keep the smallest failure found
+      if (executionsAfterFailure >= 0) executionsAfterFailure++;
+      const found = await ctx.capture(() => body(value));
+      const fresh = found.filter((f) => ctx.fails(f) && !reported.has(f.checkId));
+      if (fresh.length === 0) {
+        // A passing case: keep its observations and the failures of checks already reported (counted, not shown).
+        if (executionsAfterFailure < 0) ctx.log.add(found);
+        return true;
+      }
+      if (executionsAfterFailure < 0) executionsAfterFailure = 0;
+      failingFindings = found;
+      return false;
+    });
+    const result = await fc.check(prop, { seed, numRuns, endOnFailure: false });
+    if (!result.failed || result.counterexample === null) return;
+    const repro = {
+      seed: result.seed,
+      path: result.counterexamplePath ?? '',
+      counterexample: fc.stringify(result.counterexample[0]),
+      shrinks: result.numShrinks,
+    };
+    const newChecks = new Set(failingFindings.filter((f) => ctx.fails(f) && !reported.has(f.checkId)).map((f) => f.checkId));
+    for (const f of failingFindings) if (newChecks.has(f.checkId)) f.repro = repro;
+    for (const id of newChecks) {
+      ctx.log.replace(id, failingFindings);
+      reported.add(id);
+    }
+    // Observations and other findings of the failing case are worth keeping too.
+    ctx.log.add(failingFindings.filter((f) => !newChecks.has(f.checkId)));
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * createPet: valid NewPets are added exactly as sent and can be fetched and listed; invalid ones get 400 and add
+ * nothing; ids are unique, also across concurrent creates; a client-supplied id is not honoured.
+ */
+import fc from 'fast-check';
+import { parameter } from '../../spec/contract.js';
+import { invalidNewPet, newPetBody, validNewPet, type GeneratedPet } from '../../generators/index.js';
+import {
+  create201,
+  createDefaultStatus,
+  createEcho,
+  createIdNotClientSupplied,
+  createInvalidNoEffect,
+  createInvalidRejected,
+  createListed,
+  createRetrievable,
+  idsUnique,
+} from '../../checks/create.js';
+import type { Exchange } from '../../http/exchange.js';
+import type { RunContext } from '../context.js';
+import { checkProperty } from '../property.js';
+import { createdPet, listedPets, usableId } from '../pets.js';
+import * as req from '../requests.js';
+
+/** How many rejected bodies are followed by a search of the store for them (each search costs a few lists). */
+const NO_EFFECT_SAMPLES = 12;
+/** How many creates are also looked for in the list (each costs a list). */
+const LISTED_SAMPLES = 15;
+const CONCURRENT_CREATES = 10;
+
+export function sentOf(p: GeneratedPet) {
+  return { name: p.name, categoryId: p.categoryId, ...(p.status !== undefined ? { status: p.status } : {}) };
+}
+
+const maxLimit = () => Number(parameter('listPets', 'limit').schema.maximum);
+
+/** Creates one valid pet and judges the answer; returns the create exchange. */
+export async function createAndJudge(ctx: RunContext, pet: GeneratedPet): Promise<Exchange> {
+  const ex = await ctx.send(req.createPet(ctx.auth(), newPetBody(pet)));
+  const sent = sentOf(pet);
+  ctx.judge(create201, { exchange: ex, sent, nameEdge: pet.nameEdge });
+  if (ex.response?.status === 201) {
+    ctx.judge(createEcho, { exchange: ex, sent, nameEdge: pet.nameEdge });
+    if (pet.status === undefined) ctx.judge(createDefaultStatus, { exchange: ex, sent, nameEdge: pet.nameEdge });
+    const id = usableId(createdPet(ex)?.id ?? null);
+    if (id !== null) ctx.created.push(id);
+  }
+  return ex;
+}
+
+export async function createPetScenario(ctx: RunContext): Promise<void> {
+  const creates: Exchange[] = [];
+  let searched = 0;
+  // Rejections first, while the store is small enough for a list to show all of it.
+  await checkProperty(ctx, 'createPet rejects invalid bodies', invalidNewPet(), async (inv) => {
+    ctx.log.count('createPet', 'cases');
+    const ex = await ctx.send(req.createPet(ctx.auth(), inv.body));
+    ctx.judge(createInvalidRejected, { exchange: ex, reason: inv.reason });
+    if (ex.response?.status === 201) creates.push(ex);
+    if (inv.marker !== null && ex.response?.status === 400 && searched < NO_EFFECT_SAMPLES) {
+      searched++;
+      const lists = [await ctx.send(req.listPets(ctx.auth(), `?limit=${maxLimit()}`))];
+      ctx.judge(createInvalidNoEffect, { marker: inv.marker, lists });
+    }
+  });
+
+  let listed = 0;
+  await checkProperty(ctx, 'createPet adds valid pets', validNewPet(), async (pet) => {
+    ctx.log.count('createPet', 'cases');
+    const ex = await createAndJudge(ctx, pet);
+    creates.push(ex);
+    const id = usableId(createdPet(ex)?.id ?? null);
+    if (id === null) return;
+    const get = await ctx.send(req.getPet(ctx.auth(), id));
+    ctx.judge(createRetrievable, { create: ex, get });
+    const status = createdPet(ex)?.status;
+    if (listed < LISTED_SAMPLES && typeof status === 'string') {
+      listed++;
+      const limit = maxLimit();
+      const list = await ctx.send(req.listPets(ctx.auth(), `?status=${encodeURIComponent(status)}&limit=${limit}`));
+      ctx.judge(createListed, { create: ex, list, limit });
+    }
+  });
+
+  // Concurrent creates: ids stay unique when requests overlap.
+  const batch = await fc.sample(validNewPet(), { seed: ctx.seed, numRuns: CONCURRENT_CREATES });
+  const concurrent = await Promise.all(batch.map((p) => ctx.send(req.createPet(ctx.auth(), newPetBody(p)))));
+  ctx.log.count('createPet', 'cases', concurrent.length);
+  creates.push(...concurrent);
+  for (const ex of concurrent) {
+    const id = usableId(createdPet(ex)?.id ?? null);
+    if (id !== null) ctx.created.push(id);
+  }
+  ctx.judge(idsUnique, { creates });
+
+  // The service assigns ids (section 2): an id in the request must not be taken over.
+  const [pet] = fc.sample(validNewPet(), { seed: ctx.seed + 1, numRuns: 1 });
+  const suppliedId = '987654321987654321';
+  const body = newPetBody(pet!).replace(/^\{/, `{"id":${suppliedId},`);
+  const ex = await ctx.send(req.createPet(ctx.auth(), body));
+  ctx.log.count('createPet', 'cases');
+  ctx.judge(createIdNotClientSupplied, { exchange: ex, suppliedId });
+}

@@ -1,0 +1,90 @@
+/**
+ * The suites by name: which operations each exercises, which checks it can report, and its scenario. The vitest
+ * files in suites/ and the project's own tests both run suites through here, so they run the same logic.
+ */
+import type { SuiteName } from '../config/config.js';
+import type { OperationId } from '../spec/contract.js';
+import { allChecks } from '../checks/registry.js';
+import type { Check } from '../checks/check.js';
+import { RunContext, type RunSettings } from './context.js';
+import { authScenario } from './scenarios/auth.js';
+import { createPetScenario } from './scenarios/create-pet.js';
+import { getPetScenario } from './scenarios/get-pet.js';
+import { listPetsScenario } from './scenarios/list-pets.js';
+import { statefulScenario } from './scenarios/stateful.js';
+import type { Finding } from '../checks/check.js';
+import type { OperationStats } from './findings.js';
+
+export interface SuiteDefinition {
+  readonly name: SuiteName;
+  readonly title: string;
+  /** Operations the suite must execute cases for; zero cases for one of them fails the suite. */
+  readonly operations: readonly OperationId[];
+  /** Check areas the suite reports besides the response checks applied to every exchange. */
+  readonly areas: readonly Check<unknown>['area'][];
+  readonly run: (ctx: RunContext) => Promise<void>;
+}
+
+const ALL_OPS: readonly OperationId[] = ['listPets', 'createPet', 'getPet'];
+
+const definitions: SuiteDefinition[] = [
+  { name: 'auth', title: 'Authentication on every operation', operations: ALL_OPS, areas: ['auth'], run: authScenario },
+  { name: 'listPets', title: 'GET /pets', operations: ['listPets'], areas: ['listPets'], run: listPetsScenario },
+  { name: 'createPet', title: 'POST /pets', operations: ['createPet'], areas: ['createPet'], run: createPetScenario },
+  { name: 'getPet', title: 'GET /pets/{petId} (deprecated)', operations: ['getPet'], areas: ['getPet', 'createPet'], run: getPetScenario },
+  { name: 'stateful', title: 'Model-based sequences', operations: ['createPet'], areas: ['stateful', 'createPet', 'listPets'], run: statefulScenario },
+];
+
+const extra = new Map<SuiteName, SuiteDefinition>();
+/** Lets the rate-limit suites (which need several keys and their own timing) join the registry. */
+export function registerSuite(def: SuiteDefinition): void {
+  extra.set(def.name, def);
+}
+
+export function suiteDefinition(name: SuiteName): SuiteDefinition {
+  const def = extra.get(name) ?? definitions.find((d) => d.name === name);
+  if (!def) throw new Error(`no suite named ${name}`);
+  return def;
+}
+
+/** The checks a suite can report, response checks first. */
+export function suiteChecks(def: SuiteDefinition): Check<unknown>[] {
+  return allChecks.filter((c) => c.area === 'response' || def.areas.includes(c.area)) as Check<unknown>[];
+}
+
+export interface SuiteResult {
+  readonly suite: SuiteName;
+  readonly findings: readonly Finding[];
+  readonly stats: Readonly<Record<string, OperationStats>>;
+  readonly occurrences: Readonly<Record<string, number>>;
+  readonly exchanges: number;
+  readonly durationMs: number;
+  /** Set when the suite could not finish (e.g. the key was blocked); the findings so far are kept. */
+  readonly aborted: { readonly code: string; readonly message: string } | null;
+}
+
+export async function runSuite(name: SuiteName, settings: RunSettings): Promise<SuiteResult & { ctx: RunContext }> {
+  const def = suiteDefinition(name);
+  const ctx = new RunContext(settings);
+  const t0 = performance.now();
+  let aborted: SuiteResult['aborted'] = null;
+  try {
+    await def.run(ctx);
+  } catch (e) {
+    const err = e as { code?: string; message?: string };
+    if (err.code === 'PSC_KEY_BANNED') aborted = { code: err.code, message: err.message ?? String(e) };
+    else throw e;
+  } finally {
+    await ctx.close();
+  }
+  return {
+    suite: name,
+    findings: ctx.log.all(),
+    stats: Object.fromEntries(ctx.log.stats),
+    occurrences: Object.fromEntries(ctx.log.occurrences),
+    exchanges: ctx.exchanges.length,
+    durationMs: performance.now() - t0,
+    aborted,
+    ctx,
+  };
+}

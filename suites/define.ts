@@ -1,0 +1,70 @@
+/**
+import './meta.js';
+ * A conformance suite as vitest tests, thin over runner/: the scenario runs once in beforeAll, then one test per
+ * (operation, check) passes or fails on that check's findings, which travel to reporters as data in task.meta.
+ * The target, keys, seed and runs come from the configuration (the CLI sets them for the workers).
+ */
+import { beforeAll, describe, expect, test } from 'vitest';
+import { functionalKey, loadConfig, type SuiteName } from '../config/config.js';
+import type { Finding } from '../checks/check.js';
+import { runSuite, suiteChecks, suiteDefinition, type SuiteResult } from '../runner/suites.js';
+import type { SuiteMeta } from './meta.js';
+
+const SUITE_TIMEOUT_MS = 60 * 60 * 1000;
+
+function describeFinding(f: Finding): string {
+  return `[${f.checkId} · ${f.clause}] ${f.message}${f.exchanges[0] ? `\n  ${f.exchanges[0].curl}` : ''}`;
+}
+
+export function defineConformanceSuite(name: SuiteName): void {
+  const config = loadConfig();
+  const def = suiteDefinition(name);
+  let result: Omit<SuiteResult, 'ctx'> | undefined;
+
+  describe(def.title, () => {
+    beforeAll(async () => {
+      const key = functionalKey(config);
+      if (!config.target || !key) throw new Error('no target or key configured for the conformance suites');
+      const { ctx: _ctx, ...r } = await runSuite(name, {
+        target: config.target,
+        keys: config.keys,
+        key,
+        seed: config.seed,
+        runs: config.runs,
+        strict: config.strict,
+      });
+      result = r;
+    }, SUITE_TIMEOUT_MS);
+
+    test(`${name}: cases executed for every operation`, ({ task }) => {
+      const r = result!;
+      const meta: SuiteMeta = {
+        suite: name,
+        stats: r.stats,
+        occurrences: r.occurrences,
+        exchanges: r.exchanges,
+        durationMs: r.durationMs,
+        aborted: r.aborted,
+        seed: config.seed,
+        observations: r.findings.filter((f) => f.level === 'observation'),
+      };
+      task.meta.suite = meta;
+      expect(r.aborted, r.aborted?.message).toBeNull();
+      for (const op of def.operations) {
+        expect(r.stats[op]?.cases ?? 0, `no case executed for ${op}: a run that tests nothing must not pass`).toBeGreaterThan(0);
+      }
+    });
+
+    for (const op of def.operations) {
+      for (const check of suiteChecks(def)) {
+        if (check.level === 'observation') continue;
+        test(`${op} › ${check.id} [${check.clause}]`, ({ task }) => {
+          const mine = result!.findings.filter((f) => f.checkId === check.id && (f.operation ?? op) === op);
+          task.meta.findings = mine;
+          const failing = mine.filter((f) => f.level === 'violation' || (config.strict && f.level === 'warning'));
+          expect(failing.map(describeFinding), `${check.title}`).toEqual([]);
+        });
+      }
+    }
+  });
+}

@@ -1,0 +1,21 @@
+/** What the conformance suites hand to reporters through vitest's task.meta. */
+import type { Finding } from '../checks/check.js';
+import type { OperationStats } from '../runner/findings.js';
+
+export interface SuiteMeta {
+  readonly suite: string;
+  readonly stats: Readonly<Record<string, OperationStats>>;
+  readonly occurrences: Readonly<Record<string, number>>;
+  readonly exchanges: number;
+  readonly durationMs: number;
+  readonly aborted: { readonly code: string; readonly message: string } | null;
+  readonly seed: number;
+  readonly observations: readonly Finding[];
+}
+
+declare module '@vitest/runner' {
+  interface TaskMeta {
+    findings?: readonly Finding[];
+    suite?: SuiteMeta;
+  }
+}

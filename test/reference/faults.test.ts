@@ -1,0 +1,213 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { describe, expect, test } from 'vitest';
+import { faults, FaultSet, type FaultId } from '../../reference/faults.js';
+import { generateKeys, startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../../reference/server.js';
+import { INT64_MAX } from '../../http/lossless.js';
+import { call, createBody, keyOf, sleep, text } from './support.js';
+
+/** The check catalogue (notes/checks.md), by id; the V/W checks a fault may name. */
+const CHECK_IDS = [
+  'status-documented', 'no-5xx', 'transport-ok', 'content-type-json', 'json-parses', 'body-schema', 'int64-exact',
+  'error-status-matches', 'rate-limit-headers-present', 'rate-limit-remaining-range', 'rate-limit-reset-epoch',
+  'rate-limit-limit-plan', 'retry-after-valid', 'error-body-429', 'www-authenticate', 'auth-rejected',
+  'auth-valid-accepted', 'list-200', 'list-limit-respected', 'list-default-limit', 'list-status-filter', 'create-201',
+  'create-echo', 'create-id-not-client-supplied', 'create-invalid-rejected', 'create-invalid-no-effect',
+  'create-retrievable', 'create-listed', 'ids-unique', 'get-200', 'get-404', 'model-consistency',
+  'rl-not-stricter-than-plan', 'rl-burst-enforced', 'rl-429-shape', 'rl-retry-after-honoured', 'rl-rejected-not-counted',
+  'rl-per-key', 'rl-daily-quota',
+];
+const SUITES = ['auth', 'listPets', 'createPet', 'getPet', 'stateful', 'rate-limit', 'quota'];
+
+describe('catalogue', () => {
+  test('ids unique, each fault names a known check and suite', () => {
+    expect(faults.length).toBeGreaterThanOrEqual(45);
+    expect(new Set(faults.map((f) => f.id)).size).toBe(faults.length);
+    for (const f of faults) {
+      expect(f.id).toMatch(/^[a-z0-9]+(-[a-z0-9A-Z]+)*$/);
+      expect(f.description.length, f.id).toBeGreaterThan(10);
+      expect(CHECK_IDS, f.id).toContain(f.catches);
+      expect(SUITES, f.id).toContain(f.suite);
+    }
+  });
+
+  test('the check ids agree with the notes, when they are at hand', () => {
+    const notes = '/work/notes/checks.md';
+    if (!existsSync(notes)) return;
+    const listed = new Set([...readFileSync(notes, 'utf8').matchAll(/`([a-z0-9]+(?:-[a-z0-9]+)+)`/g)].map((m) => m[1]));
+    for (const id of CHECK_IDS) expect(listed, id).toContain(id);
+  });
+
+  test('unknown ids are refused', () => {
+    expect(() => new FaultSet(['create-200', 'nope'])).toThrow(/unknown fault id "nope"/);
+    expect(new FaultSet(['create-200']).has('create-200')).toBe(true);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------------------
+// Every fault changes behaviour: a probe that is false on the faultless server and true with the fault on.
+
+type Probe = (s: ReferenceServer) => Promise<boolean>;
+interface Case {
+  readonly options?: ReferenceOptions;
+  readonly probe: Probe;
+}
+
+const tight = (perMinute: number, perDay = 1000, more: ReferenceOptions = {}): ReferenceOptions => ({
+  windowSeconds: 1,
+  keys: generateKeys({ enterprise: { requestsPerMinute: perMinute, requestsPerDay: perDay } }),
+  ...more,
+});
+
+const post = (s: ReferenceServer, body: string) => call(s, 'POST', '/pets', { body });
+const get = (s: ReferenceServer, path: string) => call(s, 'GET', path);
+const created = async (s: ReferenceServer, name = 'x', cat = '1', status?: string) => post(s, createBody(name, cat, status));
+async function seed(s: ReferenceServer, n: number): Promise<void> {
+  for (let i = 0; i < n; i++) await created(s, `p${i}`, String(i), ['available', 'pending', 'sold'][i % 3]);
+}
+async function admitted(s: ReferenceServer, max: number, plan: 'enterprise' | 'pro' = 'enterprise'): Promise<number> {
+  for (let i = 0; i < max; i++) if ((await call(s, 'GET', '/pets', { plan })).status !== 200) return i;
+  return max;
+}
+async function first429(s: ReferenceServer) {
+  for (let i = 0; i < 20; i++) {
+    const r = await get(s, '/pets');
+    if (r.status !== 200) return r;
+  }
+  throw new Error('no 429 in 20 requests');
+}
+const invalidAccepted = (body: string): Probe => async (s) => (await post(s, body)).status < 300;
+
+const cases: Record<FaultId, Case> = {
+  'auth-any-token': { probe: async (s) => (await call(s, 'GET', '/pets', { auth: 'Bearer nope' })).status === 200 },
+  'auth-wrong-scheme': { probe: async (s) => (await call(s, 'GET', '/pets', { auth: `Basic ${keyOf(s)}` })).status === 200 },
+  'auth-create-open': { probe: async (s) => (await call(s, 'POST', '/pets', { auth: null, body: createBody('x', 1) })).status === 201 },
+  'auth-403': { probe: async (s) => (await call(s, 'GET', '/pets', { auth: null })).status === 403 },
+  'auth-401-no-body': { probe: async (s) => (await call(s, 'GET', '/pets', { auth: null })).text === '' },
+  'auth-bearer-case-sensitive': { probe: async (s) => (await call(s, 'GET', '/pets', { auth: `bearer ${keyOf(s)}` })).status === 401 },
+  'auth-no-www-authenticate': { probe: async (s) => (await call(s, 'GET', '/pets', { auth: null })).headers['www-authenticate'] === undefined },
+  'error-status-mismatch': { probe: async (s) => text((await get(s, '/pets/42')).json.status) !== '404' },
+  'error-text-plain': { probe: async (s) => (await post(s, '{}')).headers['content-type']!.startsWith('text/plain') },
+  'success-text-html': { probe: async (s) => (await get(s, '/pets')).headers['content-type']!.startsWith('text/html') },
+  'list-truncated-json': { probe: async (s) => (await get(s, '/pets')).json === undefined },
+  'list-wrapped': { probe: async (s) => !Array.isArray((await get(s, '/pets')).json) },
+  'pet-missing-categoryId': { probe: async (s) => !('categoryId' in (await created(s)).json) },
+  'pet-id-string': { probe: async (s) => typeof (await created(s)).json.id === 'string' },
+  'ids-beyond-int64': { probe: async (s) => BigInt(text((await created(s)).json.id)) > INT64_MAX },
+  'create-202': { probe: async (s) => (await created(s)).status === 202 },
+  'list-limit-ignored': { probe: async (s) => (await seed(s, 3), (await get(s, '/pets?limit=1')).json.length > 1) },
+  'list-default-50': { probe: async (s) => (await seed(s, 25), (await get(s, '/pets')).json.length > 20) },
+  'list-filter-leak': { probe: async (s) => (await seed(s, 3), (await get(s, '/pets?status=sold')).json.some((p: any) => p.status !== 'sold')) },
+  'list-limit-100-rejected': { probe: async (s) => (await get(s, '/pets?limit=100')).status !== 200 },
+  'list-limit-1-rejected': { probe: async (s) => (await get(s, '/pets?limit=1')).status !== 200 },
+  'list-invalid-limit-500': { probe: async (s) => (await get(s, '/pets?limit=abc')).status >= 500 },
+  'create-200': { probe: async (s) => (await created(s)).status === 200 },
+  'create-missing-field-accepted': { probe: invalidAccepted('{"name":"x"}') },
+  'create-categoryid-string-accepted': { probe: invalidAccepted('{"name":"x","categoryId":"42"}') },
+  'create-fractional-accepted': { probe: invalidAccepted('{"name":"x","categoryId":1.5}') },
+  'create-invalid-status-accepted': { probe: invalidAccepted('{"name":"x","categoryId":1,"status":"bogus"}') },
+  'create-400-still-created': {
+    probe: async (s) => {
+      expect((await post(s, '{"name":"marker","categoryId":"nope","status":"sold"}')).status).toBe(400);
+      return (await get(s, '/pets?status=sold&limit=100')).json.some((p: any) => p.name === 'marker');
+    },
+  },
+  'create-big-categoryid-rejected': { probe: async (s) => (await created(s, 'x', '9007199254740993')).status === 400 },
+  'create-int64-rounded': { probe: async (s) => text((await created(s, 'x', '9223372036854775807')).json.categoryId) !== '9223372036854775807' },
+  'create-name-nfc': { probe: async (s) => (await created(s, 'e\u0301')).json.name !== 'e\u0301' },
+  'create-name-emoji-stripped': { probe: async (s) => (await created(s, 'dog 🐶')).json.name !== 'dog 🐶' },
+  'create-name-trimmed': { probe: async (s) => (await created(s, ' x ')).json.name !== ' x ' },
+  'create-status-not-persisted': { probe: async (s) => (await created(s, 'x', '1', 'sold')).json.status !== 'sold' },
+  'create-status-echo-only': {
+    probe: async (s) => {
+      const c = await created(s, 'x', '1', 'pending');
+      expect(c.json.status).toBe('pending');
+      return (await get(s, `/pets/${text(c.json.id)}`)).json.status !== 'pending';
+    },
+  },
+  'create-malformed-500': { probe: async (s) => (await post(s, '{"name":')).status >= 500 },
+  'create-client-id-honoured': { probe: async (s) => text((await post(s, '{"name":"x","categoryId":1,"id":777}')).json.id) === '777' },
+  'create-duplicate-ids': {
+    probe: async (s) => {
+      const rs = await Promise.all(Array.from({ length: 10 }, (_, i) => created(s, `c${i}`)));
+      return new Set(rs.map((r) => text(r.json.id))).size < 10;
+    },
+  },
+  'create-not-listed': {
+    probe: async (s) => {
+      const c = await created(s, 'fresh', '1', 'pending');
+      return !(await get(s, '/pets?status=pending')).json.some((p: any) => text(p.id) === text(c.json.id));
+    },
+  },
+  'get-absent-500': { probe: async (s) => (await get(s, '/pets/42')).status >= 500 },
+  'get-absent-200-null': { probe: async (s) => (await get(s, '/pets/42')).status === 200 },
+  'get-invalid-id-500': { probe: async (s) => (await get(s, '/pets/abc')).status >= 500 },
+  'get-not-retrievable': { probe: async (s) => (await get(s, `/pets/${text((await created(s)).json.id)}`)).status !== 200 },
+  'get-wrong-name': { probe: async (s) => (await get(s, `/pets/${text((await created(s, 'Rex')).json.id)}`)).json.name !== 'Rex' },
+  'rl-headers-missing': { probe: async (s) => (await get(s, '/pets')).headers['x-ratelimit-limit'] === undefined },
+  'rl-headers-missing-4xx': { probe: async (s) => (await call(s, 'GET', '/pets', { auth: null })).headers['x-ratelimit-reset'] === undefined },
+  'rl-headers-missing-429': { options: tight(1), probe: async (s) => (await first429(s)).headers['x-ratelimit-remaining'] === undefined },
+  'rl-reset-ms': { probe: async (s) => Number((await get(s, '/pets')).headers['x-ratelimit-reset']) > 1e11 },
+  'rl-reset-relative': { probe: async (s) => Number((await get(s, '/pets')).headers['x-ratelimit-reset']) < 1e9 },
+  'rl-reset-fractional': { probe: async (s) => (await get(s, '/pets')).headers['x-ratelimit-reset']!.includes('.') },
+  'rl-remaining-above-limit': {
+    probe: async (s) => {
+      const r = await get(s, '/pets');
+      return Number(r.headers['x-ratelimit-remaining']) > Number(r.headers['x-ratelimit-limit']);
+    },
+  },
+  'rl-remaining-negative': { options: tight(1), probe: async (s) => (await first429(s)).headers['x-ratelimit-remaining'] === '-1' },
+  'rl-limit-constant': { probe: async (s) => (await get(s, '/pets')).headers['x-ratelimit-limit'] === '100' },
+  'rl-no-retry-after': { options: tight(1), probe: async (s) => (await first429(s)).headers['retry-after'] === undefined },
+  'rl-retry-after-fractional': { options: tight(1), probe: async (s) => !/^\d+$/.test((await first429(s)).headers['retry-after']!) },
+  'rl-503': { options: tight(1), probe: async (s) => (await first429(s)).status === 503 },
+  'rl-429-text-plain': { options: tight(1), probe: async (s) => (await first429(s)).json === undefined },
+  'rl-off-by-one': { options: tight(3), probe: async (s) => (await admitted(s, 10)) > 3 },
+  'rl-stricter': { options: tight(3), probe: async (s) => (await admitted(s, 10)) < 3 },
+  'rl-not-enforced': { options: tight(3), probe: async (s) => (await admitted(s, 10)) === 10 },
+  'rl-retry-after-short': {
+    options: { ...tight(1), windowSeconds: 4 },
+    probe: async (s) => Number((await first429(s)).headers['retry-after']) < 3,
+  },
+  'rl-window-never-resets': {
+    options: tight(1),
+    probe: async (s) => {
+      await sleep(Number((await first429(s)).headers['retry-after']) * 1000 + 20);
+      return (await get(s, '/pets')).status !== 200;
+    },
+  },
+  'rl-rejected-counted': {
+    options: tight(2),
+    probe: async (s) => {
+      let wait = Number((await first429(s)).headers['retry-after']);
+      wait = Number((await get(s, '/pets')).headers['retry-after'] ?? wait);
+      await sleep(wait * 1000 + 20);
+      return (await get(s, '/pets')).headers['x-ratelimit-remaining'] !== '1';
+    },
+  },
+  'rl-shared-limits': {
+    options: tight(2),
+    probe: async (s) => (await first429(s), (await call(s, 'GET', '/pets', { plan: 'pro' })).status !== 200),
+  },
+  'rl-free-numbers': { probe: async (s) => (await call(s, 'GET', '/pets', { plan: 'pro' })).headers['x-ratelimit-limit'] !== '300' },
+  'rl-ban-403': { options: tight(1), probe: async (s) => (await first429(s), (await get(s, '/pets')).status === 403) },
+  'rl-daily-not-enforced': { options: tight(10, 2), probe: async (s) => (await admitted(s, 5)) > 2 },
+};
+
+describe.concurrent('each fault changes behaviour', () => {
+  test('every catalogued fault has a probe', () => {
+    expect(Object.keys(cases).sort()).toEqual(faults.map((f) => f.id).sort());
+  });
+  for (const [id, c] of Object.entries(cases) as Array<[FaultId, Case]>) {
+    test(id, async () => {
+      const clean = await startReferenceServer(c.options);
+      const faulty = await startReferenceServer({ ...c.options, faults: [id] });
+      try {
+        const [without, withFault] = await Promise.all([c.probe(clean), c.probe(faulty)]);
+        expect(without, 'faultless server').toBe(false);
+        expect(withFault, 'with the fault').toBe(true);
+      } finally {
+        await Promise.all([clean.close(), faulty.close()]);
+      }
+    });
+  }
+});

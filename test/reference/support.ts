@@ -1,0 +1,57 @@
+/** Test helpers for the reference server: raw requests against 127.0.0.1 with undici, bodies parsed losslessly. */
+import { request } from 'undici';
+import { parseLossless } from '../../http/lossless.js';
+import type { PlanName } from '../../spec/contract.js';
+import type { ReferenceServer } from '../../reference/server.js';
+
+export interface Reply {
+  readonly status: number;
+  readonly headers: Record<string, string>;
+  readonly text: string;
+  /** Lossless parse (numbers are LosslessNumber); undefined when the body is not JSON. */
+  readonly json: any;
+}
+
+export interface CallOptions {
+  /** Full Authorization header value; null sends none. Default: Bearer <key of `plan`>. */
+  readonly auth?: string | null;
+  readonly plan?: PlanName;
+  readonly body?: string | Buffer;
+  readonly headers?: Record<string, string>;
+}
+
+export function keyOf(server: ReferenceServer, plan: PlanName = 'enterprise'): string {
+  const k = server.keys.find((x) => x.plan === plan);
+  if (!k) throw new Error(`no ${plan} key`);
+  return k.key;
+}
+
+export async function call(server: ReferenceServer, method: string, path: string, o: CallOptions = {}): Promise<Reply> {
+  const headers: Record<string, string> = { ...(o.headers ?? {}) };
+  const auth = o.auth === undefined ? `Bearer ${keyOf(server, o.plan)}` : o.auth;
+  if (auth !== null) headers.authorization = auth;
+  if (o.body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
+  const res = await request(server.url + path, { method: method as 'GET', headers, body: o.body });
+  const text = await res.body.text();
+  const flat: Record<string, string> = {};
+  for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) flat[k] = Array.isArray(v) ? v.join(', ') : v;
+  let json: unknown;
+  try {
+    json = parseLossless(text);
+  } catch {
+    json = undefined;
+  }
+  return { status: res.statusCode, headers: flat, text, json };
+}
+
+export function createBody(name: string, categoryId: string | number, status?: string, extra = ''): string {
+  const s = status === undefined ? '' : `,"status":${JSON.stringify(status)}`;
+  return `{"name":${JSON.stringify(name)},"categoryId":${categoryId}${s}${extra}}`;
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+/** The digits of a lossless number (or the string itself), for exact comparisons. */
+export function text(value: unknown): string {
+  return String((value as { value?: string })?.value ?? value);
+}

@@ -1,0 +1,77 @@
+/**
+ * The HTML report in a real browser: Debian's chromium (/usr/bin/chromium) driven by playwright-core. CI installs the
+ * package; a missing browser fails this test with the reason rather than skipping it.
+ */
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { chromium } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { buildReport } from '../../reports/build-report.js';
+import { DEFAULT_THRESHOLDS } from '../../reports/thresholds.js';
+import { writeReportFiles } from '../../reports/write-report.js';
+import { syntheticRun } from './fixtures.js';
+
+const CHROMIUM = '/usr/bin/chromium';
+
+describe('report.html in headless Chromium', () => {
+  it('loads offline without console errors, and every chart rendered data marks', async () => {
+    expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`).toBe(true);
+    const dir = mkdtempSync(join(tmpdir(), 'psc-html-'));
+    const history = [1, 2, 3].map((i) => ({
+      createdAt: `2029-12-2${i}T02:00:00.000Z`,
+      dir: `n${i}`,
+      profile: 'smoke',
+      target: 'embedded',
+      pass: true,
+      figures: { ...buildReport(syntheticRun(), DEFAULT_THRESHOLDS, []).figures, p99LatencyMs: 10 + i, throughputRps: 400 + i },
+    }));
+    await writeReportFiles(buildReport(syntheticRun(), DEFAULT_THRESHOLDS, history), dir);
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    // Self-contained: no script, no external resource.
+    expect(html).not.toMatch(/<script|<link|src="http|href="http|@import/i);
+
+    const profile = mkdtempSync(join(tmpdir(), 'psc-chromium-'));
+    // A fresh profile directory: playwright passes it as --user-data-dir.
+    const browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    });
+    try {
+      const page = await browser.newPage();
+      const problems: string[] = [];
+      page.on('console', (m) => {
+        if (m.type() === 'error') problems.push(m.text());
+      });
+      page.on('pageerror', (e) => problems.push(e.message));
+      page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+      const requests: string[] = [];
+      page.on('request', (r) => requests.push(r.url()));
+      await page.goto(pathToFileURL(join(dir, 'report.html')).href, { waitUntil: 'load' });
+      expect(problems).toEqual([]);
+      expect(requests.every((u) => u.startsWith('file://'))).toBe(true);
+      expect(await page.locator('#verdict strong').textContent()).toBe('PASS');
+      const charts = await page.$$eval('figure[data-chart]', (figs) =>
+        figs.map((f) => {
+          const svg = f.querySelector('svg');
+          const box = svg?.getBoundingClientRect();
+          // Data marks: vega draws each mark group with class role-mark; its children are the data items.
+          const marks = [...(svg?.querySelectorAll('g.role-mark') ?? [])].filter((g) => !/role-axis|role-legend|role-title/.test(g.getAttribute('class') ?? ''));
+          const items = marks.reduce((n, g) => n + g.querySelectorAll('path, rect, line, circle').length, 0);
+          return { id: f.getAttribute('data-chart'), width: box?.width ?? 0, height: box?.height ?? 0, items };
+        }),
+      );
+      expect(charts.map((c) => c.id)).toEqual(['latency-percentiles', 'throughput', 'status-codes', 'plan-free', 'trend-p99', 'trend-throughput']);
+      for (const c of charts) {
+        expect(c.width, c.id!).toBeGreaterThan(100);
+        expect(c.height, c.id!).toBeGreaterThan(50);
+        expect(c.items, `${c.id} has no data marks`).toBeGreaterThan(0);
+      }
+    } finally {
+      await browser.close();
+      rmSync(profile, { recursive: true, force: true });
+    }
+  });
+});

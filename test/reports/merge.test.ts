@@ -1,0 +1,70 @@
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { reportCommand } from '../../cli/report-command.js';
+import { decodeHistogram, mergeHistograms } from '../../load/histogram.js';
+import { buildReport } from '../../reports/build-report.js';
+import { mergeReports } from '../../reports/merge.js';
+import type { LoadReport } from '../../reports/model.js';
+import { reportSchemaErrors } from '../../reports/report-schema.js';
+import { DEFAULT_THRESHOLDS } from '../../reports/thresholds.js';
+import { writeReportFiles } from '../../reports/write-report.js';
+import { mixScenario, planScenario, syntheticRun } from './fixtures.js';
+
+async function shard(dir: string, fast: [number, number][], plan: ReturnType<typeof planScenario>): Promise<LoadReport> {
+  const report = buildReport(syntheticRun([mixScenario('mix-connections-10', fast), plan]), DEFAULT_THRESHOLDS, []);
+  await writeReportFiles(report, dir);
+  return report;
+}
+
+describe('report merge', () => {
+  it('adds counts and histograms of two shards; percentiles come from the merged histogram', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'psc-merge-'));
+    // Shard A: 990 answers at 1 ms. Shard B: 10 answers at 200 ms. Averaging their p99s would say ~100 ms; the merged
+    // histogram knows that 1 % of 1000 answers were slow, so p99 is 1 ms and p99.9 is 200 ms.
+    const a = await shard(join(root, 'a'), [[1, 990]], planScenario(2, 60, 180, 3));
+    const b = await shard(join(root, 'b'), [[200, 10]], planScenario(2, 54, 186, 3));
+    const out = join(root, 'merged');
+    const { report } = await mergeReports([join(root, 'a'), join(root, 'b')], out, { thresholds: DEFAULT_THRESHOLDS });
+    expect(reportSchemaErrors(JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')))).toEqual([]);
+    expect(report.shards).toBe(2);
+    expect(report.profile).toBe('merged');
+    const mix = report.scenarios.find((s) => s.id === 'mix-connections-10')!;
+    expect(mix.responses).toBe(1000);
+    expect(mix.byStatus['200']).toBe(1000);
+    expect(mix.raw).toHaveLength(2);
+    const l = mix.latency['2xx']!;
+    expect(l.count).toBe(1000);
+    expect(decodeHistogram(l.histogram).totalCount).toBe(1000);
+    expect(l.p99Ms).toBe(1);
+    expect(l.p999Ms).toBeCloseTo(200, 0);
+    const averaged = (a.scenarios[0]!.latency['2xx']!.p99Ms + b.scenarios[0]!.latency['2xx']!.p99Ms) / 2;
+    expect(averaged).toBeGreaterThan(90);
+    // The merged histogram equals the sum of the shard histograms, bucket for bucket.
+    const direct = mergeHistograms([a.scenarios[0]!.latency['2xx']!.histogram, b.scenarios[0]!.latency['2xx']!.histogram]);
+    expect(l.p50Ms).toBe(direct.getValueAtPercentile(50) / 1000);
+    // Timelines add second by second; plan-rate limiter counts add, ratios use one key (limit) per shard.
+    expect(mix.timeline.map((t) => t.statuses['200'])).toEqual([495 + 5, 495 + 5]);
+    const plan = report.scenarios.find((s) => s.kind === 'plan-rate')!;
+    expect(plan.limiter).toMatchObject({ accepted: 114, rejected: 366, acceptedBeforeFirst429: 114, firstWindowRatio: 0.95 });
+    expect(plan.latency['429']!.count).toBe(366);
+    expect(report.generator).toHaveLength(2);
+    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toMatch(/## Load merged/);
+  });
+
+  it('the CLI merges, and refuses a directory without a report', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'psc-merge-cli-'));
+    await shard(join(root, 'a'), [[1, 100]], planScenario(2, 60, 180, 3));
+    await shard(join(root, 'b'), [[2, 100]], planScenario(2, 60, 180, 3));
+    const out: string[] = [];
+    const err: string[] = [];
+    const io = { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } };
+    expect(await reportCommand(['merge', join(root, 'a'), join(root, 'b'), '--out', join(root, 'm')], io)).toBe(0);
+    expect(JSON.parse(readFileSync(join(root, 'm', 'report.json'), 'utf8')).scenarios[0].responses).toBe(200);
+    expect(await reportCommand(['merge', join(root, 'nothing')], io)).toBe(2);
+    expect(err.join('')).toMatch(/PSC_USAGE: report merge: cannot read/);
+    expect(await reportCommand(['frobnicate'], io)).toBe(2);
+    expect(await reportCommand(['merge'], io)).toBe(2);
+  });
+});
