@@ -1,21 +1,53 @@
 /**
- * The embedded default target: the reference Pet Store on a loopback port with keys it generates, and the
- * environment the suites' workers read (target, keys). Its minute window is short so the rate-limit suite is quick.
+ * The embedded default target: the reference Pet Store on a loopback port with keys it generates, in a child process
+ * (reference/child.ts), and the environment the suites' workers read (target, keys). Its minute window is short so
+ * the rate-limit suite is quick.
  */
-import { startReferenceServer, type ReferenceServer } from '../reference/server.js';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import type { ReferenceKey, ReferenceOptions, ResolvedReferenceOptions } from '../reference/server.js';
 import { keyVariable } from '../config/config.js';
 import { ApiKey, registerSecret } from '../http/redact.js';
 
 export const EMBEDDED_WINDOW_SECONDS = 2;
 
-export async function startEmbedded(windowSeconds = EMBEDDED_WINDOW_SECONDS): Promise<ReferenceServer> {
-  const server = await startReferenceServer({ windowSeconds });
-  for (const k of server.keys) registerSecret(new ApiKey(k.key, k.plan));
-  return server;
+export interface EmbeddedServer {
+  readonly url: string;
+  readonly keys: readonly ReferenceKey[];
+  readonly options: ResolvedReferenceOptions;
+  close(): Promise<void>;
+}
+
+const runTs = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));
+const child = fileURLToPath(new URL('../reference/child.ts', import.meta.url));
+
+export async function startEmbedded(options: ReferenceOptions = { windowSeconds: EMBEDDED_WINDOW_SECONDS }): Promise<EmbeddedServer> {
+  const proc = spawn(process.execPath, [runTs, child, JSON.stringify(options)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const exited = new Promise<void>((r) => proc.once('exit', () => r()));
+  const line = await new Promise<string>((resolveLine, reject) => {
+    const rl = createInterface({ input: proc.stdout! });
+    rl.once('line', (l) => {
+      rl.close();
+      resolveLine(l);
+    });
+    proc.once('exit', (code) => reject(new Error(`the embedded reference server exited (${code}) before it started`)));
+  });
+  const info = JSON.parse(line) as Omit<EmbeddedServer, 'close'>;
+  for (const k of info.keys) registerSecret(new ApiKey(k.key, k.plan));
+  return {
+    ...info,
+    close: async () => {
+      proc.stdin!.end();
+      const timer = setTimeout(() => proc.kill('SIGKILL'), 3_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
 }
 
 /** Environment variables that point a configuration at the server. */
-export function embeddedEnv(server: ReferenceServer): Record<string, string> {
+export function embeddedEnv(server: Pick<EmbeddedServer, 'url' | 'keys'>): Record<string, string> {
   const env: Record<string, string> = { PETSTORE_TARGET: server.url };
   for (const k of server.keys) {
     env[keyVariable(k.plan)] = k.key;

@@ -23,7 +23,8 @@ Environment: PETSTORE_TARGET, PETSTORE_API_KEY_FREE|PRO|BUSINESS|ENTERPRISE, PET
 Exit codes: 0 conformant, 1 violations, 2 usage or configuration error, 3 target unreachable or run blocked.
 `;
 
-export async function main(argv: string[], out: Output = processOutput()): Promise<number> {
+export async function main(argv: string[], given?: Output): Promise<number> {
+  const out = given ?? processOutput();
   const [command, ...rest] = argv;
   try {
     switch (command) {
@@ -32,7 +33,8 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
       case 'serve':
         return await (await import('./serve-command.js')).serveCommand(rest, out);
       case 'load':
-        return await (await import('./load-command.js')).loadCommand(rest);
+        // A caller's Output (tests, embedding) receives load's text too; the terminal keeps load's own TTY progress.
+        return await (await import('./load-command.js')).loadCommand(rest, given ? loadIo(given) : {});
       case 'report':
         return await (await import('./report-command.js')).reportCommand(rest);
       case 'replay':
@@ -58,4 +60,11 @@ export async function main(argv: string[], out: Output = processOutput()): Promi
     out.error(`internal error: ${(e as Error)?.stack ?? String(e)}`);
     return ExitCode.blocked;
   }
+}
+
+function loadIo(out: Output) {
+  return {
+    stderr: { isTTY: false, write: (t: string) => out.progress(t.replace(/\n$/, '')) },
+    stdout: { write: (t: string) => out.result(t) },
+  };
 }

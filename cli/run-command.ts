@@ -9,7 +9,6 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { functionalKey, loadConfig, readEnv, type Config, type Flags } from '../config/config.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
-import type { ReferenceServer } from '../reference/server.js';
 import { buildReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
 import { renderMarkdown, renderSummary } from '../reports/conformance-text.js';
 import { writeReplays } from '../reports/replay-file.js';
@@ -17,7 +16,7 @@ import { guardSecrets } from '../reports/secret-gate.js';
 import type { Finding } from '../checks/check.js';
 import '../suites/meta.js';
 import { parseFlags } from './args.js';
-import { embeddedEnv, startEmbedded } from './embedded.js';
+import { embeddedEnv, startEmbedded, type EmbeddedServer } from './embedded.js';
 import { preflight } from './preflight.js';
 import { toolVersion } from './version.js';
 import type { Output } from './output.js';
@@ -57,13 +56,15 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   let config = loadConfig(flags);
   const startedAt = new Date();
   const t0 = performance.now();
-  let server: ReferenceServer | null = null;
+  let server: EmbeddedServer | null = null;
   const workerEnv: Record<string, string> = {};
   try {
     if (config.target === null) {
       server = await startEmbedded();
       Object.assign(workerEnv, embeddedEnv(server));
-      config = loadConfig({ ...flags, target: server.url }, { ...readEnv(flags.envFile), ...workerEnv });
+      // Keys and target now come from the server; seed and runs stay as first resolved (random seed, embedded default).
+      const first = config;
+      config = Object.freeze({ ...loadConfig({ ...flags, target: server.url }, { ...readEnv(flags.envFile), ...workerEnv }), seed: first.seed, runs: first.runs });
       out.progress(`embedded reference server at ${server.url}`);
     }
     if (config.suites.includes('quota') && config.productionUrl === config.target && !config.allowProduction) {
@@ -79,7 +80,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       PETSTORE_RUNS: String(pre.runs),
       PETSTORE_STRICT: config.strict ? '1' : '0',
     });
-    if (server) Object.assign(workerEnv, { PETSTORE_RATE_WINDOW_SECONDS: String(server.options.windowSeconds ?? 60) });
+    if (server) Object.assign(workerEnv, { PETSTORE_RATE_WINDOW_SECONDS: String(server.options.windowSeconds) });
     out.progress(`running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${pre.runs})`);
     const { outcomes, errors } = await runSuites(config, workerEnv, out);
     const report = buildReport({

@@ -55,6 +55,10 @@ export interface Flags {
   envFile?: string | undefined;
 }
 
+/** Cases per property: the embedded target is local and generous; a real target's key has a daily quota. */
+export const DEFAULT_RUNS_EMBEDDED = 300;
+export const DEFAULT_RUNS_TARGET = 100;
+
 export type Env = Readonly<Record<string, string | undefined>>;
 
 /** The environment as this process sees it, with a .env file (if any) filling what is not already set. */
@@ -137,7 +141,7 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
   const seedText = flags.seed ?? env.PETSTORE_SEED;
   const seed = seedText === undefined ? Math.floor(Math.random() * 2 ** 31) : parseInteger(seedText, flags.seed !== undefined ? '--seed' : 'PETSTORE_SEED', 0, 2 ** 31 - 1);
   const runsText = flags.runs ?? env.PETSTORE_RUNS;
-  const runs = runsText === undefined ? 100 : parseInteger(runsText, flags.runs !== undefined ? '--runs' : 'PETSTORE_RUNS', 1, 100_000);
+  const runs = runsText === undefined ? (target === null ? DEFAULT_RUNS_EMBEDDED : DEFAULT_RUNS_TARGET) : parseInteger(runsText, flags.runs !== undefined ? '--runs' : 'PETSTORE_RUNS', 1, 100_000);
 
   const strictText = env.PETSTORE_STRICT;
   const strict = flags.strict === true || strictText === '1' || strictText === 'true';

@@ -226,6 +226,11 @@ function listPets(ctx: Ctx, query: string, rl: Decision): void {
   let body = '[' + pets.map((p) => petJson(ctx, p)).join(',') + ']';
   if (f.has('list-wrapped')) body = `{"items":${body}}`;
   if (f.has('list-truncated-json')) body = body.slice(0, -1);
+  if (f.has('list-reset-at-max') && limit === 100) {
+    ctx.res.socket?.destroy();
+    return;
+  }
+  if (f.has('list-marks-sold')) for (const p of pets) if (p.status === 'pending') ctx.store.overwrite({ ...p, status: 'sold' });
   send(ctx, 200, body, rl);
 }
 
@@ -399,7 +404,7 @@ function getPet(ctx: Ctx, rawId: string, rl: Decision): void {
     if (f.has('get-invalid-id-500')) return sendError(ctx, 500, 'internal_error', 'cannot convert petId to BigInt', rl);
     return sendError(ctx, 400, 'invalid_pet_id', 'petId must be an integer within int64', rl);
   }
-  const pet = f.has('get-not-retrievable') ? undefined : ctx.store.get(id);
+  const pet = f.has('get-not-retrievable') || (f.has('get-odd-404') && id % 2n !== 0n) ? undefined : ctx.store.get(id);
   if (!pet) {
     if (f.has('get-absent-500')) return sendError(ctx, 500, 'internal_error', 'cannot read properties of undefined', rl);
     if (f.has('get-absent-200-null')) return send(ctx, 200, 'null', rl);

@@ -55,6 +55,11 @@ export class PetStore {
     return pet;
   }
 
+  /** Replaces what getPet returns for an id (faults only: a list that changes what it lists). */
+  overwrite(pet: Pet): void {
+    this.byId.set(pet.id, Object.freeze({ ...pet }));
+  }
+
   get(id: bigint): Pet | undefined {
     return this.byId.get(id);
   }

@@ -23,7 +23,7 @@ function specWords(id: string): string {
 export function replayCommand(report: ConformanceReport, f: Finding): string {
   const suite = f.operation ?? '';
   const target = report.target.embedded ? '' : ` --target ${report.target.url}`;
-  return `petstore-conformance run${target} --seed ${f.repro?.seed !== undefined ? report.seed : report.seed}${suite ? ` --suite ${suiteOf(f)}` : ''}`;
+  return `petstore-conformance run${target} --seed ${report.seed} --runs ${report.runs}${suite ? ` --suite ${suiteOf(f)}` : ''}`;
 }
 
 function suiteOf(f: Finding): string {
@@ -65,13 +65,17 @@ export function renderSummary(report: ConformanceReport): string {
     for (const f of warnings) out.push(...findingBlock(report, f, '!'), '');
   }
   if (observations.length) {
-    out.push(`Observations (${observations.length}) — where the spec says "not shown"; never fail`);
-    const seen = new Set<string>();
+    out.push(`Observations — where the spec says "not shown" (any reasonable behaviour passes; recorded, never failed)`);
+    const groups = new Map<string, string[]>();
     for (const f of observations) {
-      const line = `  · ${f.operation ?? '-'} ${f.clause}: ${f.message.split('\n')[0]}`;
-      if (seen.has(line)) continue;
-      seen.add(line);
-      out.push(line);
+      const key = `${f.operation ?? '-'} ${f.clause}`;
+      const list = groups.get(key) ?? [];
+      const first = f.message.split('\n')[0]!;
+      if (!list.includes(first)) list.push(first);
+      groups.set(key, list);
+    }
+    for (const [key, messages] of groups) {
+      out.push(`  · ${key}: ${messages.slice(0, 2).join('; ')}${messages.length > 2 ? `; … ${messages.length - 2} more` : ''}`);
     }
     out.push('');
   }

@@ -22,6 +22,11 @@ export interface RunSettings {
   /** Most shrinking steps that resend requests, per failing property. */
   readonly shrinkBudget?: number;
   readonly onWait?: (ms: number, reason: string) => void;
+  /** HTTP client limits (defaults in http/client.ts); tests against hostile targets shorten them. */
+  readonly connectTimeoutMs?: number;
+  readonly headersTimeoutMs?: number;
+  readonly bodyTimeoutMs?: number;
+  readonly maxBodyBytes?: number;
 }
 
 export class RunContext {
@@ -35,7 +40,14 @@ export class RunContext {
   private scope: Finding[] | null = null;
 
   constructor(readonly settings: RunSettings) {
-    this.client = new HttpClient({ baseUrl: settings.target });
+    const { connectTimeoutMs, headersTimeoutMs, bodyTimeoutMs, maxBodyBytes } = settings;
+    this.client = new HttpClient({
+      baseUrl: settings.target,
+      ...(connectTimeoutMs !== undefined && { connectTimeoutMs }),
+      ...(headersTimeoutMs !== undefined && { headersTimeoutMs }),
+      ...(bodyTimeoutMs !== undefined && { bodyTimeoutMs }),
+      ...(maxBodyBytes !== undefined && { maxBodyBytes }),
+    });
     this.pacer = new Pacer(settings.onWait ? { onWait: settings.onWait } : {});
     this.client.onExchange((ex) => {
       this.exchanges.push(ex);

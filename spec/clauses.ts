@@ -8,6 +8,8 @@ export interface Clause {
   readonly section: string;
   readonly level: ClauseLevel;
   readonly text: string;
+  /** How a clause no check cites is covered: by the contract document, the configuration, or why it cannot be. */
+  readonly coverage?: { readonly by: 'contract' | 'config' | 'not-observable' | 'never-assumed'; readonly why: string };
 }
 
 export const clauses: readonly Clause[] = Object.freeze(

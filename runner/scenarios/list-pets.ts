@@ -3,8 +3,8 @@
  * are a gap of the spec, so whatever the target does (400, clamping, empty list) is recorded, never failed.
  */
 import fc from 'fast-check';
-import { contract } from '../../spec/contract.js';
-import { invalidListQuery, validListQuery, validNewPet } from '../../generators/index.js';
+import { contract, parameter } from '../../spec/contract.js';
+import { invalidListQuery, validListQuery, validNewPet, type ListQuery } from '../../generators/index.js';
 import { list200, listDefaultLimit, listInvalidQuery, listLimitRespected, listPagination, listStatusFilter } from '../../checks/list.js';
 import type { RunContext } from '../context.js';
 import { checkProperty } from '../property.js';
@@ -22,18 +22,35 @@ export async function seedStore(ctx: RunContext, perStatus = SEED_PER_STATUS): P
   }
 }
 
+/** The boundary queries, every time: each documented limit edge (absent, minimum, default, maximum) with each filter. */
+export function edgeQueries(): ListQuery[] {
+  const schema = parameter('listPets', 'limit').schema;
+  const limits = [undefined, Number(schema.minimum), Number(schema.default), Number(schema.maximum)];
+  const out: ListQuery[] = [];
+  for (const status of [undefined, ...contract.petStatuses]) {
+    for (const limit of limits) {
+      const parts = [limit !== undefined ? `limit=${limit}` : '', status !== undefined ? `status=${encodeURIComponent(status)}` : ''].filter(Boolean);
+      out.push({ raw: parts.length ? `?${parts.join('&')}` : '', ...(limit !== undefined ? { limit } : {}), ...(status !== undefined ? { status } : {}), valid: true, kind: 'edge' });
+    }
+  }
+  return out;
+}
+
+async function judgeValidQuery(ctx: RunContext, q: ListQuery): Promise<void> {
+  ctx.log.count('listPets', 'cases');
+  const exchange = await ctx.send(req.listPets(ctx.auth(), q.raw));
+  const evidence = { exchange, query: q, valid: true };
+  ctx.judge(list200, evidence);
+  ctx.judge(listLimitRespected, evidence);
+  ctx.judge(listDefaultLimit, evidence);
+  ctx.judge(listStatusFilter, evidence);
+  ctx.judge(listPagination, evidence);
+}
+
 export async function listPetsScenario(ctx: RunContext): Promise<void> {
   await seedStore(ctx);
-  await checkProperty(ctx, 'listPets answers valid queries', validListQuery(), async (q) => {
-    ctx.log.count('listPets', 'cases');
-    const exchange = await ctx.send(req.listPets(ctx.auth(), q.raw));
-    const evidence = { exchange, query: q, valid: true };
-    ctx.judge(list200, evidence);
-    ctx.judge(listLimitRespected, evidence);
-    ctx.judge(listDefaultLimit, evidence);
-    ctx.judge(listStatusFilter, evidence);
-    ctx.judge(listPagination, evidence);
-  });
+  for (const q of edgeQueries()) await judgeValidQuery(ctx, q);
+  await checkProperty(ctx, 'listPets answers valid queries', validListQuery(), (q) => judgeValidQuery(ctx, q));
   await checkProperty(ctx, 'listPets invalid queries (gap)', invalidListQuery(), async (q) => {
     ctx.log.count('listPets', 'cases');
     const exchange = await ctx.send(req.listPets(ctx.auth(), q.raw));

@@ -109,7 +109,7 @@ export function commands() {
       fc.nat().map((n) => new GetKnown(n)),
       validListQuery().map((q) => new List(q)),
     ],
-    { maxCommands: 12 },
+    { maxCommands: 15, size: 'large' },
   );
 }
 
@@ -117,5 +117,5 @@ export async function statefulScenario(ctx: RunContext): Promise<void> {
   await checkProperty(ctx, 'stateful model', commands(), async (cmds) => {
     ctx.log.count('createPet', 'cases');
     await fc.asyncModelRun(() => ({ model: { pets: new Map() }, real: ctx }), cmds);
-  }, { numRuns: Math.max(5, Math.ceil(ctx.runs / 8)) });
+  }, { numRuns: Math.max(12, Math.ceil(ctx.runs / 6)) });
 }

@@ -138,6 +138,15 @@ const cases: Record<FaultId, Case> = {
       return !(await get(s, '/pets?status=pending')).json.some((p: any) => text(p.id) === text(c.json.id));
     },
   },
+  'get-odd-404': { probe: async (s) => (await get(s, `/pets/${text((await created(s)).json.id)}`)).status === 404 },
+  'list-reset-at-max': { probe: async (s) => (await call(s, 'GET', '/pets?limit=100').then(() => false, () => true)) },
+  'list-marks-sold': {
+    probe: async (s) => {
+      const id = text((await created(s, 'x', '1', 'pending')).json.id);
+      await get(s, '/pets?status=pending');
+      return (await get(s, `/pets/${id}`)).json.status === 'sold';
+    },
+  },
   'get-absent-500': { probe: async (s) => (await get(s, '/pets/42')).status >= 500 },
   'get-absent-200-null': { probe: async (s) => (await get(s, '/pets/42')).status === 200 },
   'get-invalid-id-500': { probe: async (s) => (await get(s, '/pets/abc')).status >= 500 },

@@ -1,0 +1,84 @@
+/**
+ * Configuration mistakes exit 2 with a message naming the flag or variable; an unreachable target exits 3 naming the
+ * URL. All through `main()` in-process, so the exit code is the one CI would see.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../cli/main.js';
+import { captureOutput, closedPort, distinctiveKeys, writeEnvFile } from './support.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'psc-config-'));
+const keys = distinctiveKeys('cfg');
+const goodEnv = writeEnvFile(join(dir, 'good.env'), keys);
+const env = (name: string, extra: Record<string, string>, withKeys = true) => writeEnvFile(join(dir, name), withKeys ? keys : [], extra);
+
+async function run(argv: string[]): Promise<{ code: number; stderr: string; stdout: string }> {
+  const out = captureOutput();
+  const code = await main(argv, out);
+  return { code, stderr: out.stderr.join(''), stdout: out.stdout.join('') };
+}
+
+describe('configuration errors exit 2 and name the flag or variable', () => {
+  const cases: [string, () => string[], RegExp][] = [
+    ['malformed --target', () => ['run', '--target', 'not a url', '--env-file', goodEnv], /--target: "not a url" is not a URL/],
+    ['--target without /v1', () => ['run', '--target', 'http://127.0.0.1:8080/api', '--env-file', goodEnv], /--target: .*\/v1/],
+    ['malformed PETSTORE_TARGET', () => ['run', '--env-file', env('target.env', { PETSTORE_TARGET: 'ftp://x/v1' })], /PETSTORE_TARGET: only http and https/],
+    ['PETSTORE_TARGET without /v1', () => ['run', '--env-file', env('target2.env', { PETSTORE_TARGET: 'http://127.0.0.1:9/' })], /PETSTORE_TARGET: .*\/v1/],
+    [
+      'key variable set but empty',
+      () => ['run', '--target', 'http://127.0.0.1:9/v1', '--env-file', env('empty.env', { PETSTORE_API_KEY_PRO: '' }, false)],
+      /PETSTORE_API_KEY_PRO is set but empty/,
+    ],
+    [
+      'unparseable PETSTORE_ENTERPRISE_LIMITS',
+      () => ['run', '--target', 'http://127.0.0.1:9/v1', '--env-file', env('limits.env', { PETSTORE_API_KEY_FREE: 'psk_x_0123456789', PETSTORE_ENTERPRISE_LIMITS: 'lots' }, false)],
+      /PETSTORE_ENTERPRISE_LIMITS: "lots" is not of the form rpm\/rpd/,
+    ],
+    ['no key for a --target', () => ['run', '--target', 'http://127.0.0.1:9/v1', '--env-file', join(dir, 'absent.env')], /no API key: set at least one of PETSTORE_API_KEY_FREE/],
+    ['unknown suite', () => ['run', '--suite', 'nope'], /--suite: unknown suite "nope"/],
+    ['--runs 0', () => ['run', '--runs', '0'], /--runs: 0 is out of range/],
+    ['--runs not a number', () => ['run', '--runs', 'many'], /--runs: "many" is not a whole number/],
+    ['--seed negative', () => ['run', '--seed', '-1'], /--seed/],
+    ['unknown flag', () => ['run', '--frobnicate'], /--frobnicate/],
+    ['flag without its value', () => ['run', '--target'], /--target/],
+    ['unknown command', () => ['frobnicate'], /unknown command "frobnicate"/],
+    ['replay without a file', () => ['replay'], /replay: name a replay FILE/],
+    ['replay of a missing file', () => ['replay', join(dir, 'missing.json')], /replay: cannot read .*missing\.json/],
+    ['load: unknown flag', () => ['load', '--frobnicate'], /--frobnicate/],
+  ];
+
+  it.each(cases)('%s', async (_name, argv, message) => {
+    const r = await run(argv());
+    expect(r.stderr).toMatch(message);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toBe('');
+    // A configuration error is reported before anything is sent or written.
+    expect(r.stderr).not.toMatch(/internal error|embedded reference server/);
+    expect(r.stderr).not.toContain('psk_SECRET_');
+  });
+});
+
+describe('an unreachable target exits 3 and names the URL', () => {
+  it('closed port', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const t0 = performance.now();
+    const r = await run(['run', '--target', url, '--env-file', goodEnv]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`target unreachable: ${url}`);
+    expect(r.stderr).toMatch(/ECONNREFUSED/);
+    expect(r.stderr).toMatch(/\[PSC_UNREACHABLE\]/);
+    expect(performance.now() - t0).toBeLessThan(5_000);
+  });
+
+  it('replay against a closed port', async () => {
+    const url = `http://127.0.0.1:${await closedPort()}/v1`;
+    const file = join(dir, 'r.json');
+    const { writeFileSync } = await import('node:fs');
+    writeFileSync(file, JSON.stringify({ replayVersion: 1, checkId: 'status-documented', seed: 1, operation: 'listPets', request: { method: 'GET', path: '/pets', headers: {}, bodyBase64: null } }));
+    const r = await run(['replay', file, '--target', url, '--env-file', goodEnv]);
+    expect(r.code).toBe(3);
+    expect(r.stderr).toContain(`target unreachable: ${url}`);
+  });
+});

@@ -1,0 +1,31 @@
+/**
+ * Keys given only through --env-file must reach the suites. KNOWN BUG, pinned with `it.fails`: cli/run-command.ts
+ * does not forward the env file's PETSTORE_* variables to the vitest workers, whose loadConfig() reads process.env and
+ * ./.env only, so `run --target URL --env-file FILE` ends BLOCKED ("no API key"). When run-command forwards them,
+ * this test starts failing: turn `it.fails` into `it`.
+ */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../cli/main.js';
+import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
+import { captureOutput, distinctiveKeys, writeEnvFile } from './support.js';
+
+describe('run --target URL --env-file FILE', () => {
+  const keys = distinctiveKeys('envfile');
+  let server: ReferenceServer;
+  beforeAll(async () => {
+    server = await startReferenceServer({ keys });
+  });
+  afterAll(async () => server?.close());
+
+  it.fails('runs the suites with the keys of the env file (known bug: they never reach the workers)', async () => {
+    for (const k of Object.keys(process.env)) expect(k.startsWith('PETSTORE_API_KEY_'), k).toBe(false);
+    const envFile = writeEnvFile(join(mkdtempSync(join(tmpdir(), 'psc-envfile-')), '.env'), keys);
+    const out = captureOutput();
+    const code = await main(['run', '--target', server.url, '--env-file', envFile, '--suite', 'getPet', '--runs', '5', '--seed', '3'], out);
+    expect(out.text()).not.toMatch(/no API key/);
+    expect(code).toBe(0);
+  }, 30_000);
+});

@@ -1,0 +1,24 @@
+/** Runs one suite in-process against a reference server started with the given faults (the project's own tests). */
+import { startReferenceServer, type ReferenceOptions } from '../../reference/server.js';
+import { runSuite } from '../../runner/suites.js';
+import { ApiKey } from '../../http/redact.js';
+import type { PlanKey, SuiteName } from '../../config/config.js';
+
+export async function runAgainstReference(suite: SuiteName, options: ReferenceOptions & { seed?: number; runs?: number; strict?: boolean }) {
+  const server = await startReferenceServer(options);
+  try {
+    const keys: PlanKey[] = server.keys.map((k) => ({ plan: k.plan, key: new ApiKey(k.key, k.plan), limits: k.limits }));
+    const key = keys.find((k) => k.plan === 'enterprise')!;
+    const { ctx, ...result } = await runSuite(suite, {
+      target: server.url,
+      keys,
+      key,
+      seed: options.seed ?? 42,
+      runs: options.runs ?? 40,
+      strict: options.strict ?? false,
+    });
+    return { ...result, exchangeList: ctx.exchanges };
+  } finally {
+    await server.close();
+  }
+}
