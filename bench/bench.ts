@@ -1,0 +1,102 @@
+/**
+ * npm run bench: the figures the issues ask for, measured on this machine in one run. Prints a table and writes
+ * bench/results.json (not committed). Never used by tests: timing goals are measured here, not asserted.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import { embeddedEnv, startEmbedded } from '../cli/embedded.js';
+import { faults } from '../reference/faults.js';
+import { startReferenceServer } from '../reference/server.js';
+import { runSuite } from '../runner/suites.js';
+import { ApiKey } from '../http/redact.js';
+import type { PlanKey, SuiteName } from '../config/config.js';
+import type { ConformanceReport } from '../reports/conformance-report.js';
+import { benchLoad } from '../load/bench.js';
+
+const FUNCTIONAL = 'auth,listPets,createPet,getPet,stateful';
+const results: Record<string, unknown> = {};
+const dir = mkdtempSync(join(tmpdir(), 'psc-bench-'));
+
+function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; ms: number }> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, ['bin/petstore-conformance.js', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'ignore'] });
+    p.on('exit', (code) => resolve({ code: code ?? -1, ms: performance.now() - t0 }));
+  });
+}
+
+function report(path: string): ConformanceReport {
+  return JSON.parse(readFileSync(path, 'utf8')) as ConformanceReport;
+}
+
+// 1. The default run against the embedded target, functional suites (the 2,000-in-5-s goal) and everything.
+for (const [name, suites] of [['functional', FUNCTIONAL], ['all default suites', '']] as const) {
+  const out = join(dir, `${name}.json`);
+  const r = await cli(['run', '--seed', '7', '--json', out, ...(suites ? ['--suite', suites] : [])]);
+  const rep = report(out);
+  results[`default run (${name})`] = { exit: r.code, wallSeconds: +(r.ms / 1000).toFixed(2), checkedExchanges: rep.totals.exchanges, checksApplied: rep.totals.checksApplied, violations: rep.totals.violations };
+}
+
+// 2. Checked exchanges per second ÷ autocannon with one connection, same server, same run.
+{
+  const server = await startEmbedded({ windowSeconds: 60 });
+  const key = server.keys.find((k) => k.plan === 'enterprise')!.key;
+  const ac = await autocannon({ url: `${server.url}/pets?limit=5`, connections: 1, duration: 3, headers: { authorization: `Bearer ${key}` } });
+  const out = join(dir, 'ratio.json');
+  await cli(['run', '--target', server.url, '--seed', '7', '--runs', '300', '--suite', FUNCTIONAL, '--json', out], embeddedEnv(server));
+  const rep = report(out);
+  const suiteMs = rep.suites.reduce((n, s) => n + s.durationMs, 0);
+  const harness = rep.totals.exchanges / (suiteMs / 1000);
+  results['checked exchanges/s ÷ autocannon (1 connection)'] = { harnessPerSec: Math.round(harness), autocannonPerSec: Math.round(ac.requests.average), ratio: +(harness / ac.requests.average).toFixed(2) };
+  await server.close();
+}
+
+// 3. Faults detected, and violations against the faultless server over 20 seeds.
+async function run(suite: SuiteName, faultIds: string[], seed: number, runs = 40) {
+  const server = await startReferenceServer({ faults: faultIds, windowSeconds: 2 });
+  try {
+    const keys: PlanKey[] = server.keys.map((k) => ({ plan: k.plan, key: new ApiKey(k.key, k.plan), limits: k.limits }));
+    const key = keys.find((k) => k.plan === 'enterprise')!;
+    const { ctx: _c, ...r } = await runSuite(suite, { target: server.url, keys, key, seed, runs, strict: false, windowSeconds: 2 } as never);
+    return r;
+  } finally {
+    await server.close();
+  }
+}
+{
+  let caught = 0;
+  const missed: string[] = [];
+  const measured = faults.filter((f) => f.suite !== 'quota');
+  for (const f of measured) {
+    const r = await run(f.suite as SuiteName, [f.id], 42);
+    if (r.findings.some((x) => x.checkId === f.catches && x.level !== 'observation')) caught++;
+    else missed.push(f.id);
+  }
+  results['faults detected'] = { faults: faults.length, measured: measured.length, caught, share: `${((100 * caught) / measured.length).toFixed(1)}%`, missed };
+  let violations = 0;
+  for (let seed = 1; seed <= 20; seed++) {
+    for (const s of FUNCTIONAL.split(',')) violations += (await run(s as SuiteName, [], seed * 7919)).findings.filter((x) => x.level === 'violation').length;
+  }
+  results['violations on the faultless server, 20 seeds × functional suites'] = violations;
+}
+
+// 4. Rate-limit suite wall time ÷ window, all plans.
+for (const windowSeconds of [2, 5]) {
+  const t0 = performance.now();
+  const r = await run('rate-limit', [], 5, 40).catch((e: Error) => ({ error: e.message }));
+  const ms = performance.now() - t0;
+  void windowSeconds;
+  results[`rate-limit suite ÷ window (${windowSeconds} s)`] = 'error' in r ? r : { seconds: +(ms / 1000).toFixed(2), ratio: +(ms / 1000 / windowSeconds).toFixed(2), violations: r.findings.filter((f) => f.level === 'violation').length, exchanges: r.exchanges };
+}
+
+// 5. Load: harness vs plain autocannon; reference server vs bare node:http.
+{
+  const b = await benchLoad();
+  results['load harness ÷ plain autocannon'] = { ...b, harnessRatio: +(b.harnessReqPerSec / b.plainAutocannonReqPerSec).toFixed(2), referenceRatio: +(b.referenceReqPerSec / b.bareNodeReqPerSec).toFixed(2) };
+}
+
+writeFileSync('bench/results.json', JSON.stringify(results, null, 2) + '\n');
+for (const [k, v] of Object.entries(results)) process.stdout.write(`${k}: ${JSON.stringify(v)}\n`);
