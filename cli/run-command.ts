@@ -12,6 +12,7 @@ import { ExitCode, HarnessError } from '../config/errors.js';
 import { buildReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
 import { renderMarkdown, renderSummary } from '../reports/conformance-text.js';
 import { writeReplays } from '../reports/replay-file.js';
+import { mergeHarParts } from '../reports/har.js';
 import { guardSecrets } from '../reports/secret-gate.js';
 import type { Finding } from '../checks/check.js';
 import '../suites/meta.js';
@@ -79,6 +80,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       PETSTORE_SEED: String(config.seed),
       PETSTORE_RUNS: String(pre.runs),
       PETSTORE_STRICT: config.strict ? '1' : '0',
+      ...(config.harFile ? { PETSTORE_HAR_FILE: resolve(config.harFile) } : {}),
     });
     if (server) Object.assign(workerEnv, { PETSTORE_RATE_WINDOW_SECONDS: String(server.options.windowSeconds) });
     out.progress(`running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${pre.runs})`);
@@ -117,6 +119,10 @@ function writeOutputs(report: ConformanceReport, config: Config, out: Output): v
   for (const [path, text] of files) {
     mkdirSync(dirname(resolve(path)), { recursive: true });
     writeFileSync(path, guardSecrets(text, path));
+  }
+  if (config.harFile) {
+    const n = mergeHarParts(config.harFile, config.suites.map((s) => `${config.harFile}.${s}.part`), report.tool.version);
+    out.progress(`HAR: ${n} exchanges in ${config.harFile}`);
   }
   if (config.junitReport) {
     // vitest wrote it: scan it like anything else we write.

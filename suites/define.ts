@@ -9,6 +9,7 @@ import { functionalKey, loadConfig, type SuiteName } from '../config/config.js';
 import type { Finding } from '../checks/check.js';
 import { runSuite, suiteChecks, suiteDefinition, type SuiteResult } from '../runner/suites.js';
 import type { SuiteMeta } from './meta.js';
+import { appendHarPart } from '../reports/har.js';
 
 const SUITE_TIMEOUT_MS = 60 * 60 * 1000;
 
@@ -25,7 +26,7 @@ export function defineConformanceSuite(name: SuiteName): void {
     beforeAll(async () => {
       const key = functionalKey(config);
       if (!config.target || !key) throw new Error('no target or key configured for the conformance suites');
-      const { ctx: _ctx, ...r } = await runSuite(name, {
+      const { ctx, ...r } = await runSuite(name, {
         target: config.target,
         keys: config.keys,
         key,
@@ -34,6 +35,7 @@ export function defineConformanceSuite(name: SuiteName): void {
         strict: config.strict,
       });
       result = r;
+      if (config.harFile) appendHarPart(`${config.harFile}.${name}.part`, ctx.exchanges);
     }, SUITE_TIMEOUT_MS);
 
     test(`${name}: cases executed for every operation`, ({ task }) => {
