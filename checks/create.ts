@@ -19,6 +19,12 @@ export interface CreateEvidence {
   readonly sent: SentPet;
   /** The name is at an edge (empty, whitespace, very long, unusual characters): name limits are a gap. */
   readonly nameEdge: boolean;
+  /**
+   * Whether the target is known to accept categoryIds it cannot have known before (it accepted fresh ones earlier in
+   * the run). Category records are a gap (gap-2-category-record): a target that only takes existing categories may
+   * reject a valid NewPet, so until this is known a 400 is recorded, not failed. Absent means known.
+   */
+  readonly categoriesOpen?: boolean;
 }
 
 export interface SuppliedIdEvidence {
@@ -80,10 +86,17 @@ export const create201: Check<CreateEvidence> = defineCheck({
   level: 'violation',
   area: 'createPet',
   title: 'A valid NewPet gets 201 (a 400 for an edge name is recorded by name-limits instead).',
-  run: guarded(() => create201, ({ exchange: ex, sent, nameEdge }) => {
+  run: guarded(() => create201, ({ exchange: ex, sent, nameEdge, categoriesOpen }) => {
     const status = statusOf(ex);
     if (status === null || status === 201 || status === 429) return [];
     if (nameEdge && status === 400) return [];
+    if (status === 400 && categoriesOpen === false) {
+      return [
+        finding({ ...create201, clause: 'gap-2-category-record', level: 'observation' }, ex, `a valid NewPet with categoryId ${sent.categoryId} answered 400 before any fresh categoryId was accepted\nthe spec does not show whether categories must exist`, {
+          actual: String(status),
+        }),
+      ];
+    }
     const err = jsonOf(ex);
     const said = isObject(err) && typeof err.message === 'string' ? ` (${show(err.message, 80)})` : '';
     return [

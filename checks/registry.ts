@@ -6,6 +6,7 @@ import { getChecks } from './get.js';
 import { listChecks } from './list.js';
 import { responseCheckList, type ResponseEvidence } from './response.js';
 import { modelConsistency } from './stateful.js';
+import { rateLimitChecks } from './rate-limit.js';
 
 export const responseChecks: readonly Check<ResponseEvidence>[] = responseCheckList;
 
@@ -16,6 +17,7 @@ export const allChecks: readonly Check<any>[] = Object.freeze([
   ...createChecks,
   ...getChecks,
   modelConsistency,
+  ...rateLimitChecks,
 ]);
 
 const byId = new Map<string, Check<any>>();

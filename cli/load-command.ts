@@ -18,6 +18,16 @@ import { writeRunReport } from '../reports/write-report.js';
 
 export const LOAD_USAGE = 'usage: petstore-conformance load [--profile smoke|nightly] [--target URL] [--out DIR] [--thresholds FILE] [--allow-production]';
 
+/** The flags of `load` (exported so that tests can check example workflows against them). */
+export const loadOptions = {
+  profile: { type: 'string', default: 'smoke' },
+  target: { type: 'string' },
+  out: { type: 'string', default: 'reports' },
+  thresholds: { type: 'string' },
+  'allow-production': { type: 'boolean', default: false },
+  'env-file': { type: 'string' },
+} as const;
+
 export interface LoadCommandIo {
   readonly stderr?: ProgressStream;
   readonly stdout?: { write(text: string): unknown };
@@ -32,14 +42,7 @@ export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promi
     try {
       ({ values } = parseArgs({
         args: argv,
-        options: {
-          profile: { type: 'string', default: 'smoke' },
-          target: { type: 'string' },
-          out: { type: 'string', default: 'reports' },
-          thresholds: { type: 'string' },
-          'allow-production': { type: 'boolean', default: false },
-          'env-file': { type: 'string' },
-        },
+        options: loadOptions,
         strict: true,
         allowPositionals: false,
       }));

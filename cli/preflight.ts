@@ -26,12 +26,26 @@ export interface PreflightResult {
   readonly notes: string[];
 }
 
-export async function preflight(config: Config, key: PlanKey, functionalSuites: readonly string[]): Promise<PreflightResult> {
-  const client = new HttpClient({ baseUrl: config.target!, connectTimeoutMs: 5_000, headersTimeoutMs: 15_000, bodyTimeoutMs: 15_000 });
+/** Codes of a target that accepted the connection but did not answer in time. */
+const STALLED_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+export const PREFLIGHT_LIMITS = { connectTimeoutMs: 5_000, headersTimeoutMs: 15_000, bodyTimeoutMs: 15_000 } as const;
+
+export async function preflight(
+  config: Config,
+  key: PlanKey,
+  functionalSuites: readonly string[],
+  limits: { connectTimeoutMs?: number; headersTimeoutMs?: number; bodyTimeoutMs?: number } = PREFLIGHT_LIMITS,
+): Promise<PreflightResult> {
+  const client = new HttpClient({ baseUrl: config.target!, ...limits });
   try {
     const ex = await client.send(listPets({ template: 'Bearer {key}', key: key.key, keyPlan: key.plan }));
     if (ex.error && UNREACHABLE_CODES.has(ex.error.code)) {
       throw new HarnessError('PSC_UNREACHABLE', `target unreachable: ${config.target} (${ex.error.code}: ${ex.error.message})`);
+    }
+    // A target that stalls its first answer would cost every request of the run a full timeout: a hang in CI.
+    if (ex.error && STALLED_CODES.has(ex.error.code)) {
+      throw new HarnessError('PSC_UNREACHABLE', `target stalled: ${config.target} accepted the connection but did not answer GET /pets in time (${ex.error.code})`);
     }
     const notes: string[] = [];
     if (ex.error) notes.push(`the first request failed (${ex.error.code}); the suites will report what the target does`);

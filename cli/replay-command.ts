@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { loadConfig, type PlanKey } from '../config/config.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
 import { HttpClient, UNREACHABLE_CODES } from '../http/client.js';
-import { applyResponseChecks } from '../checks/registry.js';
+import { applyResponseChecks, responseChecks } from '../checks/registry.js';
 import type { OperationId, PlanName } from '../spec/contract.js';
 import type { ReplayFile } from '../reports/replay-file.js';
 import { parseFlags } from './args.js';
@@ -54,11 +54,14 @@ export async function replayCommand(argv: string[], out: Output): Promise<number
     const lines = [`replayed ${file.request.method} ${file.request.path} → ${ex.response?.status ?? ex.error?.code}`];
     for (const f of findings) lines.push(`✗ ${f.checkId} [${f.clause}] ${f.message.replace(/\n/g, ' — ')}`);
     const reproduced = findings.some((f) => f.checkId === file.checkId);
-    const isResponseCheck = findings.length > 0 || ex.response !== null;
+    // Behavioural checks (create-201, ids-unique, …) judge a scenario's evidence, not one response: say so.
+    const singleResponse = responseChecks.some((c) => c.id === file.checkId);
     lines.push(
       reproduced
         ? `reproduced: ${file.checkId}`
-        : `${file.checkId} did not reproduce from this single request${isResponseCheck ? ' (flaky, or it needs the sequence of its run: rerun with --seed ' + file.seed + ')' : ''}`,
+        : singleResponse
+          ? `${file.checkId} did not reproduce (flaky?): the same request now passes; rerun the whole run with --seed ${file.seed} to confirm`
+          : `${file.checkId} is judged from a sequence of requests, not one response: compare the answer above with the finding, or rerun with --seed ${file.seed}`,
     );
     out.result(lines.join('\n') + '\n');
     return findings.some((f) => f.level === 'violation') ? ExitCode.violations : ExitCode.conformant;

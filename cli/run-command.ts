@@ -7,7 +7,7 @@ import { mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs'
 import { Writable } from 'node:stream';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { functionalKey, loadConfig, readEnv, type Config, type Flags } from '../config/config.js';
+import { functionalKey, keyVariable, loadConfig, readEnv, type Config, type Flags } from '../config/config.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
 import { buildReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
 import { renderMarkdown, renderSummary } from '../reports/conformance-text.js';
@@ -75,6 +75,12 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     const functional = config.suites.filter((s) => FUNCTIONAL.includes(s));
     const pre = await preflight(config, key, functional);
     for (const n of pre.notes) out.progress(`note: ${n}`);
+    // The workers read the same configuration from their environment: keys may have come from --env-file.
+    for (const k of config.keys) workerEnv[keyVariable(k.plan)] = k.key.reveal();
+    const enterprise = config.keys.find((k) => k.plan === 'enterprise')?.limits;
+    if (enterprise) workerEnv.PETSTORE_ENTERPRISE_LIMITS = `${enterprise.requestsPerMinute}/${enterprise.requestsPerDay}`;
+    if (config.productionUrl) workerEnv.PETSTORE_PRODUCTION_URL = config.productionUrl;
+    workerEnv.PETSTORE_RATE_WINDOW_SECONDS = String(config.rateWindowSeconds);
     Object.assign(workerEnv, {
       PETSTORE_TARGET: config.target!,
       PETSTORE_SEED: String(config.seed),
@@ -82,7 +88,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       PETSTORE_STRICT: config.strict ? '1' : '0',
       ...(config.harFile ? { PETSTORE_HAR_FILE: resolve(config.harFile) } : {}),
     });
-    if (server) Object.assign(workerEnv, { PETSTORE_RATE_WINDOW_SECONDS: String(server.options.windowSeconds) });
+    if (server) workerEnv.PETSTORE_RATE_WINDOW_SECONDS = String(server.options.windowSeconds);
     out.progress(`running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${pre.runs})`);
     const { outcomes, errors } = await runSuites(config, workerEnv, out);
     const report = buildReport({

@@ -112,7 +112,9 @@ export function keyVariable(plan: PlanName): string {
 export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile)): Config {
   const rawTarget = flags.target ?? env.PETSTORE_TARGET;
   const targetName = flags.target !== undefined ? '--target' : 'PETSTORE_TARGET';
-  const target = rawTarget === undefined || rawTarget === '' ? null : parseTarget(rawTarget, targetName);
+  // Set but empty is an unset CI variable, not a request for the embedded server: a green run would test nothing real.
+  if (rawTarget !== undefined && rawTarget.trim() === '') fail(`${targetName} is set but empty: give the base URL ending in /v1, or unset it for the embedded server`);
+  const target = rawTarget === undefined ? null : parseTarget(rawTarget, targetName);
 
   const enterpriseText = env.PETSTORE_ENTERPRISE_LIMITS;
   const enterpriseLimits =

@@ -179,8 +179,10 @@ export class HttpClient {
 }
 
 function toTransportError(e: unknown): TransportError {
-  const err = e as { code?: string; message?: string; cause?: { code?: string; message?: string } };
-  const code = err.cause?.code ?? err.code ?? 'UNKNOWN';
+  const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
+  // undici's HTTPParserError (chunked garbage, invalid HTTP) carries no code: its name says what happened.
+  const named = err.name && err.name !== 'Error' ? err.name : undefined;
+  const code = err.cause?.code ?? err.code ?? named ?? 'UNKNOWN';
   return { code, message: err.cause?.message ?? err.message ?? String(e) };
 }
 

@@ -90,7 +90,8 @@ export function buildReport(input: {
     for (const k of Object.keys(totals) as (keyof OperationTotals)[]) totals[k] += t[k];
   }
   const failing = findings.some((f) => f.level === 'violation' || (input.strict && f.level === 'warning'));
-  const aborted = input.outcomes.some((o) => o.meta.aborted !== null);
+  // A banned key blocks the run (exit 3); a target that stalls is itself the finding (its transport-ok violations).
+  const aborted = input.outcomes.some((o) => o.meta.aborted?.code === 'PSC_KEY_BANNED');
   const failedTests = input.outcomes.reduce((n, o) => n + o.failedTests, 0);
   const verdict: Verdict = aborted || input.errors.length > 0 ? 'blocked' : failing || failedTests > 0 ? 'violations' : 'conformant';
   return {
@@ -114,7 +115,7 @@ export function buildReport(input: {
     })),
     findings,
     errors: input.errors,
-    notes: input.notes,
+    notes: [...input.notes, ...input.outcomes.filter((o) => o.meta.aborted).map((o) => `${o.meta.suite} stopped early: ${o.meta.aborted!.message}`)],
     ...(input.rateLimits !== undefined ? { rateLimits: input.rateLimits } : {}),
   };
 }

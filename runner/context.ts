@@ -27,6 +27,15 @@ export interface RunSettings {
   readonly headersTimeoutMs?: number;
   readonly bodyTimeoutMs?: number;
   readonly maxBodyBytes?: number;
+  /** Length of the target's rate-limit "minute" window in seconds (60 per the spec; the embedded server's is shorter). */
+  readonly windowSeconds?: number;
+}
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+const MAX_TIMEOUTS_IN_A_ROW = 5;
+
+export class TargetStalledError extends Error {
+  readonly code = 'PSC_TARGET_STALLED';
 }
 
 export class RunContext {
@@ -37,6 +46,10 @@ export class RunContext {
   readonly exchanges: Exchange[] = [];
   /** Ids (exact digits) of pets this run created, for getPet and the stateful suite. */
   readonly created: string[] = [];
+  /** categoryIds the target accepted in a 201: two distinct ones show it takes categories it never saw. */
+  readonly acceptedCategories = new Set<string>();
+  /** Per-plan numbers of the rate-limit and quota suites (runner/scenarios/rate-limit.ts), for the reports. */
+  readonly rateLimitResults: unknown[] = [];
   private scope: Finding[] | null = null;
 
   constructor(readonly settings: RunSettings) {
@@ -122,10 +135,21 @@ export class RunContext {
       if (paced) await this.pacer.before(label);
       const ex = await this.client.send(req);
       this.check(ex);
+      this.noteStall(ex);
       if (!paced) return ex;
       const wait = this.pacer.after(label, ex);
       if (wait === null) return ex;
       await this.pacer.wait(wait, `429 on ${req.method} ${req.path}`);
+    }
+  }
+
+  private timeoutsInARow = 0;
+
+  /** A target that keeps timing out would cost every remaining case a full timeout: stop the suite instead. */
+  private noteStall(ex: Exchange): void {
+    this.timeoutsInARow = ex.error && TIMEOUT_CODES.has(ex.error.code) ? this.timeoutsInARow + 1 : 0;
+    if (this.timeoutsInARow >= MAX_TIMEOUTS_IN_A_ROW) {
+      throw new TargetStalledError(`${this.timeoutsInARow} requests in a row timed out (${ex.error!.code}); the suite stopped rather than wait out every case`);
     }
   }
 

@@ -12,6 +12,8 @@ import { createPetScenario } from './scenarios/create-pet.js';
 import { getPetScenario } from './scenarios/get-pet.js';
 import { listPetsScenario } from './scenarios/list-pets.js';
 import { statefulScenario } from './scenarios/stateful.js';
+import { rateLimitScenario } from './scenarios/rate-limit.js';
+import { quotaScenario } from './scenarios/quota.js';
 import type { Finding } from '../checks/check.js';
 import type { OperationStats } from './findings.js';
 
@@ -33,6 +35,8 @@ const definitions: SuiteDefinition[] = [
   { name: 'createPet', title: 'POST /pets', operations: ['createPet'], areas: ['createPet'], run: createPetScenario },
   { name: 'getPet', title: 'GET /pets/{petId} (deprecated)', operations: ['getPet'], areas: ['getPet', 'createPet'], run: getPetScenario },
   { name: 'stateful', title: 'Model-based sequences', operations: ['createPet'], areas: ['stateful', 'createPet', 'listPets'], run: statefulScenario },
+  { name: 'rate-limit', title: 'Rate limits per plan key (section 8)', operations: ['listPets'], areas: ['rate-limit'], run: rateLimitScenario },
+  { name: 'quota', title: 'Daily quota of the smallest plan key (section 8, opt-in)', operations: ['listPets'], areas: ['rate-limit'], run: quotaScenario },
 ];
 
 const extra = new Map<SuiteName, SuiteDefinition>();
@@ -72,7 +76,7 @@ export async function runSuite(name: SuiteName, settings: RunSettings): Promise<
     await def.run(ctx);
   } catch (e) {
     const err = e as { code?: string; message?: string };
-    if (err.code === 'PSC_KEY_BANNED') aborted = { code: err.code, message: err.message ?? String(e) };
+    if (err.code === 'PSC_KEY_BANNED' || err.code === 'PSC_TARGET_STALLED') aborted = { code: err.code, message: err.message ?? String(e) };
     else throw e;
   } finally {
     await ctx.close();

@@ -33,6 +33,7 @@ export function defineConformanceSuite(name: SuiteName): void {
         seed: config.seed,
         runs: config.runs,
         strict: config.strict,
+        windowSeconds: config.rateWindowSeconds,
       });
       result = r;
       if (config.harFile) appendHarPart(`${config.harFile}.${name}.part`, ctx.exchanges);

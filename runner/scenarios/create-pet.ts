@@ -38,8 +38,9 @@ const maxLimit = () => Number(parameter('listPets', 'limit').schema.maximum);
 export async function createAndJudge(ctx: RunContext, pet: GeneratedPet): Promise<Exchange> {
   const ex = await ctx.send(req.createPet(ctx.auth(), newPetBody(pet)));
   const sent = sentOf(pet);
-  ctx.judge(create201, { exchange: ex, sent, nameEdge: pet.nameEdge });
+  ctx.judge(create201, { exchange: ex, sent, nameEdge: pet.nameEdge, categoriesOpen: ctx.acceptedCategories.size >= 2 });
   if (ex.response?.status === 201) {
+    ctx.acceptedCategories.add(pet.categoryId);
     ctx.judge(createEcho, { exchange: ex, sent, nameEdge: pet.nameEdge });
     if (pet.status === undefined) ctx.judge(createDefaultStatus, { exchange: ex, sent, nameEdge: pet.nameEdge });
     const id = usableId(createdPet(ex)?.id ?? null);

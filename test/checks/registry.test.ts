@@ -4,7 +4,7 @@ import { statusDocumented } from '../../checks/response.js';
 import { clauses } from '../../spec/clauses.js';
 import { evidence } from './fixtures.js';
 
-/** The catalogue (/work/notes/checks.md) as data: id, clause, level. rate-limit.ts checks come later. */
+/** The catalogue (/work/notes/checks.md) as data: id, clause, level. */
 const catalogue: readonly [string, string, 'violation' | 'warning' | 'observation'][] = [
   ['status-documented', '4-documented-status', 'violation'],
   ['no-5xx', '7-no-5xx', 'violation'],
@@ -45,6 +45,15 @@ const catalogue: readonly [string, string, 'violation' | 'warning' | 'observatio
   ['get-404', '4.3-get-404', 'violation'],
   ['get-invalid-id', 'gap-4-invalid-petid', 'observation'],
   ['model-consistency', '4.2-create-retrievable', 'violation'],
+  ['rl-not-stricter-than-plan', '8-plan-limits', 'violation'],
+  ['rl-burst-enforced', '8-rule-1-429', 'violation'],
+  ['rl-429-shape', '7-429-retry-after', 'violation'],
+  ['rl-retry-after-honoured', '8-rule-2-retry-after', 'violation'],
+  ['rl-rejected-not-counted', '8-header-remaining', 'violation'],
+  ['rl-per-key', '8-plan-limits', 'violation'],
+  ['rl-daily-quota', '8-plan-limits', 'violation'],
+  ['rl-ban-observed', '8-rule-3-ban', 'observation'],
+  ['rl-401-rate-limited', 'gap-8-401-rate-limited', 'observation'],
 ];
 
 const clauseIds = new Set(clauses.map((c) => c.id));

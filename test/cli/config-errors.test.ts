@@ -23,6 +23,8 @@ async function run(argv: string[]): Promise<{ code: number; stderr: string; stdo
 describe('configuration errors exit 2 and name the flag or variable', () => {
   const cases: [string, () => string[], RegExp][] = [
     ['malformed --target', () => ['run', '--target', 'not a url', '--env-file', goodEnv], /--target: "not a url" is not a URL/],
+    ['empty --target (unset CI variable)', () => ['run', '--target', '', '--env-file', goodEnv], /--target is set but empty/],
+    ['empty --target for load', () => ['load', '--target', ' ', '--env-file', goodEnv], /--target is set but empty/],
     ['--target without /v1', () => ['run', '--target', 'http://127.0.0.1:8080/api', '--env-file', goodEnv], /--target: .*\/v1/],
     ['malformed PETSTORE_TARGET', () => ['run', '--env-file', env('target.env', { PETSTORE_TARGET: 'ftp://x/v1' })], /PETSTORE_TARGET: only http and https/],
     ['PETSTORE_TARGET without /v1', () => ['run', '--env-file', env('target2.env', { PETSTORE_TARGET: 'http://127.0.0.1:9/' })], /PETSTORE_TARGET: .*\/v1/],

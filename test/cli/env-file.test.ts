@@ -1,9 +1,4 @@
-/**
- * Keys given only through --env-file must reach the suites. KNOWN BUG, pinned with `it.fails`: cli/run-command.ts
- * does not forward the env file's PETSTORE_* variables to the vitest workers, whose loadConfig() reads process.env and
- * ./.env only, so `run --target URL --env-file FILE` ends BLOCKED ("no API key"). When run-command forwards them,
- * this test starts failing: turn `it.fails` into `it`.
- */
+/** Keys given only through --env-file must reach the suites (the CLI forwards them to the vitest workers). */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +15,7 @@ describe('run --target URL --env-file FILE', () => {
   });
   afterAll(async () => server?.close());
 
-  it.fails('runs the suites with the keys of the env file (known bug: they never reach the workers)', async () => {
+  it('runs the suites with the keys of the env file', async () => {
     for (const k of Object.keys(process.env)) expect(k.startsWith('PETSTORE_API_KEY_'), k).toBe(false);
     const envFile = writeEnvFile(join(mkdtempSync(join(tmpdir(), 'psc-envfile-')), '.env'), keys);
     const out = captureOutput();

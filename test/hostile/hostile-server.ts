@@ -30,8 +30,10 @@ export interface HostileOptions {
   readonly redirectTo?: string;
   /** close-after-n: requests answered before every later connection is dropped on its first request. */
   readonly n?: number;
-  /** slower: added delay per request, ms (request k waits k × stepMs before its answer). */
+  /** slower: the k-th answer waits stepMs × 2^k, until the client first gives up waiting; then the target recovers. */
   readonly stepMs?: number;
+  /** stall-headers, stall-body: stall only the first this-many requests, then answer through the upstream. */
+  readonly stallFirst?: number;
   /** huge-body: declared and (lazily) offered body size. */
   readonly hugeBytes?: number;
 }
@@ -110,6 +112,7 @@ export async function startHostileServer(o: HostileOptions): Promise<HostileServ
   const timers = new Set<NodeJS.Timeout>();
   let received = 0;
   let hugeWritten = 0;
+  let gaveUp = false;
   let closed = false;
   const later = (ms: number) =>
     new Promise<void>((r) => {
@@ -153,8 +156,10 @@ export async function startHostileServer(o: HostileOptions): Promise<HostileServ
         socket.resetAndDestroy();
         return false;
       case 'stall-headers':
+        if (index > (o.stallFirst ?? Infinity)) break;
         return false; // Never answers; the socket stays open until the client gives up or the server closes.
       case 'stall-body':
+        if (index > (o.stallFirst ?? Infinity)) break;
         socket.write(head('200 OK', { ...json, 'content-length': 1000 }) + '[{"id":1,');
         return false;
       case 'huge-body':
@@ -184,21 +189,25 @@ export async function startHostileServer(o: HostileOptions): Promise<HostileServ
           socket.destroy();
           return false;
         }
-        socket.write(await forward(upstream, req));
-        return true;
-      case 'slower':
-        await later(index * (o.stepMs ?? 10));
-        if (socket.destroyed) return false;
-        socket.write(await forward(upstream, req));
-        return true;
+        break;
+      case 'slower': {
+        if (!gaveUp) await later((o.stepMs ?? 4) * 2 ** index);
+        if (socket.destroyed) {
+          gaveUp = true; // The client timed out: the overload is shed and later answers come fast again.
+          return false;
+        }
+        break;
+      }
     }
+    socket.write(await forward(upstream, req));
+    return true;
   }
 
   const server = createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
     socket.on('error', () => {}); // Resets and early closes by the client are the point here.
-    let buf = Buffer.alloc(0);
+    let buf: Buffer = Buffer.alloc(0);
     let busy = false;
     let done = false;
     const pump = async () => {

@@ -1,6 +1,6 @@
 /**
  * Secrets by construction, end to end: a full failing run with distinctive keys (given through --env-file) writes the
- * JSON report, JUnit, the step summary and replay files; none of them, nor stdout or stderr, may hold a key value.
+ * JSON report, JUnit, the step summary, the HAR and replay files; none of them, nor stdout or stderr, may hold a key value.
  * Then the exact replay of one of those files: reproduced on the faulty server, not reproduced on a faultless one.
  */
 import { createServer } from 'node:http';
@@ -50,17 +50,13 @@ describe('a full failing run leaks no key', () => {
     envFile = writeEnvFile(join(mkdtempSync(join(tmpdir(), 'psc-env-')), '.env'), keys, {
       GITHUB_STEP_SUMMARY: join(artifacts, 'step-summary.md'),
     });
-    // KNOWN BUG (cli/run-command.ts): the suite workers call loadConfig() without the --env-file, so keys given only
-    // there never reach them (BLOCKED, "no API key"). Until run-command forwards them, mirror the keys into this
-    // process's environment; test/cli/env-file.test.ts pins the bug itself.
-    Object.assign(process.env, parseDotenv(readFileSync(envFile)));
     out = captureOutput();
     code = await main(
       [
         'run', '--target', faulty.url, '--env-file', envFile,
         '--suite', 'auth', '--suite', 'createPet', '--runs', '10', '--seed', '4242',
         '--json', join(artifacts, 'report.json'), '--junit', join(artifacts, 'junit.xml'),
-        '--replay-dir', join(artifacts, 'replays'),
+        '--replay-dir', join(artifacts, 'replays'), '--har', join(artifacts, 'exchanges.har'),
       ],
       out,
     );
@@ -75,7 +71,7 @@ describe('a full failing run leaks no key', () => {
     expect(out.stderr.join(''), out.text()).not.toMatch(/internal error/);
     expect(code, out.text()).toBe(1);
     const names = filesUnder(artifacts).map((p) => p.slice(artifacts.length + 1)).sort();
-    expect(names).toEqual(expect.arrayContaining(['report.json', 'junit.xml', 'step-summary.md']));
+    expect(names).toEqual(expect.arrayContaining(['report.json', 'junit.xml', 'step-summary.md', 'exchanges.har']));
     expect(names.filter((n) => n.startsWith('replays/')).length).toBeGreaterThan(0);
     const report = JSON.parse(readFileSync(join(artifacts, 'report.json'), 'utf8'));
     const checks = new Set(report.findings.map((f: { checkId: string }) => f.checkId));

@@ -1,0 +1,516 @@
+/**
+ * Rate-limit behaviour (section 8), judged on what the rate-limit and quota scenarios measured. The scenarios send
+ * and time the requests; these checks only compare numbers, and stay sound whatever limiter the target uses (fixed
+ * window, sliding window, token bucket): refill is allowed only as far as elapsed time explains it, and counting
+ * against the plan is done only where the target's own headers showed no refill (see /work/shared/field-notes.md).
+ */
+import type { PlanLimits, PlanName } from '../spec/contract.js';
+import type { Exchange } from '../http/exchange.js';
+import { parseRetryAfter } from '../http/retry-after.js';
+import { digits } from '../http/lossless.js';
+import { defineCheck, finding, show, type Check, type Finding } from './check.js';
+import { exactId, guarded, isObject, jsonOf, statusOf } from './facts.js';
+import { isRetryAfter, readHeader, responseDate } from './headers.js';
+import { rateLimitHeader } from './response.js';
+
+/** Longest window of the spec ("per day"), seconds; a daily 429's Reset lies within it. */
+const DAY_S = 86_400;
+/** Clock difference allowed between the target and this machine, seconds. */
+const SKEW_S = 5;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Small readings of an exchange
+
+/** A rate-limit header as a number (null when absent or not an integer). */
+export function rl(ex: Exchange, name: 'limit' | 'remaining' | 'reset'): number | null {
+  const v = rateLimitHeader(ex, `x-ratelimit-${name}`);
+  return v === null ? null : Number(v);
+}
+
+export const isAccepted = (ex: Exchange): boolean => {
+  const s = statusOf(ex);
+  return s !== null && s >= 200 && s < 300;
+};
+
+/** An Error body's status field as written (exact digits for numbers). */
+const statusField = (json: unknown): string => (isObject(json) ? (digits(json.status) ?? show(json.status, 40)) : 'missing (not an object)');
+
+/** Refill that elapsed time can explain: `limit` requests per window, rounded down. */
+export function refillAllowance(elapsedMs: number, limit: number, windowSeconds: number): number {
+  return Math.max(0, Math.floor((Math.max(0, elapsedMs) * limit) / (windowSeconds * 1000)));
+}
+
+/** The Retry-After of a response in ms (delta-seconds, or an HTTP-date against its Date header), or null. */
+export function retryAfterMs(ex: Exchange): number | null {
+  const h = readHeader(ex, 'retry-after');
+  if (h.kind !== 'value') return null;
+  const date = readHeader(ex, 'date');
+  return parseRetryAfter(h.value, ex.startedAt + ex.durationMs, date.kind === 'value' ? date.value : undefined)?.ms ?? null;
+}
+
+const secs = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+
+// ---------------------------------------------------------------------------------------------------------------
+// Evidence
+
+/** Counting from a rested key until its first rejection, when the target's headers showed no refill meanwhile. */
+export interface WindowAccount {
+  /** The response from which the key was rested (Remaining ≥ Limit − 1, or the first after waiting for its Reset). */
+  readonly rested: Exchange;
+  /** Requests accepted from `rested` (included) until the rejection, in-flight ones included. */
+  readonly accepted: number;
+  readonly rejection: Exchange;
+  readonly spanMs: number;
+}
+
+export type NotStricterEvidence =
+  | {
+      readonly kind: 'paced';
+      readonly plan: PlanName;
+      readonly limit: number;
+      readonly windowSeconds: number;
+      /** Paced requests sent (the rejected one included) and the time they spanned. */
+      readonly sent: number;
+      readonly spanMs: number;
+      /** The first rejection (429/503) of the paced phase, or null. */
+      readonly rejection: Exchange | null;
+      readonly previous: Exchange | null;
+    }
+  | { readonly kind: 'window'; readonly plan: PlanName; readonly limit: number; readonly account: WindowAccount };
+
+export type BurstEvidence =
+  | { readonly kind: 'skipped'; readonly plan: PlanName; readonly limit: number; readonly reason: string; readonly exchanges: readonly Exchange[] }
+  | {
+      readonly kind: 'burst';
+      readonly plan: PlanName;
+      readonly limit: number;
+      readonly windowSeconds: number;
+      /** The response that reported the known state, and its Remaining (null when it carried none). */
+      readonly known: Exchange;
+      readonly knownRemaining: number | null;
+      /** Burst exchanges after `known`, in the order they were sent. */
+      readonly exchanges: readonly Exchange[];
+      readonly accepted: number;
+      /** The first response that was not accepted (429, or what came instead), or null if none within the cap. */
+      readonly rejection: Exchange | null;
+      /** From the start of the `known` request to the end of the last burst response. */
+      readonly elapsedMs: number;
+      /** The key's history showed refill between requests (token bucket, sliding window): one more may fit. */
+      readonly continuous: boolean;
+      readonly cap: number;
+      /** Plan counting from a rested state, when applicable (see WindowAccount). */
+      readonly account: WindowAccount | null;
+      /** The burst crossed a window boundary and was measured again from the new state. */
+      readonly remeasured: boolean;
+    };
+
+export interface ShapeEvidence {
+  /** The first response that refused a request over the limit. */
+  readonly exchange: Exchange;
+}
+
+export interface RecoveryEvidence {
+  readonly plan: PlanName;
+  readonly limit: number;
+  readonly first429: Exchange;
+  /** Retry-After of the first 429 in ms, or null when it had none valid (a fallback wait was used). */
+  readonly retryAfterMs: number | null;
+  /** 429s received from the first one (included) until the first recovery attempt. */
+  readonly rejected: number;
+  /** Requests sent after waiting: the first after Retry-After, the second (if any) after the next Retry-After. */
+  readonly attempts: readonly { readonly exchange: Exchange; readonly waitedMs: number }[];
+  /** The history showed no refill within a window (a fixed window, as far as the headers tell). */
+  readonly fixedLike: boolean;
+}
+
+export type PerKeyEvidence =
+  | {
+      readonly kind: 'limits';
+      readonly keys: readonly { readonly plan: PlanName; readonly limits: PlanLimits; readonly reported: number | null; readonly exchange: Exchange | null }[];
+    }
+  | {
+      readonly kind: 'interference';
+      readonly plan: PlanName;
+      readonly rejection: Exchange;
+      readonly previous: Exchange;
+      /** Plans whose keys were bursting when the rejection came. */
+      readonly bursting: readonly PlanName[];
+    };
+
+export interface DailyQuotaEvidence {
+  readonly plan: PlanName;
+  readonly limits: PlanLimits;
+  readonly sent: number;
+  readonly accepted: number;
+  /** The daily 429 (one that came while the minute window had room), or null. */
+  readonly rejection: Exchange | null;
+  /** The first response whose headers described the day window (Limit = requests per day), and accepted after it. */
+  readonly known: Exchange | null;
+  readonly acceptedAfterKnown: number;
+  /** The minute window's last Reset seen (epoch s), to tell the day boundary from it. */
+  readonly minuteReset: number | null;
+  readonly elapsedMs: number;
+  /** Why the run stopped without a daily 429. */
+  readonly stopped: 'requests' | 'time' | 'over-quota' | null;
+}
+
+export interface BanEvidence {
+  readonly plan: PlanName;
+  readonly reason: string;
+  readonly exchanges: readonly Exchange[];
+}
+
+export interface UnauthenticatedEvidence {
+  readonly exchanges: readonly Exchange[];
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Checks
+
+export const notStricterThanPlan: Check<NotStricterEvidence> = defineCheck({
+  id: 'rl-not-stricter-than-plan',
+  clause: '8-plan-limits',
+  level: 'violation',
+  area: 'rate-limit',
+  title: "A key pacing itself under its plan's rate gets no 429, and a rested key gets its plan's whole limit.",
+  run: guarded(() => notStricterThanPlan, (ev) => {
+    if (ev.kind === 'paced') {
+      if (!ev.rejection) return [];
+      const s = statusOf(ev.rejection);
+      const prev = ev.previous ? rl(ev.previous, 'remaining') : null;
+      return [
+        finding(notStricterThanPlan, ev.previous ? [ev.previous, ev.rejection] : [ev.rejection], `received ${s} on paced request ${ev.sent} of the ${ev.plan} key after ${secs(ev.spanMs)} at 0.9 × ${ev.limit} per ${ev.windowSeconds} s${prev !== null ? ` (previous Remaining ${prev})` : ''}\nthe spec documents ${ev.limit} requests per minute for the ${ev.plan} plan`, {
+          expected: `no 429 below ${ev.limit} per ${ev.windowSeconds} s`,
+          actual: `${s} at request ${ev.sent}`,
+        }),
+      ];
+    }
+    if (ev.kind !== 'window' || !ev.account) return [];
+    const a = ev.account;
+    if (a.accepted >= ev.limit) return [];
+    return [
+      finding(notStricterThanPlan, [a.rested, a.rejection], `received ${statusOf(a.rejection)} after ${a.accepted} accepted requests from a rested ${ev.plan} key within one window (no refill shown, ${secs(a.spanMs)})\nthe spec documents ${ev.limit} requests per minute for the ${ev.plan} plan`, {
+        expected: `${ev.limit} accepted`,
+        actual: `${a.accepted} accepted`,
+      }),
+    ];
+  }),
+});
+
+export const burstEnforced: Check<BurstEvidence> = defineCheck({
+  id: 'rl-burst-enforced',
+  clause: '8-rule-1-429',
+  level: 'violation',
+  area: 'rate-limit',
+  title: 'From a known Remaining R, a prompt burst is accepted R times (plus what refill explains), then gets 429.',
+  run: guarded(() => burstEnforced, (ev) => {
+    const observe = { ...burstEnforced, level: 'observation' as const };
+    if (ev.kind === 'skipped') {
+      return [finding(observe, ev.exchanges, `${ev.plan} key (${ev.limit} per minute) not measured: ${ev.reason}`, { operation: 'listPets' })];
+    }
+    if (ev.kind !== 'burst' || !ev.known || !Array.isArray(ev.exchanges)) return [];
+    const out: Finding[] = [];
+    const L = ev.limit;
+    const allowance = refillAllowance(ev.elapsedMs, L, ev.windowSeconds) + (ev.continuous ? 1 : 0);
+    const R = ev.knownRemaining;
+    const upper = (R ?? L) + allowance;
+    const all = [ev.known, ...ev.exchanges];
+    const detail = `${ev.accepted} accepted in ${secs(ev.elapsedMs)} from Remaining ${R ?? 'unknown'} (refill allowance ${allowance}${ev.remeasured ? ', measured again after a window boundary' : ''})`;
+    if (!ev.rejection) {
+      if (ev.accepted > upper) {
+        out.push(finding(burstEnforced, all.slice(0, 1).concat(all.slice(-1)), `received no 429 for the ${ev.plan} key: ${detail}, cap ${ev.cap}\nthe spec documents 429 for a request over the limit (${L} per minute)`, {
+          expected: `429 after at most ${upper}`,
+          actual: `${ev.accepted} accepted, no 429`,
+        }));
+      } else {
+        out.push(finding(observe, [ev.known], `${ev.plan} key: no 429 within the cap of ${ev.cap} requests, but refill can explain the ${ev.accepted} accepted (${detail}): not measured\nthe burst was too slow for this limit and window`));
+      }
+    } else if (R !== null && ev.accepted < R) {
+      out.push(finding(burstEnforced, [ev.known, ev.rejection], `received ${statusOf(ev.rejection)} after ${ev.accepted} accepted from the ${ev.plan} key's reported Remaining ${R}: stricter than it reported\nthe spec documents Remaining as the requests remaining in the window`, {
+        expected: `at least ${R} accepted`,
+        actual: `${ev.accepted} accepted`,
+      }));
+    } else if (ev.accepted > upper) {
+      out.push(finding(burstEnforced, [ev.known, ev.rejection], `received the first ${statusOf(ev.rejection)} for the ${ev.plan} key only after ${detail}\nthe spec documents 429 for a request over the limit (${L} per minute)`, {
+        expected: `at most ${upper} accepted`,
+        actual: `${ev.accepted} accepted`,
+      }));
+    }
+    const a = ev.account;
+    if (a && a.accepted > L) {
+      out.push(finding(burstEnforced, [a.rested, a.rejection], `received the first ${statusOf(a.rejection)} after ${a.accepted} accepted requests from a rested ${ev.plan} key within one window (no refill shown, ${secs(a.spanMs)})\nthe spec documents ${L} requests per minute for the ${ev.plan} plan`, {
+        expected: `at most ${L} accepted`,
+        actual: `${a.accepted} accepted`,
+      }));
+    }
+    return out;
+  }),
+});
+
+export const shape429: Check<ShapeEvidence> = defineCheck({
+  id: 'rl-429-shape',
+  clause: '7-429-retry-after',
+  level: 'violation',
+  area: 'rate-limit',
+  title: 'A request over the limit gets 429 with Retry-After, the X-RateLimit headers, and (if JSON) an Error of status 429.',
+  run: guarded(() => shape429, ({ exchange: ex }) => {
+    if (!ex) return [];
+    const status = statusOf(ex);
+    if (status === null) return [];
+    if (status !== 429) {
+      return [
+        finding(shape429, ex, `received ${status} where the key was over its limit\nthe spec documents 429 Too Many Requests (section 8 rule 1)`, {
+          expected: '429',
+          actual: String(status),
+        }),
+      ];
+    }
+    const problems: string[] = [];
+    const ra = readHeader(ex, 'retry-after');
+    if (ra.kind !== 'value' || !isRetryAfter(ra.value)) problems.push(`Retry-After ${ra.kind === 'value' ? show(ra.value, 40) : ra.kind}`);
+    for (const h of ['limit', 'remaining', 'reset'] as const) {
+      if (rl(ex, h) === null) problems.push(`X-RateLimit-${h[0]!.toUpperCase()}${h.slice(1)} missing or not an integer`);
+    }
+    const json = jsonOf(ex);
+    if (json !== undefined) {
+      const s = isObject(json) ? exactId(json.status) : null;
+      if (s !== 429n) problems.push(`an Error body whose status is ${statusField(json)}`);
+    }
+    const out: Finding[] = [];
+    if (problems.length > 0) {
+      out.push(finding(shape429, ex, `received a 429 with ${problems.join(', ')}\nthe spec documents Retry-After, the X-RateLimit headers and an Error whose status equals 429`, {
+        expected: 'Retry-After, X-RateLimit-*, Error status 429',
+        actual: problems.join('; '),
+      }));
+    }
+    if (json === undefined) {
+      out.push(finding({ ...shape429, level: 'observation' }, ex, `429 body is not JSON (${show(ex.response?.bodyText ?? '', 60)})\nthe spec does not show the 429 body format (section 7 rule 3)`));
+    }
+    return out;
+  }),
+});
+
+function resetMovedLater(later: Exchange, earlier: Exchange): boolean | null {
+  const a = rl(later, 'reset');
+  const b = rl(earlier, 'reset');
+  return a === null || b === null ? null : a > b;
+}
+
+export const retryAfterHonoured: Check<RecoveryEvidence> = defineCheck({
+  id: 'rl-retry-after-honoured',
+  clause: '8-rule-2-retry-after',
+  level: 'violation',
+  area: 'rate-limit',
+  title: 'After waiting what Retry-After says, a request is accepted.',
+  run: guarded(() => retryAfterHonoured, (ev) => {
+    if (!Array.isArray(ev.attempts) || !ev.first429) return [];
+    const [a0, a1] = ev.attempts;
+    if (!a0 || isAccepted(a0.exchange) || statusOf(a0.exchange) !== 429) return [];
+    const ra = ev.retryAfterMs === null ? 'no valid Retry-After (waited for the reset instead)' : `Retry-After ${ev.retryAfterMs / 1000} s`;
+    if (a1 && statusOf(a1.exchange) === 429) {
+      return [
+        finding(retryAfterHonoured, [ev.first429, a0.exchange, a1.exchange], `received 429 for the ${ev.plan} key after waiting ${ra} (${secs(a0.waitedMs)}) and again after the next Retry-After (${secs(a1.waitedMs)})\nthe spec documents waiting Retry-After before retrying: the window never reset or Retry-After is too short`, {
+          expected: 'a request accepted after Retry-After',
+          actual: '429 twice',
+        }),
+      ];
+    }
+    // Still limited, but the target's own Reset did not move: it was not extended, Retry-After was simply too short.
+    if (a1 && isAccepted(a1.exchange) && ev.retryAfterMs !== null && resetMovedLater(a0.exchange, ev.first429) === false) {
+      return [
+        finding(retryAfterHonoured, [ev.first429, a0.exchange], `received 429 for the ${ev.plan} key after waiting ${ra} (${secs(a0.waitedMs)} after the first 429); its X-RateLimit-Reset had not moved (${rl(a0.exchange, 'reset')})\nthe spec documents waiting Retry-After before retrying: Retry-After is shorter than the real wait`, {
+          expected: 'accepted after Retry-After',
+          actual: `429 after ${secs(a0.waitedMs)}`,
+        }),
+      ];
+    }
+    return [];
+  }),
+});
+
+export const rejectedNotCounted: Check<RecoveryEvidence> = defineCheck({
+  id: 'rl-rejected-not-counted',
+  clause: '8-header-remaining',
+  level: 'violation',
+  area: 'rate-limit',
+  title: 'Rejected requests do not consume quota: the window does not extend under 429s.',
+  run: guarded(() => rejectedNotCounted, (ev) => {
+    if (!Array.isArray(ev.attempts) || !ev.first429) return [];
+    const [a0, a1] = ev.attempts;
+    if (!a0) return [];
+    const s0 = statusOf(a0.exchange);
+    if (s0 === 429 && a1 && isAccepted(a1.exchange) && resetMovedLater(a0.exchange, ev.first429) === true) {
+      const ra2 = retryAfterMs(a0.exchange);
+      const message = `received 429 for the ${ev.plan} key after waiting its Retry-After, with X-RateLimit-Reset moved from ${rl(ev.first429, 'reset')} to ${rl(a0.exchange, 'reset')} after ${ev.rejected} rejected requests`;
+      if (ra2 !== null && ra2 <= 1000) {
+        // One second is the granularity of Retry-After: a continuous limiter may round this way.
+        return [finding({ ...rejectedNotCounted, level: 'observation' }, [ev.first429, a0.exchange], `${message}; the next Retry-After was ≤ 1 s\nwithin Retry-After's one-second granularity: not judged`)];
+      }
+      return [
+        finding(rejectedNotCounted, [ev.first429, a0.exchange, a1.exchange], `${message}\nthe spec documents Remaining as the requests remaining: rejected requests extended the window`, {
+          expected: 'the window unchanged by rejected requests',
+          actual: `Reset ${rl(ev.first429, 'reset')} → ${rl(a0.exchange, 'reset')}`,
+        }),
+      ];
+    }
+    // A fresh fixed window should start full: one that starts short by exactly the rejected requests was charged them.
+    if (isAccepted(a0.exchange) && ev.fixedLike && ev.rejected >= 1 && resetMovedLater(a0.exchange, ev.first429) === true) {
+      const remaining = rl(a0.exchange, 'remaining');
+      if (rl(a0.exchange, 'limit') === ev.limit && remaining === ev.limit - 1 - ev.rejected) {
+        return [
+          finding(rejectedNotCounted, [ev.first429, a0.exchange], `received Remaining ${remaining} on the first request of the ${ev.plan} key's new window (Limit ${ev.limit}), after ${ev.rejected} rejected requests\nthe spec documents Remaining as the requests remaining: the rejected requests were charged to the new window`, {
+            expected: `Remaining ${ev.limit - 1}`,
+            actual: `Remaining ${remaining}`,
+          }),
+        ];
+      }
+    }
+    return [];
+  }),
+});
+
+export const perKey: Check<PerKeyEvidence> = defineCheck({
+  id: 'rl-per-key',
+  clause: '8-plan-limits',
+  level: 'violation',
+  area: 'rate-limit',
+  title: "Limits are per key: one key's use does not limit another, and each key reports its own plan's limit.",
+  run: guarded(() => perKey, (ev) => {
+    if (ev.kind === 'interference') {
+      const prev = rl(ev.previous, 'remaining');
+      if (prev === null || prev <= 0 || ev.bursting.length === 0) return [];
+      return [
+        finding(perKey, [ev.previous, ev.rejection], `received ${statusOf(ev.rejection)} for the paced ${ev.plan} key (its previous Remaining ${prev}) while the ${ev.bursting.join(', ')} key was bursting\nthe spec documents limits per key and plan`, {
+          expected: 'no 429 while the key has requests remaining',
+          actual: `${statusOf(ev.rejection)} with Remaining ${prev} before`,
+        }),
+      ];
+    }
+    const out: Finding[] = [];
+    if (ev.kind !== 'limits' || !Array.isArray(ev.keys)) return [];
+    const ks = ev.keys;
+    for (let i = 0; i < ks.length; i++) {
+      for (let j = i + 1; j < ks.length; j++) {
+        const a = ks[i]!;
+        const b = ks[j]!;
+        if (a.reported === null || a.reported !== b.reported) continue;
+        const aSet = [a.limits.requestsPerMinute, a.limits.requestsPerDay];
+        const bSet = [b.limits.requestsPerMinute, b.limits.requestsPerDay];
+        // Two plans that share a number may rightly report it both.
+        if (aSet.some((n) => bSet.includes(n))) continue;
+        const exs = [a.exchange, b.exchange].filter((x): x is Exchange => x !== null);
+        out.push(finding(perKey, exs, `received X-RateLimit-Limit ${a.reported} for both the ${a.plan} and the ${b.plan} key\nthe spec documents ${a.limits.requestsPerMinute} and ${b.limits.requestsPerMinute} per minute for these plans`, {
+          expected: `${a.limits.requestsPerMinute} and ${b.limits.requestsPerMinute}`,
+          actual: `${a.reported} and ${b.reported}`,
+          operation: 'listPets',
+        }));
+      }
+    }
+    return out;
+  }),
+});
+
+export const dailyQuota: Check<DailyQuotaEvidence> = defineCheck({
+  id: 'rl-daily-quota',
+  clause: '8-plan-limits',
+  level: 'violation',
+  area: 'rate-limit',
+  title: "A key gets about its plan's requests per day, then 429 with Retry-After and a Reset at the day's end.",
+  run: guarded(() => dailyQuota, (ev) => {
+    if (!ev.limits || typeof ev.accepted !== 'number') return [];
+    const D = ev.limits.requestsPerDay;
+    // A day limiter may refill continuously too: what elapsed time explains, plus one for fractional state.
+    const allowance = Math.floor((Math.max(0, ev.elapsedMs) * D) / (DAY_S * 1000)) + 1;
+    const observe = { ...dailyQuota, level: 'observation' as const };
+    const out: Finding[] = [];
+    const counted = ev.known ? `${ev.acceptedAfterKnown} accepted after Remaining ${rl(ev.known, 'remaining')} of the day window` : `${ev.accepted} accepted`;
+    if (!ev.rejection) {
+      const over = ev.known ? ev.acceptedAfterKnown > (rl(ev.known, 'remaining') ?? D) + allowance : ev.accepted > D + allowance;
+      if (over) {
+        return [finding(dailyQuota, ev.known ? [ev.known] : [], `received no daily 429 for the ${ev.plan} key: ${counted} (${ev.sent} sent in ${secs(ev.elapsedMs)})\nthe spec documents ${D} requests per day for the ${ev.plan} plan`, { expected: `429 after at most ${D + allowance}`, actual: `${ev.accepted} accepted`, operation: 'listPets' })];
+      }
+      return [finding(observe, [], `${ev.plan} key: stopped at the ${ev.stopped ?? 'request'} cap after ${ev.accepted} accepted without a daily 429: not measured`, { operation: 'listPets' })];
+    }
+    const r = ev.rejection;
+    const status = statusOf(r);
+    if (status !== 429) {
+      out.push(finding(dailyQuota, r, `received ${status} when the ${ev.plan} key's daily quota ran out\nthe spec documents 429 for a request over the limit`, { expected: '429', actual: String(status) }));
+      return out;
+    }
+    if (ev.known) {
+      const R = rl(ev.known, 'remaining');
+      if (R !== null && ev.acceptedAfterKnown < R) {
+        out.push(finding(dailyQuota, [ev.known, r], `received the daily 429 for the ${ev.plan} key after ${counted}: stricter than it reported\nthe spec documents ${D} requests per day for the ${ev.plan} plan`, { expected: `${R} accepted`, actual: `${ev.acceptedAfterKnown}` }));
+      } else if (R !== null && ev.acceptedAfterKnown > R + allowance) {
+        out.push(finding(dailyQuota, [ev.known, r], `received the daily 429 for the ${ev.plan} key only after ${counted}\nthe spec documents ${D} requests per day for the ${ev.plan} plan`, { expected: `at most ${R + allowance}`, actual: `${ev.acceptedAfterKnown}` }));
+      }
+    } else if (ev.accepted > D + allowance) {
+      out.push(finding(dailyQuota, r, `received the daily 429 for the ${ev.plan} key only after ${ev.accepted} accepted\nthe spec documents ${D} requests per day for the ${ev.plan} plan`, { expected: `at most ${D + allowance}`, actual: String(ev.accepted) }));
+    } else if (ev.accepted < D) {
+      out.push(finding(observe, r, `${ev.plan} key: daily 429 after ${ev.accepted} accepted (plan ${D}); this key's earlier use today is unknown`));
+    }
+    const ra = readHeader(r, 'retry-after');
+    if (ra.kind !== 'value' || !isRetryAfter(ra.value)) {
+      out.push(finding(dailyQuota, r, `received the daily 429 with Retry-After ${ra.kind === 'value' ? show(ra.value, 40) : ra.kind}\nthe spec documents Retry-After on a 429`, { expected: 'delta-seconds or HTTP-date', actual: ra.kind === 'value' ? ra.value : ra.kind }));
+    }
+    const json = jsonOf(r);
+    if (json === undefined) out.push(finding(observe, r, `daily 429 body is not JSON\nthe spec does not show the 429 body format`));
+    else if (!isObject(json) || exactId(json.status) !== 429n) {
+      out.push(finding(dailyQuota, r, `received a daily 429 whose body status is ${statusField(json)}\nthe spec documents an Error whose status equals the HTTP status`, { expected: '429', actual: statusField(json) }));
+    }
+    const reset = rl(r, 'reset');
+    const date = responseDate(r) ?? r.startedAt;
+    const ref = Math.floor(date / 1000);
+    if (reset !== null) {
+      const tooEarly = ev.minuteReset !== null && reset < ev.minuteReset;
+      const tooLate = reset > ref + DAY_S + SKEW_S;
+      if (tooEarly || tooLate || reset < ref - SKEW_S) {
+        out.push(finding(dailyQuota, r, `received X-RateLimit-Reset ${reset} on the daily 429 (${reset - ref} s ahead${tooEarly ? `, before the minute window's reset ${ev.minuteReset}` : ''})\nthe spec documents a reset of the daily limit: at the day boundary, within ${DAY_S} s`, { expected: `between ${ev.minuteReset ?? ref} and ${ref + DAY_S}`, actual: String(reset) }));
+      }
+    }
+    return out;
+  }),
+});
+
+export const banObserved: Check<BanEvidence> = defineCheck({
+  id: 'rl-ban-observed',
+  clause: '8-rule-3-ban',
+  level: 'observation',
+  area: 'rate-limit',
+  title: 'Records a key that appears banned (429s that outlast Retry-After, or 401/403 for a key that worked).',
+  run: guarded(() => banObserved, (ev) =>
+    Array.isArray(ev.exchanges)
+      ? [finding(banObserved, ev.exchanges, `the ${ev.plan} key appears banned: ${ev.reason}\nthe spec says a key may be temporarily banned after requests that follow a 429; its duration is not shown`, { operation: 'listPets' })]
+      : [],
+  ),
+});
+
+export const unauthenticatedRateLimited: Check<UnauthenticatedEvidence> = defineCheck({
+  id: 'rl-401-rate-limited',
+  clause: 'gap-8-401-rate-limited',
+  level: 'observation',
+  area: 'rate-limit',
+  title: 'Records whether responses to an invalid key carry rate-limit headers or get 429.',
+  run: guarded(() => unauthenticatedRateLimited, ({ exchanges }) => {
+    if (!Array.isArray(exchanges) || exchanges.length === 0) return [];
+    const statuses = exchanges.map((e) => statusOf(e) ?? 'no answer');
+    const withHeaders = exchanges.filter((e) => rl(e, 'limit') !== null && rl(e, 'remaining') !== null && rl(e, 'reset') !== null);
+    const limited = statuses.filter((s) => s === 429).length;
+    const limits = [...new Set(withHeaders.map((e) => rl(e, 'limit')))];
+    return [
+      finding(unauthenticatedRateLimited, exchanges, `${exchanges.length} requests with an invalid key got ${statuses.join(', ')}; ${withHeaders.length} carried X-RateLimit headers${limits.length ? ` (Limit ${limits.join(', ')})` : ''}${limited ? `; ${limited} were 429` : ''}\nthe spec does not show whether 401 responses are rate-limited`),
+    ];
+  }),
+});
+
+export const rateLimitChecks: readonly Check<any>[] = Object.freeze([
+  notStricterThanPlan,
+  burstEnforced,
+  shape429,
+  retryAfterHonoured,
+  rejectedNotCounted,
+  perKey,
+  dailyQuota,
+  banObserved,
+  unauthenticatedRateLimited,
+]);

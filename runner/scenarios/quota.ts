@@ -1,0 +1,121 @@
+/**
+ * Daily quota (section 8, opt-in: it spends a whole day's quota). The key with the smallest daily limit sends at 0.9 ×
+ * its minute rate until the first 429 that the minute limit cannot explain, then rl-daily-quota judges the count, the
+ * 429's body and Retry-After, and a Reset at the day boundary. The estimated duration is announced before it starts.
+ */
+import { KeyBlockedError, sleep } from '../../http/pacing.js';
+import type { Exchange } from '../../http/exchange.js';
+import { banObserved, dailyQuota, isAccepted, retryAfterMs, rl, shape429 } from '../../checks/rate-limit.js';
+import { statusOf } from '../../checks/facts.js';
+import type { RunContext } from '../context.js';
+import * as req from '../requests.js';
+
+const PACE = 0.9;
+/** Minute-limit 429s waited out before giving up (they should not happen below the minute rate). */
+const MAX_MINUTE_WAITS = 3;
+
+function duration(ms: number): string {
+  const s = Math.round(ms / 1000);
+  return s >= 120 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
+}
+
+export async function quotaScenario(ctx: RunContext): Promise<void> {
+  const W = ctx.settings.windowSeconds ?? 60;
+  const key = [...ctx.settings.keys].filter((k) => k.limits !== null).sort((a, b) => a.limits!.requestsPerDay - b.limits!.requestsPerDay)[0];
+  if (!key) throw new Error('quota suite: no key with known limits (set PETSTORE_API_KEY_<PLAN>; Enterprise needs PETSTORE_ENTERPRISE_LIMITS)');
+  const limits = key.limits!;
+  const { requestsPerMinute: rpm, requestsPerDay: rpd } = limits;
+  const spacing = (W * 1000) / (PACE * rpm);
+  const timeCapMs = (rpd / rpm) * W * 1000 * 1.5 + 30_000;
+  const requestCap = rpd + 50;
+  ctx.settings.onWait?.(rpd * spacing, `quota: spending the ${key.plan} key's ${rpd} requests per day at ${Math.floor(PACE * rpm)} per ${W} s takes about ${duration(rpd * spacing)}`);
+  ctx.log.count('listPets', 'cases');
+
+  const auth = ctx.auth('Bearer {key}', key);
+  const t0 = Date.now();
+  let sent = 0;
+  let accepted = 0;
+  let known: Exchange | null = null;
+  let acceptedAfterKnown = 0;
+  let minuteReset: number | null = null;
+  let previous: Exchange | null = null;
+  let rejection: Exchange | null = null;
+  let stopped: 'requests' | 'time' | 'over-quota' | null = null;
+  let minuteWaits = 0;
+  let waitedMs = 0;
+  let start = t0;
+  for (let i = 0; ; i++) {
+    if (sent >= requestCap) {
+      stopped = 'requests';
+      break;
+    }
+    if (Date.now() - t0 > timeCapMs) {
+      stopped = 'time';
+      break;
+    }
+    const delay = start + i * spacing - Date.now();
+    if (delay > 0) await sleep(delay);
+    const ex = await ctx.client.send(req.listPets(auth, '?limit=1'));
+    ctx.check(ex);
+    sent++;
+    const status = statusOf(ex);
+    if (status === 401 || status === 403) {
+      ctx.judge(banObserved, { plan: key.plan, reason: `${status} after ${accepted} accepted requests`, exchanges: [ex] });
+      throw new KeyBlockedError(`key ${key.plan}: ${status} during the quota suite; stopped using it`);
+    }
+    if (isAccepted(ex)) {
+      accepted++;
+      if (known) acceptedAfterKnown++;
+      else if (rl(ex, 'limit') === rpd) known = ex;
+      if (rl(ex, 'limit') === rpm) minuteReset = rl(ex, 'reset');
+      previous = ex;
+      // Beyond any allowance: the verdict cannot change, so spend no more.
+      const room = known ? (rl(known, 'remaining') ?? rpd) : rpd;
+      if ((known ? acceptedAfterKnown : accepted) > room + 1 + Math.floor(((Date.now() - t0) * rpd) / 86_400_000)) {
+        stopped = 'over-quota';
+        break;
+      }
+      continue;
+    }
+    if (status !== 429 && status !== 503) {
+      rejection = ex;
+      break;
+    }
+    // The daily limit is the reason when the minute window still had room, or had rolled over, or the headers
+    // already described the day window.
+    const prevRemaining = previous ? rl(previous, 'remaining') : null;
+    const rolled = minuteReset !== null && ex.startedAt >= minuteReset * 1000;
+    const dayHeaders = (previous && rl(previous, 'limit') === rpd) || rl(ex, 'limit') === rpd;
+    if ((prevRemaining !== null && prevRemaining > 0) || rolled || dayHeaders) {
+      rejection = ex;
+      break;
+    }
+    if (++minuteWaits > MAX_MINUTE_WAITS) {
+      rejection = ex;
+      break;
+    }
+    const ms = (retryAfterMs(ex) ?? W * 1000) + 250 + Math.floor(Math.random() * 250);
+    ctx.settings.onWait?.(ms, `quota: minute limit reached, waiting Retry-After`);
+    waitedMs += ms;
+    await sleep(ms);
+    start = Date.now();
+    i = -1;
+  }
+  const elapsedMs = Date.now() - t0;
+  ctx.judge(dailyQuota, { plan: key.plan, limits, sent, accepted, rejection, known, acceptedAfterKnown, minuteReset, elapsedMs, stopped });
+  if (rejection) ctx.judge(shape429, { exchange: rejection });
+  ctx.rateLimitResults.push({
+    suite: 'quota',
+    plan: key.plan,
+    requestsPerDay: rpd,
+    requestsPerMinute: rpm,
+    windowSeconds: W,
+    sent,
+    accepted,
+    dailyRetryAfterSeconds: rejection && retryAfterMs(rejection) !== null ? retryAfterMs(rejection)! / 1000 : null,
+    dailyReset: rejection ? rl(rejection, 'reset') : null,
+    waitedMs,
+    durationMs: elapsedMs,
+    stopped,
+  });
+}

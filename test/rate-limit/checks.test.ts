@@ -1,0 +1,178 @@
+/** The rate-limit checks on synthetic evidence: each passes what a conformant limiter does and fails the defect. */
+import { describe, expect, it } from 'vitest';
+import * as c from '../../checks/rate-limit.js';
+import { exchange, NOW_S, type ExchangeInit } from '../checks/fixtures.js';
+
+const FREE = { requestsPerMinute: 60, requestsPerDay: 1000 };
+const PRO = { requestsPerMinute: 300, requestsPerDay: 10000 };
+const BUSINESS = { requestsPerMinute: 1000, requestsPerDay: 100000 };
+
+/** A response with the given rate-limit headers (Limit 60 unless said). */
+const at = (remaining: number, reset = NOW_S + 30, more: ExchangeInit = {}) =>
+  exchange({ ...more, headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': String(reset), ...more.headers } });
+const limited = (remaining = 0, reset = NOW_S + 30, more: ExchangeInit = {}) => at(remaining, reset, { status: 429, ...more });
+const ids = (fs: { checkId: string; level: string }[]) => fs.map((f) => `${f.checkId}:${f.level}`);
+
+function burst(accepted: number, over: Partial<Extract<c.BurstEvidence, { kind: 'burst' }>> = {}): c.BurstEvidence {
+  return {
+    kind: 'burst',
+    plan: 'free',
+    limit: 60,
+    windowSeconds: 60,
+    known: at(20),
+    knownRemaining: 20,
+    exchanges: [],
+    accepted,
+    rejection: limited(),
+    elapsedMs: 50,
+    continuous: false,
+    cap: 50,
+    account: null,
+    remeasured: false,
+    ...over,
+  };
+}
+
+describe('rl-burst-enforced', () => {
+  it('passes exactly R accepted, and the refill elapsed time explains', () => {
+    expect(c.burstEnforced.run(burst(20))).toEqual([]);
+    // 2 s of a 60-per-minute window refill 2 requests; a continuous limiter may hold one more fraction.
+    expect(c.burstEnforced.run(burst(23, { elapsedMs: 2000, continuous: true }))).toEqual([]);
+  });
+  it('fails one too many, one too few, and no 429 at all', () => {
+    const [over] = c.burstEnforced.run(burst(21));
+    expect(over?.level).toBe('violation');
+    expect(over?.message).toContain('21 accepted in 0.05 s from Remaining 20 (refill allowance 0)');
+    expect(c.burstEnforced.run(burst(19))[0]?.message).toContain('stricter than it reported');
+    const [none] = c.burstEnforced.run(burst(40, { rejection: null, cap: 40 }));
+    expect(none?.message).toMatch(/^received no 429 for the free key/);
+    expect(none?.level).toBe('violation');
+  });
+  it('no 429 that refill can explain is an observation, not a verdict', () => {
+    const f = c.burstEnforced.run(burst(50, { rejection: null, elapsedMs: 40_000 }));
+    expect(ids(f)).toEqual(['rl-burst-enforced:observation']);
+  });
+  it('counts against the plan from a rested key when the headers showed no refill', () => {
+    const account = (accepted: number): c.WindowAccount => ({ rested: at(59), accepted, rejection: limited(), spanMs: 900 });
+    expect(c.burstEnforced.run(burst(20, { account: account(60) }))).toEqual([]);
+    const [f] = c.burstEnforced.run(burst(20, { account: account(61) }));
+    expect(f?.message).toContain('after 61 accepted requests from a rested free key');
+  });
+  it('records a key it did not measure', () => {
+    const f = c.burstEnforced.run({ kind: 'skipped', plan: 'enterprise', limit: 1_000_000, reason: 'limit too large', exchanges: [] });
+    expect(ids(f)).toEqual(['rl-burst-enforced:observation']);
+    expect(f[0]?.message).toContain('not measured: limit too large');
+  });
+});
+
+describe('rl-not-stricter-than-plan', () => {
+  const paced = (rejection: ReturnType<typeof exchange> | null): c.NotStricterEvidence => ({
+    kind: 'paced', plan: 'free', limit: 60, windowSeconds: 60, sent: 30, spanMs: 33_000, rejection, previous: at(25),
+  });
+  it('passes a paced phase without 429 and a full window', () => {
+    expect(c.notStricterThanPlan.run(paced(null))).toEqual([]);
+    expect(c.notStricterThanPlan.run({ kind: 'window', plan: 'free', limit: 60, account: { rested: at(59), accepted: 60, rejection: limited(), spanMs: 1 } })).toEqual([]);
+  });
+  it('fails a 429 while pacing, and a window that admits fewer than the plan', () => {
+    const [f] = c.notStricterThanPlan.run(paced(limited()));
+    expect(f?.message).toMatch(/^received 429 on paced request 30 of the free key after 33\.0 s at 0\.9 × 60 per 60 s \(previous Remaining 25\)/);
+    const [g] = c.notStricterThanPlan.run({ kind: 'window', plan: 'free', limit: 60, account: { rested: at(58), accepted: 59, rejection: limited(), spanMs: 1 } });
+    expect(g?.expected).toBe('60 accepted');
+    expect(g?.actual).toBe('59 accepted');
+  });
+});
+
+describe('rl-429-shape', () => {
+  it('passes a full 429', () => {
+    expect(c.shape429.run({ exchange: limited() })).toEqual([]);
+  });
+  it('fails 403 or 503 instead of 429, a missing Retry-After, missing headers, a wrong Error status', () => {
+    expect(c.shape429.run({ exchange: exchange({ status: 403 }) })[0]?.message).toMatch(/^received 403 where the key was over its limit/);
+    expect(c.shape429.run({ exchange: exchange({ status: 503 }) })[0]?.level).toBe('violation');
+    expect(c.shape429.run({ exchange: limited(0, NOW_S + 30, { headers: { 'retry-after': undefined } }) })[0]?.message).toContain('Retry-After absent');
+    expect(c.shape429.run({ exchange: limited(0, NOW_S + 30, { headers: { 'retry-after': '0.25' } }) })[0]?.message).toContain('Retry-After "0.25"');
+    expect(c.shape429.run({ exchange: limited(0, NOW_S + 30, { headers: { 'x-ratelimit-reset': undefined } }) })[0]?.message).toContain('X-RateLimit-Reset missing');
+    expect(c.shape429.run({ exchange: limited(0, NOW_S + 30, { body: '{"code":"x","message":"m","status":400}' }) })[0]?.message).toContain('status is 400');
+  });
+  it('a body that is not JSON is only an observation (its format is not shown)', () => {
+    expect(ids(c.shape429.run({ exchange: limited(0, NOW_S + 30, { body: 'Too Many Requests', headers: { 'content-type': 'text/plain' } }) }))).toEqual(['rl-429-shape:observation']);
+  });
+});
+
+describe('rl-retry-after-honoured and rl-rejected-not-counted', () => {
+  const first = limited(0, NOW_S + 30);
+  const ev = (attempts: ReturnType<typeof exchange>[], over: Partial<c.RecoveryEvidence> = {}): c.RecoveryEvidence => ({
+    plan: 'free', limit: 60, first429: first, retryAfterMs: 30_000, rejected: 3,
+    attempts: attempts.map((exchange) => ({ exchange, waitedMs: 30_250 })), fixedLike: true, ...over,
+  });
+  const both = (e: c.RecoveryEvidence) => [...c.retryAfterHonoured.run(e), ...c.rejectedNotCounted.run(e)];
+
+  it('pass a request accepted after Retry-After, in a fresh window that starts full', () => {
+    expect(both(ev([at(59, NOW_S + 90)]))).toEqual([]);
+  });
+  it('429 twice after waiting Retry-After: the window never resets or Retry-After is too short', () => {
+    expect(ids(both(ev([limited(0, NOW_S + 90), limited(0, NOW_S + 150)])))).toEqual(['rl-retry-after-honoured:violation']);
+  });
+  it('429 after Retry-After with the Reset unchanged: Retry-After too short', () => {
+    const f = both(ev([limited(0, NOW_S + 30), at(59, NOW_S + 90)]));
+    expect(ids(f)).toEqual(['rl-retry-after-honoured:violation']);
+    expect(f[0]?.message).toContain('Reset had not moved');
+  });
+  it('429 after Retry-After with the Reset moved later: the window extended under rejections', () => {
+    const extended = limited(0, NOW_S + 60, { headers: { 'retry-after': '20' } });
+    expect(ids(both(ev([extended, at(59, NOW_S + 90)])))).toEqual(['rl-rejected-not-counted:violation']);
+    const fine = limited(0, NOW_S + 60, { headers: { 'retry-after': '1' } });
+    expect(ids(both(ev([fine, at(59, NOW_S + 90)])))).toEqual(['rl-rejected-not-counted:observation']);
+  });
+  it('a fresh fixed window short by exactly the rejected requests was charged them', () => {
+    expect(ids(both(ev([at(56, NOW_S + 90)])))).toEqual(['rl-rejected-not-counted:violation']);
+    // Not judged when the limiter refills continuously: a sliding window starts a new window partly used.
+    expect(both(ev([at(56, NOW_S + 90)], { fixedLike: false }))).toEqual([]);
+  });
+});
+
+describe('rl-per-key', () => {
+  const key = (plan: 'free' | 'pro' | 'business', limits: typeof FREE, reported: number | null) => ({ plan, limits, reported, exchange: at(1) });
+  it('passes keys that report their own plans', () => {
+    expect(c.perKey.run({ kind: 'limits', keys: [key('free', FREE, 60), key('pro', PRO, 300), key('business', BUSINESS, 1000)] })).toEqual([]);
+    // Free's day and Business's minute are both 1000: reporting it is no proof of sharing.
+    expect(c.perKey.run({ kind: 'limits', keys: [key('free', FREE, 1000), key('business', BUSINESS, 1000)] })).toEqual([]);
+  });
+  it('fails two plans reporting the same limit, and a 429 caused by another key', () => {
+    const [f] = c.perKey.run({ kind: 'limits', keys: [key('free', FREE, 60), key('pro', PRO, 60)] });
+    expect(f?.message).toMatch(/^received X-RateLimit-Limit 60 for both the free and the pro key/);
+    const [g] = c.perKey.run({ kind: 'interference', plan: 'pro', rejection: limited(), previous: at(120), bursting: ['business'] });
+    expect(g?.message).toContain('while the business key was bursting');
+    expect(c.perKey.run({ kind: 'interference', plan: 'pro', rejection: limited(), previous: at(0), bursting: ['business'] })).toEqual([]);
+  });
+});
+
+describe('rl-daily-quota', () => {
+  const LIM = { requestsPerMinute: 5, requestsPerDay: 8 };
+  const day = (remaining: number, status = 200, reset = NOW_S + 3600) =>
+    exchange({ status, headers: { 'x-ratelimit-limit': '8', 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': String(reset), ...(status === 429 ? { 'retry-after': '3600' } : {}) } });
+  const ev = (over: Partial<c.DailyQuotaEvidence>): c.DailyQuotaEvidence => ({
+    plan: 'enterprise', limits: LIM, sent: 9, accepted: 8, rejection: day(0, 429), known: day(2), acceptedAfterKnown: 2, minuteReset: NOW_S + 1, elapsedMs: 2000, stopped: null, ...over,
+  });
+  it('passes the day quota spent, then a 429 with Retry-After and a Reset at the day boundary', () => {
+    expect(c.dailyQuota.run(ev({}))).toEqual([]);
+  });
+  it('fails no daily 429, a count beyond the quota, a Reset before the minute reset or beyond a day', () => {
+    expect(c.dailyQuota.run(ev({ rejection: null, acceptedAfterKnown: 4, accepted: 10, stopped: 'over-quota' }))[0]?.message).toMatch(/^received no daily 429/);
+    expect(c.dailyQuota.run(ev({ acceptedAfterKnown: 4 }))[0]?.message).toContain('only after 4 accepted after Remaining 2');
+    expect(c.dailyQuota.run(ev({ acceptedAfterKnown: 1 }))[0]?.message).toContain('stricter than it reported');
+    expect(c.dailyQuota.run(ev({ rejection: day(0, 429, NOW_S - 100) }))[0]?.message).toContain('X-RateLimit-Reset');
+    expect(c.dailyQuota.run(ev({ rejection: day(0, 429, NOW_S + 200_000) }))[0]?.message).toContain('within 86400 s');
+    expect(c.dailyQuota.run(ev({ minuteReset: NOW_S + 7200 }))[0]?.message).toContain("before the minute window's reset");
+  });
+});
+
+describe('observations', () => {
+  it('rl-ban-observed and rl-401-rate-limited never fail', () => {
+    const ban = c.banObserved.run({ plan: 'free', reason: '403 after it had worked', exchanges: [exchange({ status: 403 })] });
+    expect(ids(ban)).toEqual(['rl-ban-observed:observation']);
+    const unauth = c.unauthenticatedRateLimited.run({ exchanges: [exchange({ status: 401, keyPlan: 'invalid' }), exchange({ status: 429, keyPlan: 'invalid' })] });
+    expect(ids(unauth)).toEqual(['rl-401-rate-limited:observation']);
+    expect(unauth[0]?.message).toContain('got 401, 429; 2 carried X-RateLimit headers (Limit 60); 1 were 429');
+  });
+});

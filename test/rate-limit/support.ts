@@ -1,0 +1,30 @@
+/** Runs the rate-limit or quota suite in-process against a reference server (windows of a few seconds). */
+import { startReferenceServer, type ReferenceOptions } from '../../reference/server.js';
+import { runSuite } from '../../runner/suites.js';
+import { ApiKey } from '../../http/redact.js';
+import type { PlanKey, SuiteName } from '../../config/config.js';
+
+export async function runRateLimit(suite: SuiteName, options: ReferenceOptions & { plans?: readonly string[]; onWait?: (ms: number, reason: string) => void }) {
+  const server = await startReferenceServer(options);
+  try {
+    const keys: PlanKey[] = server.keys
+      .filter((k) => !options.plans || options.plans.includes(k.plan))
+      .map((k) => ({ plan: k.plan, key: new ApiKey(k.key, k.plan), limits: k.limits }));
+    const t0 = performance.now();
+    const { ctx, ...result } = await runSuite(suite, {
+      target: server.url,
+      keys,
+      key: keys[0]!,
+      seed: 1,
+      runs: 10,
+      strict: false,
+      windowSeconds: server.options.windowSeconds,
+      ...(options.onWait ? { onWait: options.onWait } : {}),
+    });
+    return { ...result, wallMs: performance.now() - t0, rateLimitResults: ctx.rateLimitResults, exchangeList: ctx.exchanges };
+  } finally {
+    await server.close();
+  }
+}
+
+export const PLANS = ['free', 'pro', 'business'] as const;
