@@ -42,8 +42,8 @@ export interface ConformanceReport {
   readonly errors: readonly string[];
   /** Notes the run made for the reader (quota scaling, waits). */
   readonly notes: readonly string[];
-  /** Per-plan rate-limit verdicts (rate-limit suite), when it ran. */
-  readonly rateLimits?: unknown;
+  /** Per-plan numbers of the rate-limit and quota suites, when they ran. */
+  readonly rateLimits?: readonly unknown[];
 }
 
 const zero = (): OperationTotals => ({ exchanges: 0, checksApplied: 0, cases: 0, violations: 0, warnings: 0, observations: 0 });
@@ -65,8 +65,8 @@ export function buildReport(input: {
   outcomes: readonly SuiteOutcome[];
   errors: readonly string[];
   notes: readonly string[];
-  rateLimits?: unknown;
 }): ConformanceReport {
+  const rateLimits = input.outcomes.flatMap((o) => o.meta.rateLimits ?? []);
   const operations: Record<string, OperationTotals> = {};
   const totals = zero();
   const findings: Finding[] = [];
@@ -116,6 +116,6 @@ export function buildReport(input: {
     findings,
     errors: input.errors,
     notes: [...input.notes, ...input.outcomes.filter((o) => o.meta.aborted).map((o) => `${o.meta.suite} stopped early: ${o.meta.aborted!.message}`)],
-    ...(input.rateLimits !== undefined ? { rateLimits: input.rateLimits } : {}),
+    ...(rateLimits.length > 0 ? { rateLimits } : {}),
   };
 }

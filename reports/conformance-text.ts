@@ -79,6 +79,7 @@ export function renderSummary(report: ConformanceReport): string {
     }
     out.push('');
   }
+  out.push(...rateLimitLines(report));
   for (const n of report.notes) out.push(`note: ${n}`);
   for (const e of report.errors) out.push(`error: ${e}`);
   if (report.notes.length || report.errors.length) out.push('');
@@ -120,4 +121,43 @@ export function renderMarkdown(report: ConformanceReport): string {
   }
   for (const e of report.errors) out.push(`> error: ${e}`);
   return out.join('\n') + '\n';
+}
+
+interface PlanNumbers {
+  suite?: string;
+  plan?: string;
+  limit?: number;
+  windowSeconds?: number;
+  paced?: { sent: number; spanMs: number; got429: boolean };
+  burst?: { fromRemaining: number | null; accepted: number; allowance: number; first429AtRequest: number | null } | null;
+  retryAfterSeconds?: number | null;
+  waitedMs?: number;
+  recovered?: boolean | null;
+  requests?: number;
+  note?: string | null;
+  requestsPerDay?: number;
+  accepted?: number;
+  sent?: number;
+  dailyRetryAfterSeconds?: number | null;
+}
+
+/** The numbers behind each plan's rate-limit verdict (issue 3): paced, burst, 429 at, Retry-After, recovery. */
+export function rateLimitLines(report: ConformanceReport): string[] {
+  const rows = (report.rateLimits ?? []) as PlanNumbers[];
+  if (rows.length === 0) return [];
+  const out = ['Rate limits, per plan key'];
+  for (const r of rows) {
+    const failed = report.findings.some((f) => f.checkId.startsWith('rl-') && f.level === 'violation' && f.message.includes(r.plan ?? '\u0000'));
+    if (r.suite === 'quota') {
+      out.push(`  ${failed ? '✗' : '✓'} ${r.plan} daily quota ${r.requestsPerDay}: accepted ${r.accepted} of ${r.sent} sent; daily Retry-After ${r.dailyRetryAfterSeconds ?? '-'} s`);
+      continue;
+    }
+    const burst = r.burst ? `burst from Remaining ${r.burst.fromRemaining ?? '?'} accepted ${r.burst.accepted} (allowance ${r.burst.allowance}), first 429 at request ${r.burst.first429AtRequest ?? '-'}` : 'no burst';
+    const paced = r.paced ? `paced ${r.paced.sent} in ${(r.paced.spanMs / 1000).toFixed(1)} s${r.paced.got429 ? ' (got a 429)' : ' with no 429'}` : 'not paced';
+    out.push(
+      `  ${failed ? '✗' : '✓'} ${r.plan} limit ${r.limit ?? '?'}/${r.windowSeconds ?? '?'} s: ${paced}; ${burst}; Retry-After ${r.retryAfterSeconds ?? '-'} s, waited ${((r.waitedMs ?? 0) / 1000).toFixed(1)} s, recovered ${r.recovered ?? '-'}; ${r.requests ?? '?'} requests${r.note ? ` — ${r.note}` : ''}`,
+    );
+  }
+  out.push('');
+  return out;
 }

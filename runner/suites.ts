@@ -62,6 +62,7 @@ export interface SuiteResult {
   readonly stats: Readonly<Record<string, OperationStats>>;
   readonly occurrences: Readonly<Record<string, number>>;
   readonly exchanges: number;
+  readonly rateLimits: readonly unknown[];
   readonly durationMs: number;
   /** Set when the suite could not finish (e.g. the key was blocked); the findings so far are kept. */
   readonly aborted: { readonly code: string; readonly message: string } | null;
@@ -87,6 +88,7 @@ export async function runSuite(name: SuiteName, settings: RunSettings): Promise<
     stats: Object.fromEntries(ctx.log.stats),
     occurrences: Object.fromEntries(ctx.log.occurrences),
     exchanges: ctx.exchanges.length,
+    rateLimits: ctx.rateLimitResults,
     durationMs: performance.now() - t0,
     aborted,
     ctx,

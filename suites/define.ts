@@ -13,6 +13,27 @@ import { appendHarPart } from '../reports/har.js';
 
 const SUITE_TIMEOUT_MS = 60 * 60 * 1000;
 
+/** Says what a wait is for on stderr (the run's progress stream): a countdown on a terminal, one line otherwise. */
+function announceWait(ms: number, reason: string): void {
+  if (ms < 1000) return;
+  const seconds = Math.ceil(ms / 1000);
+  if (!process.stderr.isTTY) {
+    process.stderr.write(`waiting ${seconds} s: ${reason}\n`);
+    return;
+  }
+  let left = seconds;
+  const tick = () => {
+    process.stderr.write(`\r\x1b[Kwaiting ${left} s: ${reason}`);
+    if (--left < 0) {
+      clearInterval(timer);
+      process.stderr.write('\r\x1b[K');
+    }
+  };
+  const timer = setInterval(tick, 1000);
+  timer.unref();
+  tick();
+}
+
 function describeFinding(f: Finding): string {
   return `[${f.checkId} · ${f.clause}] ${f.message}${f.exchanges[0] ? `\n  ${f.exchanges[0].curl}` : ''}`;
 }
@@ -33,6 +54,7 @@ export function defineConformanceSuite(name: SuiteName): void {
         seed: config.seed,
         runs: config.runs,
         strict: config.strict,
+        onWait: announceWait,
         windowSeconds: config.rateWindowSeconds,
       });
       result = r;
@@ -50,6 +72,7 @@ export function defineConformanceSuite(name: SuiteName): void {
         aborted: r.aborted,
         seed: config.seed,
         observations: r.findings.filter((f) => f.level === 'observation'),
+        rateLimits: r.rateLimits,
       };
       task.meta.suite = meta;
       expect(r.aborted, r.aborted?.message).toBeNull();

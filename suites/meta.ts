@@ -11,6 +11,8 @@ export interface SuiteMeta {
   readonly aborted: { readonly code: string; readonly message: string } | null;
   readonly seed: number;
   readonly observations: readonly Finding[];
+  /** Per-plan numbers of the rate-limit and quota suites (runner/scenarios/rate-limit.ts, quota.ts). */
+  readonly rateLimits: readonly unknown[];
 }
 
 declare module '@vitest/runner' {

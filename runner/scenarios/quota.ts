@@ -8,9 +8,26 @@ import type { Exchange } from '../../http/exchange.js';
 import { banObserved, dailyQuota, isAccepted, retryAfterMs, rl, shape429 } from '../../checks/rate-limit.js';
 import { statusOf } from '../../checks/facts.js';
 import type { RunContext } from '../context.js';
+import type { PlanName } from '../../spec/contract.js';
 import * as req from '../requests.js';
 
 const PACE = 0.9;
+
+export interface QuotaResult {
+  readonly suite: 'quota';
+  readonly plan: PlanName;
+  readonly requestsPerDay: number;
+  readonly requestsPerMinute: number;
+  readonly windowSeconds: number;
+  readonly sent: number;
+  readonly accepted: number;
+  readonly dailyRetryAfterSeconds: number | null;
+  /** X-RateLimit-Reset of the daily 429 (epoch s). */
+  readonly dailyReset: number | null;
+  readonly waitedMs: number;
+  readonly durationMs: number;
+  readonly stopped: 'requests' | 'time' | 'over-quota' | null;
+}
 /** Minute-limit 429s waited out before giving up (they should not happen below the minute rate). */
 const MAX_MINUTE_WAITS = 3;
 
@@ -28,7 +45,7 @@ export async function quotaScenario(ctx: RunContext): Promise<void> {
   const spacing = (W * 1000) / (PACE * rpm);
   const timeCapMs = (rpd / rpm) * W * 1000 * 1.5 + 30_000;
   const requestCap = rpd + 50;
-  ctx.settings.onWait?.(rpd * spacing, `quota: spending the ${key.plan} key's ${rpd} requests per day at ${Math.floor(PACE * rpm)} per ${W} s takes about ${duration(rpd * spacing)}`);
+  ctx.settings.onWait?.(rpd * spacing, `quota: spending the ${key.plan} key's ${rpd} requests per day at ${Number((PACE * rpm).toFixed(1))} per ${W} s takes about ${duration(rpd * spacing)}`);
   ctx.log.count('listPets', 'cases');
 
   const auth = ctx.auth('Bearer {key}', key);
@@ -104,7 +121,7 @@ export async function quotaScenario(ctx: RunContext): Promise<void> {
   const elapsedMs = Date.now() - t0;
   ctx.judge(dailyQuota, { plan: key.plan, limits, sent, accepted, rejection, known, acceptedAfterKnown, minuteReset, elapsedMs, stopped });
   if (rejection) ctx.judge(shape429, { exchange: rejection });
-  ctx.rateLimitResults.push({
+  const result: QuotaResult = {
     suite: 'quota',
     plan: key.plan,
     requestsPerDay: rpd,
@@ -117,5 +134,6 @@ export async function quotaScenario(ctx: RunContext): Promise<void> {
     waitedMs,
     durationMs: elapsedMs,
     stopped,
-  });
+  };
+  ctx.rateLimitResults.push(result);
 }

@@ -41,6 +41,7 @@ const PACE = 0.9;
 const MARGIN_MS = 250;
 
 export interface RateLimitResult {
+  readonly suite: 'rate-limit';
   readonly plan: PlanName;
   readonly limit: number;
   readonly windowSeconds: number;
@@ -152,6 +153,7 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
   const history: Reading[] = [];
   let waitedMs = 0;
   const result: { -readonly [K in keyof RateLimitResult]: RateLimitResult[K] } = {
+    suite: 'rate-limit',
     plan,
     limit: L,
     windowSeconds: W,
@@ -218,22 +220,32 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
     return finish();
   }
 
-  // 2. Paced phase. It ends about 2 s before a window that began at the probe would, so that the burst's 429 has a
-  // wait of more than a second to describe: a Retry-After that is too short then shows (whole seconds cannot).
+  // 2. Paced phase, at 0.9 × the plan's rate. It ends so that the burst's 429 comes about 1.75 s before a window
+  // that began at the probe would end: Retry-After then has a wait of more than a second to describe, so one that is
+  // too short shows (a wait under a second cannot be shortened in whole seconds), and the suite waits ~2 s, not W.
   const spacing = (W * 1000) / (PACE * L);
-  const burstEstimateMs = Math.min(1000, Math.ceil((L * Math.max(0.5, probe.ex.durationMs)) / BURST_IN_FLIGHT) + 50);
-  const reserveMs = Math.min(1900 + burstEstimateMs, 0.8 * W * 1000);
-  const paceCount = Math.floor((W * 1000 - reserveMs) / spacing);
   const paceStart = probe.end;
+  const windowEnd = paceStart + W * 1000;
+  const latencies: number[] = [probe.ex.durationMs];
+  /** Time a burst from `remaining` should take: the median single-request latency, a few requests in flight. */
+  const burstEstimateMs = (remaining: number | null) => {
+    const sorted = [...latencies].sort((a, b) => a - b);
+    const median = Math.max(0.3, sorted[Math.floor(sorted.length / 2)] ?? 1);
+    return Math.min(1000, ((remaining ?? L) * median) / 2 + 30);
+  };
+  const minPacedMs = 0.2 * W * 1000;
   let rested: Reading | null = isRested(probe) || restedAfterWait ? probe : null;
   let refillSeen = false;
   let prev = probe;
   let pacedRejection: Reading | null = null;
-  for (let i = 1; i <= paceCount; i++) {
+  for (let i = 1; ; i++) {
     const due = paceStart + i * spacing;
+    if (due - paceStart > minPacedMs && windowEnd - due < 1750 + burstEstimateMs(prev.remaining)) break;
+    if (due >= windowEnd) break;
     const delay = due - Date.now();
     if (delay > 0) await sleep(delay);
     const r = await send();
+    latencies.push(r.ex.durationMs);
     result.paced = { sent: i, spanMs: r.end - paceStart, got429: false };
     if (banned(r)) return blocked(`${r.status} while pacing under its plan's rate`, [prev.ex, r.ex]);
     if (!isAccepted(r.ex)) {

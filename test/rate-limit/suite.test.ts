@@ -29,8 +29,9 @@ describe.concurrent('the faultless reference server passes', () => {
         // About one plan's worth of requests: never more than twice the limit (a token bucket refills in the burst).
         expect(x.requests, x.plan).toBeLessThanOrEqual(2 * x.limit + 50);
       }
-      // All keys in parallel: a few seconds over one window (whole-second Retry-After dominates at 2 s).
-      expect(r.wallMs).toBeLessThan(WINDOW_S * 1000 * 2.5);
+      // All keys in parallel: about 1.5 windows at 2 s (whole-second Retry-After dominates); a loaded machine may
+      // push a burst across a window boundary and measure again, so the bound only catches keys run one by one.
+      expect(r.wallMs).toBeLessThan(WINDOW_S * 1000 * 4);
       // Observations only: the 401 gap is recorded.
       expect(r.findings.some((f) => f.checkId === 'rl-401-rate-limited')).toBe(true);
     });
@@ -48,6 +49,6 @@ describe.concurrent('the faultless reference server passes', () => {
     expect(failing(r.findings)).toEqual([]);
     expect(r.rateLimitResults[0]).toMatchObject({ plan: 'enterprise', accepted: 8, sent: 9, stopped: null });
     // The run said how long it would take before it started.
-    expect(waits[0]).toMatch(/^quota: spending the enterprise key's 8 requests per day at 4 per 1 s takes about 2 s$/);
+    expect(waits[0]).toMatch(/^quota: spending the enterprise key's 8 requests per day at 4.5 per 1 s takes about 2 s$/);
   });
 });
