@@ -126,7 +126,7 @@ describe('a full failing run leaks no key', () => {
       const rc = await main(['replay', statusReplay(), '--target', clean.url, '--env-file', envFile], o);
       expect(o.stdout.join('')).toMatch(/^replayed POST \/pets → 201$/m);
       expect(o.stdout.join('')).toMatch(/status-documented did not reproduce/);
-      expect(o.stdout.join('')).toMatch(/rerun with --seed 4242/);
+      expect(o.stdout.join('')).toMatch(/rerun the whole run with --seed 4242/);
       expect(rc).toBe(0);
     });
 
