@@ -1,17 +1,21 @@
 /**
- * Measurements for `npm run bench` (issue 4's closing note), each with autocannon, 10 connections, ~3 s:
- * - the harness's load scenario (hooks, conformance checks, per-class histograms) vs plain autocannon sending the same
- *   mix without hooks, against the same reference server in the same run (goal ≥ 0.9);
+ * Measurements for `npm run bench` (issue 4's closing note), each with autocannon, 10 connections, 3 s per run:
+ * - the harness's load scenario (hooks, conformance checks, per-class histograms) vs plain autocannon sending the very
+ *   same requests without hooks (withoutHooks of the harness's mix, the same seeded pets), against the same reference
+ *   server process (goal ≥ 0.9);
  * - the reference server vs a bare node:http server answering the same fixed JSON body (goal ≥ 0.5).
- * Rates are completed responses ÷ duration, from autocannon's raw result, for all four. Every target runs in a child
- * process (as a real target would), fresh for each measurement, after a 1 s warm-up.
+ * Fair by construction: each side is warmed up, then the two alternate for ROUNDS rounds in ABBA order (so a drift
+ * of the machine or of the target's store favours neither), with the same connections and duration. Rates are
+ * completed responses ÷ duration from autocannon's raw result for all four; each ratio is also given per round, so a
+ * noisy machine shows as a range. Every target runs in a child process, as a real target would.
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ApiKey } from '../http/redact.js';
 import type { ReferenceKey } from '../reference/server.js';
 import { autocannon, type AcRawResult, type AcRequest } from './autocannon.js';
-import { listQueries } from './mix.js';
+import { ConformanceTally } from './conformance.js';
+import { mixGetCount, mixRequests, seedPets, withoutHooks } from './mix.js';
 import { PROFILES } from './profiles.js';
 import { silentProgress } from './progress.js';
 import { runScenario } from './run-scenario.js';
@@ -19,12 +23,54 @@ import { mixConnectionsScenario } from './scenarios/mix-connections.js';
 
 const CONNECTIONS = 10;
 const SECONDS = 3;
+const WARM_UP_SECONDS = 1;
+export const ROUNDS = 3;
 
 const rateOf = (raw: AcRawResult) => Math.round((raw.totalCompletedRequests / Math.max(raw.duration, 0.001)) * 10) / 10;
 
-async function plain(url: string, requests: AcRequest[]): Promise<number> {
-  return rateOf(await autocannon({ url, connections: CONNECTIONS, duration: SECONDS, requests, skipAggregateResult: true }));
+/** A measurement counts only answers the target meant: a 429 or an error would make either side look faster. */
+function checked(raw: AcRawResult, what: string): AcRawResult {
+  if (raw.non2xx > 0 || raw.errors > 0) throw new Error(`bench: ${what} got ${raw.non2xx} non-2xx answers and ${raw.errors} errors`);
+  return raw;
 }
+
+async function plain(url: string, requests: AcRequest[], seconds: number): Promise<Measured> {
+  return measured(async () => checked(await autocannon({ url, connections: CONNECTIONS, duration: seconds, requests, skipAggregateResult: true }), `plain autocannon on ${url}`));
+}
+
+interface Measured {
+  readonly rate: number;
+  /** The generator's CPU time (this process, user + system) per completed response, in µs. */
+  readonly cpuUs: number;
+}
+
+/** Runs `run` and measures its rate and the generator's CPU per response. */
+async function measured(run: () => Promise<AcRawResult>): Promise<Measured> {
+  const cpu0 = process.cpuUsage();
+  const raw = await run();
+  const cpu = process.cpuUsage(cpu0);
+  return { rate: rateOf(raw), cpuUs: Math.round(((cpu.user + cpu.system) / Math.max(1, raw.totalCompletedRequests)) * 10) / 10 };
+}
+
+/** Runs a and b alternately, ABBA order, after one warm-up each; per-round figures. */
+async function alternate(a: (seconds: number) => Promise<Measured>, b: (seconds: number) => Promise<Measured>): Promise<{ a: Measured[]; b: Measured[] }> {
+  await a(WARM_UP_SECONDS);
+  await b(WARM_UP_SECONDS);
+  const out = { a: [] as Measured[], b: [] as Measured[] };
+  for (let round = 0; round < ROUNDS; round++) {
+    if (round % 2 === 0) {
+      out.a.push(await a(SECONDS));
+      out.b.push(await b(SECONDS));
+    } else {
+      out.b.push(await b(SECONDS));
+      out.a.push(await a(SECONDS));
+    }
+  }
+  return out;
+}
+
+const mean = (xs: readonly number[]) => Math.round((xs.reduce((n, x) => n + x, 0) / Math.max(1, xs.length)) * 10) / 10;
+const ratios = (a: readonly Measured[], b: readonly Measured[]) => a.map((x, i) => Math.round((x.rate / Math.max(b[i]?.rate ?? 0, 0.001)) * 1000) / 1000);
 
 interface Child {
   readonly url: string;
@@ -55,56 +101,77 @@ async function child(args: string[]): Promise<Child> {
   };
 }
 
-export async function benchLoad(): Promise<{ harnessReqPerSec: number; plainAutocannonReqPerSec: number; referenceReqPerSec: number; bareNodeReqPerSec: number }> {
-  // Each target in its own process, fresh for each measurement, so the store's growth favours neither side.
-  const mix = async (measure: (url: string, key: ReferenceKey) => Promise<number>): Promise<number> => {
-    const target = await child(['reference']);
-    try {
-      const ref = target.keys.find((k) => k.plan === 'enterprise') ?? target.keys[0]!;
-      // Warm-up (JIT of client and server), not measured.
-      await autocannon({ url: target.url, connections: CONNECTIONS, duration: 1, requests: [{ method: 'GET', path: `${new URL(target.url).pathname}/pets`, headers: { authorization: `Bearer ${ref.key}` } }], skipAggregateResult: true });
-      return await measure(target.url, ref);
-    } finally {
-      await target.close();
-    }
-  };
-  const harnessReqPerSec = await mix(async (url, ref) => {
+export interface LoadBench {
+  /** Means over the rounds. */
+  readonly harnessReqPerSec: number;
+  readonly plainAutocannonReqPerSec: number;
+  readonly referenceReqPerSec: number;
+  readonly bareNodeReqPerSec: number;
+  /** Per round: harness ÷ plain autocannon, reference ÷ bare node:http. */
+  readonly harnessRatios: number[];
+  readonly referenceRatios: number[];
+  /**
+   * The generator's CPU per response (mean over rounds, µs), harness and plain: what the hooks cost whichever side
+   * is the bottleneck (when the server is, the rates alone hide it).
+   */
+  readonly harnessCpuUsPerResponse: number;
+  readonly plainCpuUsPerResponse: number;
+}
+
+export async function benchLoad(): Promise<LoadBench> {
+  // Harness vs plain autocannon: one reference server, the same requests, the same seeded pets.
+  let harness: { a: Measured[]; b: Measured[] };
+  const target = await child(['reference']);
+  try {
+    const ref = target.keys.find((k) => k.plan === 'enterprise') ?? target.keys[0]!;
     const key = { plan: ref.plan, key: new ApiKey(ref.key, ref.plan), limits: ref.limits };
-    const spec = { ...mixConnectionsScenario(url, key, PROFILES.nightly, { connections: CONNECTIONS, durationSeconds: SECONDS }), maxRequests: 10_000_000 };
-    const result = await runScenario(spec, { runStartedAt: Date.now(), progress: silentProgress });
-    return rateOf(result.raw[0] as AcRawResult);
-  });
-  const plainAutocannonReqPerSec = await mix(async (url, ref) => {
-    const base = new URL(url).pathname;
-    const auth = { authorization: `Bearer ${ref.key}` };
-    // The same mix as static requests: the list queries in the same order, create, get.
-    const queries = listQueries();
-    const requests: AcRequest[] = [];
-    for (let i = 0; i < queries.length; i += 2) {
-      requests.push(
-        { method: 'GET', path: `${base}/pets${queries[i]}`, headers: auth },
-        { method: 'GET', path: `${base}/pets${queries[(i + 1) % queries.length]}`, headers: auth },
-        { method: 'POST', path: `${base}/pets`, headers: { ...auth, 'content-type': 'application/json' }, body: `{"name":"load-${i}","categoryId":1,"status":"available"}` },
-        { method: 'GET', path: `${base}/pets/1`, headers: auth },
-      );
-    }
-    return plain(url, requests);
-  });
+    const base = new URL(target.url).pathname;
+    const ids = await seedPets(target.url, key.key, mixGetCount(), 10);
+    const plainRequests = withoutHooks(mixRequests(base, key.key, new ConformanceTally(1), ids));
+    harness = await alternate(
+      (seconds) => measured(async () => {
+        const spec = {
+          ...mixConnectionsScenario(target.url, key, PROFILES.nightly, { connections: CONNECTIONS, durationSeconds: seconds }),
+          maxRequests: 10_000_000,
+          requests: (tally: ConformanceTally) => mixRequests(base, key.key, tally, ids),
+        };
+        const result = await runScenario(spec, { runStartedAt: Date.now(), progress: silentProgress });
+        if (result.conformance.nonConformant > 0) throw new Error('bench: the reference server answered non-conformant responses');
+        return checked(result.raw[0] as AcRawResult, 'the harness');
+      }),
+      (seconds) => plain(target.url, plainRequests, seconds),
+    );
+  } finally {
+    await target.close();
+  }
 
   // Reference vs bare node:http on one fixed request, the bare server answering the body the reference answers.
-  let body = '[]';
-  const referenceReqPerSec = await mix(async (url, ref) => {
-    const auth = { authorization: `Bearer ${ref.key}` };
-    await fetch(`${url}/pets`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"bench","categoryId":1}' });
-    body = await (await fetch(`${url}/pets?limit=1`, { headers: auth })).text();
-    return plain(url, [{ method: 'GET', path: `${new URL(url).pathname}/pets?limit=1`, headers: auth }]);
-  });
-  const bare = await child(['bare', body]);
+  const reference = await child(['reference']);
+  let bare: Child | null = null;
   try {
-    await plain(bare.url, [{ method: 'GET', path: '/v1/pets?limit=1' }]);
-    const bareNodeReqPerSec = await plain(bare.url, [{ method: 'GET', path: '/v1/pets?limit=1' }]);
-    return { harnessReqPerSec, plainAutocannonReqPerSec, referenceReqPerSec, bareNodeReqPerSec };
+    const ref = reference.keys.find((k) => k.plan === 'enterprise') ?? reference.keys[0]!;
+    const auth = { authorization: `Bearer ${ref.key}` };
+    await fetch(`${reference.url}/pets`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"bench","categoryId":1}' });
+    const body = await (await fetch(`${reference.url}/pets?limit=1`, { headers: auth })).text();
+    bare = await child(['bare', body]);
+    const bareUrl = bare.url;
+    const path = `${new URL(reference.url).pathname}/pets?limit=1`;
+    const servers = await alternate(
+      (seconds) => plain(reference.url, [{ method: 'GET', path, headers: auth }], seconds),
+      (seconds) => plain(bareUrl, [{ method: 'GET', path }], seconds),
+    );
+    return {
+      harnessReqPerSec: mean(harness.a.map((m) => m.rate)),
+      plainAutocannonReqPerSec: mean(harness.b.map((m) => m.rate)),
+      referenceReqPerSec: mean(servers.a.map((m) => m.rate)),
+      bareNodeReqPerSec: mean(servers.b.map((m) => m.rate)),
+      harnessRatios: ratios(harness.a, harness.b),
+      referenceRatios: ratios(servers.a, servers.b),
+      harnessCpuUsPerResponse: mean(harness.a.map((m) => m.cpuUs)),
+      plainCpuUsPerResponse: mean(harness.b.map((m) => m.cpuUs)),
+    };
   } finally {
-    await bare.close();
+    await reference.close();
+    await bare?.close();
   }
 }

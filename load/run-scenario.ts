@@ -27,7 +27,8 @@ export interface ScenarioSpec {
   /** Validate one body in this many. */
   readonly sampleEvery: number;
   readonly planLine: PlanLine | null;
-  readonly requests: (tally: ConformanceTally) => AcRequest[];
+  /** May set up first (the mix seeds the pets it gets); that set-up is not part of the measured run. */
+  readonly requests: (tally: ConformanceTally) => AcRequest[] | Promise<AcRequest[]>;
 }
 
 export interface ScenarioContext {
@@ -43,6 +44,7 @@ export async function runScenario(spec: ScenarioSpec, ctx: ScenarioContext, limi
   const tally = new ConformanceTally(spec.sampleEvery);
   // autocannon gives a connection with a request share of 0 no bound at all: never more connections than requests.
   const connections = Math.max(1, Math.min(spec.connections, spec.maxRequests, spec.overallRate ?? Infinity));
+  const requests = await spec.requests(tally);
   const startedAt = Date.now();
   const recorder = new Recorder(startedAt, Math.ceil(spec.durationSeconds + spec.timeoutSeconds + 2));
   const instance = autocannon({
@@ -51,7 +53,7 @@ export async function runScenario(spec: ScenarioSpec, ctx: ScenarioContext, limi
     duration: spec.durationSeconds,
     maxOverallRequests: spec.maxRequests,
     timeout: spec.timeoutSeconds,
-    requests: spec.requests(tally),
+    requests,
     skipAggregateResult: true,
     ...(spec.overallRate !== null ? { overallRate: spec.overallRate, ignoreCoordinatedOmission: true } : {}),
   });

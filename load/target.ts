@@ -26,8 +26,10 @@ export interface LoadTarget {
 
 export async function resolveLoadTarget(config: Config, profile: Profile): Promise<LoadTarget> {
   if (config.target === null) {
-    const { startReferenceServer } = await import('../reference/server.js');
-    const server = await startReferenceServer({ port: 0, windowSeconds: profile.embeddedWindowSeconds });
+    // In its own process, as a real target would be: the server neither shares the generator's event loop (which
+    // would cap both) nor counts in the generator's memory (its store grows by every pet the mix creates).
+    const { startEmbedded } = await import('../cli/embedded.js');
+    const server = await startEmbedded({ port: 0, windowSeconds: profile.embeddedWindowSeconds });
     return {
       url: server.url,
       embedded: true,

@@ -24,7 +24,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { contract, operation, type PlanLimits } from '../spec/contract.js';
 import { exactInteger, INT64_MAX, INT64_MIN, isLosslessNumber, parseLossless } from '../http/lossless.js';
-import type { FaultSet } from './faults.js';
+import { faults as catalogue, type FaultId, type FaultSet } from './faults.js';
 import type { ReferenceKey } from './keys.js';
 import type { Decision, RateLimiter } from './limiter.js';
 import type { Pet, PetStore } from './store.js';
@@ -64,7 +64,14 @@ function route(method: string | undefined, path: string): Route {
 // ---------------------------------------------------------------------------------------------------------------
 // Responses
 
-interface Ctx extends HandlerContext {
+/** What the handlers ask of the faults. */
+type Faults = Pick<FaultSet, 'has'>;
+
+/** A server without faults (the embedded default, load targets) skips some twenty set lookups per request. */
+const NO_FAULTS: Faults = { has: () => false };
+
+interface Ctx extends Omit<HandlerContext, 'faults'> {
+  readonly faults: Faults;
   readonly now: number;
   readonly res: ServerResponse;
 }
@@ -114,7 +121,22 @@ function sendError(ctx: Ctx, status: number, code: string, message: string, rl: 
   send(ctx, status, errorBody(ctx, status, code, message), rl, extra);
 }
 
+// A pet's JSON as stored, made once per pet object (the store's pets are frozen; overwrite() makes a new object):
+// a list of 100 would otherwise re-serialize 100 pets on every request.
+const storedJson = new WeakMap<Pet, string>();
+
 function petJson(ctx: Ctx, p: Pet, name: string = p.name, status: string = p.status): string {
+  const f = ctx.faults;
+  if (name !== p.name || status !== p.status || f.has('pet-id-string') || f.has('pet-missing-categoryId')) return renderPet(ctx, p, name, status);
+  let json = storedJson.get(p);
+  if (json === undefined) {
+    json = renderPet(ctx, p, name, status);
+    storedJson.set(p, json);
+  }
+  return json;
+}
+
+function renderPet(ctx: Ctx, p: Pet, name: string, status: string): string {
   const f = ctx.faults;
   const id = f.has('pet-id-string') ? `"${p.id}"` : String(p.id);
   const category = f.has('pet-missing-categoryId') ? '' : `,"categoryId":${p.categoryId}`;
@@ -181,14 +203,34 @@ function sendUnauthorized(ctx: Ctx, tokenGiven: boolean, rl: Decision): void {
 // ---------------------------------------------------------------------------------------------------------------
 // listPets
 
+interface ParsedQuery {
+  readonly limits: readonly string[];
+  readonly statuses: readonly string[];
+}
+
+// Parsed query strings, by their text: a load run repeats a handful of queries. Bounded in entries and in length.
+const parsedQueries = new Map<string, ParsedQuery>();
+const PARSED_QUERIES_MAX = 256;
+
+function parseQuery(query: string): ParsedQuery {
+  let parsed = parsedQueries.get(query);
+  if (parsed === undefined) {
+    const params = new URLSearchParams(query);
+    parsed = { limits: params.getAll('limit'), statuses: params.getAll('status') };
+    if (query.length <= 256) {
+      if (parsedQueries.size >= PARSED_QUERIES_MAX) parsedQueries.clear();
+      parsedQueries.set(query, parsed);
+    }
+  }
+  return parsed;
+}
+
 function listPets(ctx: Ctx, query: string, rl: Decision): void {
   const f = ctx.faults;
   let limit = f.has('list-default-50') ? 50 : 20;
   let status: string | undefined;
   if (query !== '') {
-    const params = new URLSearchParams(query);
-    const limits = params.getAll('limit');
-    const statuses = params.getAll('status');
+    const { limits, statuses } = parseQuery(query);
     if (limits.length > 1 || statuses.length > 1) {
       sendError(ctx, 400, 'invalid_query', 'limit and status may each be given once', rl);
       return;
@@ -421,24 +463,22 @@ function limitsOf(ctx: Ctx, key: ReferenceKey): PlanLimits {
   return ctx.faults.has('rl-free-numbers') ? FREE : key.limits;
 }
 
-function handle(base: HandlerContext, req: IncomingMessage, res: ServerResponse): void | Promise<void> {
-  const ctx = withResponse(base, res);
+function handle(base: HandlerContext, faults: Faults, req: IncomingMessage, res: ServerResponse): void | Promise<void> {
+  const ctx = withResponse(base, faults, res);
   const url = req.url ?? '/';
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   const query = q < 0 ? '' : url.slice(q + 1);
   const r = route(req.method, path);
   const auth = authenticate(ctx, req.headers.authorization, r);
-  const client = `anon:${req.socket.remoteAddress ?? ''}`;
-
   if (!auth.ok) {
-    sendUnauthorized(ctx, auth.tokenGiven, ctx.limiter.take(client, FREE, ctx.now, false));
+    sendUnauthorized(ctx, auth.tokenGiven, ctx.limiter.take(anonymous(req), FREE, ctx.now, false));
     return;
   }
   // A key served under an auth fault (none or unknown) is counted in the anonymous bucket, never enforced.
   const rl = auth.key
     ? ctx.limiter.take(auth.key.key, limitsOf(ctx, auth.key), ctx.now)
-    : ctx.limiter.take(client, FREE, ctx.now, false);
+    : ctx.limiter.take(anonymous(req), FREE, ctx.now, false);
   if (!rl.allowed) return sendLimited(ctx, rl);
 
   if (r === null) return sendError(ctx, 404, 'not_found', `no route ${req.method ?? ''} ${path}`, rl);
@@ -447,8 +487,13 @@ function handle(base: HandlerContext, req: IncomingMessage, res: ServerResponse)
   return createPet(ctx, req, rl).catch((e: unknown) => internalError(ctx, e, rl));
 }
 
-function withResponse(base: HandlerContext, res: ServerResponse): Ctx {
-  const { store, limiter, keys, faults, maxBodyBytes } = base;
+/** The anonymous bucket of a client (by remote address), built only when needed. */
+function anonymous(req: IncomingMessage): string {
+  return `anon:${req.socket.remoteAddress ?? ''}`;
+}
+
+function withResponse(base: HandlerContext, faults: Faults, res: ServerResponse): Ctx {
+  const { store, limiter, keys, maxBodyBytes } = base;
   return { store, limiter, keys, faults, maxBodyBytes, now: Date.now(), res };
 }
 
@@ -462,13 +507,14 @@ function internalError(ctx: Ctx, e: unknown, rl: Decision | null): void {
 }
 
 export function createHandler(ctx: HandlerContext): (req: IncomingMessage, res: ServerResponse) => void {
+  const faults: Faults = catalogue.some((f) => ctx.faults.has(f.id as FaultId)) ? ctx.faults : NO_FAULTS;
   return (req, res) => {
     req.on('error', () => {}); // a client that goes away must not crash the server
     try {
-      const p = handle(ctx, req, res);
-      if (p) p.catch((e: unknown) => internalError(withResponse(ctx, res), e, null));
+      const p = handle(ctx, faults, req, res);
+      if (p) p.catch((e: unknown) => internalError(withResponse(ctx, faults, res), e, null));
     } catch (e) {
-      internalError(withResponse(ctx, res), e, null);
+      internalError(withResponse(ctx, faults, res), e, null);
     }
   };
 }

@@ -3,7 +3,7 @@
  * next request when the previous answer arrives). Bounded to 90% of the key's window budget so a closed loop never
  * drives a staging key into 429s and a possible ban; the throughput is measured over the responses that came.
  */
-import { mixRequests } from '../mix.js';
+import { mixGetCount, mixRequests, seedPets } from '../mix.js';
 import type { ScenarioSpec } from '../run-scenario.js';
 import type { Profile } from '../profiles.js';
 import type { TargetKey } from '../target.js';
@@ -24,6 +24,6 @@ export function mixConnectionsScenario(url: string, key: TargetKey, profile: Pro
     timeoutSeconds: profile.timeoutSeconds,
     sampleEvery: profile.sampleEvery,
     planLine: null,
-    requests: (tally) => mixRequests(basePath, key.key, tally),
+    requests: async (tally) => mixRequests(basePath, key.key, tally, await seedPets(url, key.key, mixGetCount(), profile.timeoutSeconds)),
   };
 }

@@ -2,7 +2,7 @@
  * The request mix at a fixed arrival rate (open loop) below the key's limit. autocannon paces in per-second bursts;
  * latency is service time (coordinated-omission correction off).
  */
-import { mixRequests } from '../mix.js';
+import { mixGetCount, mixRequests, seedPets } from '../mix.js';
 import type { ScenarioSpec } from '../run-scenario.js';
 import type { Profile } from '../profiles.js';
 import type { TargetKey } from '../target.js';
@@ -26,6 +26,6 @@ export function mixRateScenario(url: string, windowSeconds: number, key: TargetK
     timeoutSeconds: profile.timeoutSeconds,
     sampleEvery: profile.sampleEvery,
     planLine: null,
-    requests: (tally) => mixRequests(basePath, key.key, tally),
+    requests: async (tally) => mixRequests(basePath, key.key, tally, await seedPets(url, key.key, mixGetCount(), profile.timeoutSeconds)),
   };
 }

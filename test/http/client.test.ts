@@ -1,0 +1,95 @@
+// The HTTP layer: exact bytes out, int64 ids round-trip from a body into the next URL, no redirects followed, curl.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { HttpClient } from '../../http/client.js';
+import { toCurl } from '../../http/curl.js';
+import { ApiKey } from '../../http/redact.js';
+import { createdPet, usableId } from '../../runner/pets.js';
+import * as req from '../../runner/requests.js';
+
+const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse would read 9007199254740992
+let server: Server;
+let base: string;
+const seen: { method: string; url: string; auth: string | undefined; body: string }[] = [];
+
+beforeAll(async () => {
+  server = createServer((rq, rs) => {
+    let body = '';
+    rq.on('data', (c) => (body += c));
+    rq.on('end', () => {
+      seen.push({ method: rq.method!, url: rq.url!, auth: rq.headers.authorization, body });
+      if (rq.url === '/v1/redirect') {
+        rs.writeHead(302, { location: 'http://127.0.0.2:1/elsewhere' }).end();
+        return;
+      }
+      rs.writeHead(rq.method === 'POST' ? 201 : 200, { 'content-type': 'application/json' });
+      rs.end(`{"id":${BIG},"name":"Rex","categoryId":${BIG}}`);
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1`;
+});
+afterAll(() => new Promise<void>((r) => server.close(() => r())));
+
+describe('HttpClient', () => {
+  const key = new ApiKey('psk_test_secret_value', 'free');
+  const auth = { template: 'Bearer {key}', key, keyPlan: 'free' as const };
+
+  test('an id beyond 2^53 round-trips from a body into the next request URL exactly', async () => {
+    const client = new HttpClient({ baseUrl: base });
+    const created = await client.send(req.createPet(auth, '{"name":"Rex","categoryId":1}'));
+    const id = usableId(createdPet(created)?.id ?? null);
+    expect(id).toBe(BIG);
+    await client.send(req.getPet(auth, id!));
+    expect(seen.at(-1)!.url).toBe(`/v1/pets/${BIG}`);
+    await client.close();
+  });
+
+  test('sends the key on the wire but records only its placeholder', async () => {
+    const client = new HttpClient({ baseUrl: base });
+    const ex = await client.send(req.listPets(auth, '?limit=5'));
+    expect(seen.at(-1)!.auth).toBe('Bearer psk_test_secret_value');
+    expect(ex.request.headers.authorization).toBe('Bearer $PETSTORE_API_KEY_FREE');
+    expect(JSON.stringify(ex)).not.toContain('psk_test_secret_value');
+    await client.close();
+  });
+
+  test('never follows a redirect', async () => {
+    const client = new HttpClient({ baseUrl: base });
+    const before = seen.length;
+    const ex = await client.send({ operation: null, method: 'GET', path: '/redirect', auth });
+    expect(ex.response?.status).toBe(302);
+    expect(seen.length).toBe(before + 1);
+    await client.close();
+  });
+
+  test('a refused connection is data on the exchange, not an exception', async () => {
+    const client = new HttpClient({ baseUrl: 'http://127.0.0.1:1/v1', connectTimeoutMs: 500 });
+    const ex = await client.send(req.listPets(auth));
+    expect(ex.response).toBeNull();
+    expect(ex.error?.code).toBe('ECONNREFUSED');
+    await client.close();
+  });
+});
+
+describe('toCurl', () => {
+  test('renders a runnable command whose key comes from the environment and whose body bytes are exact', async () => {
+    const client = new HttpClient({ baseUrl: base });
+    const body = `{"name":"it's \u0001 🐶","categoryId":${BIG}}`;
+    const ex = await client.send(req.createPet({ template: 'Bearer {key}', key: new ApiKey('psk_x_secret', 'pro'), keyPlan: 'pro' }, body));
+    await client.close();
+    const curl = toCurl(ex.request);
+    expect(curl).toContain('"authorization: Bearer $PETSTORE_API_KEY_PRO"');
+    expect(curl).not.toContain('psk_x_secret');
+    // Run it through bash with the key in the environment: the server must get the same bytes.
+    const before = seen.length;
+    // Asynchronously: the server answering curl lives in this process.
+    await promisify(execFile)('bash', ['-c', curl.replace(/^curl /, 'curl -o /dev/null ')], { env: { ...process.env, PETSTORE_API_KEY_PRO: 'psk_from_env' }, timeout: 10_000 });
+    expect(seen.length).toBe(before + 1);
+    expect(seen.at(-1)!.body).toBe(body);
+    expect(seen.at(-1)!.auth).toBe('Bearer psk_from_env');
+  });
+});
