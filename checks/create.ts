@@ -89,10 +89,14 @@ export const create201: Check<CreateEvidence> = defineCheck({
   run: guarded(() => create201, ({ exchange: ex, sent, nameEdge, categoriesOpen }) => {
     const status = statusOf(ex);
     if (status === null || status === 201 || status === 429) return [];
-    if (nameEdge && status === 400) return [];
-    if (status === 400 && categoriesOpen === false) {
+    // A refusal (any 4xx but auth) of what the spec leaves open is recorded by name-limits or here, never failed:
+    // edge names (gap-2-name-limits), categories the target may not know, and categoryId ≤ 0 (gap-2-category-record).
+    const refusal = status >= 400 && status < 500 && status !== 401 && status !== 403;
+    if (refusal && nameEdge) return [];
+    const category = /^-?\d+$/.test(sent.categoryId) ? BigInt(sent.categoryId) : null;
+    if (refusal && (categoriesOpen === false || category === null || category <= 0n)) {
       return [
-        finding({ ...create201, clause: 'gap-2-category-record', level: 'observation' }, ex, `a valid NewPet with categoryId ${sent.categoryId} answered 400 before any fresh categoryId was accepted\nthe spec does not show whether categories must exist`, {
+        finding({ ...create201, clause: 'gap-2-category-record', level: 'observation' }, ex, `a valid NewPet with categoryId ${sent.categoryId} answered ${status}${categoriesOpen === false ? ' before the target had accepted fresh categoryIds' : ''}\nthe spec does not show which categories exist`, {
           actual: String(status),
         }),
       ];

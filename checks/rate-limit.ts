@@ -7,7 +7,7 @@
 import type { PlanLimits, PlanName } from '../spec/contract.js';
 import type { Exchange } from '../http/exchange.js';
 import { parseRetryAfter } from '../http/retry-after.js';
-import { digits } from '../http/lossless.js';
+import { digits, exactInteger } from '../http/lossless.js';
 import { defineCheck, finding, show, type Check, type Finding } from './check.js';
 import { exactId, guarded, isObject, jsonOf, statusOf } from './facts.js';
 import { isRetryAfter, readHeader, responseDate } from './headers.js';
@@ -17,6 +17,14 @@ import { rateLimitHeader } from './response.js';
 const DAY_S = 86_400;
 /** Clock difference allowed between the target and this machine, seconds. */
 const SKEW_S = 5;
+/** Slack beyond one window before a refusal's wait is read as the day's or a ban's (rounding, skew), ms. */
+const WINDOW_SLACK_MS = 5000;
+/**
+ * Retry-After is whole seconds: a target may round its real wait down or to nearest. A request refused after waiting
+ * Retry-After is evidence of a wait that is too short only when it waited this much more (a little under the 1000 ms
+ * the scenarios add, for timer jitter).
+ */
+export const ROUNDING_MS = 950;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Small readings of an exchange
@@ -48,15 +56,60 @@ export function retryAfterMs(ex: Exchange): number | null {
   return parseRetryAfter(h.value, ex.startedAt + ex.durationMs, date.kind === 'value' ? date.value : undefined)?.ms ?? null;
 }
 
+/** The longest Retry-After the suites wait for: one window and its slack. Beyond it: the day's quota or a ban. */
+export const maxRetryAfterWaitMs = (windowSeconds: number): number => windowSeconds * 1000 + WINDOW_SLACK_MS;
+
+/**
+ * Why a 429 is not the minute window's (the daily quota, or a ban), or null when nothing says so: its Retry-After or
+ * its Reset lies beyond one window, or its Limit is the plan's requests per day. Such a refusal says nothing about
+ * the minute limit, so the suites record it and stop measuring the key.
+ */
+export function notMinuteRefusal(ex: Exchange, windowSeconds: number, perMinute: number, perDay: number | null): string | null {
+  if (statusOf(ex) !== 429) return null;
+  const beyond = maxRetryAfterWaitMs(windowSeconds);
+  const ra = retryAfterMs(ex);
+  if (ra !== null && ra > beyond) return `Retry-After ${Math.round(ra / 1000)} s, beyond one ${windowSeconds} s window`;
+  const reset = rl(ex, 'reset');
+  // Only a plausible epoch-seconds Reset: one in milliseconds is another check's violation, not a long wait.
+  if (reset !== null && reset > 1e9 && reset < 1e11) {
+    const ref = responseDate(ex) ?? ex.startedAt + ex.durationMs;
+    if (reset * 1000 - ref > beyond) return `X-RateLimit-Reset ${Math.round(reset - ref / 1000)} s ahead, beyond one ${windowSeconds} s window`;
+  }
+  const limit = rl(ex, 'limit');
+  if (perDay !== null && perDay !== perMinute && limit === perDay) return `X-RateLimit-Limit ${limit}, the plan's requests per day`;
+  return null;
+}
+
+/**
+ * A refusal body judged only where the spec is clear (section 7 rule 1: an Error's status equals the HTTP status):
+ * 'wrong' when it is an object with a numeric status other than 429; 'other' for any other body (its format is a gap).
+ */
+function body429(ex: Exchange): { kind: 'error-429' } | { kind: 'wrong'; status: string } | { kind: 'other'; what: string } {
+  const json = jsonOf(ex);
+  if (json === undefined) return { kind: 'other', what: `a body that is not JSON (${show(ex.response?.bodyText ?? '', 60)})` };
+  if (isObject(json) && digits(json.status) !== null) {
+    return exactInteger(json.status) === 429n ? { kind: 'error-429' } : { kind: 'wrong', status: statusField(json) };
+  }
+  return { kind: 'other', what: `JSON without a numeric status (${show(ex.response?.bodyText ?? '', 60)})` };
+}
+
 const secs = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
 
 // ---------------------------------------------------------------------------------------------------------------
 // Evidence
 
-/** Counting from a rested key until its first rejection, when the target's headers showed no refill meanwhile. */
+/**
+ * Counting from a rested key until its first rejection, when the target's headers showed no refill meanwhile and
+ * described the minute window (Limit = the plan's per minute) on every response counted.
+ */
 export interface WindowAccount {
-  /** The response from which the key was rested (Remaining ≥ Limit − 1, or the first after waiting for its Reset). */
+  /** The response from which the key was rested. */
   readonly rested: Exchange;
+  /**
+   * How rest was shown: 'headers' (Limit = L, Remaining ≥ L − 1), or 'idle' (the same Remaining on two probes with
+   * two idle windows between: the limiter's own level at rest, since any algorithm forgets a request after 2 windows).
+   */
+  readonly by: 'headers' | 'idle';
   /** Requests accepted from `rested` (included) until the rejection, in-flight ones included. */
   readonly accepted: number;
   readonly rejection: Exchange;
@@ -75,6 +128,10 @@ export type NotStricterEvidence =
       /** The first rejection (429/503) of the paced phase, or null. */
       readonly rejection: Exchange | null;
       readonly previous: Exchange | null;
+      /** Pacing began from a key shown rested (see WindowAccount.by); otherwise a 429 proves nothing. */
+      readonly rested: boolean;
+      /** The plan's requests per day, to tell the daily quota's 429 from the minute's (null: unknown). */
+      readonly requestsPerDay: number | null;
     }
   | { readonly kind: 'window'; readonly plan: PlanName; readonly limit: number; readonly account: WindowAccount };
 
@@ -85,7 +142,12 @@ export type BurstEvidence =
       readonly plan: PlanName;
       readonly limit: number;
       readonly windowSeconds: number;
-      /** The response that reported the known state, and its Remaining (null when it carried none). */
+      /** The plan's requests per day, to tell the daily quota's 429 from the minute's (null: unknown). */
+      readonly requestsPerDay: number | null;
+      /**
+       * The response that reported the known state, and its Remaining (null when it carried none). The Remaining is
+       * used only when that response's Limit is the plan's per minute: otherwise it may describe the day window.
+       */
       readonly known: Exchange;
       readonly knownRemaining: number | null;
       /** Burst exchanges after `known`, in the order they were sent. */
@@ -150,9 +212,13 @@ export interface DailyQuotaEvidence {
   /** The minute window's last Reset seen (epoch s), to tell the day boundary from it. */
   readonly minuteReset: number | null;
   readonly elapsedMs: number;
-  /** Why the run stopped without a daily 429. */
-  readonly stopped: 'requests' | 'time' | 'over-quota' | null;
+  /** Why the run stopped without a daily 429 ('too-long': refused up front, nothing sent). */
+  readonly stopped: QuotaStop | null;
+  /** What to say about a stop (e.g. the projected duration of a run refused up front). */
+  readonly note?: string;
 }
+
+export type QuotaStop = 'requests' | 'time' | 'over-quota' | 'too-long';
 
 export interface BanEvidence {
   readonly plan: PlanName;
@@ -174,10 +240,18 @@ export const notStricterThanPlan: Check<NotStricterEvidence> = defineCheck({
   area: 'rate-limit',
   title: "A key pacing itself under its plan's rate gets no 429, and a rested key gets its plan's whole limit.",
   run: guarded(() => notStricterThanPlan, (ev) => {
+    const observe = { ...notStricterThanPlan, level: 'observation' as const };
     if (ev.kind === 'paced') {
       if (!ev.rejection) return [];
       const s = statusOf(ev.rejection);
       const prev = ev.previous ? rl(ev.previous, 'remaining') : null;
+      const daily = notMinuteRefusal(ev.rejection, ev.windowSeconds, ev.limit, ev.requestsPerDay ?? null);
+      if (daily !== null) {
+        return [finding(observe, [ev.rejection], `${ev.plan} key: daily quota exhausted (or the key banned) on paced request ${ev.sent}: ${daily}\nnot a minute-limit refusal: the key was not measured further`, { operation: 'listPets' })];
+      }
+      if (ev.rested !== true) {
+        return [finding(observe, ev.previous ? [ev.previous, ev.rejection] : [ev.rejection], `${ev.plan} key: received ${s} on paced request ${ev.sent} at 0.9 × ${ev.limit} per ${ev.windowSeconds} s, but the key was not shown rested before pacing (its headers did not describe a rested minute window)\nearlier use of the key can explain it: not judged`, { operation: 'listPets' })];
+      }
       return [
         finding(notStricterThanPlan, ev.previous ? [ev.previous, ev.rejection] : [ev.rejection], `received ${s} on paced request ${ev.sent} of the ${ev.plan} key after ${secs(ev.spanMs)} at 0.9 × ${ev.limit} per ${ev.windowSeconds} s${prev !== null ? ` (previous Remaining ${prev})` : ''}\nthe spec documents ${ev.limit} requests per minute for the ${ev.plan} plan`, {
           expected: `no 429 below ${ev.limit} per ${ev.windowSeconds} s`,
@@ -187,9 +261,11 @@ export const notStricterThanPlan: Check<NotStricterEvidence> = defineCheck({
     }
     if (ev.kind !== 'window' || !ev.account) return [];
     const a = ev.account;
-    if (a.accepted >= ev.limit) return [];
+    // Counting against the plan needs the minute window's own headers (a Limit that is the day's says nothing here).
+    if (a.accepted >= ev.limit || rl(a.rested, 'limit') !== ev.limit) return [];
+    const how = a.by === 'idle' ? `, rested after two idle windows at Remaining ${rl(a.rested, 'remaining')}` : '';
     return [
-      finding(notStricterThanPlan, [a.rested, a.rejection], `received ${statusOf(a.rejection)} after ${a.accepted} accepted requests from a rested ${ev.plan} key within one window (no refill shown, ${secs(a.spanMs)})\nthe spec documents ${ev.limit} requests per minute for the ${ev.plan} plan`, {
+      finding(notStricterThanPlan, [a.rested, a.rejection], `received ${statusOf(a.rejection)} after ${a.accepted} accepted requests from a rested ${ev.plan} key within one window (no refill shown, ${secs(a.spanMs)}${how})\nthe spec documents ${ev.limit} requests per minute for the ${ev.plan} plan`, {
         expected: `${ev.limit} accepted`,
         actual: `${a.accepted} accepted`,
       }),
@@ -209,35 +285,45 @@ export const burstEnforced: Check<BurstEvidence> = defineCheck({
       return [finding(observe, ev.exchanges, `${ev.plan} key (${ev.limit} per minute) not measured: ${ev.reason}`, { operation: 'listPets' })];
     }
     if (ev.kind !== 'burst' || !ev.known || !Array.isArray(ev.exchanges)) return [];
-    const out: Finding[] = [];
     const L = ev.limit;
+    const daily = ev.rejection ? notMinuteRefusal(ev.rejection, ev.windowSeconds, L, ev.requestsPerDay ?? null) : null;
+    if (daily !== null) {
+      return [finding(observe, [ev.known, ev.rejection!], `${ev.plan} key: daily quota exhausted (or the key banned) after ${ev.accepted} accepted in its burst: ${daily}\nnot a minute-limit refusal: the key was not measured further`, { operation: 'listPets' })];
+    }
+    const out: Finding[] = [];
     const allowance = refillAllowance(ev.elapsedMs, L, ev.windowSeconds) + (ev.continuous ? 1 : 0);
-    const R = ev.knownRemaining;
-    const upper = (R ?? L) + allowance;
+    // "The limit in force" may be the day's: Remaining counts the minute window only when Limit is the plan's minute.
+    const knownLimit = rl(ev.known, 'limit');
+    const R = knownLimit === L ? ev.knownRemaining : null;
     const all = [ev.known, ...ev.exchanges];
-    const detail = `${ev.accepted} accepted in ${secs(ev.elapsedMs)} from Remaining ${R ?? 'unknown'} (refill allowance ${allowance}${ev.remeasured ? ', measured again after a window boundary' : ''})`;
-    if (!ev.rejection) {
-      if (ev.accepted > upper) {
-        out.push(finding(burstEnforced, all.slice(0, 1).concat(all.slice(-1)), `received no 429 for the ${ev.plan} key: ${detail}, cap ${ev.cap}\nthe spec documents 429 for a request over the limit (${L} per minute)`, {
-          expected: `429 after at most ${upper}`,
-          actual: `${ev.accepted} accepted, no 429`,
+    if (R === null) {
+      out.push(...againstPlanOnly(ev, allowance, knownLimit, all));
+    } else {
+      const upper = R + allowance;
+      const detail = `${ev.accepted} accepted in ${secs(ev.elapsedMs)} from Remaining ${R} (refill allowance ${allowance}${ev.remeasured ? ', measured again after a window boundary' : ''})`;
+      if (!ev.rejection) {
+        if (ev.accepted > upper) {
+          out.push(finding(burstEnforced, all.slice(0, 1).concat(all.slice(-1)), `received no 429 for the ${ev.plan} key: ${detail}, cap ${ev.cap}\nthe spec documents 429 for a request over the limit (${L} per minute)`, {
+            expected: `429 after at most ${upper}`,
+            actual: `${ev.accepted} accepted, no 429`,
+          }));
+        } else {
+          out.push(finding(observe, [ev.known], `${ev.plan} key: no 429 within the cap of ${ev.cap} requests, but refill can explain the ${ev.accepted} accepted (${detail}): not measured\nthe burst was too slow for this limit and window`));
+        }
+      } else if (ev.accepted < R) {
+        out.push(finding(burstEnforced, [ev.known, ev.rejection], `received ${statusOf(ev.rejection)} after ${ev.accepted} accepted from the ${ev.plan} key's reported Remaining ${R}: stricter than it reported\nthe spec documents Remaining as the requests remaining in the window`, {
+          expected: `at least ${R} accepted`,
+          actual: `${ev.accepted} accepted`,
         }));
-      } else {
-        out.push(finding(observe, [ev.known], `${ev.plan} key: no 429 within the cap of ${ev.cap} requests, but refill can explain the ${ev.accepted} accepted (${detail}): not measured\nthe burst was too slow for this limit and window`));
+      } else if (ev.accepted > upper) {
+        out.push(finding(burstEnforced, [ev.known, ev.rejection], `received the first ${statusOf(ev.rejection)} for the ${ev.plan} key only after ${detail}\nthe spec documents 429 for a request over the limit (${L} per minute)`, {
+          expected: `at most ${upper} accepted`,
+          actual: `${ev.accepted} accepted`,
+        }));
       }
-    } else if (R !== null && ev.accepted < R) {
-      out.push(finding(burstEnforced, [ev.known, ev.rejection], `received ${statusOf(ev.rejection)} after ${ev.accepted} accepted from the ${ev.plan} key's reported Remaining ${R}: stricter than it reported\nthe spec documents Remaining as the requests remaining in the window`, {
-        expected: `at least ${R} accepted`,
-        actual: `${ev.accepted} accepted`,
-      }));
-    } else if (ev.accepted > upper) {
-      out.push(finding(burstEnforced, [ev.known, ev.rejection], `received the first ${statusOf(ev.rejection)} for the ${ev.plan} key only after ${detail}\nthe spec documents 429 for a request over the limit (${L} per minute)`, {
-        expected: `at most ${upper} accepted`,
-        actual: `${ev.accepted} accepted`,
-      }));
     }
     const a = ev.account;
-    if (a && a.accepted > L) {
+    if (a && a.accepted > L && rl(a.rested, 'limit') === L) {
       out.push(finding(burstEnforced, [a.rested, a.rejection], `received the first ${statusOf(a.rejection)} after ${a.accepted} accepted requests from a rested ${ev.plan} key within one window (no refill shown, ${secs(a.spanMs)})\nthe spec documents ${L} requests per minute for the ${ev.plan} plan`, {
         expected: `at most ${L} accepted`,
         actual: `${a.accepted} accepted`,
@@ -246,6 +332,31 @@ export const burstEnforced: Check<BurstEvidence> = defineCheck({
     return out;
   }),
 });
+
+/**
+ * A burst whose starting headers do not describe the minute window (Limit is not the plan's per minute, or no
+ * Remaining): only the plan bounds it. From an unknown state, a fixed window crossed during the burst may admit up
+ * to 2 × L (the rest of the old window, then a new one), and nothing in these headers shows the crossing; so only
+ * more than 2 × L plus refill is a violation, and more than L plus refill an observation.
+ */
+function againstPlanOnly(ev: Extract<BurstEvidence, { kind: 'burst' }>, allowance: number, knownLimit: number | null, all: readonly Exchange[]): Finding[] {
+  const L = ev.limit;
+  const observe = { ...burstEnforced, level: 'observation' as const };
+  const hard = 2 * L + allowance;
+  const soft = L + allowance;
+  const why = knownLimit !== null && knownLimit !== L ? `its headers describe another window (Limit ${knownLimit}, not the plan's ${L})` : 'its headers gave no Remaining';
+  const detail = `${ev.accepted} accepted in ${secs(ev.elapsedMs)}; ${why}, so it is judged against the plan only (refill allowance ${allowance}, a window boundary possibly crossed)`;
+  if (ev.accepted > hard) {
+    const exs = ev.rejection ? [ev.known, ev.rejection] : all.slice(0, 1).concat(all.slice(-1));
+    return [finding(burstEnforced, exs, `received ${ev.rejection ? `the first ${statusOf(ev.rejection)}` : 'no 429'} for the ${ev.plan} key ${ev.rejection ? 'only ' : ''}after ${detail}\nthe spec documents 429 for a request over the limit (${L} per minute): even across a window boundary at most ${hard}`, {
+      expected: `429 after at most ${hard}`,
+      actual: `${ev.accepted} accepted${ev.rejection ? '' : ', no 429'}`,
+    })];
+  }
+  if (!ev.rejection) return [finding(observe, [ev.known], `${ev.plan} key: no 429 within the cap of ${ev.cap} requests (${detail}): not measured`)];
+  if (ev.accepted > soft) return [finding(observe, [ev.known, ev.rejection], `${ev.plan} key: 429 after ${detail}: more than the plan's ${L} unless a window boundary was crossed, which these headers cannot show`)];
+  return [];
+}
 
 export const shape429: Check<ShapeEvidence> = defineCheck({
   id: 'rl-429-shape',

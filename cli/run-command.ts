@@ -143,7 +143,20 @@ function writeOutputs(report: ConformanceReport, config: Config, out: Output): v
 }
 
 async function runSuites(config: Config, env: Record<string, string>, out: Output): Promise<{ outcomes: SuiteOutcome[]; errors: string[] }> {
+  // The workers inherit this process's environment; put it back afterwards so that nothing outlives the run.
+  const previous = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
+  try {
+    return await startAndCollect(config, out);
+  } finally {
+    for (const [k, v] of Object.entries(previous)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+async function startAndCollect(config: Config, out: Output): Promise<{ outcomes: SuiteOutcome[]; errors: string[] }> {
   const { startVitest } = await import('vitest/node');
   const files = config.suites.map((s) => `suites/${s}.suite.ts`);
   const reporters: unknown[] = [{ onInit() {} }];

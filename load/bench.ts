@@ -6,8 +6,9 @@
  * - the reference server vs a bare node:http server answering the same fixed JSON body (goal ≥ 0.5).
  * Fair by construction: each side is warmed up, then the two alternate for ROUNDS rounds in ABBA order (so a drift
  * of the machine or of the target's store favours neither), with the same connections and duration. Rates are
- * completed responses ÷ duration from autocannon's raw result for all four; each ratio is also given per round, so a
- * noisy machine shows as a range. Every target runs in a child process, as a real target would.
+ * completed responses ÷ duration from autocannon's raw result for all four, the median over the rounds; each ratio is
+ * also given per round, so a noisy machine shows as a range. Every target runs in a child process, as a real target
+ * would. On a machine shared with other work, read the medians and the generator's CPU per response.
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -24,7 +25,7 @@ import { mixConnectionsScenario } from './scenarios/mix-connections.js';
 const CONNECTIONS = 10;
 const SECONDS = 3;
 const WARM_UP_SECONDS = 1;
-export const ROUNDS = 3;
+export const ROUNDS = 5;
 
 const rateOf = (raw: AcRawResult) => Math.round((raw.totalCompletedRequests / Math.max(raw.duration, 0.001)) * 10) / 10;
 
@@ -69,7 +70,13 @@ async function alternate(a: (seconds: number) => Promise<Measured>, b: (seconds:
   return out;
 }
 
-const mean = (xs: readonly number[]) => Math.round((xs.reduce((n, x) => n + x, 0) / Math.max(1, xs.length)) * 10) / 10;
+/** The median: a burst of another process's work during one round moves it least. */
+function median(xs: readonly number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  const m = sorted.length % 2 ? sorted[mid]! : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
+  return Math.round(m * 10) / 10;
+}
 const ratios = (a: readonly Measured[], b: readonly Measured[]) => a.map((x, i) => Math.round((x.rate / Math.max(b[i]?.rate ?? 0, 0.001)) * 1000) / 1000);
 
 interface Child {
@@ -102,7 +109,7 @@ async function child(args: string[]): Promise<Child> {
 }
 
 export interface LoadBench {
-  /** Means over the rounds. */
+  /** Medians over the rounds. */
   readonly harnessReqPerSec: number;
   readonly plainAutocannonReqPerSec: number;
   readonly referenceReqPerSec: number;
@@ -111,7 +118,7 @@ export interface LoadBench {
   readonly harnessRatios: number[];
   readonly referenceRatios: number[];
   /**
-   * The generator's CPU per response (mean over rounds, µs), harness and plain: what the hooks cost whichever side
+   * The generator's CPU per response (median over rounds, µs), harness and plain: what the hooks cost whichever side
    * is the bottleneck (when the server is, the rates alone hide it).
    */
   readonly harnessCpuUsPerResponse: number;
@@ -161,14 +168,14 @@ export async function benchLoad(): Promise<LoadBench> {
       (seconds) => plain(bareUrl, [{ method: 'GET', path }], seconds),
     );
     return {
-      harnessReqPerSec: mean(harness.a.map((m) => m.rate)),
-      plainAutocannonReqPerSec: mean(harness.b.map((m) => m.rate)),
-      referenceReqPerSec: mean(servers.a.map((m) => m.rate)),
-      bareNodeReqPerSec: mean(servers.b.map((m) => m.rate)),
+      harnessReqPerSec: median(harness.a.map((m) => m.rate)),
+      plainAutocannonReqPerSec: median(harness.b.map((m) => m.rate)),
+      referenceReqPerSec: median(servers.a.map((m) => m.rate)),
+      bareNodeReqPerSec: median(servers.b.map((m) => m.rate)),
       harnessRatios: ratios(harness.a, harness.b),
       referenceRatios: ratios(servers.a, servers.b),
-      harnessCpuUsPerResponse: mean(harness.a.map((m) => m.cpuUs)),
-      plainCpuUsPerResponse: mean(harness.b.map((m) => m.cpuUs)),
+      harnessCpuUsPerResponse: median(harness.a.map((m) => m.cpuUs)),
+      plainCpuUsPerResponse: median(harness.b.map((m) => m.cpuUs)),
     };
   } finally {
     await reference.close();

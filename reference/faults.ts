@@ -65,7 +65,7 @@ const catalogue = [
   // --- getPet
   { id: 'get-odd-404', description: 'getPet answers 404 for every odd id (an index off by one)', catches: 'get-200', suite: 'getPet' },
   { id: 'list-reset-at-max', description: 'GET /pets?limit=100 resets the connection instead of answering', catches: 'transport-ok', suite: 'listPets' },
-  { id: 'list-marks-sold', description: 'listing marks every pending pet it returns as sold', catches: 'model-consistency', suite: 'stateful' },
+  { id: 'list-marks-sold', description: 'any list request marks every pending pet as sold', catches: 'model-consistency', suite: 'stateful' },
   { id: 'get-absent-500', description: 'an absent id crashes the handler: 500', catches: 'no-5xx', suite: 'getPet' },
   { id: 'get-absent-200-null', description: 'an absent id gets 200 with a null body', catches: 'get-404', suite: 'getPet' },
   { id: 'get-invalid-id-500', description: 'a non-numeric petId crashes the handler: 500', catches: 'no-5xx', suite: 'getPet' },

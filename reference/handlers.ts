@@ -272,7 +272,7 @@ function listPets(ctx: Ctx, query: string, rl: Decision): void {
     ctx.res.socket?.destroy();
     return;
   }
-  if (f.has('list-marks-sold')) for (const p of pets) if (p.status === 'pending') ctx.store.overwrite({ ...p, status: 'sold' });
+  if (f.has('list-marks-sold')) for (const p of ctx.store.list('pending', Infinity)) ctx.store.overwrite({ ...p, status: 'sold' });
   send(ctx, 200, body, rl);
 }
 

@@ -46,7 +46,10 @@ export class RunContext {
   readonly exchanges: Exchange[] = [];
   /** Ids (exact digits) of pets this run created, for getPet and the stateful suite. */
   readonly created: string[] = [];
-  /** categoryIds the target accepted in a 201: two distinct ones show it takes categories it never saw. */
+  /**
+   * Large categoryIds (beyond 2^32) the target accepted in a 201: two distinct ones show it takes categories it cannot
+   * have known before, so it does not require categories to exist (gap-2-category-record).
+   */
   readonly acceptedCategories = new Set<string>();
   /** Per-plan numbers of the rate-limit and quota suites (runner/scenarios/rate-limit.ts), for the reports. */
   readonly rateLimitResults: unknown[] = [];

@@ -40,7 +40,8 @@ export async function createAndJudge(ctx: RunContext, pet: GeneratedPet): Promis
   const sent = sentOf(pet);
   ctx.judge(create201, { exchange: ex, sent, nameEdge: pet.nameEdge, categoriesOpen: ctx.acceptedCategories.size >= 2 });
   if (ex.response?.status === 201) {
-    ctx.acceptedCategories.add(pet.categoryId);
+    const category = BigInt(pet.categoryId);
+    if (category > 2n ** 32n || category < -(2n ** 32n)) ctx.acceptedCategories.add(pet.categoryId);
     ctx.judge(createEcho, { exchange: ex, sent, nameEdge: pet.nameEdge });
     if (pet.status === undefined) ctx.judge(createDefaultStatus, { exchange: ex, sent, nameEdge: pet.nameEdge });
     const id = usableId(createdPet(ex)?.id ?? null);

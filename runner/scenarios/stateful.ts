@@ -117,5 +117,5 @@ export async function statefulScenario(ctx: RunContext): Promise<void> {
   await checkProperty(ctx, 'stateful model', commands(), async (cmds) => {
     ctx.log.count('createPet', 'cases');
     await fc.asyncModelRun(() => ({ model: { pets: new Map() }, real: ctx }), cmds);
-  }, { numRuns: Math.max(12, Math.ceil(ctx.runs / 6)) });
+  }, { numRuns: Math.max(20, Math.ceil(ctx.runs / 5)) });
 }

@@ -53,14 +53,15 @@ describe('validNewPet / newPetBody', () => {
     expect(names.some((n) => n !== n.trim() && n.trim() !== '')).toBe(true);
     const edges = pets.filter((p) => p.nameEdge).length;
     expect(edges).toBeGreaterThan(pets.length / 20);
-    expect(edges).toBeLessThan(pets.length / 2);
+    // Plain names (which no reading of the spec lets a service refuse) must be common enough to judge create-201.
+    expect(pets.length - edges).toBeGreaterThan(pets.length / 3);
   });
 
   it('isEdgeName classifies the cases the spec leaves open', () => {
-    for (const n of ['', ' ', ' Rex', 'Rex\t', 'a'.repeat(257), '🐶'.repeat(65), 'Rex\u0000', 'a\u001bb', '\u00a0x']) {
+    for (const n of ['', ' ', ' Rex', 'Rex\t', 'a'.repeat(51), '🐶', 'Rex\u0000', 'a\u001bb', '\u00a0x', '🐈‍⬛', 'e\u0301', 'مرحبا', 'a\u200db', 'Rex  Max', 'Rex-']) {
       expect(isEdgeName(n), JSON.stringify(n)).toBe(true);
     }
-    for (const n of ['Rex', 'a'.repeat(256), '🐈‍⬛', 'e\u0301', 'مرحبا', 'Rex Max', 'a\u200db']) {
+    for (const n of ['Rex', 'a'.repeat(50), 'Rex Max', "O'Brien", 'Mary-Jane 2']) {
       expect(isEdgeName(n), JSON.stringify(n)).toBe(false);
     }
   });

@@ -31,3 +31,32 @@ test('violations carry the shrunk counterexample, seed and path', async () => {
   expect(f?.repro?.counterexample).toBeTruthy();
   expect(f?.exchanges[0]?.curl).toContain('$PETSTORE_API_KEY_ENTERPRISE');
 });
+
+// The same faults through the CLI (vitest workers, task.meta, the report): findings on operations other than the
+// suite's own (createPet fetches and lists, stateful gets) must reach the verdict.
+describe('faults found through the CLI reach the exit code', () => {
+  for (const [fault, suite] of [
+    ['get-not-retrievable', 'createPet'],
+    ['create-not-listed', 'createPet'],
+    ['list-marks-sold', 'stateful'],
+    ['create-200', 'createPet'],
+  ] as const) {
+    test(`${fault} → exit 1 (${suite})`, async () => {
+      const { startReferenceServer } = await import('../../reference/server.js');
+      const { main } = await import('../../cli/main.js');
+      const { captureOutput, writeEnvFile } = await import('../cli/support.js');
+      const { mkdtempSync } = await import('node:fs');
+      const { tmpdir } = await import('node:os');
+      const { join } = await import('node:path');
+      const server = await startReferenceServer({ faults: [fault], windowSeconds: 5 });
+      try {
+        const envFile = writeEnvFile(join(mkdtempSync(join(tmpdir(), 'psc-meta-')), '.env'), server.keys);
+        const out = captureOutput();
+        const code = await main(['run', '--target', server.url, '--env-file', envFile, '--suite', suite, '--runs', '40', '--seed', '42'], out);
+        expect(code, out.text()).toBe(1);
+      } finally {
+        await server.close();
+      }
+    }, 60_000);
+  }
+});
