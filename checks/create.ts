@@ -319,6 +319,9 @@ export const createListed: Check<ListedEvidence> = defineCheck({
     if (!pet || id === null || statusOf(list) !== 200 || !Array.isArray(json)) return [];
     // A full page may hold the animal on a later page; a filter other than its status says nothing about it.
     if (!(json.length < limit)) return [];
+    // Pagination is a gap: a page shorter than limit that points to a next page (Link rel=next, a cursor, a total
+    // above what was shown) may still hold the animal later.
+    if (hasMorePages(list, json.length)) return [];
     const filter = queryStatus(list);
     if (filter !== null && filter !== pet.status) return [];
     if (json.some((p) => isObject(p) && exactId(p.id) === id)) return [];
@@ -377,3 +380,12 @@ export const createChecks: readonly Check<any>[] = [
   createListed,
   idsUnique,
 ];
+
+function hasMorePages(ex: Exchange, shown: number): boolean {
+  const h = ex.response?.headers ?? {};
+  const text = (v: unknown) => (Array.isArray(v) ? v.join(', ') : String(v ?? ''));
+  if (/rel="?next"?/i.test(text(h.link))) return true;
+  const total = Number(text(h['x-total-count']));
+  if (Number.isFinite(total) && total > shown) return true;
+  return Object.keys(h).some((k) => /cursor|next-page|page-token/i.test(k));
+}

@@ -57,7 +57,7 @@ export function exactId(v: unknown): bigint | null {
   }
 }
 
-/** Wraps a check's body: a bug in the harness on some odd evidence becomes a visible observation, never a crash. */
+/** Wraps a check's body: a bug in the harness on some odd evidence becomes a visible warning (fails with --strict), never a crash. */
 export function guarded<E>(
   check: () => Pick<Check<unknown>, 'id' | 'clause'>,
   run: (evidence: E) => Finding[],
@@ -70,7 +70,7 @@ export function guarded<E>(
       const ex = ev?.exchange ?? ev?.create;
       const c = check();
       return [
-        finding({ id: c.id, clause: c.clause, level: 'observation' }, ex && typeof ex === 'object' ? [ex] : [], `${c.id} could not judge this evidence (harness error)\n${String((e as Error)?.message ?? e).slice(0, 200)}`, { operation: ex?.operation ?? null }),
+        finding({ id: c.id, clause: c.clause, level: 'warning' }, ex && typeof ex === 'object' ? [ex] : [], `${c.id} could not judge this evidence (harness error)\n${String((e as Error)?.message ?? e).slice(0, 200)}`, { operation: ex?.operation ?? null }),
       ];
     }
   };

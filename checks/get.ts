@@ -44,6 +44,14 @@ export const get404: Check<GetIdEvidence> = defineCheck({
   run: guarded(() => get404, ({ exchange: ex, petId }) => {
     const status = statusOf(ex);
     if (status === null || status === 404 || status === 429) return [];
+    // Ids are assigned by the service: a 4xx for an id it could never assign (≤ 0) is a reasonable reading, recorded.
+    if (status >= 400 && status < 500 && status !== 401 && status !== 403 && /^(-\d+|0)$/.test(String(petId))) {
+      return [
+        finding({ ...get404, clause: 'gap-4-invalid-petid', level: 'observation' }, ex, `petId ${petId} (not positive) answered ${status}\nthe spec does not show whether ids are positive`, {
+          actual: String(status),
+        }),
+      ];
+    }
     return [
       finding(get404, ex, `received ${status} for GET /pets/${show(String(petId), 60).slice(1, -1)} which was never created\nthe spec documents 404 for no animal with that identifier`, {
         expected: '404',

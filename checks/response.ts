@@ -282,8 +282,12 @@ export const rateLimitHeadersPresent: Check<ResponseEvidence> = defineCheck({
       else if (h.kind === 'conflict' || parseIntegerHeader(h.value) === null) problems.push(`${RL_NAMES[name]} ${describeHeader(h)}`);
     }
     if (problems.length === 0) return [];
+    // A request with no valid key has no plan to count against (gap-8-401-rate-limited): a limiter placed after
+    // authentication sends no headers there. Still worth saying, as the spec lists them on every response.
+    const keyless = (ex.keyPlan === 'none' || ex.keyPlan === 'invalid') && problems.every((p) => p.startsWith('no '));
+    const check = keyless ? { ...rateLimitHeadersPresent, level: 'warning' as const } : rateLimitHeadersPresent;
     return [
-      finding(rateLimitHeadersPresent, ex, `received ${problems.join(', ')} on ${statusOf(ex)} for ${opLabel(ex)}\nthe spec documents X-RateLimit-Limit, -Remaining and -Reset (integers) on every response`, {
+      finding(check, ex, `received ${problems.join(', ')} on ${statusOf(ex)} for ${opLabel(ex)}\nthe spec documents X-RateLimit-Limit, -Remaining and -Reset (integers) on every response`, {
         expected: 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset as integers',
         actual: problems.join(', '),
       }),

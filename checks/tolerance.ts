@@ -7,7 +7,7 @@
 import { contract, parameter } from '../spec/contract.js';
 import { validateSchema } from '../spec/validators.js';
 import type { Exchange } from '../http/exchange.js';
-import { INT64_MAX, INT64_MIN, parseLossless, plain } from '../http/lossless.js';
+import { INT64_MAX, parseLossless, plain } from '../http/lossless.js';
 import { exactId, isObject } from './facts.js';
 import { mediaType } from './headers.js';
 import { isEdgeName } from '../generators/names.js';
@@ -56,7 +56,8 @@ export function isDefinedPetId(ex: Exchange): boolean {
     const raw = decodeURIComponent(path.slice(path.lastIndexOf('/') + 1));
     if (!/^(0|-?[1-9]\d*)$/.test(raw)) return false;
     const n = BigInt(raw);
-    return n >= INT64_MIN && n <= INT64_MAX;
+    // Ids ≤ 0 are int64 but never assigned by a service that counts from 1: a 4xx for them is no status violation.
+    return n > 0n && n <= INT64_MAX;
   } catch {
     return false;
   }

@@ -19,6 +19,7 @@ import '../suites/meta.js';
 import { parseFlags } from './args.js';
 import { embeddedEnv, startEmbedded, type EmbeddedServer } from './embedded.js';
 import { preflight } from './preflight.js';
+import { scrub } from '../http/redact.js';
 import { toolVersion } from './version.js';
 import type { Output } from './output.js';
 
@@ -131,8 +132,8 @@ function writeOutputs(report: ConformanceReport, config: Config, out: Output): v
     out.progress(`HAR: ${n} exchanges in ${config.harFile}`);
   }
   if (config.junitReport) {
-    // vitest wrote it: scan it like anything else we write.
-    const text = readFileSync(config.junitReport, 'utf8');
+    // vitest wrote it, from messages that quote the target: scrub it, then scan it like anything else we write.
+    const text = scrub(readFileSync(config.junitReport, 'utf8'));
     writeFileSync(config.junitReport, guardSecrets(text, config.junitReport));
   }
   const violations = report.findings.filter((f) => f.level !== 'observation');

@@ -7,7 +7,7 @@ import { Agent, request } from 'undici';
 import type { OperationId, PlanName } from '../spec/contract.js';
 import type { Exchange, RecordedRequest, RecordedResponse, TransportError } from './exchange.js';
 import { parseLossless } from './lossless.js';
-import type { ApiKey } from './redact.js';
+import { scrub, type ApiKey } from './redact.js';
 
 export interface ClientOptions {
   /** Base address ending in /v1, e.g. http://127.0.0.1:8080/v1. */
@@ -66,6 +66,10 @@ export class HttpClient {
       connections: this.opts.connections,
       headersTimeout: this.opts.headersTimeoutMs,
       bodyTimeout: this.opts.bodyTimeoutMs,
+      // Reuse an idle socket only briefly: servers with short idle timeouts that give no Keep-Alive hint would
+      // otherwise race with a reused socket and show up as resets that are the client's doing.
+      keepAliveTimeout: 1_000,
+      keepAliveMaxTimeout: 2_000,
     });
   }
 
@@ -133,6 +137,8 @@ export class HttpClient {
       dispatcher: this.agent,
       headersTimeout: this.opts.headersTimeoutMs,
       bodyTimeout: this.opts.bodyTimeoutMs,
+      // bodyTimeout measures silence between chunks; a body dripped slowly needs an overall deadline too.
+      signal: AbortSignal.timeout(this.opts.headersTimeoutMs + this.opts.bodyTimeoutMs * 2 + 5_000),
     });
     const chunks: Buffer[] = [];
     let size = 0;
@@ -150,10 +156,19 @@ export class HttpClient {
       chunks.push(buf);
       size += buf.length;
     }
-    const raw = Buffer.concat(chunks, size);
-    const bodyText = raw.toString('utf8');
+    // A target may echo the key back (in an error message, a header): it is replaced by its placeholder before the
+    // exchange is recorded, so no report, curl line or HAR file can carry it.
+    let raw = Buffer.concat(chunks, size);
+    let bodyText = raw.toString('utf8');
+    const scrubbed = scrub(bodyText);
+    if (scrubbed !== bodyText) {
+      bodyText = scrubbed;
+      raw = Buffer.from(scrubbed, 'utf8');
+    }
     const responseHeaders: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(res.headers)) if (v !== undefined) responseHeaders[k.toLowerCase()] = v;
+    for (const [k, v] of Object.entries(res.headers)) {
+      if (v !== undefined) responseHeaders[k.toLowerCase()] = Array.isArray(v) ? v.map(scrub) : scrub(v);
+    }
     let json: unknown = undefined;
     let jsonError: string | null = null;
     if (raw.length === 0) jsonError = 'empty body';
@@ -182,7 +197,11 @@ function toTransportError(e: unknown): TransportError {
   const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   // undici's HTTPParserError (chunked garbage, invalid HTTP) carries no code: its name says what happened.
   const named = err.name && err.name !== 'Error' ? err.name : undefined;
-  const code = err.cause?.code ?? err.code ?? named ?? 'UNKNOWN';
+  // The overall deadline (AbortSignal.timeout) surfaces as a TimeoutError, here or as the cause of an abort.
+  if (err.name === 'TimeoutError' || (err.cause as { name?: string } | undefined)?.name === 'TimeoutError') {
+    return { code: 'PSC_REQUEST_DEADLINE', message: 'the whole exchange took longer than its deadline' };
+  }
+  const code = (typeof err.cause?.code === 'string' ? err.cause.code : undefined) ?? (typeof err.code === 'string' ? err.code : undefined) ?? named ?? 'UNKNOWN';
   return { code, message: err.cause?.message ?? err.message ?? String(e) };
 }
 

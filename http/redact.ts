@@ -42,7 +42,7 @@ export function scrub(text: string): string {
   let out = text;
   for (const k of known) {
     const v = k.reveal();
-    if (v.length > 0) out = out.split(v).join(k.placeholder);
+    if (v.length > 0 && out.includes(v)) out = out.split(v).join(k.placeholder);
   }
   return out;
 }

@@ -31,7 +31,7 @@ export interface RunSettings {
   readonly windowSeconds?: number;
 }
 
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'PSC_REQUEST_DEADLINE']);
 const MAX_TIMEOUTS_IN_A_ROW = 5;
 
 export class TargetStalledError extends Error {

@@ -91,10 +91,10 @@ describe('registry', () => {
     expect(() => checkById('nope')).toThrow(/unknown check id/);
   });
 
-  it('a harness bug on odd evidence becomes an observation, never a throw or a violation', () => {
+  it('a harness bug on odd evidence becomes a visible warning, never a throw or a violation', () => {
     const found = statusDocumented.run(null as never);
     expect(found).toHaveLength(1);
-    expect(found[0]?.level).toBe('observation');
+    expect(found[0]?.level).toBe('warning');
     expect(found[0]?.message).toContain('harness error');
   });
 });
