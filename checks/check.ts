@@ -28,7 +28,7 @@ export interface ExchangeRef {
 
 export interface Repro {
   readonly seed: number;
-  /** fast-check path of the shrunk counterexample, to replay with --seed and --path. */
+  /** fast-check path of the shrunk counterexample within its property (with `seed`, fast-check replays exactly it). */
   readonly path?: string;
   /** The shrunk counterexample, as fast-check prints it. */
   readonly counterexample?: string;

@@ -9,7 +9,7 @@ import type { Exchange } from '../http/exchange.js';
 import { parseRetryAfter } from '../http/retry-after.js';
 import { digits, exactInteger } from '../http/lossless.js';
 import { defineCheck, finding, show, type Check, type Finding } from './check.js';
-import { exactId, guarded, isObject, jsonOf, statusOf } from './facts.js';
+import { guarded, isObject, jsonOf, statusOf } from './facts.js';
 import { isRetryAfter, readHeader, responseDate } from './headers.js';
 import { rateLimitHeader } from './response.js';
 
@@ -263,7 +263,7 @@ export const notStricterThanPlan: Check<NotStricterEvidence> = defineCheck({
     const a = ev.account;
     // Counting against the plan needs the minute window's own headers (a Limit that is the day's says nothing here).
     if (a.accepted >= ev.limit || rl(a.rested, 'limit') !== ev.limit) return [];
-    const how = a.by === 'idle' ? `, rested after two idle windows at Remaining ${rl(a.rested, 'remaining')}` : '';
+    const how = a.by === 'idle' ? `, rested after two idle windows at Remaining ${rl(a.rested, 'remaining')}, unless another client used this key` : '';
     return [
       finding(notStricterThanPlan, [a.rested, a.rejection], `received ${statusOf(a.rejection)} after ${a.accepted} accepted requests from a rested ${ev.plan} key within one window (no refill shown, ${secs(a.spanMs)}${how})\nthe spec documents ${ev.limit} requests per minute for the ${ev.plan} plan`, {
         expected: `${ev.limit} accepted`,
@@ -363,7 +363,7 @@ export const shape429: Check<ShapeEvidence> = defineCheck({
   clause: '7-429-retry-after',
   level: 'violation',
   area: 'rate-limit',
-  title: 'A request over the limit gets 429 with Retry-After, the X-RateLimit headers, and (if JSON) an Error of status 429.',
+  title: 'A request over the limit gets 429 with Retry-After and the X-RateLimit headers; an Error body in it has status 429.',
   run: guarded(() => shape429, ({ exchange: ex }) => {
     if (!ex) return [];
     const status = statusOf(ex);
@@ -382,20 +382,18 @@ export const shape429: Check<ShapeEvidence> = defineCheck({
     for (const h of ['limit', 'remaining', 'reset'] as const) {
       if (rl(ex, h) === null) problems.push(`X-RateLimit-${h[0]!.toUpperCase()}${h.slice(1)} missing or not an integer`);
     }
-    const json = jsonOf(ex);
-    if (json !== undefined) {
-      const s = isObject(json) ? exactId(json.status) : null;
-      if (s !== 429n) problems.push(`an Error body whose status is ${statusField(json)}`);
-    }
+    // The 429 body format is a gap (section 7 rule 3): only an Error-like object contradicting its status fails.
+    const body = body429(ex);
+    if (body.kind === 'wrong') problems.push(`an Error body whose status is ${body.status}`);
     const out: Finding[] = [];
     if (problems.length > 0) {
-      out.push(finding(shape429, ex, `received a 429 with ${problems.join(', ')}\nthe spec documents Retry-After, the X-RateLimit headers and an Error whose status equals 429`, {
+      out.push(finding(shape429, ex, `received a 429 with ${problems.join(', ')}\nthe spec documents Retry-After, the X-RateLimit headers and an Error whose status equals the HTTP status`, {
         expected: 'Retry-After, X-RateLimit-*, Error status 429',
         actual: problems.join('; '),
       }));
     }
-    if (json === undefined) {
-      out.push(finding({ ...shape429, level: 'observation' }, ex, `429 body is not JSON (${show(ex.response?.bodyText ?? '', 60)})\nthe spec does not show the 429 body format (section 7 rule 3)`));
+    if (body.kind === 'other') {
+      out.push(finding({ ...shape429, level: 'observation' }, ex, `429 body is ${body.what}\nthe spec does not show the 429 body format (section 7 rule 3)`));
     }
     return out;
   }),
@@ -418,6 +416,13 @@ export const retryAfterHonoured: Check<RecoveryEvidence> = defineCheck({
     const [a0, a1] = ev.attempts;
     if (!a0 || isAccepted(a0.exchange) || statusOf(a0.exchange) !== 429) return [];
     const ra = ev.retryAfterMs === null ? 'no valid Retry-After (waited for the reset instead)' : `Retry-After ${ev.retryAfterMs / 1000} s`;
+    // Whole-second Retry-After may understate the real wait by up to a second: only a wait beyond that is evidence.
+    const beyond0 = ev.retryAfterMs === null || a0.waitedMs >= ev.retryAfterMs + ROUNDING_MS;
+    const ra1 = retryAfterMs(a0.exchange);
+    const beyond1 = !!a1 && (ra1 === null || a1.waitedMs >= ra1 + ROUNDING_MS);
+    if (!beyond0 || (a1 && statusOf(a1.exchange) === 429 && !beyond1)) {
+      return [finding({ ...retryAfterHonoured, level: 'observation' }, [ev.first429, a0.exchange], `${ev.plan} key: 429 after waiting ${ra} (${secs(a0.waitedMs)}), within Retry-After's one-second rounding\nnot judged: a wait rounded to whole seconds may be up to a second short`)];
+    }
     if (a1 && statusOf(a1.exchange) === 429) {
       return [
         finding(retryAfterHonoured, [ev.first429, a0.exchange, a1.exchange], `received 429 for the ${ev.plan} key after waiting ${ra} (${secs(a0.waitedMs)}) and again after the next Retry-After (${secs(a1.waitedMs)})\nthe spec documents waiting Retry-After before retrying: the window never reset or Retry-After is too short`, {
@@ -453,9 +458,11 @@ export const rejectedNotCounted: Check<RecoveryEvidence> = defineCheck({
     if (s0 === 429 && a1 && isAccepted(a1.exchange) && resetMovedLater(a0.exchange, ev.first429) === true) {
       const ra2 = retryAfterMs(a0.exchange);
       const message = `received 429 for the ${ev.plan} key after waiting its Retry-After, with X-RateLimit-Reset moved from ${rl(ev.first429, 'reset')} to ${rl(a0.exchange, 'reset')} after ${ev.rejected} rejected requests`;
-      if (ra2 !== null && ra2 <= 1000) {
+      const withinRounding = ev.retryAfterMs !== null && a0.waitedMs < ev.retryAfterMs + ROUNDING_MS;
+      if ((ra2 !== null && ra2 <= 1000) || withinRounding) {
         // One second is the granularity of Retry-After: a continuous limiter may round this way.
-        return [finding({ ...rejectedNotCounted, level: 'observation' }, [ev.first429, a0.exchange], `${message}; the next Retry-After was ≤ 1 s\nwithin Retry-After's one-second granularity: not judged`)];
+        const why = withinRounding ? `waited ${secs(a0.waitedMs)} for Retry-After ${ev.retryAfterMs! / 1000} s` : 'the next Retry-After was ≤ 1 s';
+        return [finding({ ...rejectedNotCounted, level: 'observation' }, [ev.first429, a0.exchange], `${message}; ${why}\nwithin Retry-After's one-second granularity: not judged`)];
       }
       return [
         finding(rejectedNotCounted, [ev.first429, a0.exchange, a1.exchange], `${message}\nthe spec documents Remaining as the requests remaining: rejected requests extended the window`, {
@@ -530,6 +537,9 @@ export const dailyQuota: Check<DailyQuotaEvidence> = defineCheck({
   run: guarded(() => dailyQuota, (ev) => {
     if (!ev.limits || typeof ev.accepted !== 'number') return [];
     const D = ev.limits.requestsPerDay;
+    if (ev.stopped === 'too-long') {
+      return [finding({ ...dailyQuota, level: 'observation' }, [], `${ev.plan} key: daily quota not measured: ${ev.note ?? 'the run would take too long'}`, { operation: 'listPets' })];
+    }
     // A day limiter may refill continuously too: what elapsed time explains, plus one for fractional state.
     const allowance = Math.floor((Math.max(0, ev.elapsedMs) * D) / (DAY_S * 1000)) + 1;
     const observe = { ...dailyQuota, level: 'observation' as const };
@@ -540,7 +550,7 @@ export const dailyQuota: Check<DailyQuotaEvidence> = defineCheck({
       if (over) {
         return [finding(dailyQuota, ev.known ? [ev.known] : [], `received no daily 429 for the ${ev.plan} key: ${counted} (${ev.sent} sent in ${secs(ev.elapsedMs)})\nthe spec documents ${D} requests per day for the ${ev.plan} plan`, { expected: `429 after at most ${D + allowance}`, actual: `${ev.accepted} accepted`, operation: 'listPets' })];
       }
-      return [finding(observe, [], `${ev.plan} key: stopped at the ${ev.stopped ?? 'request'} cap after ${ev.accepted} accepted without a daily 429: not measured`, { operation: 'listPets' })];
+      return [finding(observe, [], `${ev.plan} key: stopped at the ${ev.stopped ?? 'request'} cap after ${ev.accepted} accepted without a daily 429: not measured${ev.note ? ` (${ev.note})` : ''}`, { operation: 'listPets' })];
     }
     const r = ev.rejection;
     const status = statusOf(r);
@@ -564,10 +574,10 @@ export const dailyQuota: Check<DailyQuotaEvidence> = defineCheck({
     if (ra.kind !== 'value' || !isRetryAfter(ra.value)) {
       out.push(finding(dailyQuota, r, `received the daily 429 with Retry-After ${ra.kind === 'value' ? show(ra.value, 40) : ra.kind}\nthe spec documents Retry-After on a 429`, { expected: 'delta-seconds or HTTP-date', actual: ra.kind === 'value' ? ra.value : ra.kind }));
     }
-    const json = jsonOf(r);
-    if (json === undefined) out.push(finding(observe, r, `daily 429 body is not JSON\nthe spec does not show the 429 body format`));
-    else if (!isObject(json) || exactId(json.status) !== 429n) {
-      out.push(finding(dailyQuota, r, `received a daily 429 whose body status is ${statusField(json)}\nthe spec documents an Error whose status equals the HTTP status`, { expected: '429', actual: statusField(json) }));
+    const body = body429(r);
+    if (body.kind === 'other') out.push(finding(observe, r, `daily 429 body is ${body.what}\nthe spec does not show the 429 body format (section 7 rule 3)`));
+    else if (body.kind === 'wrong') {
+      out.push(finding(dailyQuota, r, `received a daily 429 whose body status is ${body.status}\nthe spec documents an Error whose status equals the HTTP status`, { expected: '429', actual: body.status }));
     }
     const reset = rl(r, 'reset');
     const date = responseDate(r) ?? r.startedAt;

@@ -1,11 +1,13 @@
 /**
  * Daily quota (section 8, opt-in: it spends a whole day's quota). The key with the smallest daily limit sends at 0.9 ×
  * its minute rate until the first 429 that the minute limit cannot explain, then rl-daily-quota judges the count, the
- * 429's body and Retry-After, and a Reset at the day boundary. The estimated duration is announced before it starts.
+ * 429's body and Retry-After, and a Reset at the day boundary. The estimated duration is announced before it starts;
+ * a run projected beyond MAX_QUOTA_MS is refused up front (the suite's hook timeout is 60 min), and no wait for a
+ * minute-limit Retry-After exceeds one window and its slack.
  */
 import { KeyBlockedError, sleep } from '../../http/pacing.js';
 import type { Exchange } from '../../http/exchange.js';
-import { banObserved, dailyQuota, isAccepted, retryAfterMs, rl, shape429 } from '../../checks/rate-limit.js';
+import { banObserved, dailyQuota, isAccepted, maxRetryAfterWaitMs, notMinuteRefusal, retryAfterMs, rl, shape429, type QuotaStop } from '../../checks/rate-limit.js';
 import { statusOf } from '../../checks/facts.js';
 import type { RunContext } from '../context.js';
 import type { PlanName } from '../../spec/contract.js';
@@ -26,10 +28,12 @@ export interface QuotaResult {
   readonly dailyReset: number | null;
   readonly waitedMs: number;
   readonly durationMs: number;
-  readonly stopped: 'requests' | 'time' | 'over-quota' | null;
+  readonly stopped: QuotaStop | null;
 }
 /** Minute-limit 429s waited out before giving up (they should not happen below the minute rate). */
 const MAX_MINUTE_WAITS = 3;
+/** Longest quota run started: the suite's hook timeout is 60 min, and minute waits and the summary need room. */
+export const MAX_QUOTA_MS = 50 * 60_000;
 
 function duration(ms: number): string {
   const s = Math.round(ms / 1000);
@@ -43,9 +47,22 @@ export async function quotaScenario(ctx: RunContext): Promise<void> {
   const limits = key.limits!;
   const { requestsPerMinute: rpm, requestsPerDay: rpd } = limits;
   const spacing = (W * 1000) / (PACE * rpm);
-  const timeCapMs = (rpd / rpm) * W * 1000 * 1.5 + 30_000;
+  const projectedMs = rpd * spacing;
+  const timeCapMs = Math.min((rpd / rpm) * W * 1000 * 1.5 + 30_000, MAX_QUOTA_MS);
   const requestCap = rpd + 50;
-  ctx.settings.onWait?.(rpd * spacing, `quota: spending the ${key.plan} key's ${rpd} requests per day at ${Number((PACE * rpm).toFixed(1))} per ${W} s takes about ${duration(rpd * spacing)}`);
+  const rate = `${rpd} requests per day at ${Number((PACE * rpm).toFixed(1))} per ${W} s`;
+  const result = (over: Partial<QuotaResult>): QuotaResult => ({
+    suite: 'quota', plan: key.plan, requestsPerDay: rpd, requestsPerMinute: rpm, windowSeconds: W, sent: 0, accepted: 0,
+    dailyRetryAfterSeconds: null, dailyReset: null, waitedMs: 0, durationMs: 0, stopped: null, ...over,
+  });
+  if (projectedMs > MAX_QUOTA_MS) {
+    // Refused before sending anything: it could not finish within the suite's timeout.
+    const note = `spending the ${key.plan} key's ${rate} would take about ${duration(projectedMs)}, more than the ${duration(MAX_QUOTA_MS)} this suite allows (its timeout is 60 min); use a key with a smaller daily quota (e.g. an Enterprise key with small PETSTORE_ENTERPRISE_LIMITS)`;
+    ctx.judge(dailyQuota, { plan: key.plan, limits, sent: 0, accepted: 0, rejection: null, known: null, acceptedAfterKnown: 0, minuteReset: null, elapsedMs: 0, stopped: 'too-long', note });
+    ctx.rateLimitResults.push(result({ stopped: 'too-long' }));
+    return;
+  }
+  ctx.settings.onWait?.(projectedMs, `quota: spending the ${key.plan} key's ${rate} takes about ${duration(projectedMs)}`);
   ctx.log.count('listPets', 'cases');
 
   const auth = ctx.auth('Bearer {key}', key);
@@ -57,7 +74,7 @@ export async function quotaScenario(ctx: RunContext): Promise<void> {
   let minuteReset: number | null = null;
   let previous: Exchange | null = null;
   let rejection: Exchange | null = null;
-  let stopped: 'requests' | 'time' | 'over-quota' | null = null;
+  let stopped: QuotaStop | null = null;
   let minuteWaits = 0;
   let waitedMs = 0;
   let start = t0;
@@ -99,11 +116,11 @@ export async function quotaScenario(ctx: RunContext): Promise<void> {
       break;
     }
     // The daily limit is the reason when the minute window still had room, or had rolled over, or the headers
-    // already described the day window.
+    // already described the day window, or the 429's wait reaches beyond one window (never waited out here).
     const prevRemaining = previous ? rl(previous, 'remaining') : null;
     const rolled = minuteReset !== null && ex.startedAt >= minuteReset * 1000;
     const dayHeaders = (previous && rl(previous, 'limit') === rpd) || rl(ex, 'limit') === rpd;
-    if ((prevRemaining !== null && prevRemaining > 0) || rolled || dayHeaders) {
+    if ((prevRemaining !== null && prevRemaining > 0) || rolled || dayHeaders || notMinuteRefusal(ex, W, rpm, rpd) !== null) {
       rejection = ex;
       break;
     }
@@ -111,7 +128,8 @@ export async function quotaScenario(ctx: RunContext): Promise<void> {
       rejection = ex;
       break;
     }
-    const ms = (retryAfterMs(ex) ?? W * 1000) + 250 + Math.floor(Math.random() * 250);
+    // Retry-After plus a second for whole-second rounding and some jitter, never beyond one window and its slack.
+    const ms = Math.min((retryAfterMs(ex) ?? W * 1000) + 1000 + Math.floor(Math.random() * 250), maxRetryAfterWaitMs(W));
     ctx.settings.onWait?.(ms, `quota: minute limit reached, waiting Retry-After`);
     waitedMs += ms;
     await sleep(ms);
@@ -121,19 +139,14 @@ export async function quotaScenario(ctx: RunContext): Promise<void> {
   const elapsedMs = Date.now() - t0;
   ctx.judge(dailyQuota, { plan: key.plan, limits, sent, accepted, rejection, known, acceptedAfterKnown, minuteReset, elapsedMs, stopped });
   if (rejection) ctx.judge(shape429, { exchange: rejection });
-  const result: QuotaResult = {
-    suite: 'quota',
-    plan: key.plan,
-    requestsPerDay: rpd,
-    requestsPerMinute: rpm,
-    windowSeconds: W,
+  const dailyRa = rejection ? retryAfterMs(rejection) : null;
+  ctx.rateLimitResults.push(result({
     sent,
     accepted,
-    dailyRetryAfterSeconds: rejection && retryAfterMs(rejection) !== null ? retryAfterMs(rejection)! / 1000 : null,
+    dailyRetryAfterSeconds: dailyRa === null ? null : dailyRa / 1000,
     dailyReset: rejection ? rl(rejection, 'reset') : null,
     waitedMs,
     durationMs: elapsedMs,
     stopped,
-  };
-  ctx.rateLimitResults.push(result);
+  }));
 }

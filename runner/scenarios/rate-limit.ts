@@ -2,10 +2,13 @@
  * Rate limits per plan (section 8), measured black-box and judged by checks/rate-limit.ts. Every configured key runs
  * in parallel, so the suite takes little more than one window:
  *   probe (rested?) → paced at 0.9 × the plan's rate → a prompt burst until the first 429 → its shape → two more
- *   requests (still 429) → wait Retry-After from the first 429 → one request must be accepted.
+ *   requests (still 429) → wait Retry-After (+1 s for whole-second rounding) from the first 429 → one request must
+ *   be accepted.
  * The suite behaves as the spec asks of clients: requests go out one at a time except in the burst (at most 4 in
  * flight), nothing is sent after a 429 but the two probes of the rejection rule, and a key that looks banned is
- * dropped at once (KeyBlockedError: the run exits 3).
+ * dropped at once (KeyBlockedError: the run exits 3). A 429 whose wait reaches beyond one window (the daily quota, or
+ * a ban) is never waited out: it is recorded and the key is not used again. Headers may describe the day window
+ * ("the limit in force"): Remaining and rest are read only from headers whose Limit is the plan's per minute.
  */
 import type { PlanKey } from '../../config/config.js';
 import type { PlanName } from '../../spec/contract.js';
@@ -16,6 +19,8 @@ import {
   banObserved,
   burstEnforced,
   isAccepted,
+  maxRetryAfterWaitMs,
+  notMinuteRefusal,
   notStricterThanPlan,
   perKey,
   refillAllowance,
@@ -37,8 +42,15 @@ export const MAX_BURST_LIMIT = 2000;
 const BURST_IN_FLIGHT = 4;
 /** Paced rate as a fraction of the plan's: "just under" it. */
 const PACE = 0.9;
-/** Margin added to every wait for a reset or Retry-After (clock granularity, latency). */
+/** Margin added to every wait for a reset (clock granularity, latency). */
 const MARGIN_MS = 250;
+/** Added to every Retry-After waited for: a whole-second value may be up to a second short (see ROUNDING_MS). */
+const RETRY_MARGIN_MS = 1000;
+/**
+ * The burst's 429 is aimed this long before the window that began at the probe ends: a Retry-After of ~4-5 s that
+ * is half the real wait (2 s) is still refused after waiting it plus a second, so "too short" shows beyond rounding.
+ */
+const TAIL_MS = 4500;
 
 export interface RateLimitResult {
   readonly suite: 'rate-limit';
@@ -147,10 +159,12 @@ function modalLimit(readings: readonly Reading[]): { value: number | null; ex: E
 
 async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shared): Promise<KeyOutcome> {
   const L = key.limits!.requestsPerMinute;
+  const perDay = key.limits!.requestsPerDay;
   const plan = key.plan;
   const auth = ctx.auth('Bearer {key}', key);
   const t0 = Date.now();
   const history: Reading[] = [];
+  const maxWaitMs = maxRetryAfterWaitMs(W);
   let waitedMs = 0;
   const result: { -readonly [K in keyof RateLimitResult]: RateLimitResult[K] } = {
     suite: 'rate-limit',
@@ -192,6 +206,19 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
     finish();
     throw new KeyBlockedError(`key ${plan}: ${reason}; stopped using it`);
   };
+  /**
+   * A 429 that is not the minute window's (daily quota, or a ban: its wait is beyond one window): it says nothing
+   * about the minute limit, and waiting it out could take hours. Recorded; the key is not used again.
+   */
+  const notMinute = (r: Reading, phase: string): string | null => {
+    const why = notMinuteRefusal(r.ex, W, L, perDay);
+    return why === null ? null : `${phase}: ${why}`;
+  };
+  const stopMeasuring = (why: string, exchanges: Exchange[]): KeyOutcome => {
+    ctx.judge(burstEnforced, { kind: 'skipped', plan, limit: L, reason: `daily quota exhausted or the key banned (${why}); stopped using the key`, exchanges });
+    result.note = `not measured: daily quota exhausted or key banned (${why})`;
+    return finish();
+  };
 
   if (L > MAX_BURST_LIMIT) {
     ctx.judge(burstEnforced, { kind: 'skipped', plan, limit: L, reason: `limit too large for a bounded burst (more than ${MAX_BURST_LIMIT} requests per window)`, exchanges: [] });
@@ -200,19 +227,41 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
   }
   ctx.log.count('listPets', 'cases');
 
-  // 1. Probe: is the key rested? If not, wait once for its reset (bounded) and probe again.
+  // 1. Probe: is the key rested? Only headers that describe the minute window (Limit = L) can show it.
+  const minuteHeaders = (r: Reading) => r.limit === L;
+  const isRested = (r: Reading) => isAccepted(r.ex) && minuteHeaders(r) && r.remaining !== null && r.remaining >= L - 1;
   let probe = await send();
   if (banned(probe)) return blocked(`${probe.status} on its first request`, [probe.ex]);
-  const isRested = (r: Reading) => isAccepted(r.ex) && r.remaining !== null && r.remaining >= (r.limit ?? L) - 1;
-  let restedAfterWait = false;
-  if (!isRested(probe)) {
+  let restedBy: WindowAccount['by'] | null = isRested(probe) ? 'headers' : null;
+  if (!restedBy && !(isAccepted(probe.ex) && !minuteHeaders(probe))) {
+    // Not rested (or refused): wait once for its reset, bounded, and probe again. (Headers that describe another
+    // window cannot show rest however long one waits: then the key goes on unverified, without waiting.)
+    const long = notMinute(probe, 'its first request');
+    if (long) return stopMeasuring(long, [probe.ex]);
     const until = resetAtMs(probe);
     const ra = probe.status === 429 ? retryAfterMs(probe.ex) : null;
-    const ms = Math.min(W * 1000 + 2000, Math.max(until !== null ? until - Date.now() : W * 1000, ra ?? 0) + MARGIN_MS);
-    await wait(ms, 'not rested: waiting for its window to reset');
-    probe = await send();
-    if (banned(probe)) return blocked(`${probe.status} after it had worked`, [probe.ex]);
-    restedAfterWait = true;
+    const resetWait = Math.min(W * 1000 + 2000, until !== null ? until - Date.now() : W * 1000) + MARGIN_MS;
+    await wait(Math.min(maxWaitMs, Math.max(resetWait, ra !== null ? ra + RETRY_MARGIN_MS : 0)), 'not rested: waiting for its window to reset');
+    const p1 = await send();
+    if (banned(p1)) return blocked(`${p1.status} after it had worked`, [p1.ex]);
+    const long1 = notMinute(p1, 'its probe after waiting for the reset');
+    if (long1) return stopMeasuring(long1, [probe.ex, p1.ex]);
+    probe = p1;
+    if (isRested(p1)) restedBy = 'headers';
+    else if (minuteHeaders(p1)) {
+      // One more wait, the last: two idle windows after this probe, so that any algorithm (a sliding counter still
+      // weighs the previous window) has forgotten it. Rested then if the headers say so, or if Remaining is the same
+      // as before this wait: that is the limiter's own level at rest, not traffic.
+      const ra1 = p1.status === 429 ? retryAfterMs(p1.ex) : null;
+      await wait(Math.max(2 * W * 1000, ra1 !== null ? ra1 + RETRY_MARGIN_MS : 0) + MARGIN_MS - (Date.now() - p1.end), 'still not rested: waiting two windows');
+      const p2 = await send();
+      if (banned(p2)) return blocked(`${p2.status} after it had worked`, [p2.ex]);
+      const long2 = notMinute(p2, 'its last probe');
+      if (long2) return stopMeasuring(long2, [p1.ex, p2.ex]);
+      probe = p2;
+      if (isRested(p2)) restedBy = 'headers';
+      else if (isAccepted(p1.ex) && isAccepted(p2.ex) && minuteHeaders(p2) && p2.remaining !== null && p2.remaining === p1.remaining) restedBy = 'idle';
+    }
   }
   if (!isAccepted(probe.ex)) {
     ctx.judge(burstEnforced, { kind: 'skipped', plan, limit: L, reason: `its probe got ${probe.status ?? 'no answer'} even after waiting for the reset`, exchanges: [probe.ex] });
@@ -220,27 +269,27 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
     return finish();
   }
 
-  // 2. Paced phase, at 0.9 × the plan's rate. It ends so that the burst's 429 comes about 1.75 s before a window
-  // that began at the probe would end: Retry-After then has a wait of more than a second to describe, so one that is
-  // too short shows (a wait under a second cannot be shortened in whole seconds), and the suite waits ~2 s, not W.
+  // 2. Paced phase, at 0.9 × the plan's rate. It ends so that the burst's 429 comes about TAIL_MS before a window
+  // that began at the probe would end: Retry-After then describes a wait of several seconds, so one that is too short
+  // shows beyond whole-second rounding, and the suite waits a few seconds, not W.
   const spacing = (W * 1000) / (PACE * L);
   const paceStart = probe.end;
   const windowEnd = paceStart + W * 1000;
   const latencies: number[] = [probe.ex.durationMs];
   /** Time a burst from `remaining` should take: the median single-request latency, a few requests in flight. */
-  const burstEstimateMs = (remaining: number | null) => {
+  const burstEstimateMs = (r: Reading) => {
     const sorted = [...latencies].sort((a, b) => a - b);
     const median = Math.max(0.3, sorted[Math.floor(sorted.length / 2)] ?? 1);
-    return Math.min(1000, ((remaining ?? L) * median) / 2 + 30);
+    return Math.min(1000, ((minuteHeaders(r) ? (r.remaining ?? L) : L) * median) / 2 + 30);
   };
   const minPacedMs = 0.2 * W * 1000;
-  let rested: Reading | null = isRested(probe) || restedAfterWait ? probe : null;
+  let rested: Reading | null = restedBy ? probe : null;
   let refillSeen = false;
   let prev = probe;
   let pacedRejection: Reading | null = null;
   for (let i = 1; ; i++) {
     const due = paceStart + i * spacing;
-    if (due - paceStart > minPacedMs && windowEnd - due < 1750 + burstEstimateMs(prev.remaining)) break;
+    if (due - paceStart > minPacedMs && windowEnd - due < TAIL_MS + burstEstimateMs(prev)) break;
     if (due >= windowEnd) break;
     const delay = due - Date.now();
     if (delay > 0) await sleep(delay);
@@ -252,27 +301,32 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
       pacedRejection = r;
       break;
     }
-    if (isAccepted(prev.ex) && r.remaining !== null && prev.remaining !== null) {
+    if (isAccepted(prev.ex) && minuteHeaders(r) && minuteHeaders(prev) && r.remaining !== null && prev.remaining !== null) {
       // Refill: a request not charged within the same window. A restart: a new window (Reset later, Remaining up).
       if (r.reset === prev.reset && r.remaining >= prev.remaining) refillSeen = true;
-      else if (r.reset !== null && prev.reset !== null && r.reset > prev.reset && r.remaining > prev.remaining) rested = r;
+      else if (r.reset !== null && prev.reset !== null && r.reset > prev.reset && r.remaining > prev.remaining && isRested(r)) {
+        rested = r;
+        restedBy = 'headers';
+      }
     }
     prev = r;
   }
   if (pacedRejection) {
     result.paced = { ...result.paced, got429: pacedRejection.status === 429 };
+    const long = notMinute(pacedRejection, `paced request ${result.paced.sent}`);
+    if (long) return stopMeasuring(long, [prev.ex, pacedRejection.ex]);
     const others = [...shared.bursting].filter((p) => p !== plan);
-    const prevRemaining = prev.remaining;
+    const prevRemaining = minuteHeaders(prev) ? prev.remaining : null;
     if (others.length > 0 && prevRemaining !== null && prevRemaining > 0) {
       ctx.judge(perKey, { kind: 'interference', plan, rejection: pacedRejection.ex, previous: prev.ex, bursting: others });
     } else {
-      ctx.judge(notStricterThanPlan, { kind: 'paced', plan, limit: L, windowSeconds: W, sent: result.paced.sent, spanMs: result.paced.spanMs, rejection: pacedRejection.ex, previous: prev.ex });
+      ctx.judge(notStricterThanPlan, { kind: 'paced', plan, limit: L, windowSeconds: W, sent: result.paced.sent, spanMs: result.paced.spanMs, rejection: pacedRejection.ex, previous: prev.ex, rested: restedBy !== null, requestsPerDay: perDay });
     }
     // Client discipline: after a 429 the key is left alone (its state is no longer known for a burst).
     result.note = `paced phase refused at request ${result.paced.sent}`;
     return finish();
   }
-  ctx.judge(notStricterThanPlan, { kind: 'paced', plan, limit: L, windowSeconds: W, sent: result.paced.sent, spanMs: result.paced.spanMs, rejection: null, previous: prev.ex });
+  ctx.judge(notStricterThanPlan, { kind: 'paced', plan, limit: L, windowSeconds: W, sent: result.paced.sent, spanMs: result.paced.spanMs, rejection: null, previous: prev.ex, rested: restedBy !== null, requestsPerDay: perDay });
 
   // 3. Burst from the known state until the first refusal.
   shared.bursting.add(plan);
@@ -290,16 +344,31 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
   const resetChanged = burst.readings.some((r) => r.reset !== prev.reset);
   const continuous = refillSeen || resetChanged;
   const rejection = burst.rejection;
+  const knownR = minuteHeaders(known) ? known.remaining : null;
+  const dailyBurst = rejection ? notMinute(rejection, `after ${accepted} accepted in its burst`) : null;
   let account: WindowAccount | null = null;
-  if (rested && rejection && !refillSeen && !resetChanged && !burst.remeasured && (rejection.status === 429 || rejection.status === 503)) {
-    const since = history.filter((r) => r.ex.seq >= rested!.ex.seq && r.ex.seq <= Math.max(...burst.readings.map((b) => b.ex.seq)));
-    account = { rested: rested.ex, accepted: since.filter((r) => isAccepted(r.ex)).length, rejection: rejection.ex, spanMs: lastEnd - rested.ex.startedAt };
+  if (rested && restedBy && rejection && !dailyBurst && !refillSeen && !resetChanged && !burst.remeasured && (rejection.status === 429 || rejection.status === 503)) {
+    const lastSeq = Math.max(...burst.readings.map((b) => b.ex.seq));
+    const since = history.filter((r) => r.ex.seq >= rested!.ex.seq && r.ex.seq <= lastSeq);
+    // Counted against the plan only where every accepted response described the minute window, and its Remaining
+    // never rose (beyond reordering of requests in flight): a rise is a new window or refill, Reset moved or not.
+    const counted = since.filter((r) => isAccepted(r.ex));
+    let low = Infinity;
+    const rose = counted.some((r) => {
+      const up = r.remaining !== null && r.remaining > low + BURST_IN_FLIGHT;
+      low = Math.min(low, r.remaining ?? low);
+      return up;
+    });
+    if (counted.every(minuteHeaders) && !rose) {
+      account = { rested: rested.ex, by: restedBy, accepted: counted.length, rejection: rejection.ex, spanMs: lastEnd - rested.ex.startedAt };
+    }
   }
   ctx.judge(burstEnforced, {
     kind: 'burst',
     plan,
     limit: L,
     windowSeconds: W,
+    requestsPerDay: perDay,
     known: known.ex,
     knownRemaining: known.remaining,
     exchanges: after.map((r) => r.ex),
@@ -311,13 +380,18 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
     account,
     remeasured: burst.remeasured,
   });
-  if (account) ctx.judge(notStricterThanPlan, { kind: 'window', plan, limit: L, account });
   result.burst = {
-    fromRemaining: known.remaining,
+    fromRemaining: knownR,
     accepted,
     allowance: refillAllowance(elapsedMs, L, W) + (continuous ? 1 : 0),
     first429AtRequest: rejection ? burst.readings.indexOf(rejection) + 1 : null,
   };
+  if (dailyBurst) {
+    // Daily quota (or a ban) reached in the burst: recorded by rl-burst-enforced; the key is not used again.
+    result.note = `not measured: daily quota exhausted or key banned (${dailyBurst})`;
+    return finish();
+  }
+  if (account) ctx.judge(notStricterThanPlan, { kind: 'window', plan, limit: L, account });
   if (!rejection) {
     result.note = 'no refusal within the burst cap';
     return finish();
@@ -349,7 +423,8 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
     const at = resetAtMs(rejection);
     return at !== null ? Math.min(W * 1000 + 2000, Math.max(0, at - rejection.end)) : W * 1000;
   })();
-  const firstWait = (ra1 ?? fallback) + MARGIN_MS;
+  // Retry-After is whole seconds and may be rounded down: wait a second more, never beyond one window's cap.
+  const firstWait = Math.min((ra1 ?? fallback) + RETRY_MARGIN_MS, maxWaitMs);
   const waitFor = rejection.end + firstWait - Date.now();
   await wait(waitFor, `429: waiting Retry-After (${Math.ceil(firstWait / 1000)} s)`);
   const attempts: { exchange: Exchange; waitedMs: number }[] = [];
@@ -360,10 +435,18 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
     return blocked(`${a0.status} after waiting Retry-After`, [rejection.ex, a0.ex]);
   }
   if (a0.status === 429) {
-    // Once more, as the spec asks: the new Retry-After, backing off exponentially with jitter.
+    const long = notMinute(a0, 'the request after waiting Retry-After');
+    if (long) {
+      // A wait beyond one window now: a ban or the day's quota. Not waited for (it could be hours); recorded.
+      ctx.judge(banObserved, { plan, reason: `${long}; stopped using the key`, exchanges: [rejection.ex, a0.ex] });
+      result.note = `not measured further: ${long}`;
+      result.recovered = false;
+      return finish();
+    }
+    // Once more, as the spec asks: the new Retry-After (a second more for rounding), backing off with jitter.
     const ra2 = retryAfterMs(a0.ex);
-    const ms = Math.max(ra2 ?? 1000, 2 * 500) + Math.floor(Math.random() * 250) + MARGIN_MS;
-    await wait(Math.min(ms, W * 1000 + 5000), '429 again: backing off');
+    const ms = Math.max(ra2 ?? 1000, 1000) + RETRY_MARGIN_MS + Math.floor(Math.random() * 250);
+    await wait(Math.min(ms, maxWaitMs), '429 again: backing off');
     const a1 = await send();
     attempts.push({ exchange: a1.ex, waitedMs: a1.ex.startedAt - a0.end });
     const evidence = { plan, limit: L, first429: rejection.ex, retryAfterMs: ra1, rejected, attempts, fixedLike: !continuous };
@@ -383,19 +466,23 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
 /**
  * Sends promptly (at most BURST_IN_FLIGHT in flight) until the first response that is not accepted, and stops at once
  * (requests already in flight complete). A window boundary crossed meanwhile (Reset later, Remaining jumping up) moves
- * the known state to the first response of the new window, once, with a new cap.
+ * the known state to the first response of the new window, once, with a new cap. Remaining counts only from headers
+ * that describe the minute window (Limit = L): from any other state the cap leaves room for a window boundary crossed
+ * unseen (2 × L), so that a limiter that never refuses still shows beyond doubt.
  */
 async function runBurst(ctx: RunContext, start: Reading, L: number, W: number, send: () => Promise<Reading>) {
+  const minuteR = (r: Reading) => (r.limit === L ? r.remaining : null);
   let known = start;
-  let cap = (start.remaining ?? L) + Math.floor(L / 2) + 10;
+  const R0 = minuteR(start);
+  let cap = R0 !== null ? R0 + Math.floor(L / 2) + 10 : 2 * L + 10;
   let remeasured = false;
-  let minRemaining = start.remaining;
+  let minRemaining = R0;
   let sent = 0;
   let stop = false;
   let rejection: Reading | null = null;
   const readings: Reading[] = [];
   // The cap grows with the refill elapsed time explains (a token bucket refills during a burst), up to a hard bound.
-  let hardCap = (start.remaining ?? L) + 2 * L + 10;
+  let hardCap = (R0 ?? L) + 2 * L + 10;
   const capNow = () => Math.min(hardCap, cap + refillAllowance(Date.now() - known.ex.startedAt, L, W));
   const worker = async () => {
     while (!stop && sent < capNow()) {
@@ -407,16 +494,18 @@ async function runBurst(ctx: RunContext, start: Reading, L: number, W: number, s
         stop = true;
         continue;
       }
-      if (r.remaining === null) continue;
+      const rem = minuteR(r);
+      if (rem === null) continue;
       // Slack: responses of requests in flight together may arrive out of order, and refill between them.
       const slack = BURST_IN_FLIGHT + 1 + refillAllowance(r.end - known.end, L, W);
-      if (!remeasured && minRemaining !== null && r.reset !== null && known.reset !== null && r.reset > known.reset && r.remaining > minRemaining + slack) {
+      // Remaining jumping up beyond that is a new window, whether or not the target's Reset moved with it.
+      if (!remeasured && minRemaining !== null && rem > minRemaining + slack) {
         remeasured = true;
         known = r;
-        cap = sent + r.remaining + Math.floor(L / 2) + 10;
-        hardCap = sent + r.remaining + 2 * L + 10;
+        cap = sent + rem + Math.floor(L / 2) + 10;
+        hardCap = sent + rem + 2 * L + 10;
       }
-      minRemaining = minRemaining === null ? r.remaining : Math.min(minRemaining, r.remaining);
+      minRemaining = minRemaining === null ? rem : Math.min(minRemaining, rem);
     }
   };
   ctx.log.count('listPets', 'cases');

@@ -1,7 +1,7 @@
 /** The rate-limit checks on synthetic evidence: each passes what a conformant limiter does and fails the defect. */
 import { describe, expect, it } from 'vitest';
 import * as c from '../../checks/rate-limit.js';
-import { exchange, NOW_S, type ExchangeInit } from '../checks/fixtures.js';
+import { exchange, NOW, NOW_S, type ExchangeInit } from '../checks/fixtures.js';
 
 const FREE = { requestsPerMinute: 60, requestsPerDay: 1000 };
 const PRO = { requestsPerMinute: 300, requestsPerDay: 10000 };
@@ -19,6 +19,7 @@ function burst(accepted: number, over: Partial<Extract<c.BurstEvidence, { kind: 
     plan: 'free',
     limit: 60,
     windowSeconds: 60,
+    requestsPerDay: 1000,
     known: at(20),
     knownRemaining: 20,
     exchanges: [],
@@ -53,7 +54,7 @@ describe('rl-burst-enforced', () => {
     expect(ids(f)).toEqual(['rl-burst-enforced:observation']);
   });
   it('counts against the plan from a rested key when the headers showed no refill', () => {
-    const account = (accepted: number): c.WindowAccount => ({ rested: at(59), accepted, rejection: limited(), spanMs: 900 });
+    const account = (accepted: number): c.WindowAccount => ({ rested: at(59), by: 'headers', accepted, rejection: limited(), spanMs: 900 });
     expect(c.burstEnforced.run(burst(20, { account: account(60) }))).toEqual([]);
     const [f] = c.burstEnforced.run(burst(20, { account: account(61) }));
     expect(f?.message).toContain('after 61 accepted requests from a rested free key');
@@ -67,16 +68,16 @@ describe('rl-burst-enforced', () => {
 
 describe('rl-not-stricter-than-plan', () => {
   const paced = (rejection: ReturnType<typeof exchange> | null): c.NotStricterEvidence => ({
-    kind: 'paced', plan: 'free', limit: 60, windowSeconds: 60, sent: 30, spanMs: 33_000, rejection, previous: at(25),
+    kind: 'paced', plan: 'free', limit: 60, windowSeconds: 60, sent: 30, spanMs: 33_000, rejection, previous: at(25), rested: true, requestsPerDay: 1000,
   });
   it('passes a paced phase without 429 and a full window', () => {
     expect(c.notStricterThanPlan.run(paced(null))).toEqual([]);
-    expect(c.notStricterThanPlan.run({ kind: 'window', plan: 'free', limit: 60, account: { rested: at(59), accepted: 60, rejection: limited(), spanMs: 1 } })).toEqual([]);
+    expect(c.notStricterThanPlan.run({ kind: 'window', plan: 'free', limit: 60, account: { rested: at(59), by: 'headers', accepted: 60, rejection: limited(), spanMs: 1 } })).toEqual([]);
   });
   it('fails a 429 while pacing, and a window that admits fewer than the plan', () => {
     const [f] = c.notStricterThanPlan.run(paced(limited()));
     expect(f?.message).toMatch(/^received 429 on paced request 30 of the free key after 33\.0 s at 0\.9 × 60 per 60 s \(previous Remaining 25\)/);
-    const [g] = c.notStricterThanPlan.run({ kind: 'window', plan: 'free', limit: 60, account: { rested: at(58), accepted: 59, rejection: limited(), spanMs: 1 } });
+    const [g] = c.notStricterThanPlan.run({ kind: 'window', plan: 'free', limit: 60, account: { rested: at(58), by: 'idle', accepted: 59, rejection: limited(), spanMs: 1 } });
     expect(g?.expected).toBe('60 accepted');
     expect(g?.actual).toBe('59 accepted');
   });
@@ -103,7 +104,7 @@ describe('rl-retry-after-honoured and rl-rejected-not-counted', () => {
   const first = limited(0, NOW_S + 30);
   const ev = (attempts: ReturnType<typeof exchange>[], over: Partial<c.RecoveryEvidence> = {}): c.RecoveryEvidence => ({
     plan: 'free', limit: 60, first429: first, retryAfterMs: 30_000, rejected: 3,
-    attempts: attempts.map((exchange) => ({ exchange, waitedMs: 30_250 })), fixedLike: true, ...over,
+    attempts: attempts.map((exchange) => ({ exchange, waitedMs: 31_000 })), fixedLike: true, ...over,
   });
   const both = (e: c.RecoveryEvidence) => [...c.retryAfterHonoured.run(e), ...c.rejectedNotCounted.run(e)];
 
@@ -174,5 +175,125 @@ describe('observations', () => {
     const unauth = c.unauthenticatedRateLimited.run({ exchanges: [exchange({ status: 401, keyPlan: 'invalid' }), exchange({ status: 429, keyPlan: 'invalid' })] });
     expect(ids(unauth)).toEqual(['rl-401-rate-limited:observation']);
     expect(unauth[0]?.message).toContain('got 401, 429; 2 carried X-RateLimit headers (Limit 60); 1 were 429');
+  });
+});
+
+describe('headers that describe the day window ("the limit in force" may be the day\'s)', () => {
+  /** Accepted responses whose headers describe the Free plan's day window: Limit 1000, Reset hours ahead. */
+  const dayAt = (remaining: number) => at(remaining, NOW_S + 5 * 3600, { headers: { 'x-ratelimit-limit': '1000' } });
+  const dayKnown = { known: dayAt(900), knownRemaining: 900 };
+
+  it('a minute 429 after about L accepted is no violation: Remaining 900 is not the minute window\'s', () => {
+    expect(c.burstEnforced.run(burst(60, dayKnown))).toEqual([]);
+    expect(c.burstEnforced.run(burst(12, dayKnown))).toEqual([]);
+  });
+  it('only the plan bounds it: beyond L is an observation (a window boundary may be crossed), beyond 2 × L fails', () => {
+    const soft = c.burstEnforced.run(burst(70, dayKnown));
+    expect(ids(soft)).toEqual(['rl-burst-enforced:observation']);
+    expect(soft[0]?.message).toContain("its headers describe another window (Limit 1000, not the plan's 60)");
+    const [hard] = c.burstEnforced.run(burst(122, dayKnown));
+    expect(hard?.level).toBe('violation');
+    expect(hard?.expected).toBe('429 after at most 120');
+    // A limiter that never refuses still fails, and one within 2 × L without a 429 is only recorded.
+    expect(ids(c.burstEnforced.run(burst(131, { ...dayKnown, rejection: null, cap: 131 })))).toEqual(['rl-burst-enforced:violation']);
+    expect(ids(c.burstEnforced.run(burst(100, { ...dayKnown, rejection: null, cap: 100 })))).toEqual(['rl-burst-enforced:observation']);
+  });
+  it('no counting from a "rested" response whose Limit is the day\'s', () => {
+    const account: c.WindowAccount = { rested: dayAt(999), by: 'headers', accepted: 30, rejection: limited(), spanMs: 900 };
+    expect(c.notStricterThanPlan.run({ kind: 'window', plan: 'free', limit: 60, account })).toEqual([]);
+    expect(c.burstEnforced.run(burst(20, { account: { ...account, accepted: 80 } }))).toEqual([]);
+  });
+});
+
+describe('a daily 429 (or a ban) is not the minute limit\'s', () => {
+  const longWait = limited(0, NOW_S + 30, { headers: { 'retry-after': '3600' } });
+  const dayReset = limited(0, NOW_S + 4 * 3600, { headers: { 'retry-after': undefined } });
+  const dayLimit = limited(0, NOW_S + 30, { headers: { 'x-ratelimit-limit': '1000' } });
+
+  it('tells it by a wait or a Reset beyond one window (and its 5 s slack), or a Limit that is the day\'s', () => {
+    expect(c.maxRetryAfterWaitMs(60)).toBe(65_000);
+    expect(c.notMinuteRefusal(longWait, 60, 60, 1000)).toBe('Retry-After 3600 s, beyond one 60 s window');
+    expect(c.notMinuteRefusal(limited(0, NOW_S + 30, { headers: { 'retry-after': '65' } }), 60, 60, 1000)).toBeNull();
+    expect(c.notMinuteRefusal(limited(0, NOW_S + 30, { headers: { 'retry-after': '66' } }), 60, 60, 1000)).toContain('Retry-After 66 s');
+    expect(c.notMinuteRefusal(dayReset, 60, 60, 1000)).toContain('X-RateLimit-Reset 14400 s ahead');
+    expect(c.notMinuteRefusal(dayLimit, 60, 60, 1000)).toBe("X-RateLimit-Limit 1000, the plan's requests per day");
+    // A Reset in milliseconds is the header oracle's violation, not a long wait; a minute 429 is none of these.
+    expect(c.notMinuteRefusal(limited(0, NOW + 30_000), 60, 60, 1000)).toBeNull();
+    expect(c.notMinuteRefusal(limited(), 60, 60, 1000)).toBeNull();
+    expect(c.notMinuteRefusal(at(0), 60, 60, 1000)).toBeNull();
+  });
+  it('during a burst: an observation "daily quota exhausted", whatever the count', () => {
+    for (const rejection of [longWait, dayReset, dayLimit]) {
+      for (const accepted of [3, 20, 500]) {
+        const f = c.burstEnforced.run(burst(accepted, { rejection }));
+        expect(ids(f)).toEqual(['rl-burst-enforced:observation']);
+        expect(f[0]?.message).toContain('daily quota exhausted');
+      }
+    }
+  });
+  it('while pacing: an observation, and so is a paced 429 from a key not shown rested', () => {
+    const paced = (rejection: ReturnType<typeof exchange>, rested = true): c.NotStricterEvidence => ({
+      kind: 'paced', plan: 'free', limit: 60, windowSeconds: 60, sent: 30, spanMs: 33_000, rejection, previous: at(25), rested, requestsPerDay: 1000,
+    });
+    const daily = c.notStricterThanPlan.run(paced(longWait));
+    expect(ids(daily)).toEqual(['rl-not-stricter-than-plan:observation']);
+    expect(daily[0]?.message).toContain('daily quota exhausted');
+    const unrested = c.notStricterThanPlan.run(paced(limited(), false));
+    expect(ids(unrested)).toEqual(['rl-not-stricter-than-plan:observation']);
+    expect(unrested[0]?.message).toContain('not shown rested');
+  });
+});
+
+describe('429 bodies: the format is a gap; only an Error whose numeric status is not 429 fails', () => {
+  const body = (b: string) => limited(0, NOW_S + 30, { body: b });
+  it('{statusCode, error, message} (Fastify\'s), a string status, an array: observations only', () => {
+    for (const b of ['{"statusCode":429,"error":"Too Many Requests","message":"Rate limit exceeded, retry in 1 minute"}', '{"status":"429"}', '[]', '"slow down"']) {
+      const f = c.shape429.run({ exchange: body(b) });
+      expect(ids(f), b).toEqual(['rl-429-shape:observation']);
+      expect(f[0]?.message, b).toContain('the spec does not show the 429 body format');
+    }
+  });
+  it('an Error of status 429 passes (429.0 too); a numeric status of 500 or 429.5 fails', () => {
+    expect(c.shape429.run({ exchange: body('{"code":"x","message":"m","status":429.0}') })).toEqual([]);
+    expect(c.shape429.run({ exchange: body('{"code":"x","message":"m","status":500}') })[0]?.actual).toBe('an Error body whose status is 500');
+    expect(ids(c.shape429.run({ exchange: body('{"status":429.5}') }))).toEqual(['rl-429-shape:violation']);
+  });
+  it('the daily 429 alike', () => {
+    const LIM = { requestsPerMinute: 5, requestsPerDay: 8 };
+    const daily = (b: string) =>
+      exchange({ status: 429, body: b, headers: { 'x-ratelimit-limit': '8', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW_S + 3600), 'retry-after': '3600' } });
+    const ev = (rejection: ReturnType<typeof exchange>): c.DailyQuotaEvidence => ({
+      plan: 'enterprise', limits: LIM, sent: 9, accepted: 8, rejection, known: null, acceptedAfterKnown: 0, minuteReset: NOW_S + 1, elapsedMs: 2000, stopped: null,
+    });
+    expect(ids(c.dailyQuota.run(ev(daily('{"statusCode":429,"error":"Too Many Requests","message":"quota"}'))))).toEqual(['rl-daily-quota:observation']);
+    expect(ids(c.dailyQuota.run(ev(daily('{"code":"q","message":"m","status":403}'))))).toEqual(['rl-daily-quota:violation']);
+  });
+});
+
+describe('Retry-After rounding: only a wait beyond a whole second is evidence', () => {
+  const first = limited(0, NOW_S + 30, { headers: { 'retry-after': '2' } });
+  const ev = (waited: number, attempts: ReturnType<typeof exchange>[]): c.RecoveryEvidence => ({
+    plan: 'free', limit: 60, first429: first, retryAfterMs: 2000, rejected: 3, attempts: attempts.map((exchange, i) => ({ exchange, waitedMs: i === 0 ? waited : 3000 })), fixedLike: true,
+  });
+  it('refused after Retry-After + 0.3 s: within rounding, an observation; after + 1 s: a violation', () => {
+    const tooShort = [limited(0, NOW_S + 30, { headers: { 'retry-after': '1' } }), at(59, NOW_S + 90)];
+    expect(ids(c.retryAfterHonoured.run(ev(2300, tooShort)))).toEqual(['rl-retry-after-honoured:observation']);
+    expect(ids(c.retryAfterHonoured.run(ev(3000, tooShort)))).toEqual(['rl-retry-after-honoured:violation']);
+  });
+  it('a second refusal counts only if the second wait, too, went beyond its Retry-After by a second', () => {
+    const a0 = limited(0, NOW_S + 90, { headers: { 'retry-after': '3' } });
+    const twice = (w1: number): c.RecoveryEvidence => ({ ...ev(3000, []), attempts: [{ exchange: a0, waitedMs: 3000 }, { exchange: limited(0, NOW_S + 150), waitedMs: w1 }] });
+    expect(ids(c.retryAfterHonoured.run(twice(3400)))).toEqual(['rl-retry-after-honoured:observation']);
+    expect(ids(c.retryAfterHonoured.run(twice(4000)))).toEqual(['rl-retry-after-honoured:violation']);
+  });
+});
+
+describe('rl-daily-quota: a run refused up front', () => {
+  it('is an observation that says why', () => {
+    const f = c.dailyQuota.run({
+      plan: 'business', limits: BUSINESS, sent: 0, accepted: 0, rejection: null, known: null, acceptedAfterKnown: 0, minuteReset: null, elapsedMs: 0, stopped: 'too-long', note: 'would take about 111 min',
+    });
+    expect(ids(f)).toEqual(['rl-daily-quota:observation']);
+    expect(f[0]?.message).toBe('business key: daily quota not measured: would take about 111 min');
   });
 });
