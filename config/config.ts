@@ -56,7 +56,7 @@ export interface Flags {
 }
 
 /** Cases per property: the embedded target is local and generous; a real target's key has a daily quota. */
-export const DEFAULT_RUNS_EMBEDDED = 300;
+export const DEFAULT_RUNS_EMBEDDED = 320;
 export const DEFAULT_RUNS_TARGET = 100;
 
 export type Env = Readonly<Record<string, string | undefined>>;

@@ -30,6 +30,8 @@ export interface AcOptions {
   /** Required with any rate: autocannon's correction assumes a 1 ms interval whatever the rate. */
   ignoreCoordinatedOmission?: boolean;
   timeout?: number;
+  /** Sampling interval in ms (default 1000); autocannon also checks for its end at this tick. */
+  sampleInt?: number;
   headers?: Record<string, string>;
   requests?: AcRequest[];
   skipAggregateResult?: boolean;

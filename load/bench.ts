@@ -1,5 +1,5 @@
 /**
- * Measurements for `npm run bench` (issue 4's closing note), each with autocannon, 10 connections, 3 s per run:
+ * Measurements for `npm run bench` (issue 4's closing note), each with autocannon, 10 connections, 2 s per run:
  * - the harness's load scenario (hooks, conformance checks, per-class histograms) vs plain autocannon sending the very
  *   same requests without hooks (withoutHooks of the harness's mix, the same seeded pets), against the same reference
  *   server process (goal ≥ 0.9);
@@ -23,9 +23,9 @@ import { runScenario } from './run-scenario.js';
 import { mixConnectionsScenario } from './scenarios/mix-connections.js';
 
 const CONNECTIONS = 10;
-const SECONDS = 3;
+const SECONDS = 2;
 const WARM_UP_SECONDS = 1;
-export const ROUNDS = 5;
+export const ROUNDS = 9;
 
 const rateOf = (raw: AcRawResult) => Math.round((raw.totalCompletedRequests / Math.max(raw.duration, 0.001)) * 10) / 10;
 
@@ -117,6 +117,10 @@ export interface LoadBench {
   /** Per round: harness ÷ plain autocannon, reference ÷ bare node:http. */
   readonly harnessRatios: number[];
   readonly referenceRatios: number[];
+  /** The medians of the per-round ratios: the two sides of a round ran seconds apart, so this is the figure least
+   * moved by other work on the machine. */
+  readonly harnessRatioMedian: number;
+  readonly referenceRatioMedian: number;
   /**
    * The generator's CPU per response (median over rounds, µs), harness and plain: what the hooks cost whichever side
    * is the bottleneck (when the server is, the rates alone hide it).
@@ -174,6 +178,8 @@ export async function benchLoad(): Promise<LoadBench> {
       bareNodeReqPerSec: median(servers.b.map((m) => m.rate)),
       harnessRatios: ratios(harness.a, harness.b),
       referenceRatios: ratios(servers.a, servers.b),
+      harnessRatioMedian: Math.round(median(ratios(harness.a, harness.b).map((r) => r * 1000))) / 1000,
+      referenceRatioMedian: Math.round(median(ratios(servers.a, servers.b).map((r) => r * 1000))) / 1000,
       harnessCpuUsPerResponse: median(harness.a.map((m) => m.cpuUs)),
       plainCpuUsPerResponse: median(harness.b.map((m) => m.cpuUs)),
     };

@@ -36,6 +36,8 @@ export async function seedPets(url: string, key: ApiKey, count: number, timeoutS
     duration: Math.max(1, timeoutSeconds),
     maxOverallRequests: count,
     timeout: timeoutSeconds,
+    // autocannon notices that it is done (or stopped) at its sampling tick: 1 s by default.
+    sampleInt: 50,
     requests: [
       {
         method: 'POST',

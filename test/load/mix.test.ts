@@ -48,6 +48,6 @@ describe('the load mix', () => {
     await s.close();
     const started = Date.now();
     expect(await seedPets(url, key, 3, 5)).toEqual(['1', '1', '1']);
-    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(Date.now() - started).toBeLessThan(2_000);
   });
 });
