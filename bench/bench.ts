@@ -40,17 +40,33 @@ for (const [name, suites] of [['functional', FUNCTIONAL], ['all default suites',
   results[`default run (${name})`] = { exit: r.code, wallSeconds: +(r.ms / 1000).toFixed(2), checkedExchanges: rep.totals.exchanges, checksApplied: rep.totals.checksApplied, violations: rep.totals.violations };
 }
 
-// 2. Checked exchanges per second ÷ autocannon with one connection, same server, same run.
+// 2. Checked exchanges per second ÷ autocannon with one connection, same server, same run, and the same requests:
+// autocannon replays, in order, exactly the requests the harness sent (from its HAR), so the server's work is equal.
 {
   const server = await startEmbedded({ windowSeconds: 60 });
-  const key = server.keys.find((k) => k.plan === 'enterprise')!.key;
-  const ac = await autocannon({ url: `${server.url}/pets?limit=5`, connections: 1, duration: 3, headers: { authorization: `Bearer ${key}` } });
   const out = join(dir, 'ratio.json');
-  await cli(['run', '--target', server.url, '--seed', '7', '--runs', '300', '--suite', FUNCTIONAL, '--json', out], embeddedEnv(server));
+  const har = join(dir, 'ratio.har');
+  await cli(['run', '--target', server.url, '--seed', '7', '--suite', FUNCTIONAL, '--json', out, '--har', har], { ...embeddedEnv(server), PETSTORE_RUNS: '320' });
   const rep = report(out);
   const suiteMs = rep.suites.reduce((n, s) => n + s.durationMs, 0);
   const harness = rep.totals.exchanges / (suiteMs / 1000);
-  results['checked exchanges/s ÷ autocannon (1 connection)'] = { harnessPerSec: Math.round(harness), autocannonPerSec: Math.round(ac.requests.average), ratio: +(harness / ac.requests.average).toFixed(2) };
+  const keyOf = new Map(server.keys.map((k) => [k.plan.toUpperCase(), k.key]));
+  const entries = (JSON.parse(readFileSync(har, 'utf8')) as { log: { entries: { request: { method: string; url: string; headers: { name: string; value: string }[]; postData?: { text: string } } }[] } }).log.entries;
+  const requests = entries.map(({ request: r }) => {
+    const u = new URL(r.url);
+    const headers = Object.fromEntries(r.headers.map((h) => [h.name, h.value.replace(/\$PETSTORE_API_KEY_([A-Z]+)/g, (_m, plan: string) => keyOf.get(plan) ?? '')]));
+    return { method: r.method as 'GET', path: u.pathname + u.search, headers, ...(r.postData ? { body: r.postData.text } : {}) };
+  });
+  const t0 = performance.now();
+  const ac = await autocannon({ url: new URL(server.url).origin, connections: 1, amount: requests.length, requests, timeout: 10 });
+  const acPerSec = requests.length / ((performance.now() - t0) / 1000);
+  results['checked exchanges/s ÷ autocannon (1 connection, same requests)'] = {
+    harnessPerSec: Math.round(harness),
+    autocannonPerSec: Math.round(acPerSec),
+    ratio: +(harness / acPerSec).toFixed(2),
+    requests: requests.length,
+    autocannonErrors: ac.errors,
+  };
   await server.close();
 }
 

@@ -1,6 +1,6 @@
 /**
  * JSON with exact integers. JSON.parse rounds integers beyond 2^53 silently, so bodies are parsed with lossless-json:
- * every number keeps its digits (LosslessNumber). `plain` makes the view ajv validates (numbers as JS numbers, which
+ * every number that a JS number cannot hold exactly keeps its digits (LosslessNumber); short integers are numbers. `plain` makes the view ajv validates (numbers as JS numbers, which
  * keeps the JSON type right); digit-exact questions (int64 range, echo of categoryId, id round-trips) use the digits.
  */
 import { isLosslessNumber, LosslessNumber, parse, stringify } from 'lossless-json';
@@ -10,8 +10,25 @@ export { LosslessNumber, isLosslessNumber };
 export const INT64_MIN = -(2n ** 63n);
 export const INT64_MAX = 2n ** 63n - 1n;
 
+/** Every number as a LosslessNumber, whatever its size (the reference server validates bodies on their digits). */
+export function parseExact(text: string): unknown {
+  return parse(text, null, (digitsText: string) => new LosslessNumber(digitsText));
+}
+
+/** Integers of at most 15 digits are exact as JS numbers; everything else keeps its digits. */
+const SAFE_INTEGER = /^-?\d{1,15}$/;
+/** Trees that hold no LosslessNumber: their plain view is themselves (most bodies, so validation walks nothing). */
+const plainTrees = new WeakSet<object>();
+
 export function parseLossless(text: string): unknown {
-  return parse(text, null, (value: string) => new LosslessNumber(value));
+  let lossless = false;
+  const value = parse(text, null, (digitsText: string) => {
+    if (SAFE_INTEGER.test(digitsText)) return Number(digitsText);
+    lossless = true;
+    return new LosslessNumber(digitsText);
+  });
+  if (!lossless && value !== null && typeof value === 'object') plainTrees.add(value);
+  return value;
 }
 
 export function stringifyLossless(value: unknown): string {
@@ -22,6 +39,7 @@ export function stringifyLossless(value: unknown): string {
 
 /** The lossless tree as plain JS values, for schema validation. */
 export function plain(value: unknown): unknown {
+  if (value !== null && typeof value === 'object' && plainTrees.has(value)) return value;
   if (isLosslessNumber(value)) return Number((value as LosslessNumber).value);
   if (Array.isArray(value)) return value.map(plain);
   if (value && typeof value === 'object') {

@@ -23,7 +23,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { contract, operation, type PlanLimits } from '../spec/contract.js';
-import { exactInteger, INT64_MAX, INT64_MIN, isLosslessNumber, parseLossless } from '../http/lossless.js';
+import { exactInteger, INT64_MAX, INT64_MIN, isLosslessNumber, parseExact } from '../http/lossless.js';
 import { faults as catalogue, type FaultId, type FaultSet } from './faults.js';
 import type { ReferenceKey } from './keys.js';
 import type { Decision, RateLimiter } from './limiter.js';
@@ -396,7 +396,7 @@ async function createPet(ctx: Ctx, req: IncomingMessage, rl: Decision): Promise<
   }
   let body: unknown;
   try {
-    body = parseLossless(utf8.decode(read.bytes));
+    body = parseExact(utf8.decode(read.bytes));
   } catch (e) {
     if (f.has('create-malformed-500')) {
       sendError(ctx, 500, 'internal_error', 'Unexpected token in JSON', rl);
