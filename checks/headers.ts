@@ -46,56 +46,7 @@ export function parseIntegerHeader(value: string | undefined | null): bigint | n
   return /^\d{1,40}$/.test(v) ? BigInt(v) : null;
 }
 
-const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
-const LONG_DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
-const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
-
-function utc(year: number, month: string, day: number, h: number, m: number, s: number): number | null {
-  const mi = MONTHS.indexOf(month.toLowerCase());
-  if (mi < 0 || day < 1 || day > 31 || h > 23 || m > 59 || s > 60) return null;
-  const t = Date.UTC(year, mi, day, h, m, Math.min(s, 59));
-  // Date.UTC rolls 31 Feb over to March: reject dates that do not exist.
-  return new Date(t).getUTCDate() === day ? t : null;
-}
-
-/**
- * An HTTP-date (RFC 9110 §5.6.7) as epoch ms, or null. IMF-fixdate is the form senders must use; recipients must also
- * accept the obsolete RFC 850 and asctime forms, so this does too. Names are matched case-insensitively.
- */
-export function parseHttpDate(value: string | undefined | null): number | null {
-  if (typeof value !== 'string') return null;
-  const v = value.trim();
-  let m = /^([a-z]{3}), (\d{2}) ([a-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/i.exec(v);
-  if (m && DAYS.includes(m[1]!.toLowerCase())) return utc(Number(m[4]), m[3]!, Number(m[2]), Number(m[5]), Number(m[6]), Number(m[7]));
-  m = /^([a-z]+), (\d{2})-([a-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/i.exec(v);
-  if (m && LONG_DAYS.includes(m[1]!.toLowerCase())) {
-    // RFC 9110: a two-digit year more than 50 years in the future is in the past century.
-    const yy = Number(m[4]);
-    const year = 2000 + yy > new Date().getUTCFullYear() + 50 ? 1900 + yy : 2000 + yy;
-    return utc(year, m[3]!, Number(m[2]), Number(m[5]), Number(m[6]), Number(m[7]));
-  }
-  m = /^([a-z]{3}) ([a-z]{3}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/i.exec(v);
-  if (m && DAYS.includes(m[1]!.toLowerCase())) return utc(Number(m[7]), m[2]!, Number(m[3]!.trim()), Number(m[4]), Number(m[5]), Number(m[6]));
-  return null;
-}
-
-/** Whether a value is one of Retry-After's two forms (RFC 9110 §10.2.3): delta-seconds or an HTTP-date. */
-export function isRetryAfter(value: string | undefined | null): boolean {
-  if (typeof value !== 'string') return false;
-  return /^\d+$/.test(value.trim()) || parseHttpDate(value) !== null;
-}
-
-/**
- * Retry-After as seconds to wait from `nowMs` (for a date form; pass the response's Date when known), or null when
- * it is neither form. A date in the past means no wait: 0.
- */
-export function parseRetryAfter(value: string | undefined | null, nowMs: number): number | null {
-  if (typeof value !== 'string') return null;
-  const v = value.trim();
-  if (/^\d+$/.test(v)) return Number(v);
-  const t = parseHttpDate(v);
-  return t === null ? null : Math.max(0, Math.ceil((t - nowMs) / 1000));
-}
+export { isRetryAfter, parseHttpDate, retryAfterSeconds as parseRetryAfter } from '../http/retry-after.js';
 
 /** The response's Date header as epoch ms, or null when absent or unparseable (Date.parse is lenient on purpose). */
 export function responseDate(ex: { response: RecordedResponse | null }): number | null {
