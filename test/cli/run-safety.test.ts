@@ -1,0 +1,50 @@
+// Two promises of `run`: the quota suite never spends a production key's day by accident, and --strict turns
+// should-level warnings into failures (without it they are reported and the run passes).
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { main } from '../../cli/main.js';
+import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
+import { captureOutput, closedPort, writeEnvFile } from './support.js';
+
+test('--suite quota refuses the production URL (exit 2, naming PETSTORE_PRODUCTION_URL) before sending anything', async () => {
+  const port = await closedPort();
+  const url = `http://127.0.0.1:${port}/v1`;
+  const server = await startReferenceServer();
+  try {
+    const envFile = writeEnvFile(join(mkdtempSync(join(tmpdir(), 'psc-prod-')), '.env'), server.keys, { PETSTORE_PRODUCTION_URL: url });
+    const out = captureOutput();
+    const code = await main(['run', '--target', url, '--env-file', envFile, '--suite', 'quota'], out);
+    expect(code).toBe(2);
+    expect(out.text()).toMatch(/PETSTORE_PRODUCTION_URL/);
+    expect(out.text()).toMatch(/--allow-production/);
+  } finally {
+    await server.close();
+  }
+});
+
+describe('--strict', () => {
+  let server: ReferenceServer;
+  let envFile: string;
+  beforeAll(async () => {
+    server = await startReferenceServer({ faults: ['auth-no-www-authenticate'], windowSeconds: 5 });
+    envFile = writeEnvFile(join(mkdtempSync(join(tmpdir(), 'psc-strict-')), '.env'), server.keys);
+  });
+  afterAll(() => server.close());
+
+  test('a should-level finding is a warning: reported, and the run passes', async () => {
+    const out = captureOutput();
+    const code = await main(['run', '--target', server.url, '--env-file', envFile, '--suite', 'auth', '--runs', '10', '--seed', '1'], out);
+    expect(code, out.text()).toBe(0);
+    expect(out.text()).toMatch(/Warnings \(\d+\)/);
+    expect(out.text()).toMatch(/www-authenticate/);
+  }, 60_000);
+
+  test('with --strict the same finding fails the run', async () => {
+    const out = captureOutput();
+    const code = await main(['run', '--target', server.url, '--env-file', envFile, '--suite', 'auth', '--runs', '10', '--seed', '1', '--strict'], out);
+    expect(code, out.text()).toBe(1);
+    expect(out.text()).toMatch(/failing: --strict/);
+  }, 60_000);
+});
