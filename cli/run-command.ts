@@ -69,13 +69,23 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       config = Object.freeze({ ...loadConfig({ ...flags, target: server.url }, { ...readEnv(flags.envFile), ...workerEnv }), seed: first.seed, runs: first.runs });
       out.progress(`embedded reference server at ${server.url}`);
     }
-    if (config.suites.includes('quota') && config.productionUrl === config.target && !config.allowProduction) {
-      throw new HarnessError('PSC_PRODUCTION_REFUSED', `--suite quota spends a whole day's quota: refusing ${config.target}, which is PETSTORE_PRODUCTION_URL (pass --allow-production to override)`);
+    const notes: string[] = [];
+    if (config.productionUrl === config.target && !config.allowProduction) {
+      // The rate-limit and quota suites exhaust keys on purpose: never on production by accident.
+      const loading: string[] = config.suites.filter((s) => s === 'rate-limit' || s === 'quota');
+      if (loading.length > 0 && values.suite !== undefined) {
+        throw new HarnessError('PSC_PRODUCTION_REFUSED', `--suite ${loading.join(',')} exhausts keys on purpose: refusing ${config.target}, which is PETSTORE_PRODUCTION_URL (pass --allow-production to override)`);
+      }
+      if (loading.length > 0) {
+        config = Object.freeze({ ...config, suites: config.suites.filter((s) => !loading.includes(s)) });
+        notes.push(`the target is PETSTORE_PRODUCTION_URL: the rate-limit suite was left out (pass --allow-production to include it)`);
+      }
     }
     const key = functionalKey(config)!;
     const functional = config.suites.filter((s) => FUNCTIONAL.includes(s));
     const pre = await preflight(config, key, functional);
-    for (const n of pre.notes) out.progress(`note: ${n}`);
+    notes.push(...pre.notes);
+    for (const n of notes) out.progress(`note: ${n}`);
     // The workers read the same configuration from their environment: keys may have come from --env-file.
     for (const k of config.keys) workerEnv[keyVariable(k.plan)] = k.key.reveal();
     const enterprise = config.keys.find((k) => k.plan === 'enterprise')?.limits;
@@ -102,7 +112,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       durationMs: performance.now() - t0,
       outcomes,
       errors,
-      notes: pre.notes,
+      notes,
     });
     writeOutputs(report, config, out);
     return exitCodeFor(report);

@@ -24,6 +24,25 @@ test('--suite quota refuses the production URL (exit 2, naming PETSTORE_PRODUCTI
   }
 });
 
+test('a default run against the production URL leaves the rate-limit suite out and says so', async () => {
+  const server = await startReferenceServer({ windowSeconds: 5 });
+  try {
+    const envFile = writeEnvFile(join(mkdtempSync(join(tmpdir(), 'psc-prod2-')), '.env'), server.keys, { PETSTORE_PRODUCTION_URL: server.url });
+    const out = captureOutput();
+    const json = join(mkdtempSync(join(tmpdir(), 'psc-prod3-')), 'r.json');
+    const code = await main(['run', '--target', server.url, '--env-file', envFile, '--runs', '5', '--seed', '1', '--json', json], out);
+    expect(code, out.text()).toBe(0);
+    expect(out.text()).toMatch(/rate-limit suite was left out/);
+    const { readFileSync } = await import('node:fs');
+    const report = JSON.parse(readFileSync(json, 'utf8')) as { suites: { name: string }[] };
+    expect(report.suites.map((s) => s.name)).not.toContain('rate-limit');
+    const refused = await main(['run', '--target', server.url, '--env-file', envFile, '--suite', 'rate-limit'], captureOutput());
+    expect(refused).toBe(2);
+  } finally {
+    await server.close();
+  }
+}, 60_000);
+
 describe('--strict', () => {
   let server: ReferenceServer;
   let envFile: string;
