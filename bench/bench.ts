@@ -9,10 +9,9 @@ import { join } from 'node:path';
 import autocannon from 'autocannon';
 import { embeddedEnv, startEmbedded } from '../cli/embedded.js';
 import { faults } from '../reference/faults.js';
-import { generateKeys, startReferenceServer, type ReferenceOptions } from '../reference/server.js';
+import { generateKeys, planKeys, startReferenceServer, type ReferenceOptions } from '../reference/server.js';
 import { runSuite } from '../runner/suites.js';
-import { ApiKey } from '../http/redact.js';
-import type { PlanKey, SuiteName } from '../config/config.js';
+import { roomiestKey, type SuiteName } from '../config/config.js';
 import type { ConformanceReport } from '../reports/conformance-report.js';
 import { benchLoad } from '../load/bench.js';
 
@@ -74,8 +73,8 @@ for (const [name, suites] of [['functional', FUNCTIONAL], ['all default suites',
 async function run(suite: SuiteName, faultIds: string[], seed: number, runs = 40, windowSeconds = 2, more: ReferenceOptions = {}) {
   const server = await startReferenceServer({ faults: faultIds, windowSeconds, ...more });
   try {
-    const keys: PlanKey[] = server.keys.map((k) => ({ plan: k.plan, key: new ApiKey(k.key, k.plan), limits: k.limits }));
-    const key = [...keys].sort((a, b) => (b.limits?.requestsPerMinute ?? 0) - (a.limits?.requestsPerMinute ?? 0))[0]!;
+    const keys = planKeys(server.keys);
+    const key = roomiestKey(keys)!;
     const { ctx: _c, ...r } = await runSuite(suite, { target: server.url, keys, key, seed, runs, strict: false, windowSeconds: server.options.windowSeconds });
     return r;
   } finally {

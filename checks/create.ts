@@ -5,7 +5,7 @@
  */
 import type { Exchange } from '../http/exchange.js';
 import { defineCheck, finding, show, type Check } from './check.js';
-import { exactId, guarded, isObject, jsonOf, opLabel, statusOf } from './facts.js';
+import { exactId, guarded, isObject, jsonOf, opLabel, queryOf, statusOf } from './facts.js';
 
 export interface SentPet {
   readonly name: string;
@@ -297,13 +297,7 @@ export const createRetrievable: Check<RetrievableEvidence> = defineCheck({
 });
 
 function queryStatus(ex: Exchange): string | null {
-  try {
-    const path = String(ex.request.path);
-    const i = path.indexOf('?');
-    return i < 0 ? null : new URLSearchParams(path.slice(i + 1)).get('status');
-  } catch {
-    return null;
-  }
+  return queryOf(ex)?.get('status') ?? null;
 }
 
 export const createListed: Check<ListedEvidence> = defineCheck({

@@ -75,3 +75,14 @@ export function guarded<E>(
     }
   };
 }
+
+/** The query of a request's path, or null when it cannot be read. */
+export function queryOf(ex: Exchange): URLSearchParams | null {
+  try {
+    const path = String(ex.request.path);
+    const i = path.indexOf('?');
+    return new URLSearchParams(i < 0 ? '' : path.slice(i + 1));
+  } catch {
+    return null;
+  }
+}

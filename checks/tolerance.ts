@@ -8,22 +8,13 @@ import { contract, parameter } from '../spec/contract.js';
 import { validateSchema } from '../spec/validators.js';
 import type { Exchange } from '../http/exchange.js';
 import { INT64_MAX, parseLossless, plain } from '../http/lossless.js';
-import { exactId, isObject } from './facts.js';
+import { exactId, isObject, queryOf } from './facts.js';
 import { mediaType } from './headers.js';
 import { isEdgeName } from '../generators/names.js';
 
 /** Bodies larger than this are unusual enough that a 413 is plausible and not a spec matter. */
 const LARGE_BODY_BYTES = 64 * 1024;
 
-function query(ex: Exchange): URLSearchParams | null {
-  try {
-    const path = String(ex.request.path);
-    const i = path.indexOf('?');
-    return new URLSearchParams(i < 0 ? '' : path.slice(i + 1));
-  } catch {
-    return null;
-  }
-}
 
 function inRange(value: string, min: number, max: number): boolean {
   if (!/^(0|[1-9]\d{0,5})$/.test(value)) return false;
@@ -33,7 +24,7 @@ function inRange(value: string, min: number, max: number): boolean {
 
 /** A list query the spec defines: only limit (an integer in range) and status (an enum value), each at most once. */
 export function isDefinedListQuery(ex: Exchange): boolean {
-  const q = query(ex);
+  const q = queryOf(ex);
   if (!q) return false;
   const limit = parameter('listPets', 'limit').schema as { minimum?: number; maximum?: number };
   for (const key of new Set(q.keys())) {

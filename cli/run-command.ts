@@ -101,7 +101,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     });
     if (server) workerEnv.PETSTORE_RATE_WINDOW_SECONDS = String(server.options.windowSeconds);
     out.progress(`running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${pre.runs})`);
-    const { outcomes, errors } = await runSuites(config, workerEnv, out);
+    const { outcomes, errors } = await runSuites(config, workerEnv);
     const report = buildReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
       target: { url: config.target!, embedded: server !== null },
@@ -153,12 +153,12 @@ function writeOutputs(report: ConformanceReport, config: Config, out: Output): v
   }
 }
 
-async function runSuites(config: Config, env: Record<string, string>, out: Output): Promise<{ outcomes: SuiteOutcome[]; errors: string[] }> {
+async function runSuites(config: Config, env: Record<string, string>): Promise<{ outcomes: SuiteOutcome[]; errors: string[] }> {
   // The workers inherit this process's environment; put it back afterwards so that nothing outlives the run.
   const previous = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
   try {
-    return await startAndCollect(config, out);
+    return await startAndCollect(config);
   } finally {
     for (const [k, v] of Object.entries(previous)) {
       if (v === undefined) delete process.env[k];
@@ -167,7 +167,7 @@ async function runSuites(config: Config, env: Record<string, string>, out: Outpu
   }
 }
 
-async function startAndCollect(config: Config, out: Output): Promise<{ outcomes: SuiteOutcome[]; errors: string[] }> {
+async function startAndCollect(config: Config): Promise<{ outcomes: SuiteOutcome[]; errors: string[] }> {
   const { startVitest } = await import('vitest/node');
   const files = config.suites.map((s) => `suites/${s}.suite.ts`);
   const reporters: unknown[] = [{ onInit() {} }];
@@ -215,6 +215,5 @@ async function startAndCollect(config: Config, out: Output): Promise<{ outcomes:
   } finally {
     await vitest.close();
   }
-  void out;
   return { outcomes, errors };
 }

@@ -5,7 +5,7 @@ import { HarnessError } from '../config/errors.js';
 import { parseFlags } from './args.js';
 import type { Output } from './output.js';
 
-export async function serveCommand(argv: string[], out: Output, signal?: AbortSignal): Promise<number> {
+export async function serveCommand(argv: string[], _out: Output, signal?: AbortSignal): Promise<number> {
   const { values } = parseFlags(argv, {
     port: { type: 'string' },
     window: { type: 'string' },
@@ -38,7 +38,6 @@ export async function serveCommand(argv: string[], out: Output, signal?: AbortSi
     if (k.plan === 'enterprise') lines.push(`export PETSTORE_ENTERPRISE_LIMITS=${k.limits.requestsPerMinute}/${k.limits.requestsPerDay}`);
   }
   process.stdout.write(lines.join('\n') + '\n');
-  void out;
   await new Promise<void>((resolveStop) => {
     const stop = () => resolveStop();
     process.once('SIGINT', stop);

@@ -175,6 +175,10 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
 
 /** The key with the most headroom, for the functional suites: they pace themselves, so a larger plan is quicker. */
 export function functionalKey(config: Config): PlanKey | null {
-  // Highest minute limit first; an Enterprise key may carry small custom limits (quota tests).
-  return [...config.keys].sort((a, b) => (b.limits?.requestsPerMinute ?? 0) - (a.limits?.requestsPerMinute ?? 0))[0] ?? null;
+  return roomiestKey(config.keys);
+}
+
+/** Highest minute limit first; an Enterprise key may carry small custom limits (quota tests). */
+export function roomiestKey(keys: readonly PlanKey[]): PlanKey | null {
+  return [...keys].sort((a, b) => (b.limits?.requestsPerMinute ?? 0) - (a.limits?.requestsPerMinute ?? 0))[0] ?? null;
 }

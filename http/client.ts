@@ -78,10 +78,6 @@ export class HttpClient {
     return () => this.listeners.splice(this.listeners.indexOf(listener), 1);
   }
 
-  get sent(): number {
-    return this.seq;
-  }
-
   async send(req: OutgoingRequest): Promise<Exchange> {
     const url = this.baseUrl + req.path;
     const wire: Record<string, string> = {};

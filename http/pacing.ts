@@ -108,9 +108,4 @@ export class Pacer {
     this.waitedMs += ms;
     await this.o.sleep(ms);
   }
-
-  /** Last known Remaining of a key (null when unknown). */
-  remaining(label: string): number | null {
-    return this.state(label).remaining;
-  }
 }

@@ -4,6 +4,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import { contract, type PlanLimits, type PlanName } from '../spec/contract.js';
+import type { PlanKey } from '../config/config.js';
+import { ApiKey } from '../http/redact.js';
 
 export interface ReferenceKey {
   readonly key: string;
@@ -27,4 +29,9 @@ export function generateKeys(custom: { enterprise?: PlanLimits } = {}): Referenc
     if (!limits) throw new Error(`reference: plan ${plan} has no limits in the contract`);
     return Object.freeze({ key: randomKey(plan), plan, limits: Object.freeze({ ...limits }) });
   });
+}
+
+/** The keys as the harness holds them: each value inside an ApiKey, which never prints it. */
+export function planKeys(keys: readonly ReferenceKey[]): PlanKey[] {
+  return keys.map((k) => ({ plan: k.plan, key: new ApiKey(k.key, k.plan), limits: k.limits }));
 }

@@ -12,7 +12,7 @@ import { PetStore } from './store.js';
 
 export type { LimiterAlgorithm } from './limiter.js';
 export type { ReferenceKey } from './keys.js';
-export { generateKeys } from './keys.js';
+export { generateKeys, planKeys } from './keys.js';
 
 export interface ReferenceOptions {
   /** Default '127.0.0.1'. */

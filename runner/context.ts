@@ -44,13 +44,13 @@ export class RunContext {
   readonly log = new FindingLog();
   /** Every exchange of the run, in order (kept for HAR export and replay). */
   readonly exchanges: Exchange[] = [];
-  /** Ids (exact digits) of pets this run created, for getPet and the stateful suite. */
-  readonly created: string[] = [];
   /**
    * Large categoryIds (beyond 2^32) the target accepted in a 201: two distinct ones show it takes categories it cannot
    * have known before, so it does not require categories to exist (gap-2-category-record).
    */
   readonly acceptedCategories = new Set<string>();
+  /** Pauses left for a created pet that is not yet retrievable: a target whose retries keep failing is not lagging. */
+  lagRetriesLeft = 3;
   /** Per-plan numbers of the rate-limit and quota suites (runner/scenarios/rate-limit.ts), for the reports. */
   readonly rateLimitResults: unknown[] = [];
   private scope: Finding[] | null = null;

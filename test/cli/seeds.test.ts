@@ -3,9 +3,8 @@
  * suites, run with 20 different seeds against one faultless reference server, find nothing (no flaky check).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlanKey, SuiteName } from '../../config/config.js';
-import { ApiKey } from '../../http/redact.js';
-import { startReferenceServer, type ReferenceKey, type ReferenceServer } from '../../reference/server.js';
+import type { SuiteName } from '../../config/config.js';
+import { planKeys, startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import { runSuite } from '../../runner/suites.js';
 import type { RunSettings } from '../../runner/context.js';
 
@@ -13,7 +12,7 @@ const FUNCTIONAL: readonly SuiteName[] = ['auth', 'listPets', 'createPet', 'getP
 const SEEDS = 20;
 
 function settingsFor(server: ReferenceServer, seed: number, runs: number): RunSettings {
-  const keys: PlanKey[] = server.keys.map((k: ReferenceKey) => ({ plan: k.plan, key: new ApiKey(k.key, k.plan), limits: k.limits }));
+  const keys = planKeys(server.keys);
   return { target: server.url, keys, key: keys.find((k) => k.plan === 'enterprise')!, seed, runs, strict: false };
 }
 

@@ -4,14 +4,13 @@
  * the problem. The wall time of each case is printed as a table at the end (the issue's closing note).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { PlanKey, SuiteName } from '../../config/config.js';
+import type { SuiteName } from '../../config/config.js';
 import { main } from '../../cli/main.js';
 import { preflight } from '../../cli/preflight.js';
 import { keyVariable, loadConfig, type Env } from '../../config/config.js';
 import { HarnessError } from '../../config/errors.js';
-import { ApiKey } from '../../http/redact.js';
 import type { Finding } from '../../checks/check.js';
-import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
+import { planKeys, startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import type { RunSettings } from '../../runner/context.js';
 import { runSuite } from '../../runner/suites.js';
 import { captureOutput, closedPort, writeEnvFile } from '../cli/support.js';
@@ -39,7 +38,7 @@ afterAll(async () => {
 });
 
 function settings(target: string, seed = 11): RunSettings {
-  const keys: PlanKey[] = upstream.keys.map((k) => ({ plan: k.plan, key: new ApiKey(k.key, k.plan), limits: k.limits }));
+  const keys = planKeys(upstream.keys);
   return { target, keys, key: keys.find((k) => k.plan === 'enterprise')!, seed, runs: 1, strict: false, shrinkBudget: 2, ...LIMITS };
 }
 

@@ -1,13 +1,12 @@
 /** Runs one suite in-process against a reference server started with the given faults (the project's own tests). */
-import { startReferenceServer, type ReferenceOptions } from '../../reference/server.js';
+import { planKeys, startReferenceServer, type ReferenceOptions } from '../../reference/server.js';
 import { runSuite } from '../../runner/suites.js';
-import { ApiKey } from '../../http/redact.js';
-import type { PlanKey, SuiteName } from '../../config/config.js';
+import type { SuiteName } from '../../config/config.js';
 
 export async function runAgainstReference(suite: SuiteName, options: ReferenceOptions & { seed?: number; runs?: number; strict?: boolean }) {
   const server = await startReferenceServer(options);
   try {
-    const keys: PlanKey[] = server.keys.map((k) => ({ plan: k.plan, key: new ApiKey(k.key, k.plan), limits: k.limits }));
+    const keys = planKeys(server.keys);
     const key = keys.find((k) => k.plan === 'enterprise')!;
     const { ctx, ...result } = await runSuite(suite, {
       target: server.url,

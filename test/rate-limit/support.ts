@@ -1,15 +1,12 @@
 /** Runs the rate-limit or quota suite in-process against a reference server (windows of a few seconds). */
-import { startReferenceServer, type ReferenceOptions } from '../../reference/server.js';
+import { planKeys, startReferenceServer, type ReferenceOptions } from '../../reference/server.js';
 import { runSuite } from '../../runner/suites.js';
-import { ApiKey } from '../../http/redact.js';
-import type { PlanKey, SuiteName } from '../../config/config.js';
+import type { SuiteName } from '../../config/config.js';
 
 export async function runRateLimit(suite: SuiteName, options: ReferenceOptions & { plans?: readonly string[]; onWait?: (ms: number, reason: string) => void }) {
   const server = await startReferenceServer(options);
   try {
-    const keys: PlanKey[] = server.keys
-      .filter((k) => !options.plans || options.plans.includes(k.plan))
-      .map((k) => ({ plan: k.plan, key: new ApiKey(k.key, k.plan), limits: k.limits }));
+    const keys = planKeys(server.keys.filter((k) => !options.plans || options.plans.includes(k.plan)));
     const t0 = performance.now();
     const { ctx, ...result } = await runSuite(suite, {
       target: server.url,
