@@ -17,7 +17,7 @@ import { guardSecrets } from '../reports/secret-gate.js';
 import type { Finding } from '../checks/check.js';
 import '../suites/meta.js';
 import { parseFlags } from './args.js';
-import { embeddedEnv, startEmbedded, type EmbeddedServer } from './embedded.js';
+import { EMBEDDED_WINDOW_SECONDS, embeddedEnv, startEmbedded, type EmbeddedServer } from './embedded.js';
 import { preflight } from './preflight.js';
 import { scrub } from '../http/redact.js';
 import { toolVersion } from './version.js';
@@ -62,7 +62,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   const workerEnv: Record<string, string> = {};
   try {
     if (config.target === null) {
-      server = await startEmbedded();
+      server = await startEmbedded({ windowSeconds: config.rateWindowGiven ? config.rateWindowSeconds : EMBEDDED_WINDOW_SECONDS });
       Object.assign(workerEnv, embeddedEnv(server));
       // Keys and target now come from the server; seed and runs stay as first resolved (random seed, embedded default).
       const first = config;

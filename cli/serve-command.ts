@@ -1,6 +1,6 @@
 /** `petstore-conformance serve`: the reference Pet Store alone, printing its URL and the keys it generated. */
 import { startReferenceServer, type LimiterAlgorithm } from '../reference/server.js';
-import { keyVariable } from '../config/config.js';
+import { keyVariable, loadConfig } from '../config/config.js';
 import { HarnessError } from '../config/errors.js';
 import { parseFlags } from './args.js';
 import type { Output } from './output.js';
@@ -14,7 +14,8 @@ export async function serveCommand(argv: string[], _out: Output, signal?: AbortS
   });
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new HarnessError('PSC_USAGE', `--port: "${values.port}" is not a port number`);
-  const windowSeconds = values.window === undefined ? 60 : Number(values.window);
+  // --window, else PETSTORE_RATE_WINDOW_SECONDS (default 60).
+  const windowSeconds = values.window === undefined ? loadConfig({ target: undefined }).rateWindowSeconds : Number(values.window);
   if (!Number.isInteger(windowSeconds) || windowSeconds < 1) throw new HarnessError('PSC_USAGE', `--window: "${values.window}" is not a whole number of seconds`);
   const algorithms = ['fixed-window', 'sliding-window', 'token-bucket'];
   if (values.algorithm !== undefined && !algorithms.includes(values.algorithm)) {

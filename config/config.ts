@@ -37,6 +37,8 @@ export interface Config {
   readonly allowProduction: boolean;
   /** Length of the reference server's minute window in seconds (tests shorten it). */
   readonly rateWindowSeconds: number;
+  /** Whether PETSTORE_RATE_WINDOW_SECONDS was given (the embedded server then uses it instead of its short window). */
+  readonly rateWindowGiven: boolean;
   readonly isCi: boolean;
   readonly stepSummaryFile: string | null;
 }
@@ -168,6 +170,7 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     productionUrl,
     allowProduction: flags.allowProduction === true,
     rateWindowSeconds,
+    rateWindowGiven: windowText !== undefined && windowText !== '',
     isCi: env.CI === 'true' || env.CI === '1',
     stepSummaryFile: env.GITHUB_STEP_SUMMARY || null,
   });

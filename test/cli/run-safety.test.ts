@@ -67,3 +67,15 @@ describe('--strict', () => {
     expect(out.text()).toMatch(/failing: --strict/);
   }, 60_000);
 });
+
+test('PETSTORE_RATE_WINDOW_SECONDS sets the embedded server window (the rate-limit suite reports it)', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'psc-window-'));
+  const envFile = join(dir, '.env');
+  const { writeFileSync, readFileSync } = await import('node:fs');
+  writeFileSync(envFile, 'PETSTORE_RATE_WINDOW_SECONDS=3\n');
+  const json = join(dir, 'r.json');
+  const code = await main(['run', '--env-file', envFile, '--suite', 'rate-limit', '--seed', '1', '--json', json], captureOutput());
+  expect(code).toBe(0);
+  const report = JSON.parse(readFileSync(json, 'utf8')) as { rateLimits: { plan: string; windowSeconds: number }[] };
+  expect(report.rateLimits.filter((r) => r.plan === 'free').map((r) => r.windowSeconds)).toEqual([3]);
+}, 60_000);
