@@ -22,7 +22,10 @@ const dir = mkdtempSync(join(tmpdir(), 'psc-bench-'));
 function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; ms: number }> {
   const t0 = performance.now();
   return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['bin/petstore-conformance.js', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'ignore'] });
+    const p = spawn(process.execPath, ['bin/petstore-conformance.js', ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
     p.on('exit', (code) => resolve({ code: code ?? -1, ms: performance.now() - t0 }));
   });
 }
@@ -32,11 +35,20 @@ function report(path: string): ConformanceReport {
 }
 
 // 1. The default run against the embedded target, functional suites (the 2,000-in-5-s goal) and everything.
-for (const [name, suites] of [['functional', FUNCTIONAL], ['all default suites', '']] as const) {
+for (const [name, suites] of [
+  ['functional', FUNCTIONAL],
+  ['all default suites', ''],
+] as const) {
   const out = join(dir, `${name}.json`);
   const r = await cli(['run', '--seed', '7', '--json', out, ...(suites ? ['--suite', suites] : [])]);
   const rep = report(out);
-  results[`default run (${name})`] = { exit: r.code, wallSeconds: +(r.ms / 1000).toFixed(2), checkedExchanges: rep.totals.exchanges, checksApplied: rep.totals.checksApplied, violations: rep.totals.violations };
+  results[`default run (${name})`] = {
+    exit: r.code,
+    wallSeconds: +(r.ms / 1000).toFixed(2),
+    checkedExchanges: rep.totals.exchanges,
+    checksApplied: rep.totals.checksApplied,
+    violations: rep.totals.violations,
+  };
 }
 
 // 2. Checked exchanges per second ÷ autocannon with one connection, same server, same run, and the same requests:
@@ -45,19 +57,51 @@ for (const [name, suites] of [['functional', FUNCTIONAL], ['all default suites',
   const server = await startEmbedded({ windowSeconds: 60 });
   const out = join(dir, 'ratio.json');
   const har = join(dir, 'ratio.har');
-  await cli(['run', '--target', server.url, '--seed', '7', '--suite', FUNCTIONAL, '--json', out, '--har', har], { ...embeddedEnv(server), PETSTORE_RUNS: '320' });
+  await cli(['run', '--target', server.url, '--seed', '7', '--suite', FUNCTIONAL, '--json', out, '--har', har], {
+    ...embeddedEnv(server),
+    PETSTORE_RUNS: '320',
+  });
   const rep = report(out);
   const suiteMs = rep.suites.reduce((n, s) => n + s.durationMs, 0);
   const harness = rep.totals.exchanges / (suiteMs / 1000);
   const keyOf = new Map(server.keys.map((k) => [k.plan.toUpperCase(), k.key]));
-  const entries = (JSON.parse(readFileSync(har, 'utf8')) as { log: { entries: { request: { method: string; url: string; headers: { name: string; value: string }[]; postData?: { text: string } } }[] } }).log.entries;
+  const entries = (
+    JSON.parse(readFileSync(har, 'utf8')) as {
+      log: {
+        entries: {
+          request: {
+            method: string;
+            url: string;
+            headers: { name: string; value: string }[];
+            postData?: { text: string };
+          };
+        }[];
+      };
+    }
+  ).log.entries;
   const requests = entries.map(({ request: r }) => {
     const u = new URL(r.url);
-    const headers = Object.fromEntries(r.headers.map((h) => [h.name, h.value.replace(/\$PETSTORE_API_KEY_([A-Z]+)/g, (_m, plan: string) => keyOf.get(plan) ?? '')]));
-    return { method: r.method as 'GET', path: u.pathname + u.search, headers, ...(r.postData ? { body: r.postData.text } : {}) };
+    const headers = Object.fromEntries(
+      r.headers.map((h) => [
+        h.name,
+        h.value.replace(/\$PETSTORE_API_KEY_([A-Z]+)/g, (_m, plan: string) => keyOf.get(plan) ?? ''),
+      ]),
+    );
+    return {
+      method: r.method as 'GET',
+      path: u.pathname + u.search,
+      headers,
+      ...(r.postData ? { body: r.postData.text } : {}),
+    };
   });
   const t0 = performance.now();
-  const ac = await autocannon({ url: new URL(server.url).origin, connections: 1, amount: requests.length, requests, timeout: 10 });
+  const ac = await autocannon({
+    url: new URL(server.url).origin,
+    connections: 1,
+    amount: requests.length,
+    requests,
+    timeout: 10,
+  });
   const acPerSec = requests.length / ((performance.now() - t0) / 1000);
   results['checked exchanges/s ÷ autocannon (1 connection, same requests)'] = {
     harnessPerSec: Math.round(harness),
@@ -70,12 +114,27 @@ for (const [name, suites] of [['functional', FUNCTIONAL], ['all default suites',
 }
 
 // 3. Faults detected, and violations against the faultless server over 20 seeds.
-async function run(suite: SuiteName, faultIds: string[], seed: number, runs = 40, windowSeconds = 2, more: ReferenceOptions = {}) {
+async function run(
+  suite: SuiteName,
+  faultIds: string[],
+  seed: number,
+  runs = 40,
+  windowSeconds = 2,
+  more: ReferenceOptions = {},
+) {
   const server = await startReferenceServer({ faults: faultIds, windowSeconds, ...more });
   try {
     const keys = planKeys(server.keys);
     const key = roomiestKey(keys)!;
-    const { ctx: _c, ...r } = await runSuite(suite, { target: server.url, keys, key, seed, runs, strict: false, windowSeconds: server.options.windowSeconds });
+    const { ctx: _c, ...r } = await runSuite(suite, {
+      target: server.url,
+      keys,
+      key,
+      seed,
+      runs,
+      strict: false,
+      windowSeconds: server.options.windowSeconds,
+    });
     return r;
   } finally {
     await server.close();
@@ -84,7 +143,11 @@ async function run(suite: SuiteName, faultIds: string[], seed: number, runs = 40
 
 /** How each fault's suite is set up: the rate-limit suite needs windows long enough to tell a short Retry-After. */
 function setupFor(fault: { id: string; suite: string }): [number, ReferenceOptions] {
-  if (fault.suite === 'quota') return [1, { dayWindowSeconds: 30, keys: generateKeys({ enterprise: { requestsPerMinute: 5, requestsPerDay: 8 } }) }];
+  if (fault.suite === 'quota')
+    return [
+      1,
+      { dayWindowSeconds: 30, keys: generateKeys({ enterprise: { requestsPerMinute: 5, requestsPerDay: 8 } }) },
+    ];
   if (fault.id === 'rl-retry-after-short') return [6, {}];
   return [2, {}];
 }
@@ -98,10 +161,17 @@ function setupFor(fault: { id: string; suite: string }): [number, ReferenceOptio
     if (r.findings.some((x) => x.checkId === f.catches && x.level !== 'observation')) caught++;
     else missed.push(f.id);
   }
-  results['faults detected'] = { faults: faults.length, measured: measured.length, caught, share: `${((100 * caught) / measured.length).toFixed(1)}%`, missed };
+  results['faults detected'] = {
+    faults: faults.length,
+    measured: measured.length,
+    caught,
+    share: `${((100 * caught) / measured.length).toFixed(1)}%`,
+    missed,
+  };
   let violations = 0;
   for (let seed = 1; seed <= 20; seed++) {
-    for (const s of FUNCTIONAL.split(',')) violations += (await run(s as SuiteName, [], seed * 7919)).findings.filter((x) => x.level === 'violation').length;
+    for (const s of FUNCTIONAL.split(','))
+      violations += (await run(s as SuiteName, [], seed * 7919)).findings.filter((x) => x.level === 'violation').length;
   }
   results['violations on the faultless server, 20 seeds × functional suites'] = violations;
 }
@@ -118,16 +188,29 @@ for (const windowSeconds of [2, 5, 10]) {
           seconds: +(ms / 1000).toFixed(2),
           ratio: +(ms / 1000 / windowSeconds).toFixed(2),
           violations: r.findings.filter((f) => f.level === 'violation').length,
-          requestsPerPlan: Object.fromEntries((r.rateLimits as { plan: string; requests: number }[]).map((p) => [p.plan, p.requests])),
+          requestsPerPlan: Object.fromEntries(
+            (r.rateLimits as { plan: string; requests: number }[]).map((p) => [p.plan, p.requests]),
+          ),
         };
 }
 
 // 5. Load: harness vs plain autocannon; reference server vs bare node:http.
 {
   const b = await benchLoad();
-  results['load: harness ÷ plain autocannon (median of paired rounds)'] = { ratio: +b.harnessRatioMedian.toFixed(2), rounds: b.harnessRatios.map((r) => +r.toFixed(2)), harnessReqPerSec: Math.round(b.harnessReqPerSec), plainReqPerSec: Math.round(b.plainAutocannonReqPerSec), cpuUsPerResponse: { harness: b.harnessCpuUsPerResponse, plain: b.plainCpuUsPerResponse } };
-  results['load: reference server ÷ bare node:http (median of paired rounds)'] = { ratio: +b.referenceRatioMedian.toFixed(2), rounds: b.referenceRatios.map((r) => +r.toFixed(2)), referenceReqPerSec: Math.round(b.referenceReqPerSec), bareReqPerSec: Math.round(b.bareNodeReqPerSec) };
+  results['load: harness ÷ plain autocannon (median of paired rounds)'] = {
+    ratio: +b.harnessRatioMedian.toFixed(2),
+    rounds: b.harnessRatios.map((r) => +r.toFixed(2)),
+    harnessReqPerSec: Math.round(b.harnessReqPerSec),
+    plainReqPerSec: Math.round(b.plainAutocannonReqPerSec),
+    cpuUsPerResponse: { harness: b.harnessCpuUsPerResponse, plain: b.plainCpuUsPerResponse },
+  };
+  results['load: reference server ÷ bare node:http (median of paired rounds)'] = {
+    ratio: +b.referenceRatioMedian.toFixed(2),
+    rounds: b.referenceRatios.map((r) => +r.toFixed(2)),
+    referenceReqPerSec: Math.round(b.referenceReqPerSec),
+    bareReqPerSec: Math.round(b.bareNodeReqPerSec),
+  };
 }
 
-writeFileSync('bench/results.json', JSON.stringify(results, null, 2) + '\n');
+writeFileSync('bench/results.json', `${JSON.stringify(results, null, 2)}\n`);
 for (const [k, v] of Object.entries(results)) process.stdout.write(`${k}: ${JSON.stringify(v)}\n`);

@@ -15,18 +15,26 @@ export const authRejected: Check<AuthEvidence> = defineCheck({
   level: 'violation',
   area: 'auth',
   title: 'A missing or invalid key gets 401.',
-  run: guarded(() => authRejected, ({ exchange: ex, variant }) => {
-    const status = statusOf(ex);
-    // 429 is documented for every operation: it says nothing about the key.
-    if (variant.valid || status === null || status === 401 || status === 429) return [];
-    const what = status === 403 ? '403 instead of 401' : String(status);
-    return [
-      finding(authRejected, ex, `received ${what} for ${opLabel(ex)} with ${variant.name}\nthe spec documents 401 for a missing or invalid key`, {
-        expected: '401',
-        actual: String(status),
-      }),
-    ];
-  }),
+  run: guarded(
+    () => authRejected,
+    ({ exchange: ex, variant }) => {
+      const status = statusOf(ex);
+      // 429 is documented for every operation: it says nothing about the key.
+      if (variant.valid || status === null || status === 401 || status === 429) return [];
+      const what = status === 403 ? '403 instead of 401' : String(status);
+      return [
+        finding(
+          authRejected,
+          ex,
+          `received ${what} for ${opLabel(ex)} with ${variant.name}\nthe spec documents 401 for a missing or invalid key`,
+          {
+            expected: '401',
+            actual: String(status),
+          },
+        ),
+      ];
+    },
+  ),
 });
 
 export const authValidAccepted: Check<AuthEvidence> = defineCheck({
@@ -35,16 +43,24 @@ export const authValidAccepted: Check<AuthEvidence> = defineCheck({
   level: 'violation',
   area: 'auth',
   title: 'A valid key (scheme name in any case) is not answered 401 or 403.',
-  run: guarded(() => authValidAccepted, ({ exchange: ex, variant }) => {
-    const status = statusOf(ex);
-    if (!variant.valid || (status !== 401 && status !== 403)) return [];
-    return [
-      finding(authValidAccepted, ex, `received ${status} for ${opLabel(ex)} with ${variant.name}\nthe spec documents Authorization: Bearer <API_KEY> (scheme case-insensitive) as accepted`, {
-        expected: 'not 401/403',
-        actual: String(status),
-      }),
-    ];
-  }),
+  run: guarded(
+    () => authValidAccepted,
+    ({ exchange: ex, variant }) => {
+      const status = statusOf(ex);
+      if (!variant.valid || (status !== 401 && status !== 403)) return [];
+      return [
+        finding(
+          authValidAccepted,
+          ex,
+          `received ${status} for ${opLabel(ex)} with ${variant.name}\nthe spec documents Authorization: Bearer <API_KEY> (scheme case-insensitive) as accepted`,
+          {
+            expected: 'not 401/403',
+            actual: String(status),
+          },
+        ),
+      ];
+    },
+  ),
 });
 
 export const authChecks: readonly Check<AuthEvidence>[] = [authRejected, authValidAccepted];

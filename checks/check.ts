@@ -105,7 +105,10 @@ export function defineCheck<E>(check: Check<E>): Check<E> {
 export function show(value: unknown, max = 200): string {
   let s: string;
   try {
-    s = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v && v.isLosslessNumber ? v.value : v));
+    s =
+      typeof value === 'string'
+        ? JSON.stringify(value)
+        : JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v?.isLosslessNumber ? v.value : v));
   } catch {
     s = String(value);
   }

@@ -70,7 +70,12 @@ export function guarded<E>(
       const ex = ev?.exchange ?? ev?.create;
       const c = check();
       return [
-        finding({ id: c.id, clause: c.clause, level: 'warning' }, ex && typeof ex === 'object' ? [ex] : [], `${c.id} could not judge this evidence (harness error)\n${String((e as Error)?.message ?? e).slice(0, 200)}`, { operation: ex?.operation ?? null }),
+        finding(
+          { id: c.id, clause: c.clause, level: 'warning' },
+          ex && typeof ex === 'object' ? [ex] : [],
+          `${c.id} could not judge this evidence (harness error)\n${String((e as Error)?.message ?? e).slice(0, 200)}`,
+          { operation: ex?.operation ?? null },
+        ),
       ];
     }
   };

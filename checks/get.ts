@@ -21,18 +21,26 @@ export const get200: Check<GetFoundEvidence> = defineCheck({
   level: 'violation',
   area: 'getPet',
   title: 'GET /pets/{petId} of an existing animal gets 200.',
-  run: guarded(() => get200, ({ exchange: ex, expected }) => {
-    const status = statusOf(ex);
-    if (status === null || status === 200 || status === 429) return [];
-    const by = expected && typeof expected.seq === 'number' ? ` created by #${expected.seq}` : '';
-    return [
-      finding(get200, expected ? [ex, expected] : ex, `received ${status} for ${opLabel(ex)} of an animal${by}\nthe spec documents 200 for an animal that exists`, {
-        expected: '200',
-        actual: String(status),
-        operation: 'getPet',
-      }),
-    ];
-  }),
+  run: guarded(
+    () => get200,
+    ({ exchange: ex, expected }) => {
+      const status = statusOf(ex);
+      if (status === null || status === 200 || status === 429) return [];
+      const by = expected && typeof expected.seq === 'number' ? ` created by #${expected.seq}` : '';
+      return [
+        finding(
+          get200,
+          expected ? [ex, expected] : ex,
+          `received ${status} for ${opLabel(ex)} of an animal${by}\nthe spec documents 200 for an animal that exists`,
+          {
+            expected: '200',
+            actual: String(status),
+            operation: 'getPet',
+          },
+        ),
+      ];
+    },
+  ),
 });
 
 export const get404: Check<GetIdEvidence> = defineCheck({
@@ -41,24 +49,37 @@ export const get404: Check<GetIdEvidence> = defineCheck({
   level: 'violation',
   area: 'getPet',
   title: 'GET /pets/{petId} of an int64 id never created gets 404.',
-  run: guarded(() => get404, ({ exchange: ex, petId }) => {
-    const status = statusOf(ex);
-    if (status === null || status === 404 || status === 429) return [];
-    // Ids are assigned by the service: a 4xx for an id it could never assign (≤ 0) is a reasonable reading, recorded.
-    if (status >= 400 && status < 500 && status !== 401 && status !== 403 && /^(-\d+|0)$/.test(String(petId))) {
+  run: guarded(
+    () => get404,
+    ({ exchange: ex, petId }) => {
+      const status = statusOf(ex);
+      if (status === null || status === 404 || status === 429) return [];
+      // Ids are assigned by the service: a 4xx for an id it could never assign (≤ 0) is a reasonable reading, recorded.
+      if (status >= 400 && status < 500 && status !== 401 && status !== 403 && /^(-\d+|0)$/.test(String(petId))) {
+        return [
+          finding(
+            { ...get404, clause: 'gap-4-invalid-petid', level: 'observation' },
+            ex,
+            `petId ${petId} (not positive) answered ${status}\nthe spec does not show whether ids are positive`,
+            {
+              actual: String(status),
+            },
+          ),
+        ];
+      }
       return [
-        finding({ ...get404, clause: 'gap-4-invalid-petid', level: 'observation' }, ex, `petId ${petId} (not positive) answered ${status}\nthe spec does not show whether ids are positive`, {
-          actual: String(status),
-        }),
+        finding(
+          get404,
+          ex,
+          `received ${status} for GET /pets/${show(String(petId), 60).slice(1, -1)} which was never created\nthe spec documents 404 for no animal with that identifier`,
+          {
+            expected: '404',
+            actual: String(status),
+          },
+        ),
       ];
-    }
-    return [
-      finding(get404, ex, `received ${status} for GET /pets/${show(String(petId), 60).slice(1, -1)} which was never created\nthe spec documents 404 for no animal with that identifier`, {
-        expected: '404',
-        actual: String(status),
-      }),
-    ];
-  }),
+    },
+  ),
 });
 
 export const getInvalidId: Check<GetIdEvidence> = defineCheck({
@@ -67,15 +88,23 @@ export const getInvalidId: Check<GetIdEvidence> = defineCheck({
   level: 'observation',
   area: 'getPet',
   title: 'Records how a petId that is not an int64 is answered (any 4xx is fine).',
-  run: guarded(() => getInvalidId, ({ exchange: ex, petId }) => {
-    const status = statusOf(ex);
-    if (status === null || status === 429) return [];
-    return [
-      finding(getInvalidId, ex, `petId ${show(String(petId), 60)} answered ${status}\nthe spec does not show the answer to a petId that is not an int64`, {
-        actual: String(status),
-      }),
-    ];
-  }),
+  run: guarded(
+    () => getInvalidId,
+    ({ exchange: ex, petId }) => {
+      const status = statusOf(ex);
+      if (status === null || status === 429) return [];
+      return [
+        finding(
+          getInvalidId,
+          ex,
+          `petId ${show(String(petId), 60)} answered ${status}\nthe spec does not show the answer to a petId that is not an int64`,
+          {
+            actual: String(status),
+          },
+        ),
+      ];
+    },
+  ),
 });
 
 export const getChecks: readonly Check<any>[] = [get200, get404, getInvalidId];

@@ -33,16 +33,24 @@ export const list200: Check<ListEvidence> = defineCheck({
   level: 'violation',
   area: 'listPets',
   title: 'A valid list query gets 200.',
-  run: guarded(() => list200, ({ exchange: ex, query, valid }) => {
-    const status = statusOf(ex);
-    if (!valid || status === null || status === 200 || status === 429) return [];
-    return [
-      finding(list200, ex, `received ${status} for ${opLabel(ex)} with ${rawQuery(query)}\nthe spec documents 200 for a valid query`, {
-        expected: '200',
-        actual: String(status),
-      }),
-    ];
-  }),
+  run: guarded(
+    () => list200,
+    ({ exchange: ex, query, valid }) => {
+      const status = statusOf(ex);
+      if (!valid || status === null || status === 200 || status === 429) return [];
+      return [
+        finding(
+          list200,
+          ex,
+          `received ${status} for ${opLabel(ex)} with ${rawQuery(query)}\nthe spec documents 200 for a valid query`,
+          {
+            expected: '200',
+            actual: String(status),
+          },
+        ),
+      ];
+    },
+  ),
 });
 
 export const listLimitRespected: Check<ListEvidence> = defineCheck({
@@ -51,17 +59,25 @@ export const listLimitRespected: Check<ListEvidence> = defineCheck({
   level: 'violation',
   area: 'listPets',
   title: 'A list answers at most `limit` animals.',
-  run: guarded(() => listLimitRespected, ({ exchange: ex, query, valid }) => {
-    const list = items(ex);
-    const limit = query.limit;
-    if (!valid || list === null || typeof limit !== 'number' || list.length <= limit) return [];
-    return [
-      finding(listLimitRespected, ex, `received ${list.length} animals for limit=${limit}\nthe spec documents limit as the maximum number returned`, {
-        expected: `<= ${limit}`,
-        actual: String(list.length),
-      }),
-    ];
-  }),
+  run: guarded(
+    () => listLimitRespected,
+    ({ exchange: ex, query, valid }) => {
+      const list = items(ex);
+      const limit = query.limit;
+      if (!valid || list === null || typeof limit !== 'number' || list.length <= limit) return [];
+      return [
+        finding(
+          listLimitRespected,
+          ex,
+          `received ${list.length} animals for limit=${limit}\nthe spec documents limit as the maximum number returned`,
+          {
+            expected: `<= ${limit}`,
+            actual: String(list.length),
+          },
+        ),
+      ];
+    },
+  ),
 });
 
 export const listDefaultLimit: Check<ListEvidence> = defineCheck({
@@ -70,17 +86,25 @@ export const listDefaultLimit: Check<ListEvidence> = defineCheck({
   level: 'violation',
   area: 'listPets',
   title: 'Without limit, a list answers at most the default (20) animals.',
-  run: guarded(() => listDefaultLimit, ({ exchange: ex, query, valid }) => {
-    const list = items(ex);
-    const max = defaultLimit();
-    if (!valid || list === null || query.limit !== undefined || list.length <= max) return [];
-    return [
-      finding(listDefaultLimit, ex, `received ${list.length} animals with no limit\nthe spec documents a default limit of ${max}`, {
-        expected: `<= ${max}`,
-        actual: String(list.length),
-      }),
-    ];
-  }),
+  run: guarded(
+    () => listDefaultLimit,
+    ({ exchange: ex, query, valid }) => {
+      const list = items(ex);
+      const max = defaultLimit();
+      if (!valid || list === null || query.limit !== undefined || list.length <= max) return [];
+      return [
+        finding(
+          listDefaultLimit,
+          ex,
+          `received ${list.length} animals with no limit\nthe spec documents a default limit of ${max}`,
+          {
+            expected: `<= ${max}`,
+            actual: String(list.length),
+          },
+        ),
+      ];
+    },
+  ),
 });
 
 export const listStatusFilter: Check<ListEvidence> = defineCheck({
@@ -89,24 +113,32 @@ export const listStatusFilter: Check<ListEvidence> = defineCheck({
   level: 'violation',
   area: 'listPets',
   title: 'With a status filter, every animal listed has that status.',
-  run: guarded(() => listStatusFilter, ({ exchange: ex, query, valid }) => {
-    const list = items(ex);
-    const want = query.status;
-    if (!valid || list === null || typeof want !== 'string') return [];
-    const wrong = list.filter((p) => !isObject(p) || p.status !== want);
-    if (wrong.length === 0) return [];
-    const shown = wrong.slice(0, 3).map((p) => {
-      if (!isObject(p)) return show(p, 40);
-      const id = exactId(p.id);
-      return `id ${id ?? show(p.id, 30)} status ${p.status === undefined ? 'absent' : show(p.status, 30)}`;
-    });
-    return [
-      finding(listStatusFilter, ex, `received ${wrong.length} of ${list.length} animals not ${want} for status=${want} (${shown.join('; ')})\nthe spec documents status as restricting the result to animals with this status`, {
-        expected: `every status ${want}`,
-        actual: shown.join('; '),
-      }),
-    ];
-  }),
+  run: guarded(
+    () => listStatusFilter,
+    ({ exchange: ex, query, valid }) => {
+      const list = items(ex);
+      const want = query.status;
+      if (!valid || list === null || typeof want !== 'string') return [];
+      const wrong = list.filter((p) => !isObject(p) || p.status !== want);
+      if (wrong.length === 0) return [];
+      const shown = wrong.slice(0, 3).map((p) => {
+        if (!isObject(p)) return show(p, 40);
+        const id = exactId(p.id);
+        return `id ${id ?? show(p.id, 30)} status ${p.status === undefined ? 'absent' : show(p.status, 30)}`;
+      });
+      return [
+        finding(
+          listStatusFilter,
+          ex,
+          `received ${wrong.length} of ${list.length} animals not ${want} for status=${want} (${shown.join('; ')})\nthe spec documents status as restricting the result to animals with this status`,
+          {
+            expected: `every status ${want}`,
+            actual: shown.join('; '),
+          },
+        ),
+      ];
+    },
+  ),
 });
 
 export const listInvalidQuery: Check<ListEvidence> = defineCheck({
@@ -115,20 +147,28 @@ export const listInvalidQuery: Check<ListEvidence> = defineCheck({
   level: 'observation',
   area: 'listPets',
   title: 'Records how an out-of-range limit or unknown status filter is answered (any 400 or 200 is fine).',
-  run: guarded(() => listInvalidQuery, ({ exchange: ex, query, valid }) => {
-    const status = statusOf(ex);
-    if (valid || status === null || status === 429) return [];
-    const statusInvalid = typeof query.status === 'string' && !contract.petStatuses.includes(query.status);
-    const clause = statusInvalid ? 'gap-4-unknown-status-filter' : 'gap-4-out-of-range-limit';
-    const list = items(ex);
-    const what = list !== null ? `${status} with ${list.length} animals` : String(status);
-    const gap = statusInvalid ? 'an unknown status filter' : 'an out-of-range limit';
-    return [
-      finding({ ...listInvalidQuery, clause }, ex, `${rawQuery(query)} answered ${what}\nthe spec does not show the answer to ${gap}`, {
-        actual: what,
-      }),
-    ];
-  }),
+  run: guarded(
+    () => listInvalidQuery,
+    ({ exchange: ex, query, valid }) => {
+      const status = statusOf(ex);
+      if (valid || status === null || status === 429) return [];
+      const statusInvalid = typeof query.status === 'string' && !contract.petStatuses.includes(query.status);
+      const clause = statusInvalid ? 'gap-4-unknown-status-filter' : 'gap-4-out-of-range-limit';
+      const list = items(ex);
+      const what = list !== null ? `${status} with ${list.length} animals` : String(status);
+      const gap = statusInvalid ? 'an unknown status filter' : 'an out-of-range limit';
+      return [
+        finding(
+          { ...listInvalidQuery, clause },
+          ex,
+          `${rawQuery(query)} answered ${what}\nthe spec does not show the answer to ${gap}`,
+          {
+            actual: what,
+          },
+        ),
+      ];
+    },
+  ),
 });
 
 const PAGINATION_HINT = /page|cursor|total|offset|next|continuation/i;
@@ -139,20 +179,23 @@ export const listPagination: Check<ListEvidence> = defineCheck({
   level: 'observation',
   area: 'listPets',
   title: 'Records pagination hints of a list answer (Link, X-Total-Count, page/cursor headers).',
-  run: guarded(() => listPagination, ({ exchange: ex }) => {
-    if (statusOf(ex) !== 200) return [];
-    const names = Object.keys((ex.response?.headers as object | undefined) ?? {})
-      .filter((n) => n === 'link' || PAGINATION_HINT.test(n))
-      .sort();
-    const hints = names.map((n) => {
-      const h = readHeader(ex, n);
-      return `${n}: ${h.kind === 'value' ? show(h.value, 80) : show(headerValues(ex, n).join(' | '), 80)}`;
-    });
-    const message = names.length
-      ? `list answered with pagination headers ${names.join(', ')}\nthe spec shows no pagination beyond limit`
-      : `list answered with no pagination headers (Link, X-Total-Count, page or cursor)\nthe spec shows no pagination beyond limit`;
-    return [finding(listPagination, ex, message, { actual: hints.join('; ') || 'none' })];
-  }),
+  run: guarded(
+    () => listPagination,
+    ({ exchange: ex }) => {
+      if (statusOf(ex) !== 200) return [];
+      const names = Object.keys((ex.response?.headers as object | undefined) ?? {})
+        .filter((n) => n === 'link' || PAGINATION_HINT.test(n))
+        .sort();
+      const hints = names.map((n) => {
+        const h = readHeader(ex, n);
+        return `${n}: ${h.kind === 'value' ? show(h.value, 80) : show(headerValues(ex, n).join(' | '), 80)}`;
+      });
+      const message = names.length
+        ? `list answered with pagination headers ${names.join(', ')}\nthe spec shows no pagination beyond limit`
+        : `list answered with no pagination headers (Link, X-Total-Count, page or cursor)\nthe spec shows no pagination beyond limit`;
+      return [finding(listPagination, ex, message, { actual: hints.join('; ') || 'none' })];
+    },
+  ),
 });
 
 export const listChecks: readonly Check<ListEvidence>[] = [

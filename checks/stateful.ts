@@ -18,14 +18,22 @@ export const modelConsistency: Check<ModelEvidence> = defineCheck({
   level: 'violation',
   area: 'stateful',
   title: 'The target agrees with a model of the catalogue across a sequence of operations.',
-  run: guarded(() => modelConsistency, ({ exchange: ex, expected, actual, ok }) => {
-    // 429 is documented everywhere: the model cannot know what the target would have answered.
-    if (ok || isRateLimited(ex)) return [];
-    return [
-      finding(modelConsistency, ex, `received ${String(actual).slice(0, 200)}\nthe model of the spec expects ${String(expected).slice(0, 200)}`, {
-        expected: String(expected),
-        actual: String(actual),
-      }),
-    ];
-  }),
+  run: guarded(
+    () => modelConsistency,
+    ({ exchange: ex, expected, actual, ok }) => {
+      // 429 is documented everywhere: the model cannot know what the target would have answered.
+      if (ok || isRateLimited(ex)) return [];
+      return [
+        finding(
+          modelConsistency,
+          ex,
+          `received ${String(actual).slice(0, 200)}\nthe model of the spec expects ${String(expected).slice(0, 200)}`,
+          {
+            expected: String(expected),
+            actual: String(actual),
+          },
+        ),
+      ];
+    },
+  ),
 });

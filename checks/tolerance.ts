@@ -15,7 +15,6 @@ import { isEdgeName } from '../generators/names.js';
 /** Bodies larger than this are unusual enough that a 413 is plausible and not a spec matter. */
 const LARGE_BODY_BYTES = 64 * 1024;
 
-
 function inRange(value: string, min: number, max: number): boolean {
   if (!/^(0|[1-9]\d{0,5})$/.test(value)) return false;
   const n = Number(value);

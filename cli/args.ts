@@ -2,7 +2,11 @@
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { HarnessError } from '../config/errors.js';
 
-export function parseFlags<T extends NonNullable<ParseArgsConfig['options']>>(argv: string[], options: T, allowPositionals = false) {
+export function parseFlags<T extends NonNullable<ParseArgsConfig['options']>>(
+  argv: string[],
+  options: T,
+  allowPositionals = false,
+) {
   try {
     return parseArgs({ args: argv, options, strict: true, allowPositionals });
   } catch (e) {

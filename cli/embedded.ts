@@ -22,7 +22,9 @@ export interface EmbeddedServer {
 const runTs = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));
 const child = fileURLToPath(new URL('../reference/child.ts', import.meta.url));
 
-export async function startEmbedded(options: ReferenceOptions = { windowSeconds: EMBEDDED_WINDOW_SECONDS }): Promise<EmbeddedServer> {
+export async function startEmbedded(
+  options: ReferenceOptions = { windowSeconds: EMBEDDED_WINDOW_SECONDS },
+): Promise<EmbeddedServer> {
   const proc = spawn(process.execPath, [runTs, child, JSON.stringify(options)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   const line = await new Promise<string>((resolveLine, reject) => {
@@ -51,7 +53,8 @@ export function embeddedEnv(server: Pick<EmbeddedServer, 'url' | 'keys'>): Recor
   const env: Record<string, string> = { PETSTORE_TARGET: server.url };
   for (const k of server.keys) {
     env[keyVariable(k.plan)] = k.key;
-    if (k.plan === 'enterprise') env.PETSTORE_ENTERPRISE_LIMITS = `${k.limits.requestsPerMinute}/${k.limits.requestsPerDay}`;
+    if (k.plan === 'enterprise')
+      env.PETSTORE_ENTERPRISE_LIMITS = `${k.limits.requestsPerMinute}/${k.limits.requestsPerDay}`;
   }
   return env;
 }

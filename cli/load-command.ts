@@ -16,7 +16,8 @@ import { resolveLoadTarget } from '../load/target.js';
 import { loadThresholds } from '../reports/thresholds.js';
 import { writeRunReport } from '../reports/write-report.js';
 
-export const LOAD_USAGE = 'usage: petstore-conformance load [--profile smoke|nightly] [--target URL] [--out DIR] [--thresholds FILE] [--allow-production]';
+export const LOAD_USAGE =
+  'usage: petstore-conformance load [--profile smoke|nightly] [--target URL] [--out DIR] [--thresholds FILE] [--allow-production]';
 
 /** The flags of `load` (exported so that tests can check example workflows against them). */
 export const loadOptions = {
@@ -34,21 +35,19 @@ export interface LoadCommandIo {
   readonly env?: Env;
 }
 
+function parseLoadArgs(argv: string[]) {
+  try {
+    return parseArgs({ args: argv, options: loadOptions, strict: true, allowPositionals: false }).values;
+  } catch (e) {
+    throw new HarnessError('PSC_USAGE', `${(e as Error).message}\n${LOAD_USAGE}`);
+  }
+}
+
 export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promise<number> {
   const stderr = io.stderr ?? process.stderr;
   const stdout = io.stdout ?? process.stdout;
   try {
-    let values;
-    try {
-      ({ values } = parseArgs({
-        args: argv,
-        options: loadOptions,
-        strict: true,
-        allowPositionals: false,
-      }));
-    } catch (e) {
-      throw new HarnessError('PSC_USAGE', `${(e as Error).message}\n${LOAD_USAGE}`);
-    }
+    const values = parseLoadArgs(argv);
     const profile = profileNamed(values.profile);
     const config = loadConfig(
       { target: values.target, allowProduction: values['allow-production'], envFile: values['env-file'] },
@@ -57,7 +56,7 @@ export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promi
     assertLoadAllowed(config);
     const thresholds = loadThresholds(values.thresholds ?? null);
     const target = await resolveLoadTarget(config, profile);
-    let written;
+    let written: Awaited<ReturnType<typeof writeRunReport>>;
     try {
       const run = await runLoad(profile, target, createProgress(stderr));
       written = await writeRunReport(run, values.out, thresholds);
@@ -68,7 +67,9 @@ export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promi
     if (config.stepSummaryFile) appendFileSync(config.stepSummaryFile, `${written.summary}\n`);
     return written.report.verdict.pass ? 0 : 1;
   } catch (e) {
-    stderr.write(`${scrub(e instanceof HarnessError ? `${e.code}: ${e.message}` : `error: ${(e as Error).stack ?? String(e)}`)}\n`);
+    stderr.write(
+      `${scrub(e instanceof HarnessError ? `${e.code}: ${e.message}` : `error: ${(e as Error).stack ?? String(e)}`)}\n`,
+    );
     return exitCodeOf(e);
   }
 }

@@ -7,7 +7,10 @@ export interface Output {
   error(line: string): void;
 }
 
-export function processOutput(stdout: NodeJS.WriteStream = process.stdout, stderr: NodeJS.WriteStream = process.stderr): Output {
+export function processOutput(
+  stdout: NodeJS.WriteStream = process.stdout,
+  stderr: NodeJS.WriteStream = process.stderr,
+): Output {
   return {
     result: (text) => void stdout.write(scrub(text)),
     progress: (line) => void stderr.write(`${scrub(line)}\n`),

@@ -41,17 +41,27 @@ export async function preflight(
   try {
     const ex = await client.send(listPets({ template: 'Bearer {key}', key: key.key, keyPlan: key.plan }));
     if (ex.error && UNREACHABLE_CODES.has(ex.error.code)) {
-      throw new HarnessError('PSC_UNREACHABLE', `target unreachable: ${config.target} (${ex.error.code}: ${ex.error.message})`);
+      throw new HarnessError(
+        'PSC_UNREACHABLE',
+        `target unreachable: ${config.target} (${ex.error.code}: ${ex.error.message})`,
+      );
     }
     // A target that stalls its first answer would cost every request of the run a full timeout: a hang in CI.
     if (ex.error && STALLED_CODES.has(ex.error.code)) {
-      throw new HarnessError('PSC_UNREACHABLE', `target stalled: ${config.target} accepted the connection but did not answer GET /pets in time (${ex.error.code})`);
+      throw new HarnessError(
+        'PSC_UNREACHABLE',
+        `target stalled: ${config.target} accepted the connection but did not answer GET /pets in time (${ex.error.code})`,
+      );
     }
     const notes: string[] = [];
-    if (ex.error) notes.push(`the first request failed (${ex.error.code}); the suites will report what the target does`);
+    if (ex.error)
+      notes.push(`the first request failed (${ex.error.code}); the suites will report what the target does`);
     const status = ex.response?.status;
     if (status === 401 || status === 403) {
-      throw new HarnessError('PSC_KEY_BANNED', `the ${key.plan} key (${key.key.placeholder}) was refused with ${status} by ${config.target}: check the key, or it may be banned`);
+      throw new HarnessError(
+        'PSC_KEY_BANNED',
+        `the ${key.plan} key (${key.key.placeholder}) was refused with ${status} by ${config.target}: check the key, or it may be banned`,
+      );
     }
     const remaining = Number(header(ex, 'x-ratelimit-remaining'));
     let runs = config.runs;
@@ -61,7 +71,9 @@ export async function preflight(
       const need = estimateRequests(functionalSuites, runs);
       if (need > dayLeft) {
         const scaled = Math.max(1, Math.floor((runs * dayLeft) / need / 1.2));
-        notes.push(`the ${key.plan} key has about ${dayLeft} requests left; the run needs about ${need}, so --runs was scaled from ${runs} to ${scaled}`);
+        notes.push(
+          `the ${key.plan} key has about ${dayLeft} requests left; the run needs about ${need}, so --runs was scaled from ${runs} to ${scaled}`,
+        );
         runs = scaled;
       }
     }

@@ -13,7 +13,11 @@ import { parseFlags } from './args.js';
 import type { Output } from './output.js';
 
 export async function replayCommand(argv: string[], out: Output): Promise<number> {
-  const { values, positionals } = parseFlags(argv, { target: { type: 'string' }, 'env-file': { type: 'string' } }, true);
+  const { values, positionals } = parseFlags(
+    argv,
+    { target: { type: 'string' }, 'env-file': { type: 'string' } },
+    true,
+  );
   const path = positionals[0];
   if (!path) throw new HarnessError('PSC_USAGE', 'replay: name a replay FILE');
   let file: ReplayFile;
@@ -22,7 +26,8 @@ export async function replayCommand(argv: string[], out: Output): Promise<number
   } catch (e) {
     throw new HarnessError('PSC_USAGE', `replay: cannot read ${path}: ${(e as Error).message}`);
   }
-  if (file.replayVersion !== 1 || !file.request) throw new HarnessError('PSC_USAGE', `replay: ${path} is not a replay file`);
+  if (file.replayVersion !== 1 || !file.request)
+    throw new HarnessError('PSC_USAGE', `replay: ${path} is not a replay file`);
   const config = loadConfig({ target: values.target ?? file.target, envFile: values['env-file'] });
   const headers: Record<string, string> = { ...file.request.headers };
   // The key placeholder is the only thing filled in; every other byte is as recorded.
@@ -34,7 +39,10 @@ export async function replayCommand(argv: string[], out: Output): Promise<number
   if (auth !== undefined) {
     used = config.keys.find((k) => auth.includes(k.key.placeholder));
     if (!used && /\$PETSTORE_API_KEY_[A-Z]+/.test(auth)) {
-      throw new HarnessError('PSC_CONFIG', `replay: the request needs ${/\$PETSTORE_API_KEY_[A-Z]+/.exec(auth)![0].slice(1)}, which is not set`);
+      throw new HarnessError(
+        'PSC_CONFIG',
+        `replay: the request needs ${/\$PETSTORE_API_KEY_[A-Z]+/.exec(auth)![0].slice(1)}, which is not set`,
+      );
     }
     template = used ? auth.replaceAll(used.key.placeholder, '{key}') : auth;
     keyPlan = used ? used.plan : 'invalid';
@@ -49,8 +57,11 @@ export async function replayCommand(argv: string[], out: Output): Promise<number
       auth: { template, key: used?.key ?? null, keyPlan },
       body: file.request.bodyBase64 === null ? null : Buffer.from(file.request.bodyBase64, 'base64'),
     });
-    if (ex.error && UNREACHABLE_CODES.has(ex.error.code)) throw new HarnessError('PSC_UNREACHABLE', `target unreachable: ${config.target} (${ex.error.code})`);
-    const findings = applyResponseChecks({ exchange: ex, plan: used?.limits ?? null, now: Date.now() }).filter((f) => f.level !== 'observation');
+    if (ex.error && UNREACHABLE_CODES.has(ex.error.code))
+      throw new HarnessError('PSC_UNREACHABLE', `target unreachable: ${config.target} (${ex.error.code})`);
+    const findings = applyResponseChecks({ exchange: ex, plan: used?.limits ?? null, now: Date.now() }).filter(
+      (f) => f.level !== 'observation',
+    );
     const lines = [`replayed ${file.request.method} ${file.request.path} → ${ex.response?.status ?? ex.error?.code}`];
     for (const f of findings) lines.push(`✗ ${f.checkId} [${f.clause}] ${f.message.replace(/\n/g, ' — ')}`);
     const reproduced = findings.some((f) => f.checkId === file.checkId);
@@ -63,7 +74,7 @@ export async function replayCommand(argv: string[], out: Output): Promise<number
           ? `${file.checkId} did not reproduce (flaky?): the same request now passes; rerun the whole run with --seed ${file.seed} to confirm`
           : `${file.checkId} is judged from a sequence of requests, not one response: compare the answer above with the finding, or rerun with --seed ${file.seed}`,
     );
-    out.result(lines.join('\n') + '\n');
+    out.result(`${lines.join('\n')}\n`);
     return findings.some((f) => f.level === 'violation') ? ExitCode.violations : ExitCode.conformant;
   } finally {
     await client.close();

@@ -8,6 +8,15 @@ import { utcStamp } from '../reports/write-report.js';
 
 export const REPORT_USAGE = 'usage: petstore-conformance report merge DIR... [--out DIR] [--thresholds FILE]';
 
+function parseReportArgs(argv: string[]) {
+  const options = { out: { type: 'string' }, thresholds: { type: 'string' } } as const;
+  try {
+    return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+  } catch (e) {
+    throw new HarnessError('PSC_USAGE', `${(e as Error).message}\n${REPORT_USAGE}`);
+  }
+}
+
 export async function reportCommand(
   argv: string[],
   io: { stdout?: { write(text: string): unknown }; stderr?: { write(text: string): unknown } } = {},
@@ -15,21 +24,20 @@ export async function reportCommand(
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
   try {
-    let parsed;
-    try {
-      parsed = parseArgs({ args: argv, options: { out: { type: 'string' }, thresholds: { type: 'string' } }, strict: true, allowPositionals: true });
-    } catch (e) {
-      throw new HarnessError('PSC_USAGE', `${(e as Error).message}\n${REPORT_USAGE}`);
-    }
+    const parsed = parseReportArgs(argv);
     const [sub, ...dirs] = parsed.positionals;
-    if (sub !== 'merge') throw new HarnessError('PSC_USAGE', `report: unknown subcommand ${JSON.stringify(sub ?? '')}\n${REPORT_USAGE}`);
-    if (dirs.length === 0) throw new HarnessError('PSC_USAGE', `report merge: give at least one report directory\n${REPORT_USAGE}`);
+    if (sub !== 'merge')
+      throw new HarnessError('PSC_USAGE', `report: unknown subcommand ${JSON.stringify(sub ?? '')}\n${REPORT_USAGE}`);
+    if (dirs.length === 0)
+      throw new HarnessError('PSC_USAGE', `report merge: give at least one report directory\n${REPORT_USAGE}`);
     const out = parsed.values.out ?? join('reports', `${utcStamp(new Date())}-merged`);
     const written = await mergeReports(dirs, out, { thresholds: loadThresholds(parsed.values.thresholds ?? null) });
     stdout.write(`${written.summary}\nMerged report: ${written.dir}/report.html\n`);
     return written.report.verdict.pass ? 0 : 1;
   } catch (e) {
-    stderr.write(`${e instanceof HarnessError ? `${e.code}: ${e.message}` : `error: ${(e as Error).stack ?? String(e)}`}\n`);
+    stderr.write(
+      `${e instanceof HarnessError ? `${e.code}: ${e.message}` : `error: ${(e as Error).stack ?? String(e)}`}\n`,
+    );
     return exitCodeOf(e);
   }
 }

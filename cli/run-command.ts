@@ -62,11 +62,17 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   const workerEnv: Record<string, string> = {};
   try {
     if (config.target === null) {
-      server = await startEmbedded({ windowSeconds: config.rateWindowGiven ? config.rateWindowSeconds : EMBEDDED_WINDOW_SECONDS });
+      server = await startEmbedded({
+        windowSeconds: config.rateWindowGiven ? config.rateWindowSeconds : EMBEDDED_WINDOW_SECONDS,
+      });
       Object.assign(workerEnv, embeddedEnv(server));
       // Keys and target now come from the server; seed and runs stay as first resolved (random seed, embedded default).
       const first = config;
-      config = Object.freeze({ ...loadConfig({ ...flags, target: server.url }, { ...readEnv(flags.envFile), ...workerEnv }), seed: first.seed, runs: first.runs });
+      config = Object.freeze({
+        ...loadConfig({ ...flags, target: server.url }, { ...readEnv(flags.envFile), ...workerEnv }),
+        seed: first.seed,
+        runs: first.runs,
+      });
       out.progress(`embedded reference server at ${server.url}`);
     }
     const notes: string[] = [];
@@ -74,11 +80,16 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       // The rate-limit and quota suites exhaust keys on purpose: never on production by accident.
       const loading: string[] = config.suites.filter((s) => s === 'rate-limit' || s === 'quota');
       if (loading.length > 0 && values.suite !== undefined) {
-        throw new HarnessError('PSC_PRODUCTION_REFUSED', `--suite ${loading.join(',')} exhausts keys on purpose: refusing ${config.target}, which is PETSTORE_PRODUCTION_URL (pass --allow-production to override)`);
+        throw new HarnessError(
+          'PSC_PRODUCTION_REFUSED',
+          `--suite ${loading.join(',')} exhausts keys on purpose: refusing ${config.target}, which is PETSTORE_PRODUCTION_URL (pass --allow-production to override)`,
+        );
       }
       if (loading.length > 0) {
         config = Object.freeze({ ...config, suites: config.suites.filter((s) => !loading.includes(s)) });
-        notes.push(`the target is PETSTORE_PRODUCTION_URL: the rate-limit suite was left out (pass --allow-production to include it)`);
+        notes.push(
+          `the target is PETSTORE_PRODUCTION_URL: the rate-limit suite was left out (pass --allow-production to include it)`,
+        );
       }
     }
     const key = functionalKey(config)!;
@@ -89,7 +100,8 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     // The workers read the same configuration from their environment: keys may have come from --env-file.
     for (const k of config.keys) workerEnv[keyVariable(k.plan)] = k.key.reveal();
     const enterprise = config.keys.find((k) => k.plan === 'enterprise')?.limits;
-    if (enterprise) workerEnv.PETSTORE_ENTERPRISE_LIMITS = `${enterprise.requestsPerMinute}/${enterprise.requestsPerDay}`;
+    if (enterprise)
+      workerEnv.PETSTORE_ENTERPRISE_LIMITS = `${enterprise.requestsPerMinute}/${enterprise.requestsPerDay}`;
     if (config.productionUrl) workerEnv.PETSTORE_PRODUCTION_URL = config.productionUrl;
     workerEnv.PETSTORE_RATE_WINDOW_SECONDS = String(config.rateWindowSeconds);
     Object.assign(workerEnv, {
@@ -100,7 +112,9 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       ...(config.harFile ? { PETSTORE_HAR_FILE: resolve(config.harFile) } : {}),
     });
     if (server) workerEnv.PETSTORE_RATE_WINDOW_SECONDS = String(server.options.windowSeconds);
-    out.progress(`running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${pre.runs})`);
+    out.progress(
+      `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${pre.runs})`,
+    );
     const { outcomes, errors } = await runSuites(config, workerEnv);
     const report = buildReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
@@ -131,14 +145,19 @@ function writeOutputs(report: ConformanceReport, config: Config, out: Output): v
   const summary = guardSecrets(renderSummary(report), 'terminal summary');
   out.result(summary);
   const files: [string, string][] = [];
-  if (config.jsonReport) files.push([config.jsonReport, JSON.stringify(report, null, 2) + '\n']);
-  if (config.stepSummaryFile) appendFileSync(config.stepSummaryFile, guardSecrets(renderMarkdown(report), 'step summary'));
+  if (config.jsonReport) files.push([config.jsonReport, `${JSON.stringify(report, null, 2)}\n`]);
+  if (config.stepSummaryFile)
+    appendFileSync(config.stepSummaryFile, guardSecrets(renderMarkdown(report), 'step summary'));
   for (const [path, text] of files) {
     mkdirSync(dirname(resolve(path)), { recursive: true });
     writeFileSync(path, guardSecrets(text, path));
   }
   if (config.harFile) {
-    const n = mergeHarParts(config.harFile, config.suites.map((s) => `${config.harFile}.${s}.part`), report.tool.version);
+    const n = mergeHarParts(
+      config.harFile,
+      config.suites.map((s) => `${config.harFile}.${s}.part`),
+      report.tool.version,
+    );
     out.progress(`HAR: ${n} exchanges in ${config.harFile}`);
   }
   if (config.junitReport) {
@@ -153,7 +172,10 @@ function writeOutputs(report: ConformanceReport, config: Config, out: Output): v
   }
 }
 
-async function runSuites(config: Config, env: Record<string, string>): Promise<{ outcomes: SuiteOutcome[]; errors: string[] }> {
+async function runSuites(
+  config: Config,
+  env: Record<string, string>,
+): Promise<{ outcomes: SuiteOutcome[]; errors: string[] }> {
   // The workers inherit this process's environment; put it back afterwards so that nothing outlives the run.
   const previous = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   Object.assign(process.env, env);
@@ -171,7 +193,8 @@ async function startAndCollect(config: Config): Promise<{ outcomes: SuiteOutcome
   const { startVitest } = await import('vitest/node');
   const files = config.suites.map((s) => `suites/${s}.suite.ts`);
   const reporters: unknown[] = [{ onInit() {} }];
-  if (config.junitReport) reporters.push(['junit', { outputFile: resolve(config.junitReport), suiteName: 'petstore-conformance' }]);
+  if (config.junitReport)
+    reporters.push(['junit', { outputFile: resolve(config.junitReport), suiteName: 'petstore-conformance' }]);
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
   const vitest = await startVitest(
     'test',
@@ -207,8 +230,10 @@ async function startAndCollect(config: Config): Promise<{ outcomes: SuiteOutcome
       }
       if (meta) outcomes.push({ meta, findings, failedTests });
       else {
-        const err = mod.errors()[0]?.message ?? [...mod.children.allTests()].map((t) => t.result().errors?.[0]?.message).find(Boolean);
-        errors.push(`${mod.moduleId.replace(root + '/', '')}: the suite did not run${err ? `: ${err}` : ''}`);
+        const err =
+          mod.errors()[0]?.message ??
+          [...mod.children.allTests()].map((t) => t.result().errors?.[0]?.message).find(Boolean);
+        errors.push(`${mod.moduleId.replace(`${root}/`, '')}: the suite did not run${err ? `: ${err}` : ''}`);
       }
     }
     for (const e of vitest.state.getUnhandledErrors()) errors.push(`unhandled: ${(e as Error)?.message ?? String(e)}`);

@@ -1,5 +1,5 @@
 /** `petstore-conformance serve`: the reference Pet Store alone, printing its URL and the keys it generated. */
-import { startReferenceServer, type LimiterAlgorithm } from '../reference/server.js';
+import { startReferenceServer, type LimiterAlgorithm, type ReferenceServer } from '../reference/server.js';
 import { keyVariable, loadConfig } from '../config/config.js';
 import { HarnessError } from '../config/errors.js';
 import { parseFlags } from './args.js';
@@ -13,15 +13,18 @@ export async function serveCommand(argv: string[], _out: Output, signal?: AbortS
     fault: { type: 'string', multiple: true },
   });
   const port = values.port === undefined ? 0 : Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new HarnessError('PSC_USAGE', `--port: "${values.port}" is not a port number`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new HarnessError('PSC_USAGE', `--port: "${values.port}" is not a port number`);
   // --window, else PETSTORE_RATE_WINDOW_SECONDS (default 60).
-  const windowSeconds = values.window === undefined ? loadConfig({ target: undefined }).rateWindowSeconds : Number(values.window);
-  if (!Number.isInteger(windowSeconds) || windowSeconds < 1) throw new HarnessError('PSC_USAGE', `--window: "${values.window}" is not a whole number of seconds`);
+  const windowSeconds =
+    values.window === undefined ? loadConfig({ target: undefined }).rateWindowSeconds : Number(values.window);
+  if (!Number.isInteger(windowSeconds) || windowSeconds < 1)
+    throw new HarnessError('PSC_USAGE', `--window: "${values.window}" is not a whole number of seconds`);
   const algorithms = ['fixed-window', 'sliding-window', 'token-bucket'];
   if (values.algorithm !== undefined && !algorithms.includes(values.algorithm)) {
     throw new HarnessError('PSC_USAGE', `--algorithm: "${values.algorithm}" is not one of ${algorithms.join(', ')}`);
   }
-  let server;
+  let server: ReferenceServer;
   try {
     server = await startReferenceServer({
       port,
@@ -36,9 +39,10 @@ export async function serveCommand(argv: string[], _out: Output, signal?: AbortS
   const lines = [`Reference Pet Store listening at ${server.url}`, `export PETSTORE_TARGET=${server.url}`];
   for (const k of server.keys) {
     lines.push(`export ${keyVariable(k.plan)}=${k.key}`);
-    if (k.plan === 'enterprise') lines.push(`export PETSTORE_ENTERPRISE_LIMITS=${k.limits.requestsPerMinute}/${k.limits.requestsPerDay}`);
+    if (k.plan === 'enterprise')
+      lines.push(`export PETSTORE_ENTERPRISE_LIMITS=${k.limits.requestsPerMinute}/${k.limits.requestsPerDay}`);
   }
-  process.stdout.write(lines.join('\n') + '\n');
+  process.stdout.write(`${lines.join('\n')}\n`);
   await new Promise<void>((resolveStop) => {
     const stop = () => resolveStop();
     process.once('SIGINT', stop);

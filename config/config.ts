@@ -12,7 +12,14 @@ import { HarnessError } from './errors.js';
 export const SUITES = ['auth', 'listPets', 'createPet', 'getPet', 'stateful', 'rate-limit', 'quota'] as const;
 export type SuiteName = (typeof SUITES)[number];
 /** Suites a plain `run` executes; quota is opt-in (it spends a whole day's quota). */
-export const DEFAULT_SUITES: readonly SuiteName[] = ['auth', 'listPets', 'createPet', 'getPet', 'stateful', 'rate-limit'];
+export const DEFAULT_SUITES: readonly SuiteName[] = [
+  'auth',
+  'listPets',
+  'createPet',
+  'getPet',
+  'stateful',
+  'rate-limit',
+];
 
 export interface PlanKey {
   readonly plan: PlanName;
@@ -81,11 +88,14 @@ export function parseTarget(value: string, name: string): string {
   } catch {
     fail(`${name}: "${value}" is not a URL (expected e.g. http://127.0.0.1:8080/v1)`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail(`${name}: only http and https URLs are supported, got ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    fail(`${name}: only http and https URLs are supported, got ${url.protocol}`);
   if (url.search || url.hash) fail(`${name}: the base URL must not carry a query or fragment`);
   const path = url.pathname.replace(/\/+$/, '');
-  if (!path.endsWith('/v1')) fail(`${name}: the base URL must end in the version segment /v1 (section 9), got ${url.pathname}`);
-  if (url.username || url.password) fail(`${name}: credentials in the URL are not supported; use PETSTORE_API_KEY_<PLAN>`);
+  if (!path.endsWith('/v1'))
+    fail(`${name}: the base URL must end in the version segment /v1 (section 9), got ${url.pathname}`);
+  if (url.username || url.password)
+    fail(`${name}: credentials in the URL are not supported; use PETSTORE_API_KEY_<PLAN>`);
   return `${url.origin}${path}`;
 }
 
@@ -103,7 +113,8 @@ export function parseEnterpriseLimits(value: string, name = 'PETSTORE_ENTERPRISE
   const requestsPerMinute = Number(m[1]);
   const requestsPerDay = Number(m[2]);
   if (requestsPerMinute < 1 || requestsPerDay < 1) fail(`${name}: limits must be at least 1`);
-  if (requestsPerDay < requestsPerMinute) fail(`${name}: the daily limit (${requestsPerDay}) is below the minute limit (${requestsPerMinute})`);
+  if (requestsPerDay < requestsPerMinute)
+    fail(`${name}: the daily limit (${requestsPerDay}) is below the minute limit (${requestsPerMinute})`);
   return { requestsPerMinute, requestsPerDay };
 }
 
@@ -115,7 +126,8 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
   const rawTarget = flags.target ?? env.PETSTORE_TARGET;
   const targetName = flags.target !== undefined ? '--target' : 'PETSTORE_TARGET';
   // Set but empty is an unset CI variable, not a request for the embedded server: a green run would test nothing real.
-  if (rawTarget !== undefined && rawTarget.trim() === '') fail(`${targetName} is set but empty: give the base URL ending in /v1, or unset it for the embedded server`);
+  if (rawTarget !== undefined && rawTarget.trim() === '')
+    fail(`${targetName} is set but empty: give the base URL ending in /v1, or unset it for the embedded server`);
   const target = rawTarget === undefined ? null : parseTarget(rawTarget, targetName);
 
   const enterpriseText = env.PETSTORE_ENTERPRISE_LIMITS;
@@ -137,24 +149,39 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
   }
 
   const suiteText = flags.suite === undefined ? [] : Array.isArray(flags.suite) ? flags.suite : [flags.suite];
-  const suites = suiteText.flatMap((s) => s.split(',')).map((s) => s.trim()).filter(Boolean);
+  const suites = suiteText
+    .flatMap((s) => s.split(','))
+    .map((s) => s.trim())
+    .filter(Boolean);
   for (const s of suites) {
     if (!(SUITES as readonly string[]).includes(s)) fail(`--suite: unknown suite "${s}" (known: ${SUITES.join(', ')})`);
   }
 
   const seedText = flags.seed ?? env.PETSTORE_SEED;
-  const seed = seedText === undefined ? Math.floor(Math.random() * 2 ** 31) : parseInteger(seedText, flags.seed !== undefined ? '--seed' : 'PETSTORE_SEED', 0, 2 ** 31 - 1);
+  const seed =
+    seedText === undefined
+      ? Math.floor(Math.random() * 2 ** 31)
+      : parseInteger(seedText, flags.seed !== undefined ? '--seed' : 'PETSTORE_SEED', 0, 2 ** 31 - 1);
   const runsText = flags.runs ?? env.PETSTORE_RUNS;
-  const runs = runsText === undefined ? (target === null ? DEFAULT_RUNS_EMBEDDED : DEFAULT_RUNS_TARGET) : parseInteger(runsText, flags.runs !== undefined ? '--runs' : 'PETSTORE_RUNS', 1, 100_000);
+  const runs =
+    runsText === undefined
+      ? target === null
+        ? DEFAULT_RUNS_EMBEDDED
+        : DEFAULT_RUNS_TARGET
+      : parseInteger(runsText, flags.runs !== undefined ? '--runs' : 'PETSTORE_RUNS', 1, 100_000);
 
   const strictText = env.PETSTORE_STRICT;
   const strict = flags.strict === true || strictText === '1' || strictText === 'true';
 
   const windowText = env.PETSTORE_RATE_WINDOW_SECONDS;
-  const rateWindowSeconds = windowText === undefined || windowText === '' ? 60 : parseInteger(windowText, 'PETSTORE_RATE_WINDOW_SECONDS', 1, 3600);
+  const rateWindowSeconds =
+    windowText === undefined || windowText === ''
+      ? 60
+      : parseInteger(windowText, 'PETSTORE_RATE_WINDOW_SECONDS', 1, 3600);
 
   const prodText = env.PETSTORE_PRODUCTION_URL;
-  const productionUrl = prodText === undefined || prodText === '' ? null : parseTarget(prodText, 'PETSTORE_PRODUCTION_URL');
+  const productionUrl =
+    prodText === undefined || prodText === '' ? null : parseTarget(prodText, 'PETSTORE_PRODUCTION_URL');
 
   return Object.freeze({
     target,

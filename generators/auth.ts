@@ -28,7 +28,8 @@ export function authVariants(c: Contract = loaded): readonly AuthVariant[] {
   const s = authScheme(c);
   // The canonical spelling (RFC 6750 writes "Bearer").
   const canonical = s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
-  const v = (name: string, template: string | null, valid: boolean): AuthVariant => Object.freeze({ name, template, valid });
+  const v = (name: string, template: string | null, valid: boolean): AuthVariant =>
+    Object.freeze({ name, template, valid });
   const others = ['Basic', 'Token'].filter((o) => o.toLowerCase() !== s.toLowerCase());
   return Object.freeze([
     v('header missing', null, false),

@@ -21,6 +21,9 @@ export function notEnumMember(values: readonly string[]): fc.Arbitrary<string> {
   ]);
   const candidates = [...new Set([...nearMisses, '', 'lost', 'unknown', 'null'])].filter((v) => !members.has(v));
   return fc
-    .oneof({ weight: 3, arbitrary: fc.constantFrom(...candidates) }, { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }) })
+    .oneof(
+      { weight: 3, arbitrary: fc.constantFrom(...candidates) },
+      { weight: 1, arbitrary: fc.string({ unit: 'grapheme', maxLength: 12 }) },
+    )
     .filter((v) => !members.has(v));
 }

@@ -1,5 +1,13 @@
 /** Request generators derived from the contract; each factory takes an optional Contract (default: the loaded one). */
-export { AUTH_VARIANTS, authHeader, authScheme, authVariants, invalidAuth, validAuth, type AuthVariant } from './auth.js';
+export {
+  AUTH_VARIANTS,
+  authHeader,
+  authScheme,
+  authVariants,
+  invalidAuth,
+  validAuth,
+  type AuthVariant,
+} from './auth.js';
 export { enumMember, notEnumMember } from './enum.js';
 export { beyondDigits, beyondEdges, integerDigits, integerEdges, nonIntegerText } from './integer.js';
 export { INT64_EDGES, beyondInt64Digits, int64Digits } from './int64.js';

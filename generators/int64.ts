@@ -1,5 +1,5 @@
 /** int64 values as exact digits: the whole signed 64-bit range, biased to where doubles and int64 parsers break. */
-import fc from 'fast-check';
+import type fc from 'fast-check';
 import { beyondDigits, integerDigits, integerEdges } from './integer.js';
 import { INT64_RANGE } from './schema.js';
 

@@ -21,9 +21,7 @@ export function integerDigits(range: IntegerRange): fc.Arbitrary<string> {
     .tuple(fc.constantFrom(...edges), fc.integer({ min: -3, max: 3 }))
     .map(([edge, offset]) => edge + BigInt(offset))
     .filter((n) => n >= range.min && n <= range.max);
-  return fc
-    .oneof(fc.constantFrom(...edges), nearEdge, fc.bigInt(range.min, range.max))
-    .map((n) => n.toString());
+  return fc.oneof(fc.constantFrom(...edges), nearEdge, fc.bigInt(range.min, range.max)).map((n) => n.toString());
 }
 
 /** Exact digits of integers just and far outside the range: max + 1, min − 1, twice the span (wraps), 10^20. */

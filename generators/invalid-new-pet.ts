@@ -8,7 +8,16 @@ import fc from 'fast-check';
 import { contract as loaded, type Contract } from '../spec/contract.js';
 import { enumMember, notEnumMember } from './enum.js';
 import { beyondDigits, integerDigits, nonIntegerText } from './integer.js';
-import { acceptedTypes, componentSchema, enumOf, integerRange, jsonType, propertiesOf, type JsonType, type PropertySpec } from './schema.js';
+import {
+  acceptedTypes,
+  componentSchema,
+  enumOf,
+  integerRange,
+  jsonType,
+  propertiesOf,
+  type JsonType,
+  type PropertySpec,
+} from './schema.js';
 
 export interface InvalidBody {
   /** The one defect, e.g. 'missing name', 'categoryId of type string', 'unknown status "lost"'. */
@@ -54,7 +63,10 @@ function render(entries: readonly Entry[], m: string): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${v(m)}`).join(',')}}`;
 }
 
-const constText = (t: string): Text => () => t;
+const constText =
+  (t: string): Text =>
+  () =>
+    t;
 
 /** One value per JSON type other than the schema's; `fraction` is a number that is no integer. */
 function wrongTypes(p: PropertySpec, valid: fc.Arbitrary<Text>): fc.Arbitrary<Mutation>[] {
@@ -66,10 +78,16 @@ function wrongTypes(p: PropertySpec, valid: fc.Arbitrary<Text>): fc.Arbitrary<Mu
       // An integer written as a string is the classic mistake; other properties get the marker as a string.
       arb:
         jsonType(p.schema) === 'integer'
-          ? integerDigits(integerRange(p.schema)).map((d) => ({ reason: of('string'), text: constText(JSON.stringify(d)) }))
+          ? integerDigits(integerRange(p.schema)).map((d) => ({
+              reason: of('string'),
+              text: constText(JSON.stringify(d)),
+            }))
           : fc.constant({ reason: of('string'), text: (m: string) => JSON.stringify(m) }),
     },
-    { type: 'integer', arb: fc.constantFrom('0', '42', '-1').map((t) => ({ reason: of('number'), text: constText(t) })) },
+    {
+      type: 'integer',
+      arb: fc.constantFrom('0', '42', '-1').map((t) => ({ reason: of('number'), text: constText(t) })),
+    },
     {
       type: 'number',
       arb: nonIntegerText().map((t) => ({
@@ -77,15 +95,36 @@ function wrongTypes(p: PropertySpec, valid: fc.Arbitrary<Text>): fc.Arbitrary<Mu
         text: constText(t),
       })),
     },
-    { type: 'boolean', arb: fc.constantFrom('true', 'false').map((t) => ({ reason: of('boolean'), text: constText(t) })) },
+    {
+      type: 'boolean',
+      arb: fc.constantFrom('true', 'false').map((t) => ({ reason: of('boolean'), text: constText(t) })),
+    },
     { type: 'null', arb: fc.constant({ reason: of('null'), text: constText('null') }) },
     {
       type: 'array',
-      arb: fc.oneof(fc.constant(constText('[]')), valid.map((v): Text => (m) => `[${v(m)}]`)).map((text) => ({ reason: of('array'), text })),
+      arb: fc
+        .oneof(
+          fc.constant(constText('[]')),
+          valid.map(
+            (v): Text =>
+              (m) =>
+                `[${v(m)}]`,
+          ),
+        )
+        .map((text) => ({ reason: of('array'), text })),
     },
     {
       type: 'object',
-      arb: fc.oneof(fc.constant(constText('{}')), valid.map((v): Text => (m) => `{"value":${v(m)}}`)).map((text) => ({ reason: of('object'), text })),
+      arb: fc
+        .oneof(
+          fc.constant(constText('{}')),
+          valid.map(
+            (v): Text =>
+              (m) =>
+                `{"value":${v(m)}}`,
+          ),
+        )
+        .map((text) => ({ reason: of('object'), text })),
     },
   ];
   return kinds.filter((k) => !accepted.has(k.type)).map((k) => k.arb);
@@ -96,11 +135,21 @@ function mutations(p: PropertySpec, valid: fc.Arbitrary<Text>): fc.Arbitrary<Mut
   const out = wrongTypes(p, valid);
   const values = enumOf(p.schema);
   if (values) {
-    out.push(notEnumMember(values).map((v) => ({ reason: `unknown ${p.name} ${JSON.stringify(v)}`, text: constText(JSON.stringify(v)) })));
+    out.push(
+      notEnumMember(values).map((v) => ({
+        reason: `unknown ${p.name} ${JSON.stringify(v)}`,
+        text: constText(JSON.stringify(v)),
+      })),
+    );
   }
   if (jsonType(p.schema) === 'integer') {
     const beyond = String(p.schema.format ?? 'range');
-    out.push(beyondDigits(integerRange(p.schema)).map((d) => ({ reason: `${p.name} beyond ${beyond} (${d})`, text: constText(d) })));
+    out.push(
+      beyondDigits(integerRange(p.schema)).map((d) => ({
+        reason: `${p.name} beyond ${beyond} (${d})`,
+        text: constText(d),
+      })),
+    );
   }
   return out;
 }
@@ -114,15 +163,19 @@ function wholeBodyCases(base: fc.Arbitrary<readonly Entry[]>): fc.Arbitrary<Case
     fixed('null body', 'null'),
     fixed('array body', '[]'),
     fromBase('array body', (b) => `[${b}]`),
-    fc.constantFrom('42', '0', '-1.5').map((b): Case => () => ({ reason: 'number body', body: b })),
+    fc.constantFrom('42', '0', '-1.5').map(
+      (b): Case =>
+        () => ({ reason: 'number body', body: b }),
+    ),
     fromBase('string body', (b) => JSON.stringify(b)),
     fixed('boolean body', 'true'),
-    fc
-      .tuple(base, fc.nat())
-      .map(([entries, n]): Case => (m) => {
-        const b = render(entries, m);
-        return { reason: 'malformed JSON (truncated)', body: b.slice(0, 1 + (n % (b.length - 1))) };
-      }),
+    fc.tuple(base, fc.nat()).map(
+      ([entries, n]): Case =>
+        (m) => {
+          const b = render(entries, m);
+          return { reason: 'malformed JSON (truncated)', body: b.slice(0, 1 + (n % (b.length - 1))) };
+        },
+    ),
     fromBase('malformed JSON (trailing comma)', (b) => `${b.slice(0, -1)},}`),
     fromBase('malformed JSON (single quotes)', (b) => b.replace(/"/g, "'")),
     fromBase('malformed JSON (unquoted keys)', (b) => b.replace(/"([A-Za-z_]\w*)":/g, '$1:')),
@@ -134,24 +187,43 @@ function wholeBodyCases(base: fc.Arbitrary<readonly Entry[]>): fc.Arbitrary<Case
 export function invalidNewPet(c: Contract = loaded): fc.Arbitrary<InvalidBody> {
   const props = propertiesOf(componentSchema('NewPet', c));
   const valids = props.map((p) => validValue(p));
-  const base: fc.Arbitrary<readonly Entry[]> = fc.tuple(...valids).map((texts) => props.map((p, i): Entry => [p.name, texts[i]!]));
+  const base: fc.Arbitrary<readonly Entry[]> = fc
+    .tuple(...valids)
+    .map((texts) => props.map((p, i): Entry => [p.name, texts[i]!]));
   const cases: fc.Arbitrary<Case>[] = [];
   for (const p of props) {
     if (p.required) {
-      cases.push(base.map((entries): Case => (m) => ({ reason: `missing ${p.name}`, body: render(entries.filter(([k]) => k !== p.name), m) })));
+      cases.push(
+        base.map(
+          (entries): Case =>
+            (m) => ({
+              reason: `missing ${p.name}`,
+              body: render(
+                entries.filter(([k]) => k !== p.name),
+                m,
+              ),
+            }),
+        ),
+      );
     }
     for (const mutation of mutations(p, valids[props.indexOf(p)]!)) {
       cases.push(
-        fc.tuple(base, mutation).map(([entries, mut]): Case => (m) => ({
-          reason: mut.reason,
-          body: render(entries.map(([k, v]): Entry => [k, k === p.name ? mut.text : v]), m),
-        })),
+        fc.tuple(base, mutation).map(
+          ([entries, mut]): Case =>
+            (m) => ({
+              reason: mut.reason,
+              body: render(
+                entries.map(([k, v]): Entry => [k, k === p.name ? mut.text : v]),
+                m,
+              ),
+            }),
+        ),
       );
     }
   }
   cases.push(...wholeBodyCases(base));
   return fc.tuple(markerName(), fc.oneof(...cases)).map(([m, make]): InvalidBody => {
     const { reason, body } = make(m);
-    return { reason, body, marker: body !== null && body.includes(m) ? m : null };
+    return { reason, body, marker: body?.includes(m) ? m : null };
   });
 }

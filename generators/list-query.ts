@@ -43,7 +43,14 @@ function validValue(p: ParameterSpec): fc.Arbitrary<Pair> {
 
 /** Pairs for every parameter: required ones always, optional ones present or absent, in a shuffled order. */
 function pairs(params: readonly ParameterSpec[], fixed: readonly Pair[] = []): fc.Arbitrary<Pair[]> {
-  const parts = params.map((p) => (p.required ? validValue(p).map((v) => [v]) : fc.option(validValue(p).map((v) => [v]), { nil: [] as Pair[] })));
+  const parts = params.map((p) =>
+    p.required
+      ? validValue(p).map((v) => [v])
+      : fc.option(
+          validValue(p).map((v) => [v]),
+          { nil: [] as Pair[] },
+        ),
+  );
   return fc
     .tuple(...parts)
     .map((lists) => [...fixed, ...lists.flat()])
@@ -51,7 +58,10 @@ function pairs(params: readonly ParameterSpec[], fixed: readonly Pair[] = []): f
 }
 
 function toQuery(list: readonly Pair[], valid: boolean, kind: string): ListQuery {
-  const raw = list.length === 0 ? '' : `?${list.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.text)}`).join('&')}`;
+  const raw =
+    list.length === 0
+      ? ''
+      : `?${list.map((p) => `${encodeURIComponent(p.name)}=${encodeURIComponent(p.text)}`).join('&')}`;
   const once = (name: string) => {
     const found = list.filter((p) => p.name === name);
     return found.length === 1 ? found[0]!.value : undefined;
@@ -87,7 +97,11 @@ function brokenValues(p: ParameterSpec): fc.Arbitrary<{ pairs: Pair[]; kind: str
   if (p.required) out.push(fc.constant({ pairs: [], kind: `missing ${p.name}` }));
   const values = enumOf(p.schema);
   if (values) {
-    out.push(notEnumMember(values).filter((v) => v !== '').map((v) => one(v, `unknown ${p.name}`, v)));
+    out.push(
+      notEnumMember(values)
+        .filter((v) => v !== '')
+        .map((v) => one(v, `unknown ${p.name}`, v)),
+    );
   } else if (jsonType(p.schema) === 'integer') {
     const { min, max } = integerRange(p.schema);
     const outside = [...new Set([min - 1n, max + 1n, -1n])].filter((n) => n < min || n > max).map(String);

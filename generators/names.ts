@@ -27,7 +27,11 @@ export function isEdgeName(name: string): boolean {
 
 /** Plain names: the ones no reading of the spec lets a service refuse. */
 export function plainName(): fc.Arbitrary<string> {
-  const word = fc.string({ unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'), minLength: 1, maxLength: 10 });
+  const word = fc.string({
+    unit: fc.constantFrom(...'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'),
+    minLength: 1,
+    maxLength: 10,
+  });
   return fc
     .tuple(word, fc.array(fc.tuple(fc.constantFrom(' ', "'", '-'), word), { maxLength: 3 }))
     .map(([first, rest]) => first + rest.map(([sep, w]) => sep + w).join(''))
@@ -107,5 +111,9 @@ export function edgeName(): fc.Arbitrary<string> {
 /** Mostly ordinary names, one in five an edge. */
 export function petName(): fc.Arbitrary<string> {
   // Plain names often, so that "a valid NewPet gets 201" is judged on many cases; the rest probe the gap.
-  return fc.oneof({ weight: 3, arbitrary: plainName() }, { weight: 3, arbitrary: ordinaryName() }, { weight: 1, arbitrary: edgeName() });
+  return fc.oneof(
+    { weight: 3, arbitrary: plainName() },
+    { weight: 3, arbitrary: ordinaryName() },
+    { weight: 1, arbitrary: edgeName() },
+  );
 }

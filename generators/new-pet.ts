@@ -7,7 +7,15 @@ import { contract as loaded, type Contract, type JsonSchema } from '../spec/cont
 import { enumMember } from './enum.js';
 import { integerDigits } from './integer.js';
 import { isEdgeName, petName } from './names.js';
-import { assertSupportedString, componentSchema, enumOf, integerRange, jsonType, propertiesOf, type PropertySpec } from './schema.js';
+import {
+  assertSupportedString,
+  componentSchema,
+  enumOf,
+  integerRange,
+  jsonType,
+  propertiesOf,
+  type PropertySpec,
+} from './schema.js';
 
 export interface GeneratedPet {
   readonly name: string;
@@ -44,7 +52,8 @@ export function newPetShape(c: Contract = loaded): NewPetShape {
   const shape = { name: get('name'), categoryId: get('categoryId'), status: get('status') };
   if (jsonType(shape.name.schema) !== 'string') throw new Error('generators: NewPet.name is no longer a string');
   assertSupportedString(shape.name.schema, 'NewPet.name');
-  if (jsonType(shape.categoryId.schema) !== 'integer') throw new Error('generators: NewPet.categoryId is no longer an integer');
+  if (jsonType(shape.categoryId.schema) !== 'integer')
+    throw new Error('generators: NewPet.categoryId is no longer an integer');
   if (!enumOf(shape.status.schema)) throw new Error('generators: NewPet.status is no longer an enum');
   return shape;
 }
@@ -65,7 +74,11 @@ export function validNewPet(c: Contract = loaded): fc.Arbitrary<GeneratedPet> {
   const statuses = enumMember(enumOf(shape.status.schema)!);
   const status = shape.status.required ? statuses : fc.option(statuses, { nil: undefined });
   return fc
-    .record({ name: nameFor(shape.name.schema), categoryId: integerDigits(integerRange(shape.categoryId.schema)), status })
+    .record({
+      name: nameFor(shape.name.schema),
+      categoryId: integerDigits(integerRange(shape.categoryId.schema)),
+      status,
+    })
     .map(({ name, categoryId, status }): GeneratedPet => {
       // Key order matches the body; an absent status is left out rather than printed as undefined.
       const base = { name, categoryId };
@@ -76,7 +89,8 @@ export function validNewPet(c: Contract = loaded): fc.Arbitrary<GeneratedPet> {
 
 /** The raw JSON body: categoryId written as its digits, so no JS number ever rounds it. */
 export function newPetBody(p: GeneratedPet): string {
-  if (!/^-?(0|[1-9]\d*)$/.test(p.categoryId)) throw new Error(`generators: categoryId is not integer digits: ${p.categoryId}`);
+  if (!/^-?(0|[1-9]\d*)$/.test(p.categoryId))
+    throw new Error(`generators: categoryId is not integer digits: ${p.categoryId}`);
   const status = p.status === undefined ? '' : `,"status":${JSON.stringify(p.status)}`;
   return `{"name":${JSON.stringify(p.name)},"categoryId":${p.categoryId}${status}}`;
 }

@@ -35,7 +35,10 @@ export function absentPetId(ids: readonly string[], c: Contract = loaded): fc.Ar
   const held = new Set(ids.map(canonical));
   const far = integerEdges(range).filter((n) => n > 2n ** 32n || n < -(2n ** 32n));
   return fc
-    .oneof({ weight: 4, arbitrary: fc.noBias(fc.bigInt(range.min, range.max)) }, { weight: 1, arbitrary: fc.constantFrom(...far) })
+    .oneof(
+      { weight: 4, arbitrary: fc.noBias(fc.bigInt(range.min, range.max)) },
+      { weight: 1, arbitrary: fc.constantFrom(...far) },
+    )
     .map((n) => n.toString())
     .filter((d) => !held.has(d))
     .map((d) => ({ segment: encodeURIComponent(d), kind: 'absent', digits: d }));
@@ -49,9 +52,13 @@ export function invalidPetId(c: Contract = loaded): fc.Arbitrary<PetIdCase> {
     .oneof(
       fc.constantFrom(...NON_NUMERIC),
       // '.' and '..' are dot-segments: URL resolution would change the route rather than send them.
-      fc.string({ unit: 'grapheme', minLength: 1, maxLength: 8 }).filter((s) => !/^[+-]?\d+$/.test(s.trim()) && !/^\.{1,2}$/.test(s)),
+      fc
+        .string({ unit: 'grapheme', minLength: 1, maxLength: 8 })
+        .filter((s) => !/^[+-]?\d+$/.test(s.trim()) && !/^\.{1,2}$/.test(s)),
     )
     .map((s): PetIdCase => ({ segment: encodeURIComponent(s), kind: 'non-numeric' }));
-  const beyond = beyondDigits(petIdRange(c)).map((d): PetIdCase => ({ segment: encodeURIComponent(d), kind: 'beyond-int64', digits: d }));
+  const beyond = beyondDigits(petIdRange(c)).map(
+    (d): PetIdCase => ({ segment: encodeURIComponent(d), kind: 'beyond-int64', digits: d }),
+  );
   return fc.oneof(nonNumeric, beyond);
 }

@@ -5,7 +5,13 @@
  * ignored a constraint would produce "valid" values the spec rejects.
  */
 import { INT64_MAX, INT64_MIN } from '../http/lossless.js';
-import { contract as loaded, type Contract, type JsonSchema, type OperationId, type ParameterSpec } from '../spec/contract.js';
+import {
+  contract as loaded,
+  type Contract,
+  type JsonSchema,
+  type OperationId,
+  type ParameterSpec,
+} from '../spec/contract.js';
 
 export type JsonType = 'string' | 'integer' | 'number' | 'boolean' | 'null' | 'array' | 'object';
 
@@ -60,7 +66,8 @@ export function acceptedTypes(schema: JsonSchema): ReadonlySet<JsonType> {
 
 /** The single JSON type of a schema; throws for unions, which no generator here models. */
 export function jsonType(schema: JsonSchema): JsonType {
-  if (typeof schema.type !== 'string') throw new Error(`generators: expected one type, got ${JSON.stringify(schema.type)}`);
+  if (typeof schema.type !== 'string')
+    throw new Error(`generators: expected one type, got ${JSON.stringify(schema.type)}`);
   return schema.type as JsonType;
 }
 

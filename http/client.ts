@@ -165,7 +165,7 @@ export class HttpClient {
     for (const [k, v] of Object.entries(res.headers)) {
       if (v !== undefined) responseHeaders[k.toLowerCase()] = Array.isArray(v) ? v.map(scrub) : scrub(v);
     }
-    let json: unknown = undefined;
+    let json: unknown;
     let jsonError: string | null = null;
     if (raw.length === 0) jsonError = 'empty body';
     else if (truncated) jsonError = `body larger than ${this.opts.maxBodyBytes} bytes (read capped)`;
@@ -197,9 +197,20 @@ function toTransportError(e: unknown): TransportError {
   if (err.name === 'TimeoutError' || (err.cause as { name?: string } | undefined)?.name === 'TimeoutError') {
     return { code: 'PSC_REQUEST_DEADLINE', message: 'the whole exchange took longer than its deadline' };
   }
-  const code = (typeof err.cause?.code === 'string' ? err.cause.code : undefined) ?? (typeof err.code === 'string' ? err.code : undefined) ?? named ?? 'UNKNOWN';
+  const code =
+    (typeof err.cause?.code === 'string' ? err.cause.code : undefined) ??
+    (typeof err.code === 'string' ? err.code : undefined) ??
+    named ??
+    'UNKNOWN';
   return { code, message: err.cause?.message ?? err.message ?? String(e) };
 }
 
 /** Transport codes that mean nobody answered at all at that address. */
-export const UNREACHABLE_CODES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'UND_ERR_CONNECT_TIMEOUT', 'EAI_AGAIN', 'ENETUNREACH']);
+export const UNREACHABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'EAI_AGAIN',
+  'ENETUNREACH',
+]);

@@ -18,7 +18,7 @@ function ansiQuote(bytes: Uint8Array): string {
     else if (b >= 0x20 && b < 0x7f) out += String.fromCharCode(b);
     else out += `\\x${b.toString(16).padStart(2, '0')}`;
   }
-  return out + "'";
+  return `${out}'`;
 }
 
 function quoteHeader(name: string, value: string): string {

@@ -54,7 +54,10 @@ export class Pacer {
 
   private state(label: string): KeyState {
     let s = this.states.get(label);
-    if (!s) this.states.set(label, (s = { remaining: null, resetAt: null, consecutive429: 0 }));
+    if (!s) {
+      s = { remaining: null, resetAt: null, consecutive429: 0 };
+      this.states.set(label, s);
+    }
     return s;
   }
 
@@ -67,7 +70,10 @@ export class Pacer {
     }
     const wait = s.resetAt - this.o.now() + 250;
     if (wait > 0) {
-      if (wait > this.o.maxWaitMs) throw new KeyBlockedError(`key ${label}: its window resets in ${Math.ceil(wait / 1000)} s, longer than the run may wait`);
+      if (wait > this.o.maxWaitMs)
+        throw new KeyBlockedError(
+          `key ${label}: its window resets in ${Math.ceil(wait / 1000)} s, longer than the run may wait`,
+        );
       this.o.onWait(wait, 'rate-limit window');
       this.waitedMs += wait;
       await this.o.sleep(wait);
@@ -93,13 +99,18 @@ export class Pacer {
     this.rateLimited++;
     s.consecutive429++;
     if (s.consecutive429 >= this.o.max429InARow) {
-      throw new KeyBlockedError(`key ${label}: ${s.consecutive429} responses in a row were 429 after waiting Retry-After; the key looks banned`);
+      throw new KeyBlockedError(
+        `key ${label}: ${s.consecutive429} responses in a row were 429 after waiting Retry-After; the key looks banned`,
+      );
     }
     const ra = parseRetryAfter(header(ex, 'retry-after'), this.o.now(), header(ex, 'date'));
     const base = ra?.ms ?? 1000;
     const backoff = 500 * 2 ** (s.consecutive429 - 1);
     const wait = Math.max(base, backoff) + Math.floor(this.o.random() * 250);
-    if (wait > this.o.maxWaitMs) throw new KeyBlockedError(`key ${label}: Retry-After asks for ${Math.ceil(wait / 1000)} s, longer than the run may wait`);
+    if (wait > this.o.maxWaitMs)
+      throw new KeyBlockedError(
+        `key ${label}: Retry-After asks for ${Math.ceil(wait / 1000)} s, longer than the run may wait`,
+      );
     return wait;
   }
 

@@ -9,7 +9,10 @@ const values = new WeakMap<ApiKey, string>();
 
 export class ApiKey {
   readonly placeholder: string;
-  constructor(value: string, readonly label: string) {
+  constructor(
+    value: string,
+    readonly label: string,
+  ) {
     values.set(this, value);
     this.placeholder = `$PETSTORE_API_KEY_${label.toUpperCase()}`;
   }

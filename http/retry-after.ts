@@ -22,7 +22,8 @@ export function parseHttpDate(value: string | undefined | null): number | null {
   if (typeof value !== 'string') return null;
   const v = value.trim();
   let m = /^([a-z]{3}), (\d{2}) ([a-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/i.exec(v);
-  if (m && DAYS.includes(m[1]!.toLowerCase())) return utc(Number(m[4]), m[3]!, Number(m[2]), Number(m[5]), Number(m[6]), Number(m[7]));
+  if (m && DAYS.includes(m[1]!.toLowerCase()))
+    return utc(Number(m[4]), m[3]!, Number(m[2]), Number(m[5]), Number(m[6]), Number(m[7]));
   m = /^([a-z]+), (\d{2})-([a-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/i.exec(v);
   if (m && LONG_DAYS.includes(m[1]!.toLowerCase())) {
     // RFC 9110: a two-digit year more than 50 years in the future is in the past century.
@@ -31,7 +32,8 @@ export function parseHttpDate(value: string | undefined | null): number | null {
     return utc(year, m[3]!, Number(m[2]), Number(m[5]), Number(m[6]), Number(m[7]));
   }
   m = /^([a-z]{3}) ([a-z]{3}) ([ \d]\d) (\d{2}):(\d{2}):(\d{2}) (\d{4})$/i.exec(v);
-  if (m && DAYS.includes(m[1]!.toLowerCase())) return utc(Number(m[7]), m[2]!, Number(m[3]!.trim()), Number(m[4]), Number(m[5]), Number(m[6]));
+  if (m && DAYS.includes(m[1]!.toLowerCase()))
+    return utc(Number(m[7]), m[2]!, Number(m[3]!.trim()), Number(m[4]), Number(m[5]), Number(m[6]));
   return null;
 }
 
@@ -54,7 +56,9 @@ export function retryAfterSeconds(value: string | undefined | null, nowMs: numbe
   return t === null ? null : Math.max(0, Math.ceil((t - nowMs) / 1000));
 }
 
-export type RetryAfter = { readonly kind: 'seconds'; readonly ms: number } | { readonly kind: 'date'; readonly ms: number };
+export type RetryAfter =
+  | { readonly kind: 'seconds'; readonly ms: number }
+  | { readonly kind: 'date'; readonly ms: number };
 
 /** Retry-After as a wait in ms from `now`; an HTTP-date is measured from the response's Date header when it has one. */
 export function parseRetryAfter(value: string | undefined, now: number, dateHeader?: string): RetryAfter | null {

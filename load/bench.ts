@@ -31,12 +31,18 @@ const rateOf = (raw: AcRawResult) => Math.round((raw.totalCompletedRequests / Ma
 
 /** A measurement counts only answers the target meant: a 429 or an error would make either side look faster. */
 function checked(raw: AcRawResult, what: string): AcRawResult {
-  if (raw.non2xx > 0 || raw.errors > 0) throw new Error(`bench: ${what} got ${raw.non2xx} non-2xx answers and ${raw.errors} errors`);
+  if (raw.non2xx > 0 || raw.errors > 0)
+    throw new Error(`bench: ${what} got ${raw.non2xx} non-2xx answers and ${raw.errors} errors`);
   return raw;
 }
 
 async function plain(url: string, requests: AcRequest[], seconds: number): Promise<Measured> {
-  return measured(async () => checked(await autocannon({ url, connections: CONNECTIONS, duration: seconds, requests, skipAggregateResult: true }), `plain autocannon on ${url}`));
+  return measured(async () =>
+    checked(
+      await autocannon({ url, connections: CONNECTIONS, duration: seconds, requests, skipAggregateResult: true }),
+      `plain autocannon on ${url}`,
+    ),
+  );
 }
 
 interface Measured {
@@ -50,11 +56,17 @@ async function measured(run: () => Promise<AcRawResult>): Promise<Measured> {
   const cpu0 = process.cpuUsage();
   const raw = await run();
   const cpu = process.cpuUsage(cpu0);
-  return { rate: rateOf(raw), cpuUs: Math.round(((cpu.user + cpu.system) / Math.max(1, raw.totalCompletedRequests)) * 10) / 10 };
+  return {
+    rate: rateOf(raw),
+    cpuUs: Math.round(((cpu.user + cpu.system) / Math.max(1, raw.totalCompletedRequests)) * 10) / 10,
+  };
 }
 
 /** Runs a and b alternately, ABBA order, after one warm-up each; per-round figures. */
-async function alternate(a: (seconds: number) => Promise<Measured>, b: (seconds: number) => Promise<Measured>): Promise<{ a: Measured[]; b: Measured[] }> {
+async function alternate(
+  a: (seconds: number) => Promise<Measured>,
+  b: (seconds: number) => Promise<Measured>,
+): Promise<{ a: Measured[]; b: Measured[] }> {
   await a(WARM_UP_SECONDS);
   await b(WARM_UP_SECONDS);
   const out = { a: [] as Measured[], b: [] as Measured[] };
@@ -77,7 +89,8 @@ function median(xs: readonly number[]): number {
   const m = sorted.length % 2 ? sorted[mid]! : ((sorted[mid - 1] ?? 0) + (sorted[mid] ?? 0)) / 2;
   return Math.round(m * 10) / 10;
 }
-const ratios = (a: readonly Measured[], b: readonly Measured[]) => a.map((x, i) => Math.round((x.rate / Math.max(b[i]?.rate ?? 0, 0.001)) * 1000) / 1000);
+const ratios = (a: readonly Measured[], b: readonly Measured[]) =>
+  a.map((x, i) => Math.round((x.rate / Math.max(b[i]?.rate ?? 0, 0.001)) * 1000) / 1000);
 
 interface Child {
   readonly url: string;
@@ -87,7 +100,10 @@ interface Child {
 
 /** Starts a target in a child process (tsx loader), bounded: it must report within 20 s. */
 async function child(args: string[]): Promise<Child> {
-  const proc = fork(fileURLToPath(new URL('./bench-server.ts', import.meta.url)), args, { execArgv: ['--import', 'tsx'], stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  const proc = fork(fileURLToPath(new URL('./bench-server.ts', import.meta.url)), args, {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
   const ready = await new Promise<{ url: string; keys: ReferenceKey[] }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error('bench: target did not start within 20 s')), 20_000);
@@ -140,16 +156,21 @@ export async function benchLoad(): Promise<LoadBench> {
     const ids = await seedPets(target.url, key.key, mixGetCount(), 10);
     const plainRequests = withoutHooks(mixRequests(base, key.key, new ConformanceTally(1), ids));
     harness = await alternate(
-      (seconds) => measured(async () => {
-        const spec = {
-          ...mixConnectionsScenario(target.url, key, PROFILES.nightly, { connections: CONNECTIONS, durationSeconds: seconds }),
-          maxRequests: 10_000_000,
-          requests: (tally: ConformanceTally) => mixRequests(base, key.key, tally, ids),
-        };
-        const result = await runScenario(spec, { runStartedAt: Date.now(), progress: silentProgress });
-        if (result.conformance.nonConformant > 0) throw new Error('bench: the reference server answered non-conformant responses');
-        return checked(result.raw[0] as AcRawResult, 'the harness');
-      }),
+      (seconds) =>
+        measured(async () => {
+          const spec = {
+            ...mixConnectionsScenario(target.url, key, PROFILES.nightly, {
+              connections: CONNECTIONS,
+              durationSeconds: seconds,
+            }),
+            maxRequests: 10_000_000,
+            requests: (tally: ConformanceTally) => mixRequests(base, key.key, tally, ids),
+          };
+          const result = await runScenario(spec, { runStartedAt: Date.now(), progress: silentProgress });
+          if (result.conformance.nonConformant > 0)
+            throw new Error('bench: the reference server answered non-conformant responses');
+          return checked(result.raw[0] as AcRawResult, 'the harness');
+        }),
       (seconds) => plain(target.url, plainRequests, seconds),
     );
   } finally {
@@ -162,7 +183,11 @@ export async function benchLoad(): Promise<LoadBench> {
   try {
     const ref = reference.keys.find((k) => k.plan === 'enterprise') ?? reference.keys[0]!;
     const auth = { authorization: `Bearer ${ref.key}` };
-    await fetch(`${reference.url}/pets`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: '{"name":"bench","categoryId":1}' });
+    await fetch(`${reference.url}/pets`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: '{"name":"bench","categoryId":1}',
+    });
     const body = await (await fetch(`${reference.url}/pets?limit=1`, { headers: auth })).text();
     bare = await child(['bare', body]);
     const bareUrl = bare.url;

@@ -71,14 +71,25 @@ export class ConformanceTally {
    * Checks one response; returns whether it conformed. Never throws for what the target sent. The conformant case
    * allocates nothing; a failure is re-examined by `explain`, which names every problem.
    */
-  check(op: OperationId, status: number, rawHeaders: Record<string, string | string[] | undefined> | undefined, body: string): boolean {
+  check(
+    op: OperationId,
+    status: number,
+    rawHeaders: Record<string, string | string[] | undefined> | undefined,
+    body: string,
+  ): boolean {
     this.responses++;
     const info = infoOf(op);
     // 429 bodies are not sampled: their format is a gap in the spec (a warning elsewhere, never a violation).
     const sampled = status !== 429 && info.withSchema.has(status) && this.seen++ % this.sampleEvery === 0;
     if (sampled) this.validated++;
     this.readHeaders(rawHeaders);
-    if (status < 500 && info.documented.has(status) && this.headersConform(status) && (!sampled || bodyConforms(op, status, body))) return true;
+    if (
+      status < 500 &&
+      info.documented.has(status) &&
+      this.headersConform(status) &&
+      (!sampled || bodyConforms(op, status, body))
+    )
+      return true;
     return this.explain(op, status, sampled, body);
   }
 
@@ -118,7 +129,11 @@ export class ConformanceTally {
     const problems: { checkId: string; clause: string; message: string }[] = [];
     const documented = infoOf(op).documented;
     if (!documented.has(status)) {
-      problems.push({ checkId: 'status-documented', clause: '4-documented-status', message: `${status} is not documented for ${op} (documented: ${[...documented].join(', ')})` });
+      problems.push({
+        checkId: 'status-documented',
+        clause: '4-documented-status',
+        message: `${status} is not documented for ${op} (documented: ${[...documented].join(', ')})`,
+      });
     }
     if (status >= 500) problems.push({ checkId: 'no-5xx', clause: '7-no-5xx', message: `server error ${status}` });
     const v = this.values;
@@ -127,18 +142,34 @@ export class ConformanceTally {
       const name = WANTED[i]!;
       const text = v[i];
       if (text === undefined || !DIGITS.test(text.trim())) {
-        problems.push({ checkId: 'rate-limit-headers-present', clause: '8-headers-every-response', message: text === undefined ? `${name} missing` : `${name} is not a non-negative integer: ${JSON.stringify(text.slice(0, 40))}` });
+        problems.push({
+          checkId: 'rate-limit-headers-present',
+          clause: '8-headers-every-response',
+          message:
+            text === undefined
+              ? `${name} missing`
+              : `${name} is not a non-negative integer: ${JSON.stringify(text.slice(0, 40))}`,
+        });
       } else numbers[i] = Number(text.trim());
     }
     const limit = numbers[LIMIT];
     const remaining = numbers[REMAINING];
     if (limit !== undefined && remaining !== undefined && remaining > limit) {
-      problems.push({ checkId: 'rate-limit-remaining-range', clause: '8-header-remaining', message: `X-RateLimit-Remaining ${remaining} > X-RateLimit-Limit ${limit}` });
+      problems.push({
+        checkId: 'rate-limit-remaining-range',
+        clause: '8-header-remaining',
+        message: `X-RateLimit-Remaining ${remaining} > X-RateLimit-Limit ${limit}`,
+      });
     }
     if (status === 429) {
       const ra = v[RETRY_AFTER];
       if (ra === undefined || !validRetryAfter(ra)) {
-        problems.push({ checkId: 'retry-after-valid', clause: '7-429-retry-after', message: ra === undefined ? '429 without Retry-After' : `invalid Retry-After ${JSON.stringify(ra.slice(0, 40))}` });
+        problems.push({
+          checkId: 'retry-after-valid',
+          clause: '7-429-retry-after',
+          message:
+            ra === undefined ? '429 without Retry-After' : `invalid Retry-After ${JSON.stringify(ra.slice(0, 40))}`,
+        });
       }
     }
     if (sampled) {
@@ -146,12 +177,23 @@ export class ConformanceTally {
       try {
         parsed = JSON.parse(body);
       } catch {
-        problems.push({ checkId: 'json-parses', clause: '1-json-media-type', message: `body is not JSON (${body.length} bytes)` });
+        problems.push({
+          checkId: 'json-parses',
+          clause: '1-json-media-type',
+          message: `body is not JSON (${body.length} bytes)`,
+        });
       }
       if (parsed !== undefined) {
         const errors = validateResponseBody(op, status, parsed);
         if (errors.length > 0) {
-          problems.push({ checkId: 'body-schema', clause: schemaClause(op, status), message: errors.slice(0, 3).map((e) => e.message).join('; ') });
+          problems.push({
+            checkId: 'body-schema',
+            clause: schemaClause(op, status),
+            message: errors
+              .slice(0, 3)
+              .map((e) => e.message)
+              .join('; '),
+          });
         }
       }
     }
@@ -159,13 +201,20 @@ export class ConformanceTally {
     this.bad++;
     for (const p of problems) {
       this.byCheck[p.checkId] = (this.byCheck[p.checkId] ?? 0) + 1;
-      if (this.examples.length < MAX_EXAMPLES) this.examples.push({ ...p, operation: op, status, message: p.message.slice(0, 300) });
+      if (this.examples.length < MAX_EXAMPLES)
+        this.examples.push({ ...p, operation: op, status, message: p.message.slice(0, 300) });
     }
     return false;
   }
 
   summary(): ConformanceSummary {
-    return { responsesChecked: this.responses, bodiesValidated: this.validated, nonConformant: this.bad, byCheck: { ...this.byCheck }, examples: [...this.examples] };
+    return {
+      responsesChecked: this.responses,
+      bodiesValidated: this.validated,
+      nonConformant: this.bad,
+      byCheck: { ...this.byCheck },
+      examples: [...this.examples],
+    };
   }
 }
 

@@ -9,7 +9,12 @@ import type { LatencySummary } from './model.js';
 export type Histogram = hdr.Histogram;
 
 export function newHistogram(): Histogram {
-  return hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 60_000_000, numberOfSignificantValueDigits: 3, autoResize: true });
+  return hdr.build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 60_000_000,
+    numberOfSignificantValueDigits: 3,
+    autoResize: true,
+  });
 }
 
 export function encodeHistogram(h: Histogram): string {

@@ -66,25 +66,47 @@ export async function seedPets(url: string, key: ApiKey, count: number, timeoutS
  * autocannon it is measured against. Each response goes through the conformance tally, in hooks made once per
  * request template.
  */
-export function mixRequests(basePath: string, key: ApiKey, tally: ConformanceTally, getIds: readonly string[]): AcRequest[] {
+export function mixRequests(
+  basePath: string,
+  key: ApiKey,
+  tally: ConformanceTally,
+  getIds: readonly string[],
+): AcRequest[] {
   const auth = { authorization: `Bearer ${key.reveal()}` };
   const queries = listQueries();
-  const onList = (status: number, body: string, _ctx: unknown, headers: RawHeaders): void => void tally.check('listPets', status, headers, body);
-  const onCreate = (status: number, body: string, _ctx: unknown, headers: RawHeaders): void => void tally.check('createPet', status, headers, body);
-  const onGet = (status: number, body: string, _ctx: unknown, headers: RawHeaders): void => void tally.check('getPet', status, headers, body);
+  const onList = (status: number, body: string, _ctx: unknown, headers: RawHeaders): void =>
+    void tally.check('listPets', status, headers, body);
+  const onCreate = (status: number, body: string, _ctx: unknown, headers: RawHeaders): void =>
+    void tally.check('createPet', status, headers, body);
+  const onGet = (status: number, body: string, _ctx: unknown, headers: RawHeaders): void =>
+    void tally.check('getPet', status, headers, body);
   const requests: AcRequest[] = [];
   for (let i = 0, n = 0; i < queries.length; i += 2, n++) {
     requests.push(
       { method: 'GET', path: `${basePath}/pets${queries[i]!}`, headers: auth, onResponse: onList },
-      { method: 'GET', path: `${basePath}/pets${queries[(i + 1) % queries.length]!}`, headers: auth, onResponse: onList },
+      {
+        method: 'GET',
+        path: `${basePath}/pets${queries[(i + 1) % queries.length]!}`,
+        headers: auth,
+        onResponse: onList,
+      },
       {
         method: 'POST',
         path: `${basePath}/pets`,
         headers: { ...auth, 'content-type': 'application/json' },
-        body: JSON.stringify({ name: `load-${n}`, categoryId: n + 1, status: contract.petStatuses[n % contract.petStatuses.length] }),
+        body: JSON.stringify({
+          name: `load-${n}`,
+          categoryId: n + 1,
+          status: contract.petStatuses[n % contract.petStatuses.length],
+        }),
         onResponse: onCreate,
       },
-      { method: 'GET', path: `${basePath}/pets/${getIds[n % Math.max(1, getIds.length)] ?? '1'}`, headers: auth, onResponse: onGet },
+      {
+        method: 'GET',
+        path: `${basePath}/pets/${getIds[n % Math.max(1, getIds.length)] ?? '1'}`,
+        headers: auth,
+        onResponse: onGet,
+      },
     );
   }
   return requests;

@@ -14,7 +14,9 @@ export const STATUS_CLASSES: readonly StatusClass[] = ['2xx', '3xx', '4xx', '429
 
 /** Which latency a scenario shows: closed loop measures response time; open loop (a rate) measures service time
  * (autocannon's coordinated-omission correction is off, as it is mis-scaled under a rate). */
-export type LatencyKind = 'response time (closed loop)' | 'service time (open loop, no coordinated-omission correction)';
+export type LatencyKind =
+  | 'response time (closed loop)'
+  | 'service time (open loop, no coordinated-omission correction)';
 
 export interface LatencySummary {
   readonly count: number;

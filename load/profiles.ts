@@ -13,7 +13,11 @@ export interface Profile {
   readonly mixConnections: readonly { readonly connections: number; readonly durationSeconds: number }[];
   /** Open-loop mix runs, as fractions of the mix key's rate (all below the limit), capped at maxRate req/s (a
    * generous Enterprise key would otherwise ask for an open loop faster than any closed one). */
-  readonly mixRates: readonly { readonly fraction: number; readonly maxRate: number; readonly durationSeconds: number }[];
+  readonly mixRates: readonly {
+    readonly fraction: number;
+    readonly maxRate: number;
+    readonly durationSeconds: number;
+  }[];
   /** Per-plan runs, as multiples of the plan's rate. Runs above the limit last two windows (see plan-rate.ts). */
   readonly planMultipliers: readonly number[];
   /** Hard cap on the requests of any one scenario. */
@@ -59,14 +63,24 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = Object.freeze({
 
 export function profileNamed(name: string): Profile {
   const p = (PROFILES as Record<string, Profile>)[name];
-  if (!p) throw new HarnessError('PSC_USAGE', `--profile: unknown profile "${name}" (known: ${Object.keys(PROFILES).join(', ')})`);
+  if (!p)
+    throw new HarnessError(
+      'PSC_USAGE',
+      `--profile: unknown profile "${name}" (known: ${Object.keys(PROFILES).join(', ')})`,
+    );
   return p;
 }
 
 /** Upper bound of a profile's wall time for a rate window: scenario durations plus a window's rest after each mix run
  * and between the per-plan multipliers (plans run side by side). Excludes the watchdog's timeout slack. */
 export function plannedSeconds(profile: Profile, windowSeconds: number): number {
-  const mix = [...profile.mixConnections, ...profile.mixRates].reduce((n, r) => n + r.durationSeconds + windowSeconds, 0);
-  const plan = profile.planMultipliers.reduce((n, m, i) => n + (m > 1 ? 2 : 1) * windowSeconds + (i > 0 ? windowSeconds : 0), 0);
+  const mix = [...profile.mixConnections, ...profile.mixRates].reduce(
+    (n, r) => n + r.durationSeconds + windowSeconds,
+    0,
+  );
+  const plan = profile.planMultipliers.reduce(
+    (n, m, i) => n + (m > 1 ? 2 : 1) * windowSeconds + (i > 0 ? windowSeconds : 0),
+    0,
+  );
   return mix + plan;
 }

@@ -15,7 +15,11 @@ export interface Progress {
   note(line: string): void;
 }
 
-export function createProgress(stream: ProgressStream = process.stderr, clock: () => number = Date.now, plainEverySeconds = 10): Progress {
+export function createProgress(
+  stream: ProgressStream = process.stderr,
+  clock: () => number = Date.now,
+  plainEverySeconds = 10,
+): Progress {
   const tty = stream.isTTY === true;
   let title = '';
   let endsAt = 0;

@@ -47,7 +47,9 @@ export class Recorder {
   ) {}
 
   attach(instance: EventEmitter): void {
-    instance.on('response', (_client: unknown, status: number, _bytes: number, responseTimeMs: number) => this.response(status, responseTimeMs));
+    instance.on('response', (_client: unknown, status: number, _bytes: number, responseTimeMs: number) =>
+      this.response(status, responseTimeMs),
+    );
     instance.on('reqError', (error: Error & { code?: string }) => this.error(error));
   }
 
@@ -107,6 +109,11 @@ export class Recorder {
   }
 
   timeline(): SecondBucket[] {
-    return this.buckets.map((b, second) => ({ second, statuses: { ...b.statuses }, errors: b.errors, timeouts: b.timeouts }));
+    return this.buckets.map((b, second) => ({
+      second,
+      statuses: { ...b.statuses },
+      errors: b.errors,
+      timeouts: b.timeouts,
+    }));
   }
 }

@@ -27,7 +27,9 @@ export async function runLoad(profile: Profile, target: LoadTarget, progress: Pr
   const w = target.windowSeconds;
   const key = mixKey(target.keys);
   const scenarios: ScenarioResult[] = [];
-  progress.note(`${profile.name} profile against ${target.embedded ? 'the embedded reference server' : target.url} (rate window ${w}s)`);
+  progress.note(
+    `${profile.name} profile against ${target.embedded ? 'the embedded reference server' : target.url} (rate window ${w}s)`,
+  );
   for (const run of profile.mixConnections) {
     scenarios.push(await runScenario(mixConnectionsScenario(target.url, key, profile, run), ctx));
     await sleep(w * 1000);

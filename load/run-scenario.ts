@@ -40,7 +40,11 @@ export interface ScenarioContext {
 export const SERVICE_TIME: LatencyKind = 'service time (open loop, no coordinated-omission correction)';
 export const RESPONSE_TIME: LatencyKind = 'response time (closed loop)';
 
-export async function runScenario(spec: ScenarioSpec, ctx: ScenarioContext, limiter?: (r: Recorder) => LimiterOutcome): Promise<ScenarioResult> {
+export async function runScenario(
+  spec: ScenarioSpec,
+  ctx: ScenarioContext,
+  limiter?: (r: Recorder) => LimiterOutcome,
+): Promise<ScenarioResult> {
   const tally = new ConformanceTally(spec.sampleEvery);
   // autocannon gives a connection with a request share of 0 no bound at all: never more connections than requests.
   const connections = Math.max(1, Math.min(spec.connections, spec.maxRequests, spec.overallRate ?? Infinity));
@@ -79,7 +83,12 @@ export async function runScenario(spec: ScenarioSpec, ctx: ScenarioContext, limi
     title: spec.title,
     plan: spec.plan,
     multiplier: spec.multiplier,
-    requested: { connections, overallRate: spec.overallRate, durationSeconds: spec.durationSeconds, maxRequests: spec.maxRequests },
+    requested: {
+      connections,
+      overallRate: spec.overallRate,
+      durationSeconds: spec.durationSeconds,
+      maxRequests: spec.maxRequests,
+    },
     latencyKind: spec.overallRate !== null ? SERVICE_TIME : RESPONSE_TIME,
     startOffsetSeconds: Math.round((startedAt - ctx.runStartedAt) / 10) / 100,
     startedAt: new Date(startedAt).toISOString(),

@@ -3,7 +3,12 @@ import type { Config } from '../config/config.js';
 import { HarnessError } from '../config/errors.js';
 
 export function assertLoadAllowed(config: Config): void {
-  if (config.target !== null && config.productionUrl !== null && config.target === config.productionUrl && !config.allowProduction) {
+  if (
+    config.target !== null &&
+    config.productionUrl !== null &&
+    config.target === config.productionUrl &&
+    !config.allowProduction
+  ) {
     throw new HarnessError(
       'PSC_PRODUCTION_REFUSED',
       `load: refusing to load ${config.target}: it is PETSTORE_PRODUCTION_URL; pass --allow-production to run anyway`,

@@ -34,7 +34,11 @@ export async function resolveLoadTarget(config: Config, profile: Profile): Promi
       url: server.url,
       embedded: true,
       windowSeconds: profile.embeddedWindowSeconds,
-      keys: server.keys.map((k) => ({ plan: k.plan, key: registerSecret(new ApiKey(k.key, k.plan)), limits: k.limits })),
+      keys: server.keys.map((k) => ({
+        plan: k.plan,
+        key: registerSecret(new ApiKey(k.key, k.plan)),
+        limits: k.limits,
+      })),
       close: async () => {
         await server.close();
       },

@@ -8,7 +8,7 @@ import { startReferenceServer, type ReferenceOptions } from './server.js';
 
 const options = JSON.parse(process.argv[2] ?? '{}') as ReferenceOptions;
 const server = await startReferenceServer(options);
-process.stdout.write(JSON.stringify({ url: server.url, keys: server.keys, options: server.options }) + '\n');
+process.stdout.write(`${JSON.stringify({ url: server.url, keys: server.keys, options: server.options })}\n`);
 const stop = () => void server.close().finally(() => process.exit(0));
 process.stdin.on('end', stop);
 process.stdin.on('close', stop);

@@ -117,7 +117,14 @@ function send(
   ctx.res.end(body);
 }
 
-function sendError(ctx: Ctx, status: number, code: string, message: string, rl: Decision | null, extra?: Record<string, string>): void {
+function sendError(
+  ctx: Ctx,
+  status: number,
+  code: string,
+  message: string,
+  rl: Decision | null,
+  extra?: Record<string, string>,
+): void {
   send(ctx, status, errorBody(ctx, status, code, message), rl, extra);
 }
 
@@ -127,7 +134,8 @@ const storedJson = new WeakMap<Pet, string>();
 
 function petJson(ctx: Ctx, p: Pet, name: string = p.name, status: string = p.status): string {
   const f = ctx.faults;
-  if (name !== p.name || status !== p.status || f.has('pet-id-string') || f.has('pet-missing-categoryId')) return renderPet(ctx, p, name, status);
+  if (name !== p.name || status !== p.status || f.has('pet-id-string') || f.has('pet-missing-categoryId'))
+    return renderPet(ctx, p, name, status);
   let json = storedJson.get(p);
   if (json === undefined) {
     json = renderPet(ctx, p, name, status);
@@ -171,7 +179,9 @@ type Auth = { ok: true; key: ReferenceKey | null } | { ok: false; tokenGiven: bo
 function authenticate(ctx: Ctx, header: string | undefined, r: Route): Auth {
   const f = ctx.faults;
   if (header === undefined || header.trim() === '') {
-    return f.has('auth-create-open') && r?.op === 'createPet' ? { ok: true, key: null } : { ok: false, tokenGiven: false };
+    return f.has('auth-create-open') && r?.op === 'createPet'
+      ? { ok: true, key: null }
+      : { ok: false, tokenGiven: false };
   }
   const value = header.trim();
   const sp = value.indexOf(' ');
@@ -193,10 +203,14 @@ function sendUnauthorized(ctx: Ctx, tokenGiven: boolean, rl: Decision): void {
   const status = f.has('auth-403') ? 403 : 401;
   const extra: Record<string, string> = {};
   if (!f.has('auth-no-www-authenticate')) {
-    extra['www-authenticate'] = tokenGiven ? 'Bearer realm="petstore", error="invalid_token"' : 'Bearer realm="petstore"';
+    extra['www-authenticate'] = tokenGiven
+      ? 'Bearer realm="petstore", error="invalid_token"'
+      : 'Bearer realm="petstore"';
   }
   const message = tokenGiven ? 'API key invalid' : 'API key missing: send Authorization: Bearer <API_KEY>';
-  const body = f.has('auth-401-no-body') ? '' : errorBody(ctx, status, status === 403 ? 'forbidden' : 'unauthorized', message);
+  const body = f.has('auth-401-no-body')
+    ? ''
+    : errorBody(ctx, status, status === 403 ? 'forbidden' : 'unauthorized', message);
   send(ctx, status, body, rl, extra);
 }
 
@@ -265,14 +279,15 @@ function listPets(ctx: Ctx, query: string, rl: Decision): void {
   const pets = f.has('create-not-listed')
     ? ctx.store.listOlderThan(filter, max, ctx.now - 60_000)
     : ctx.store.list(filter, max);
-  let body = '[' + pets.map((p) => petJson(ctx, p)).join(',') + ']';
+  let body = `[${pets.map((p) => petJson(ctx, p)).join(',')}]`;
   if (f.has('list-wrapped')) body = `{"items":${body}}`;
   if (f.has('list-truncated-json')) body = body.slice(0, -1);
   if (f.has('list-reset-at-max') && limit === 100) {
     ctx.res.socket?.destroy();
     return;
   }
-  if (f.has('list-marks-sold')) for (const p of ctx.store.list('pending', Infinity)) ctx.store.overwrite({ ...p, status: 'sold' });
+  if (f.has('list-marks-sold'))
+    for (const p of ctx.store.list('pending', Infinity)) ctx.store.overwrite({ ...p, status: 'sold' });
   send(ctx, 200, body, rl);
 }
 
@@ -334,7 +349,8 @@ function toCategoryId(ctx: Ctx, value: unknown): bigint | string {
 
 function validateNewPet(ctx: Ctx, body: unknown): Validation {
   const f = ctx.faults;
-  if (body === null || typeof body !== 'object' || Array.isArray(body)) return { ok: false, reason: 'body must be a JSON object' };
+  if (body === null || typeof body !== 'object' || Array.isArray(body))
+    return { ok: false, reason: 'body must be a JSON object' };
   const o = body as Record<string, unknown>;
   let name: string;
   if (!Object.hasOwn(o, 'name')) {
@@ -390,7 +406,9 @@ async function createPet(ctx: Ctx, req: IncomingMessage, rl: Decision): Promise<
   const read = await readBody(req, ctx.maxBodyBytes);
   if (read.kind === 'aborted') return;
   if (read.kind === 'too-large') {
-    sendError(ctx, 400, 'invalid_body', `request body larger than ${ctx.maxBodyBytes} bytes`, rl, { connection: 'close' });
+    sendError(ctx, 400, 'invalid_body', `request body larger than ${ctx.maxBodyBytes} bytes`, rl, {
+      connection: 'close',
+    });
     req.resume();
     return;
   }
@@ -443,14 +461,25 @@ function getPet(ctx: Ctx, rawId: string, rl: Decision): void {
   }
   const id = /^-?\d+$/.test(text) ? BigInt(text) : null;
   if (id === null || id < INT64_MIN || id > INT64_MAX) {
-    if (f.has('get-invalid-id-500')) return sendError(ctx, 500, 'internal_error', 'cannot convert petId to BigInt', rl);
-    return sendError(ctx, 400, 'invalid_pet_id', 'petId must be an integer within int64', rl);
+    if (f.has('get-invalid-id-500')) {
+      sendError(ctx, 500, 'internal_error', 'cannot convert petId to BigInt', rl);
+      return;
+    }
+    sendError(ctx, 400, 'invalid_pet_id', 'petId must be an integer within int64', rl);
+    return;
   }
   const pet = f.has('get-not-retrievable') || (f.has('get-odd-404') && id % 2n !== 0n) ? undefined : ctx.store.get(id);
   if (!pet) {
-    if (f.has('get-absent-500')) return sendError(ctx, 500, 'internal_error', 'cannot read properties of undefined', rl);
-    if (f.has('get-absent-200-null')) return send(ctx, 200, 'null', rl);
-    return sendError(ctx, 404, 'not_found', `no pet with id ${id}`, rl);
+    if (f.has('get-absent-500')) {
+      sendError(ctx, 500, 'internal_error', 'cannot read properties of undefined', rl);
+      return;
+    }
+    if (f.has('get-absent-200-null')) {
+      send(ctx, 200, 'null', rl);
+      return;
+    }
+    sendError(ctx, 404, 'not_found', `no pet with id ${id}`, rl);
+    return;
   }
   const name = f.has('get-wrong-name') ? `${pet.name} (deprecated)` : pet.name;
   send(ctx, 200, petJson(ctx, pet, name), rl, SUNSET ? { sunset: SUNSET } : undefined);

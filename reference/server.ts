@@ -59,7 +59,8 @@ const ALGORITHMS: readonly LimiterAlgorithm[] = ['fixed-window', 'sliding-window
 const MAX_BODY_BYTES = 1024 * 1024;
 
 function positive(name: string, value: number): number {
-  if (!Number.isFinite(value) || value <= 0) throw new Error(`reference: ${name} must be a positive number, got ${value}`);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`reference: ${name} must be a positive number, got ${value}`);
   return value;
 }
 
@@ -107,7 +108,13 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
   const store = new PetStore(faults.has('ids-beyond-int64') ? 2n ** 63n : 1n);
   const server = createServer(
     { keepAliveTimeout: 5_000 },
-    createHandler({ store, limiter, keys: new Map(opts.keys.map((k) => [k.key, k])), faults, maxBodyBytes: MAX_BODY_BYTES }),
+    createHandler({
+      store,
+      limiter,
+      keys: new Map(opts.keys.map((k) => [k.key, k])),
+      faults,
+      maxBodyBytes: MAX_BODY_BYTES,
+    }),
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

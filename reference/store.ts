@@ -50,7 +50,10 @@ export class PetStore {
     this.byId.set(assigned, pet);
     this.all.push(pet);
     let list = this.byStatus.get(pet.status);
-    if (!list) this.byStatus.set(pet.status, (list = []));
+    if (!list) {
+      list = [];
+      this.byStatus.set(pet.status, list);
+    }
     list.push(pet);
     return pet;
   }

@@ -5,7 +5,12 @@ import { comparable } from './history.js';
 import { historyTarget, type HistoryEntry, type LoadReport } from './model.js';
 import { evaluate, type Thresholds } from './thresholds.js';
 
-export function buildReport(run: LoadRun, thresholds: Thresholds, history: readonly HistoryEntry[], createdAt = new Date()): LoadReport {
+export function buildReport(
+  run: LoadRun,
+  thresholds: Thresholds,
+  history: readonly HistoryEntry[],
+  createdAt = new Date(),
+): LoadReport {
   const figures = computeFigures(run.scenarios);
   const earlier = comparable(history, run.profile, historyTarget(run)).slice(-thresholds.trend.nights);
   return {

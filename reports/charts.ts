@@ -39,13 +39,19 @@ const PERCENTILES: readonly [string, keyof NonNullable<ScenarioResult['latency']
 function latencyRows(report: LoadReport): Row[] {
   return report.scenarios.flatMap((s) => {
     const l = s.latency['2xx'];
-    return l ? PERCENTILES.map(([name, key], order) => ({ scenario: s.id, percentile: name, order, ms: l[key] as number })) : [];
+    return l
+      ? PERCENTILES.map(([name, key], order) => ({ scenario: s.id, percentile: name, order, ms: l[key] as number }))
+      : [];
   });
 }
 
 function throughputRows(report: LoadReport): Row[] {
   return report.scenarios.flatMap((s) =>
-    s.timeline.map((b) => ({ scenario: s.id, t: Math.round((s.startOffsetSeconds + b.second) * 100) / 100, rps: Object.values(b.statuses).reduce((a, n) => a + n, 0) })),
+    s.timeline.map((b) => ({
+      scenario: s.id,
+      t: Math.round((s.startOffsetSeconds + b.second) * 100) / 100,
+      rps: Object.values(b.statuses).reduce((a, n) => a + n, 0),
+    })),
   );
 }
 
@@ -127,27 +133,36 @@ export async function renderCharts(report: LoadReport): Promise<Chart[]> {
   for (const plan of plans) {
     const runs = report.scenarios.filter((s) => s.kind === 'plan-rate' && s.plan === plan);
     const line = runs[0]!.planLine!;
-    await add(`plan-${plan}`, `${plan}: accepted vs 429 per second, against the plan line (${line.limitPerWindow} per ${line.windowSeconds}s)`, planRows(runs), (values) => ({
-      width: WIDTH,
-      height: HEIGHT,
-      layer: [
-        {
-          data: { values },
-          mark: 'bar',
-          encoding: {
-            x: { field: 't', type: 'ordinal', title: 'second since the first run of the plan' },
-            y: { field: 'count', type: 'quantitative', stack: 'zero', title: 'answers per second' },
-            color: { field: 'outcome', type: 'nominal', scale: { domain: ['accepted', '429'], range: ['#2e7d32', '#c62828'] } },
-            tooltip: [{ field: 'run' }, { field: 'count' }],
+    await add(
+      `plan-${plan}`,
+      `${plan}: accepted vs 429 per second, against the plan line (${line.limitPerWindow} per ${line.windowSeconds}s)`,
+      planRows(runs),
+      (values) => ({
+        width: WIDTH,
+        height: HEIGHT,
+        layer: [
+          {
+            data: { values },
+            mark: 'bar',
+            encoding: {
+              x: { field: 't', type: 'ordinal', title: 'second since the first run of the plan' },
+              y: { field: 'count', type: 'quantitative', stack: 'zero', title: 'answers per second' },
+              color: {
+                field: 'outcome',
+                type: 'nominal',
+                scale: { domain: ['accepted', '429'], range: ['#2e7d32', '#c62828'] },
+              },
+              tooltip: [{ field: 'run' }, { field: 'count' }],
+            },
           },
-        },
-        {
-          data: { values: [{ y: line.acceptedPerSecond, label: 'plan line' }] },
-          mark: { type: 'rule', strokeDash: [6, 4], color: '#1565c0', strokeWidth: 2 },
-          encoding: { y: { field: 'y', type: 'quantitative' } },
-        },
-      ],
-    }));
+          {
+            data: { values: [{ y: line.acceptedPerSecond, label: 'plan line' }] },
+            mark: { type: 'rule', strokeDash: [6, 4], color: '#1565c0', strokeWidth: 2 },
+            encoding: { y: { field: 'y', type: 'quantitative' } },
+          },
+        ],
+      }),
+    );
   }
   const nights = [...report.trend, { createdAt: report.createdAt, figures: report.figures }];
   const trendRows = (pick: (f: LoadReport['figures']) => number | null, figure: string): Row[] =>
@@ -155,17 +170,29 @@ export async function renderCharts(report: LoadReport): Promise<Chart[]> {
       const v = pick(n.figures);
       return v === null ? [] : [{ night: n.createdAt, figure, value: v }];
     });
-  const trendSpec = (title: string) => (values: Row[]): Spec => ({
-    width: WIDTH,
-    height: 160,
-    data: { values },
-    mark: { type: 'line', point: true },
-    encoding: {
-      x: { field: 'night', type: 'temporal', title: 'night' },
-      y: { field: 'value', type: 'quantitative', title },
-    },
-  });
-  await add('trend-p99', 'Trend: p99 latency of 2xx (ms), last nights', trendRows((f) => f.p99LatencyMs, 'p99'), trendSpec('p99 ms'));
-  await add('trend-throughput', 'Trend: throughput (req/s), last nights', trendRows((f) => f.throughputRps, 'throughput'), trendSpec('req/s'));
+  const trendSpec =
+    (title: string) =>
+    (values: Row[]): Spec => ({
+      width: WIDTH,
+      height: 160,
+      data: { values },
+      mark: { type: 'line', point: true },
+      encoding: {
+        x: { field: 'night', type: 'temporal', title: 'night' },
+        y: { field: 'value', type: 'quantitative', title },
+      },
+    });
+  await add(
+    'trend-p99',
+    'Trend: p99 latency of 2xx (ms), last nights',
+    trendRows((f) => f.p99LatencyMs, 'p99'),
+    trendSpec('p99 ms'),
+  );
+  await add(
+    'trend-throughput',
+    'Trend: throughput (req/s), last nights',
+    trendRows((f) => f.throughputRps, 'throughput'),
+    trendSpec('req/s'),
+  );
   return charts;
 }

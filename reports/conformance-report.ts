@@ -46,7 +46,14 @@ export interface ConformanceReport {
   readonly rateLimits?: readonly unknown[];
 }
 
-const zero = (): OperationTotals => ({ exchanges: 0, checksApplied: 0, cases: 0, violations: 0, warnings: 0, observations: 0 });
+const zero = (): OperationTotals => ({
+  exchanges: 0,
+  checksApplied: 0,
+  cases: 0,
+  violations: 0,
+  warnings: 0,
+  observations: 0,
+});
 
 export interface SuiteOutcome {
   readonly meta: SuiteMeta;
@@ -73,7 +80,8 @@ export function buildReport(input: {
   for (const o of input.outcomes) {
     for (const [op, s] of Object.entries(o.meta.stats)) {
       if (op === 'none') continue;
-      const t = (operations[op] ??= zero());
+      operations[op] ??= zero();
+      const t = operations[op];
       t.exchanges += s.exchanges;
       t.checksApplied += s.checksApplied;
       t.cases += s.cases;
@@ -81,7 +89,9 @@ export function buildReport(input: {
     for (const f of [...o.findings, ...o.meta.observations]) findings.push(f);
   }
   for (const f of findings) {
-    const t = (operations[f.operation ?? 'none'] ??= zero());
+    const k = f.operation ?? 'none';
+    operations[k] ??= zero();
+    const t = operations[k];
     if (f.level === 'violation') t.violations++;
     else if (f.level === 'warning') t.warnings++;
     else t.observations++;
@@ -93,7 +103,8 @@ export function buildReport(input: {
   // A banned key blocks the run (exit 3); a target that stalls is itself the finding (its transport-ok violations).
   const aborted = input.outcomes.some((o) => o.meta.aborted?.code === 'PSC_KEY_BANNED');
   const failedTests = input.outcomes.reduce((n, o) => n + o.failedTests, 0);
-  const verdict: Verdict = aborted || input.errors.length > 0 ? 'blocked' : failing || failedTests > 0 ? 'violations' : 'conformant';
+  const verdict: Verdict =
+    aborted || input.errors.length > 0 ? 'blocked' : failing || failedTests > 0 ? 'violations' : 'conformant';
   return {
     schemaVersion: CONFORMANCE_SCHEMA_VERSION,
     tool: input.tool,
@@ -115,7 +126,12 @@ export function buildReport(input: {
     })),
     findings,
     errors: input.errors,
-    notes: [...input.notes, ...input.outcomes.filter((o) => o.meta.aborted).map((o) => `${o.meta.suite} stopped early: ${o.meta.aborted!.message}`)],
+    notes: [
+      ...input.notes,
+      ...input.outcomes
+        .filter((o) => o.meta.aborted)
+        .map((o) => `${o.meta.suite} stopped early: ${o.meta.aborted!.message}`),
+    ],
     ...(rateLimits.length > 0 ? { rateLimits } : {}),
   };
 }

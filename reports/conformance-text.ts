@@ -39,9 +39,13 @@ export function findingBlock(report: ConformanceReport, f: Finding, mark: string
   if (words) lines.push(`    spec: ${words}`);
   for (const l of f.message.split('\n')) lines.push(`    ${l}`);
   if (f.repro?.counterexample) {
-    lines.push(`    smallest failing input: ${f.repro.counterexample}${f.repro.shrinks ? ` (shrunk ${f.repro.shrinks}×)` : ''}`);
+    lines.push(
+      `    smallest failing input: ${f.repro.counterexample}${f.repro.shrinks ? ` (shrunk ${f.repro.shrinks}×)` : ''}`,
+    );
   }
-  lines.push(`    replay: ${replayCommand(report, f)}${f.repro?.path ? `   (fast-check seed ${f.repro.seed}, path "${f.repro.path}")` : ''}`);
+  lines.push(
+    `    replay: ${replayCommand(report, f)}${f.repro?.path ? `   (fast-check seed ${f.repro.seed}, path "${f.repro.path}")` : ''}`,
+  );
   const ex = f.exchanges[0];
   if (ex) lines.push(`    reproduce: ${ex.curl}`);
   return lines;
@@ -61,11 +65,15 @@ export function renderSummary(report: ConformanceReport): string {
     for (const f of violations) out.push(...findingBlock(report, f, '✗'), '');
   }
   if (warnings.length) {
-    out.push(`Warnings (${warnings.length})${report.strict ? ' — failing: --strict' : ' — should-level; --strict makes them fail'}`);
+    out.push(
+      `Warnings (${warnings.length})${report.strict ? ' — failing: --strict' : ' — should-level; --strict makes them fail'}`,
+    );
     for (const f of warnings) out.push(...findingBlock(report, f, '!'), '');
   }
   if (observations.length) {
-    out.push(`Observations — where the spec says "not shown" (any reasonable behaviour passes; recorded, never failed)`);
+    out.push(
+      `Observations — where the spec says "not shown" (any reasonable behaviour passes; recorded, never failed)`,
+    );
     const groups = new Map<string, string[]>();
     for (const f of observations) {
       const key = `${f.operation ?? '-'} ${f.clause}`;
@@ -75,7 +83,9 @@ export function renderSummary(report: ConformanceReport): string {
       groups.set(key, list);
     }
     for (const [key, messages] of groups) {
-      out.push(`  · ${key}: ${messages.slice(0, 2).join('; ')}${messages.length > 2 ? `; … ${messages.length - 2} more` : ''}`);
+      out.push(
+        `  · ${key}: ${messages.slice(0, 2).join('; ')}${messages.length > 2 ? `; … ${messages.length - 2} more` : ''}`,
+      );
     }
     out.push('');
   }
@@ -83,21 +93,29 @@ export function renderSummary(report: ConformanceReport): string {
   for (const n of report.notes) out.push(`note: ${n}`);
   for (const e of report.errors) out.push(`error: ${e}`);
   if (report.notes.length || report.errors.length) out.push('');
-  out.push(`${pad('operation', 12)}${pad('exchanges', 11, true)}${pad('checks', 10, true)}${pad('violations', 12, true)}${pad('warnings', 10, true)}${pad('observations', 14, true)}`);
+  out.push(
+    `${pad('operation', 12)}${pad('exchanges', 11, true)}${pad('checks', 10, true)}${pad('violations', 12, true)}${pad('warnings', 10, true)}${pad('observations', 14, true)}`,
+  );
   const row = (name: string, t: ConformanceReport['totals']) =>
     `${pad(name, 12)}${pad(t.exchanges, 11, true)}${pad(t.checksApplied, 10, true)}${pad(t.violations, 12, true)}${pad(t.warnings, 10, true)}${pad(t.observations, 14, true)}`;
   for (const [op, t] of Object.entries(report.operations)) out.push(row(op, t));
   out.push(row('total', report.totals));
   out.push('');
-  const word = report.verdict === 'conformant' ? 'CONFORMANT' : report.verdict === 'violations' ? 'NOT CONFORMANT' : 'BLOCKED';
+  const word =
+    report.verdict === 'conformant' ? 'CONFORMANT' : report.verdict === 'violations' ? 'NOT CONFORMANT' : 'BLOCKED';
   out.push(
     `Result: ${word} — ${report.totals.violations} violations, ${report.totals.warnings} warnings, ${report.totals.observations} observations; ${report.totals.exchanges} exchanges in ${(report.durationMs / 1000).toFixed(1)} s; seed ${report.seed}`,
   );
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }
 
 export function renderMarkdown(report: ConformanceReport): string {
-  const word = report.verdict === 'conformant' ? '✅ Conformant' : report.verdict === 'violations' ? '❌ Not conformant' : '⛔ Blocked';
+  const word =
+    report.verdict === 'conformant'
+      ? '✅ Conformant'
+      : report.verdict === 'violations'
+        ? '❌ Not conformant'
+        : '⛔ Blocked';
   const out = [
     `## Pet Store conformance: ${word}`,
     '',
@@ -105,7 +123,10 @@ export function renderMarkdown(report: ConformanceReport): string {
     '',
     '| operation | exchanges | checks | violations | warnings | observations |',
     '|---|---:|---:|---:|---:|---:|',
-    ...Object.entries(report.operations).map(([op, t]) => `| ${op} | ${t.exchanges} | ${t.checksApplied} | ${t.violations} | ${t.warnings} | ${t.observations} |`),
+    ...Object.entries(report.operations).map(
+      ([op, t]) =>
+        `| ${op} | ${t.exchanges} | ${t.checksApplied} | ${t.violations} | ${t.warnings} | ${t.observations} |`,
+    ),
     `| **total** | ${report.totals.exchanges} | ${report.totals.checksApplied} | ${report.totals.violations} | ${report.totals.warnings} | ${report.totals.observations} |`,
     '',
   ];
@@ -113,14 +134,16 @@ export function renderMarkdown(report: ConformanceReport): string {
   if (failing.length) {
     out.push('### Findings', '');
     for (const f of failing.slice(0, 30)) {
-      out.push(`- **${f.level}** \`${f.checkId}\` (clause ${f.clause}) on ${f.operation ?? '-'}: ${f.message.replace(/\n/g, ' — ')}`);
+      out.push(
+        `- **${f.level}** \`${f.checkId}\` (clause ${f.clause}) on ${f.operation ?? '-'}: ${f.message.replace(/\n/g, ' — ')}`,
+      );
       if (f.exchanges[0]) out.push(`  \`\`\`\n  ${f.exchanges[0].curl}\n  \`\`\``);
     }
     if (failing.length > 30) out.push(`- … and ${failing.length - 30} more (see the JSON report)`);
     out.push('');
   }
   for (const e of report.errors) out.push(`> error: ${e}`);
-  return out.join('\n') + '\n';
+  return `${out.join('\n')}\n`;
 }
 
 interface PlanNumbers {
@@ -129,7 +152,12 @@ interface PlanNumbers {
   limit?: number;
   windowSeconds?: number;
   paced?: { sent: number; spanMs: number; got429: boolean };
-  burst?: { fromRemaining: number | null; accepted: number; allowance: number; first429AtRequest: number | null } | null;
+  burst?: {
+    fromRemaining: number | null;
+    accepted: number;
+    allowance: number;
+    first429AtRequest: number | null;
+  } | null;
   retryAfterSeconds?: number | null;
   waitedMs?: number;
   recovered?: boolean | null;
@@ -147,13 +175,21 @@ export function rateLimitLines(report: ConformanceReport): string[] {
   if (rows.length === 0) return [];
   const out = ['Rate limits, per plan key'];
   for (const r of rows) {
-    const failed = report.findings.some((f) => f.checkId.startsWith('rl-') && f.level === 'violation' && f.message.includes(r.plan ?? '\u0000'));
+    const failed = report.findings.some(
+      (f) => f.checkId.startsWith('rl-') && f.level === 'violation' && f.message.includes(r.plan ?? '\u0000'),
+    );
     if (r.suite === 'quota') {
-      out.push(`  ${failed ? '✗' : '✓'} ${r.plan} daily quota ${r.requestsPerDay}: accepted ${r.accepted} of ${r.sent} sent; daily Retry-After ${r.dailyRetryAfterSeconds ?? '-'} s`);
+      out.push(
+        `  ${failed ? '✗' : '✓'} ${r.plan} daily quota ${r.requestsPerDay}: accepted ${r.accepted} of ${r.sent} sent; daily Retry-After ${r.dailyRetryAfterSeconds ?? '-'} s`,
+      );
       continue;
     }
-    const burst = r.burst ? `burst from Remaining ${r.burst.fromRemaining ?? '?'} accepted ${r.burst.accepted} (allowance ${r.burst.allowance}), first 429 at request ${r.burst.first429AtRequest ?? '-'}` : 'no burst';
-    const paced = r.paced ? `paced ${r.paced.sent} in ${(r.paced.spanMs / 1000).toFixed(1)} s${r.paced.got429 ? ' (got a 429)' : ' with no 429'}` : 'not paced';
+    const burst = r.burst
+      ? `burst from Remaining ${r.burst.fromRemaining ?? '?'} accepted ${r.burst.accepted} (allowance ${r.burst.allowance}), first 429 at request ${r.burst.first429AtRequest ?? '-'}`
+      : 'no burst';
+    const paced = r.paced
+      ? `paced ${r.paced.sent} in ${(r.paced.spanMs / 1000).toFixed(1)} s${r.paced.got429 ? ' (got a 429)' : ' with no 429'}`
+      : 'not paced';
     out.push(
       `  ${failed ? '✗' : '✓'} ${r.plan} limit ${r.limit ?? '?'}/${r.windowSeconds ?? '?'} s: ${paced}; ${burst}; Retry-After ${r.retryAfterSeconds ?? '-'} s, waited ${((r.waitedMs ?? 0) / 1000).toFixed(1)} s, recovered ${r.recovered ?? '-'}; ${r.requests ?? '?'} requests${r.note ? ` — ${r.note}` : ''}`,
     );

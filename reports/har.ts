@@ -9,8 +9,28 @@ import { guardSecrets } from './secret-gate.js';
 export interface HarEntry {
   startedDateTime: string;
   time: number;
-  request: { method: string; url: string; httpVersion: string; headers: { name: string; value: string }[]; queryString: { name: string; value: string }[]; postData?: { mimeType: string; text: string }; headersSize: number; bodySize: number; cookies: [] };
-  response: { status: number; statusText: string; httpVersion: string; headers: { name: string; value: string }[]; content: { size: number; mimeType: string; text: string }; redirectURL: string; headersSize: number; bodySize: number; cookies: [] };
+  request: {
+    method: string;
+    url: string;
+    httpVersion: string;
+    headers: { name: string; value: string }[];
+    queryString: { name: string; value: string }[];
+    postData?: { mimeType: string; text: string };
+    headersSize: number;
+    bodySize: number;
+    cookies: [];
+  };
+  response: {
+    status: number;
+    statusText: string;
+    httpVersion: string;
+    headers: { name: string; value: string }[];
+    content: { size: number; mimeType: string; text: string };
+    redirectURL: string;
+    headersSize: number;
+    bodySize: number;
+    cookies: [];
+  };
   cache: Record<string, never>;
   timings: { send: number; wait: number; receive: number };
   _error?: string;
@@ -19,7 +39,9 @@ export interface HarEntry {
 export function harEntry(ex: Exchange): HarEntry {
   const url = new URL(ex.request.url);
   const body = ex.request.body === null ? null : Buffer.from(ex.request.body).toString('utf8');
-  const resHeaders = Object.entries(ex.response?.headers ?? {}).flatMap(([name, v]) => (Array.isArray(v) ? v : [v]).map((value) => ({ name, value })));
+  const resHeaders = Object.entries(ex.response?.headers ?? {}).flatMap(([name, v]) =>
+    (Array.isArray(v) ? v : [v]).map((value) => ({ name, value })),
+  );
   return {
     startedDateTime: new Date(ex.startedAt).toISOString(),
     time: ex.durationMs,
@@ -29,7 +51,9 @@ export function harEntry(ex: Exchange): HarEntry {
       httpVersion: 'HTTP/1.1',
       headers: Object.entries(ex.request.headers).map(([name, value]) => ({ name, value })),
       queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
-      ...(body !== null ? { postData: { mimeType: ex.request.headers['content-type'] ?? 'application/json', text: body } } : {}),
+      ...(body !== null
+        ? { postData: { mimeType: ex.request.headers['content-type'] ?? 'application/json', text: body } }
+        : {}),
       headersSize: -1,
       bodySize: ex.request.body?.length ?? 0,
       cookies: [],
@@ -39,7 +63,11 @@ export function harEntry(ex: Exchange): HarEntry {
       statusText: '',
       httpVersion: 'HTTP/1.1',
       headers: resHeaders,
-      content: { size: ex.response?.body.length ?? 0, mimeType: String(ex.response?.headers['content-type'] ?? ''), text: ex.response?.bodyText ?? '' },
+      content: {
+        size: ex.response?.body.length ?? 0,
+        mimeType: String(ex.response?.headers['content-type'] ?? ''),
+        text: ex.response?.bodyText ?? '',
+      },
       redirectURL: '',
       headersSize: -1,
       bodySize: ex.response?.body.length ?? -1,
@@ -53,7 +81,9 @@ export function harEntry(ex: Exchange): HarEntry {
 
 /** A suite worker appends its entries to a part file; the CLI merges the parts into one HAR. */
 export function appendHarPart(partPath: string, exchanges: readonly Exchange[]): void {
-  writeFileSync(partPath, guardSecrets(exchanges.map((e) => JSON.stringify(harEntry(e))).join('\n') + '\n', partPath), { flag: 'a' });
+  writeFileSync(partPath, guardSecrets(`${exchanges.map((e) => JSON.stringify(harEntry(e))).join('\n')}\n`, partPath), {
+    flag: 'a',
+  });
 }
 
 export function mergeHarParts(path: string, parts: readonly string[], version: string): number {

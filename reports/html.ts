@@ -8,7 +8,10 @@ import type { Chart } from './charts.js';
 import type { LoadReport } from './model.js';
 
 export function esc(text: unknown): string {
-  return String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+  return String(text).replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!,
+  );
 }
 
 const num = (v: number | null | undefined, unit = '') => (v === null || v === undefined ? '–' : `${v}${unit}`);
@@ -50,8 +53,15 @@ export function renderHtml(report: LoadReport, charts: readonly Chart[]): string
   const target = report.target.embedded ? `embedded reference server (${report.target.url})` : report.target.url;
   const rateRows = report.scenarios
     .filter((s) => s.requested.overallRate !== null)
-    .map((s) => [s.id, s.requested.overallRate, s.achievedRate, s.requested.overallRate ? `${Math.round((s.achievedRate / s.requested.overallRate) * 100)}%` : '–']);
-  const conformanceExamples = report.scenarios.flatMap((s) => s.conformance.examples.map((e) => [s.id, e.operation, e.status, e.checkId, e.clause, e.message]));
+    .map((s) => [
+      s.id,
+      s.requested.overallRate,
+      s.achievedRate,
+      s.requested.overallRate ? `${Math.round((s.achievedRate / s.requested.overallRate) * 100)}%` : '–',
+    ]);
+  const conformanceExamples = report.scenarios.flatMap((s) =>
+    s.conformance.examples.map((e) => [s.id, e.operation, e.status, e.checkId, e.clause, e.message]),
+  );
   const errorRows = report.scenarios.flatMap((s) => Object.entries(s.errorMessages).map(([m, n]) => [s.id, m, n]));
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -62,7 +72,9 @@ export function renderHtml(report: LoadReport, charts: readonly Chart[]): string
 ${v.pass ? '<p>Every threshold held.</p>' : `<ul>${v.reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>`}</div>
 <p>Target: ${esc(target)} · rate window ${esc(report.target.windowSeconds)} s · ${esc(report.startedAt)} → ${esc(report.finishedAt)} · ${esc(report.shards)} shard(s)</p>
 <h2>Key figures</h2>
-${table(['figure', 'value'], [
+${table(
+  ['figure', 'value'],
+  [
     ['p50 latency, 2xx, mix scenarios', num(f.p50LatencyMs, ' ms')],
     ['p99 latency, 2xx, mix scenarios', num(f.p99LatencyMs, ' ms')],
     ['throughput, closed-loop mix (best)', num(f.throughputRps, ' req/s')],
@@ -72,28 +84,108 @@ ${table(['figure', 'value'], [
     ['429s at or below the plan rate', f.falseRejections],
     ['accepted before the first 429 ÷ limit (min)', num(f.minFirstWindowRatio)],
     ['accepted ÷ limit per window above the rate (max)', num(f.maxAcceptedRatio)],
-  ])}
+  ],
+)}
 <h2>Thresholds</h2>
-${table(['check', 'value', 'limit', 'basis', 'result'], v.checks.map((c) => [c.name, num(c.value), `${c.comparison} ${c.limit}`, c.basis, c.pass ? 'pass' : 'FAIL']))}
+${table(
+  ['check', 'value', 'limit', 'basis', 'result'],
+  v.checks.map((c) => [c.name, num(c.value), `${c.comparison} ${c.limit}`, c.basis, c.pass ? 'pass' : 'FAIL']),
+)}
 <h2>Charts</h2>
 ${charts.map((c) => `<figure class="chart" data-chart="${esc(c.id)}"><figcaption>${esc(c.title)}</figcaption>${c.svg}</figure>`).join('\n')}
 <h2>Scenarios</h2>
-${table(['scenario', 'connections', 'rate asked', 'duration', 'responses', 'statuses', 'conn. errors', 'timeouts', 'achieved req/s'], report.scenarios.map((s) => [s.title, s.requested.connections, s.requested.overallRate ?? 'closed loop', `${s.elapsedSeconds} s`, s.responses, statuses(s), s.errors - s.timeouts, s.timeouts, s.achievedRate]))}
+${table(
+  [
+    'scenario',
+    'connections',
+    'rate asked',
+    'duration',
+    'responses',
+    'statuses',
+    'conn. errors',
+    'timeouts',
+    'achieved req/s',
+  ],
+  report.scenarios.map((s) => [
+    s.title,
+    s.requested.connections,
+    s.requested.overallRate ?? 'closed loop',
+    `${s.elapsedSeconds} s`,
+    s.responses,
+    statuses(s),
+    s.errors - s.timeouts,
+    s.timeouts,
+    s.achievedRate,
+  ]),
+)}
 <h2>Latency by status class</h2>
 <p class="muted">Closed-loop scenarios show response time; scenarios with a rate show service time (autocannon's coordinated-omission correction is off). 429s and other classes have their own histograms so fast rejections do not pull percentiles down.</p>
 ${table(['scenario', 'class', 'latency shown', 'count', 'p50 ms', 'p90 ms', 'p99 ms', 'p99.9 ms', 'max ms'], latencyRows(report))}
 <h2>Rate limits per plan</h2>
-${table(['scenario', 'offered', 'accepted', '429', 'accepted before first 429', 'false 429s', 'first-window ratio', 'accepted ratio', 'note'], report.scenarios.flatMap((s) => (s.limiter ? [[s.title, s.limiter.offered, s.limiter.accepted, s.limiter.rejected, s.limiter.acceptedBeforeFirst429, s.limiter.falseRejections, num(s.limiter.firstWindowRatio), num(s.limiter.acceptedRatio), s.limiter.note]] : [])))}
+${table(
+  [
+    'scenario',
+    'offered',
+    'accepted',
+    '429',
+    'accepted before first 429',
+    'false 429s',
+    'first-window ratio',
+    'accepted ratio',
+    'note',
+  ],
+  report.scenarios.flatMap((s) =>
+    s.limiter
+      ? [
+          [
+            s.title,
+            s.limiter.offered,
+            s.limiter.accepted,
+            s.limiter.rejected,
+            s.limiter.acceptedBeforeFirst429,
+            s.limiter.falseRejections,
+            num(s.limiter.firstWindowRatio),
+            num(s.limiter.acceptedRatio),
+            s.limiter.note,
+          ],
+        ]
+      : [],
+  ),
+)}
 <h2>Conformance under load</h2>
-${table(['scenario', 'responses checked', 'bodies validated', 'non-conformant', 'by check'], report.scenarios.map((s) => [s.id, s.conformance.responsesChecked, s.conformance.bodiesValidated, s.conformance.nonConformant, Object.entries(s.conformance.byCheck).map(([k, n]) => `${k}×${n}`).join(' ')]))}
+${table(
+  ['scenario', 'responses checked', 'bodies validated', 'non-conformant', 'by check'],
+  report.scenarios.map((s) => [
+    s.id,
+    s.conformance.responsesChecked,
+    s.conformance.bodiesValidated,
+    s.conformance.nonConformant,
+    Object.entries(s.conformance.byCheck)
+      .map(([k, n]) => `${k}×${n}`)
+      .join(' '),
+  ]),
+)}
 ${conformanceExamples.length > 0 ? `<h3>Examples</h3>${table(['scenario', 'operation', 'status', 'check', 'clause', 'message'], conformanceExamples)}` : ''}
 <h2>Connection errors and timeouts</h2>
 ${table(['scenario', 'error', 'count'], errorRows)}
 <h2>Generator health</h2>
-${table(['shard', 'wall s', 'client CPU % (one core)', 'peak RSS MB', 'event-loop delay p99 ms'], report.generator.map((g, i) => [i + 1, g.wallSeconds, g.cpuPercent, g.peakRssMb, g.eventLoopDelayP99Ms]))}
+${table(
+  ['shard', 'wall s', 'client CPU % (one core)', 'peak RSS MB', 'event-loop delay p99 ms'],
+  report.generator.map((g, i) => [i + 1, g.wallSeconds, g.cpuPercent, g.peakRssMb, g.eventLoopDelayP99Ms]),
+)}
 ${table(['scenario', 'requested req/s', 'achieved req/s', 'achieved ÷ requested'], rateRows)}
 <h2>Trend</h2>
-${table(['night', 'pass', 'p99 ms', 'throughput req/s', 'error rate', 'non-conformant'], [...report.trend, { createdAt: report.createdAt, pass: v.pass, figures: f }].map((n) => [n.createdAt, n.pass ? 'pass' : 'FAIL', num(n.figures.p99LatencyMs), num(n.figures.throughputRps), n.figures.errorRate, n.figures.nonConformant]))}
+${table(
+  ['night', 'pass', 'p99 ms', 'throughput req/s', 'error rate', 'non-conformant'],
+  [...report.trend, { createdAt: report.createdAt, pass: v.pass, figures: f }].map((n) => [
+    n.createdAt,
+    n.pass ? 'pass' : 'FAIL',
+    num(n.figures.p99LatencyMs),
+    num(n.figures.throughputRps),
+    n.figures.errorRate,
+    n.figures.nonConformant,
+  ]),
+)}
 <h2>Environment</h2>
 ${table(['', ''], Object.entries(report.environment))}
 <p class="muted">report.json schemaVersion ${esc(report.schemaVersion)}; raw autocannon results and HDR histograms are in report.json.</p>

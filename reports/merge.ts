@@ -7,7 +7,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HarnessError } from '../config/errors.js';
 import { mergeHistograms, summarize } from '../load/histogram.js';
-import type { ConformanceSummary, LatencySummary, LimiterOutcome, LoadRun, ScenarioResult, SecondBucket, StatusClass } from '../load/model.js';
+import type {
+  ConformanceSummary,
+  LatencySummary,
+  LimiterOutcome,
+  LoadRun,
+  ScenarioResult,
+  SecondBucket,
+  StatusClass,
+} from '../load/model.js';
 import { STATUS_CLASSES } from '../load/model.js';
 import { buildReport } from './build-report.js';
 import type { LoadReport } from './model.js';
@@ -26,7 +34,11 @@ export function readReport(dir: string): LoadReport {
     throw new HarnessError('PSC_USAGE', `report merge: cannot read ${file}: ${(e as Error).message}`);
   }
   const problems = reportSchemaErrors(data);
-  if (problems.length > 0) throw new HarnessError('PSC_USAGE', `report merge: ${file} is not a schemaVersion 1 report: ${problems.slice(0, 3).join('; ')}`);
+  if (problems.length > 0)
+    throw new HarnessError(
+      'PSC_USAGE',
+      `report merge: ${file} is not a schemaVersion 1 report: ${problems.slice(0, 3).join('; ')}`,
+    );
   return data as LoadReport;
 }
 
@@ -148,7 +160,10 @@ export function mergeRuns(reports: readonly LoadReport[]): LoadRun {
     profile: 'merged',
     target: first.target,
     startedAt: reports.map((r) => r.startedAt).sort()[0]!,
-    finishedAt: reports.map((r) => r.finishedAt).sort().at(-1)!,
+    finishedAt: reports
+      .map((r) => r.finishedAt)
+      .sort()
+      .at(-1)!,
     environment: first.environment,
     generator: reports.flatMap((r) => r.generator),
     scenarios: ids.map((id) => mergeScenario(byId.get(id)!)),
@@ -156,7 +171,11 @@ export function mergeRuns(reports: readonly LoadReport[]): LoadRun {
 }
 
 /** `petstore-conformance report merge DIR...`: writes the merged report.json, report.html and summary.md into outDir. */
-export async function mergeReports(dirs: readonly string[], outDir: string, options: { thresholds?: Thresholds } = {}): Promise<WrittenReport> {
+export async function mergeReports(
+  dirs: readonly string[],
+  outDir: string,
+  options: { thresholds?: Thresholds } = {},
+): Promise<WrittenReport> {
   const reports = dirs.map(readReport);
   const run = mergeRuns(reports);
   const report = buildReport(run, options.thresholds ?? loadThresholds(null), []);

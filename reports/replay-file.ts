@@ -43,12 +43,15 @@ export function writeReplays(dir: string, report: ConformanceReport, findings: r
       message: f.message,
       target: report.target.url,
       seed: report.seed,
-      fastCheck: f.repro?.path !== undefined ? { seed: f.repro.seed, path: f.repro.path, counterexample: f.repro.counterexample ?? '' } : null,
+      fastCheck:
+        f.repro?.path !== undefined
+          ? { seed: f.repro.seed, path: f.repro.path, counterexample: f.repro.counterexample ?? '' }
+          : null,
       request: ex.request,
       curl: ex.curl,
     };
     const path = join(dir, `${String(i + 1).padStart(3, '0')}-${f.checkId}.json`);
-    writeFileSync(path, guardSecrets(JSON.stringify(file, null, 2) + '\n', path));
+    writeFileSync(path, guardSecrets(`${JSON.stringify(file, null, 2)}\n`, path));
     written.push(path);
   });
   return written;

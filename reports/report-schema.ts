@@ -15,5 +15,7 @@ const validate = addFormats(new Ajv2020({ allErrors: true, strict: true, allowUn
 
 /** Problems of a report against report.schema.json, as "path message" lines; empty when valid. */
 export function reportSchemaErrors(report: unknown): string[] {
-  return validate(report) ? [] : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`);
+  return validate(report)
+    ? []
+    : (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? e.keyword}`);
 }

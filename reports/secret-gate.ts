@@ -13,6 +13,10 @@ export function leakedSecrets(text: string): string[] {
 
 export function guardSecrets(text: string, where: string): string {
   const leaked = leakedSecrets(text);
-  if (leaked.length > 0) throw new HarnessError('PSC_SECRET_LEAK', `refusing to write ${where}: it contains the value of ${leaked.join(', ')}`);
+  if (leaked.length > 0)
+    throw new HarnessError(
+      'PSC_SECRET_LEAK',
+      `refusing to write ${where}: it contains the value of ${leaked.join(', ')}`,
+    );
   return text;
 }

@@ -26,7 +26,9 @@ export function renderSummary(report: LoadReport): string {
     `| accepted before first 429 ÷ limit (min) | ${num(f.minFirstWindowRatio)} |`,
     `| accepted ÷ limit per window above the rate (max) | ${num(f.maxAcceptedRatio)} |`,
     '',
-    report.trend.length > 0 ? `Compared with ${report.trend.length} earlier night(s) (median).` : 'No earlier nights to compare with yet.',
+    report.trend.length > 0
+      ? `Compared with ${report.trend.length} earlier night(s) (median).`
+      : 'No earlier nights to compare with yet.',
     '',
   );
   return `${lines.join('\n')}`;

@@ -13,7 +13,11 @@ export interface Thresholds {
   readonly throughputRps: { readonly min: number; readonly minRatioToMedian: number };
   readonly errorRate: { readonly max: number };
   readonly nonConformant: { readonly max: number };
-  readonly limiter: { readonly maxFalseRejections: number; readonly minFirstWindowRatio: number; readonly maxAcceptedRatio: number };
+  readonly limiter: {
+    readonly maxFalseRejections: number;
+    readonly minFirstWindowRatio: number;
+    readonly maxAcceptedRatio: number;
+  };
   /** Compare with the median of the last `nights` runs, once at least `minNights` exist. */
   readonly trend: { readonly nights: number; readonly minNights: number };
 }
@@ -35,7 +39,8 @@ function fail(file: string, message: string): never {
 
 /** Reads a thresholds file over the defaults; every value must be a non-negative number. */
 export function loadThresholds(file: string | null): Thresholds {
-  if (file === null) return existsSync(DEFAULT_THRESHOLDS_FILE) ? loadThresholds(DEFAULT_THRESHOLDS_FILE) : DEFAULT_THRESHOLDS;
+  if (file === null)
+    return existsSync(DEFAULT_THRESHOLDS_FILE) ? loadThresholds(DEFAULT_THRESHOLDS_FILE) : DEFAULT_THRESHOLDS;
   if (!existsSync(file)) fail(file, 'thresholds file not found');
   let data: unknown;
   try {
@@ -47,11 +52,14 @@ export function loadThresholds(file: string | null): Thresholds {
   const out: Record<string, Record<string, number>> = {};
   for (const [group, defaults] of Object.entries(DEFAULT_THRESHOLDS)) {
     const given = (data as Record<string, unknown>)[group];
-    if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given))) fail(file, `${group} must be an object`);
+    if (given !== undefined && (typeof given !== 'object' || given === null || Array.isArray(given)))
+      fail(file, `${group} must be an object`);
     out[group] = { ...(defaults as Record<string, number>) };
     for (const [name, value] of Object.entries((given ?? {}) as Record<string, unknown>)) {
-      if (!(name in (defaults as object))) fail(file, `unknown threshold ${group}.${name} (known: ${Object.keys(defaults as object).join(', ')})`);
-      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) fail(file, `${group}.${name} must be a non-negative number`);
+      if (!(name in (defaults as object)))
+        fail(file, `unknown threshold ${group}.${name} (known: ${Object.keys(defaults as object).join(', ')})`);
+      if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+        fail(file, `${group}.${name} must be a non-negative number`);
       out[group]![name] = value;
     }
   }
@@ -68,7 +76,13 @@ export function median(values: readonly number[]): number | null {
   return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
 }
 
-function check(name: string, value: number | null, comparison: '<=' | '>=', limit: number, basis: string): ThresholdCheck {
+function check(
+  name: string,
+  value: number | null,
+  comparison: '<=' | '>=',
+  limit: number,
+  basis: string,
+): ThresholdCheck {
   const pass = value !== null && (comparison === '<=' ? value <= limit : value >= limit);
   return { name, value, comparison, limit: Math.round(limit * 1000) / 1000, basis, pass };
 }
@@ -81,20 +95,54 @@ export function evaluate(figures: KeyFigures, earlier: readonly HistoryEntry[], 
     check('error rate', figures.errorRate, '<=', t.errorRate.max, 'absolute'),
     check('non-conformant responses under load', figures.nonConformant, '<=', t.nonConformant.max, 'absolute'),
     check('429s at or below the plan rate', figures.falseRejections, '<=', t.limiter.maxFalseRejections, 'absolute'),
-    check('accepted before the first 429 ÷ limit', figures.minFirstWindowRatio, '>=', t.limiter.minFirstWindowRatio, 'absolute'),
-    check('accepted ÷ limit per window above the rate', figures.maxAcceptedRatio, '<=', t.limiter.maxAcceptedRatio, 'absolute'),
+    check(
+      'accepted before the first 429 ÷ limit',
+      figures.minFirstWindowRatio,
+      '>=',
+      t.limiter.minFirstWindowRatio,
+      'absolute',
+    ),
+    check(
+      'accepted ÷ limit per window above the rate',
+      figures.maxAcceptedRatio,
+      '<=',
+      t.limiter.maxAcceptedRatio,
+      'absolute',
+    ),
   ];
   const recent = earlier.slice(-t.trend.nights);
   if (recent.length >= t.trend.minNights) {
     const basis = (ratio: number) => `median of ${recent.length} earlier nights × ${ratio}`;
     const p99 = median(recent.flatMap((h) => (h.figures.p99LatencyMs === null ? [] : [h.figures.p99LatencyMs])));
-    if (p99 !== null) checks.push(check('p99 latency against the trend (ms)', figures.p99LatencyMs, '<=', p99 * t.p99LatencyMs.maxRatioToMedian, basis(t.p99LatencyMs.maxRatioToMedian)));
+    if (p99 !== null)
+      checks.push(
+        check(
+          'p99 latency against the trend (ms)',
+          figures.p99LatencyMs,
+          '<=',
+          p99 * t.p99LatencyMs.maxRatioToMedian,
+          basis(t.p99LatencyMs.maxRatioToMedian),
+        ),
+      );
     const rps = median(recent.flatMap((h) => (h.figures.throughputRps === null ? [] : [h.figures.throughputRps])));
-    if (rps !== null) checks.push(check('throughput against the trend (req/s)', figures.throughputRps, '>=', rps * t.throughputRps.minRatioToMedian, basis(t.throughputRps.minRatioToMedian)));
+    if (rps !== null)
+      checks.push(
+        check(
+          'throughput against the trend (req/s)',
+          figures.throughputRps,
+          '>=',
+          rps * t.throughputRps.minRatioToMedian,
+          basis(t.throughputRps.minRatioToMedian),
+        ),
+      );
   }
   const reasons = checks
     .filter((c) => !c.pass)
-    .map((c) => (c.value === null ? `${c.name}: not measured (no data)` : `${c.name}: ${c.value} is not ${c.comparison} ${c.limit} (${c.basis})`));
+    .map((c) =>
+      c.value === null
+        ? `${c.name}: not measured (no data)`
+        : `${c.name}: ${c.value} is not ${c.comparison} ${c.limit} (${c.basis})`,
+    );
   if (figures.responses === 0) reasons.unshift('no responses at all: the run measured nothing');
   return { pass: reasons.length === 0, reasons, checks };
 }

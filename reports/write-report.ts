@@ -25,7 +25,10 @@ export interface WrittenReport {
 
 /** UTC timestamp usable as a directory name everywhere (no colons): 2025-01-31T02-00-00Z. */
 export function utcStamp(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/:/g, '-');
+  return date
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/:/g, '-');
 }
 
 /** A fresh directory under `out` named for the time; a suffix keeps two runs in the same second apart. */
@@ -44,7 +47,8 @@ export function assertNoSecrets(files: Readonly<Record<string, string>>): void {
 
 export async function writeReportFiles(report: LoadReport, dir: string): Promise<string> {
   const problems = reportSchemaErrors(report);
-  if (problems.length > 0) throw new Error(`report: report.json does not match report.schema.json: ${problems.slice(0, 5).join('; ')}`);
+  if (problems.length > 0)
+    throw new Error(`report: report.json does not match report.schema.json: ${problems.slice(0, 5).join('; ')}`);
   const summary = renderSummary(report);
   const files = {
     'report.json': `${JSON.stringify(report, null, 2)}\n`,
@@ -58,7 +62,12 @@ export async function writeReportFiles(report: LoadReport, dir: string): Promise
 }
 
 /** Builds the report of a run against the thresholds and the history in `out`, writes it, and appends the history. */
-export async function writeRunReport(run: LoadRun, out: string, thresholds: Thresholds, now = new Date()): Promise<WrittenReport> {
+export async function writeRunReport(
+  run: LoadRun,
+  out: string,
+  thresholds: Thresholds,
+  now = new Date(),
+): Promise<WrittenReport> {
   mkdirSync(out, { recursive: true });
   const report = buildReport(run, thresholds, readHistory(out), now);
   const dir = freshDir(out, now);

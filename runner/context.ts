@@ -31,7 +31,12 @@ export interface RunSettings {
   readonly windowSeconds?: number;
 }
 
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT', 'PSC_REQUEST_DEADLINE']);
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'PSC_REQUEST_DEADLINE',
+]);
 const MAX_TIMEOUTS_IN_A_ROW = 5;
 
 export class TargetStalledError extends Error {
@@ -152,7 +157,9 @@ export class RunContext {
   private noteStall(ex: Exchange): void {
     this.timeoutsInARow = ex.error && TIMEOUT_CODES.has(ex.error.code) ? this.timeoutsInARow + 1 : 0;
     if (this.timeoutsInARow >= MAX_TIMEOUTS_IN_A_ROW) {
-      throw new TargetStalledError(`${this.timeoutsInARow} requests in a row timed out (${ex.error!.code}); the suite stopped rather than wait out every case`);
+      throw new TargetStalledError(
+        `${this.timeoutsInARow} requests in a row timed out (${ex.error!.code}); the suite stopped rather than wait out every case`,
+      );
     }
   }
 

@@ -39,14 +39,18 @@ export class FindingLog {
       const f = this.items[i]!;
       if (f.checkId === checkId && f.level !== 'observation') this.items.splice(i, 1);
     }
-    for (const key of [...this.seen.keys()]) if (key.startsWith(`${checkId} `) && !key.endsWith('observation')) this.seen.delete(key);
+    for (const key of [...this.seen.keys()])
+      if (key.startsWith(`${checkId} `) && !key.endsWith('observation')) this.seen.delete(key);
     this.add(findings.filter((f) => f.checkId === checkId));
   }
 
   count(operation: OperationId | null, field: keyof OperationStats, n = 1): void {
     const k = operation ?? 'none';
     let s = this.stats.get(k);
-    if (!s) this.stats.set(k, (s = { exchanges: 0, checksApplied: 0, cases: 0 }));
+    if (!s) {
+      s = { exchanges: 0, checksApplied: 0, cases: 0 };
+      this.stats.set(k, s);
+    }
     s[field] += n;
   }
 

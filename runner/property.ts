@@ -59,7 +59,9 @@ export async function checkProperty<T>(
       counterexample: fc.stringify(result.counterexample[0]),
       shrinks: result.numShrinks,
     };
-    const newChecks = new Set(failingFindings.filter((f) => ctx.fails(f) && !reported.has(f.checkId)).map((f) => f.checkId));
+    const newChecks = new Set(
+      failingFindings.filter((f) => ctx.fails(f) && !reported.has(f.checkId)).map((f) => f.checkId),
+    );
     for (const f of failingFindings) if (newChecks.has(f.checkId)) f.repro = repro;
     for (const id of newChecks) {
       ctx.log.replace(id, failingFindings);

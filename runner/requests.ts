@@ -12,7 +12,14 @@ export function listPets(auth: AuthSpec, query = ''): OutgoingRequest {
 
 export function createPet(auth: AuthSpec, body: string | null): OutgoingRequest {
   // The media type is declared even with no body, so that a missing body is answered as such, not as a 415.
-  return { operation: 'createPet', method: operation('createPet').method, path: pathOf('createPet'), auth, body, headers: { 'content-type': 'application/json' } };
+  return {
+    operation: 'createPet',
+    method: operation('createPet').method,
+    path: pathOf('createPet'),
+    auth,
+    body,
+    headers: { 'content-type': 'application/json' },
+  };
 }
 
 /** `segment` is the petId path segment, already URL-encoded. */

@@ -33,10 +33,34 @@ const definitions: SuiteDefinition[] = [
   { name: 'auth', title: 'Authentication on every operation', operations: ALL_OPS, areas: ['auth'], run: authScenario },
   { name: 'listPets', title: 'GET /pets', operations: ['listPets'], areas: ['listPets'], run: listPetsScenario },
   { name: 'createPet', title: 'POST /pets', operations: ['createPet'], areas: ['createPet'], run: createPetScenario },
-  { name: 'getPet', title: 'GET /pets/{petId} (deprecated)', operations: ['getPet'], areas: ['getPet', 'createPet'], run: getPetScenario },
-  { name: 'stateful', title: 'Model-based sequences', operations: ['createPet'], areas: ['stateful', 'createPet', 'listPets'], run: statefulScenario },
-  { name: 'rate-limit', title: 'Rate limits per plan key (section 8)', operations: ['listPets'], areas: ['rate-limit'], run: rateLimitScenario },
-  { name: 'quota', title: 'Daily quota of the smallest plan key (section 8, opt-in)', operations: ['listPets'], areas: ['rate-limit'], run: quotaScenario },
+  {
+    name: 'getPet',
+    title: 'GET /pets/{petId} (deprecated)',
+    operations: ['getPet'],
+    areas: ['getPet', 'createPet'],
+    run: getPetScenario,
+  },
+  {
+    name: 'stateful',
+    title: 'Model-based sequences',
+    operations: ['createPet'],
+    areas: ['stateful', 'createPet', 'listPets'],
+    run: statefulScenario,
+  },
+  {
+    name: 'rate-limit',
+    title: 'Rate limits per plan key (section 8)',
+    operations: ['listPets'],
+    areas: ['rate-limit'],
+    run: rateLimitScenario,
+  },
+  {
+    name: 'quota',
+    title: 'Daily quota of the smallest plan key (section 8, opt-in)',
+    operations: ['listPets'],
+    areas: ['rate-limit'],
+    run: quotaScenario,
+  },
 ];
 
 const extra = new Map<SuiteName, SuiteDefinition>();
@@ -77,7 +101,8 @@ export async function runSuite(name: SuiteName, settings: RunSettings): Promise<
     await def.run(ctx);
   } catch (e) {
     const err = e as { code?: string; message?: string };
-    if (err.code === 'PSC_KEY_BANNED' || err.code === 'PSC_TARGET_STALLED') aborted = { code: err.code, message: err.message ?? String(e) };
+    if (err.code === 'PSC_KEY_BANNED' || err.code === 'PSC_TARGET_STALLED')
+      aborted = { code: err.code, message: err.message ?? String(e) };
     else throw e;
   } finally {
     await ctx.close();

@@ -130,7 +130,8 @@ export function loadContract(text: string = readFileSync(specPath, 'utf8')): Con
   }
   const plans: Partial<Record<PlanName, PlanLimits>> = {};
   for (const [name, p] of Object.entries<any>(resolved['x-plans'] ?? {})) {
-    if (!p.custom) plans[name as PlanName] = { requestsPerMinute: p.requestsPerMinute, requestsPerDay: p.requestsPerDay };
+    if (!p.custom)
+      plans[name as PlanName] = { requestsPerMinute: p.requestsPerMinute, requestsPerDay: p.requestsPerDay };
   }
   const contract: Contract = {
     version: resolved.info.version,

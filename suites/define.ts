@@ -79,7 +79,10 @@ export function defineConformanceSuite(name: SuiteName): void {
       task.meta.suite = meta;
       expect(r.aborted, r.aborted?.message).toBeNull();
       for (const op of def.operations) {
-        expect(r.stats[op]?.cases ?? 0, `no case executed for ${op}: a run that tests nothing must not pass`).toBeGreaterThan(0);
+        expect(
+          r.stats[op]?.cases ?? 0,
+          `no case executed for ${op}: a run that tests nothing must not pass`,
+        ).toBeGreaterThan(0);
       }
     });
 
@@ -90,7 +93,9 @@ export function defineConformanceSuite(name: SuiteName): void {
       for (const check of suiteChecks(def)) {
         if (check.level === 'observation') continue;
         test(`${op} › ${check.id} [${check.clause}]`, ({ task }) => {
-          const mine = result!.findings.filter((f) => f.checkId === check.id && (f.operation ?? def.operations[0]) === op);
+          const mine = result!.findings.filter(
+            (f) => f.checkId === check.id && (f.operation ?? def.operations[0]) === op,
+          );
           task.meta.findings = mine;
           const failing = mine.filter((f) => f.level === 'violation' || (config.strict && f.level === 'warning'));
           expect(failing.map(describeFinding), `${check.title}`).toEqual([]);

@@ -8,7 +8,12 @@ import type { ScenarioSpec } from '../run-scenario.js';
 import type { Profile } from '../profiles.js';
 import type { TargetKey } from '../target.js';
 
-export function mixConnectionsScenario(url: string, key: TargetKey, profile: Profile, run: Profile['mixConnections'][number]): ScenarioSpec {
+export function mixConnectionsScenario(
+  url: string,
+  key: TargetKey,
+  profile: Profile,
+  run: Profile['mixConnections'][number],
+): ScenarioSpec {
   const basePath = new URL(url).pathname;
   return {
     id: `mix-connections-${run.connections}`,
@@ -24,6 +29,7 @@ export function mixConnectionsScenario(url: string, key: TargetKey, profile: Pro
     timeoutSeconds: profile.timeoutSeconds,
     sampleEvery: profile.sampleEvery,
     planLine: null,
-    requests: async (tally) => mixRequests(basePath, key.key, tally, await seedPets(url, key.key, mixGetCount(), profile.timeoutSeconds)),
+    requests: async (tally) =>
+      mixRequests(basePath, key.key, tally, await seedPets(url, key.key, mixGetCount(), profile.timeoutSeconds)),
   };
 }

@@ -7,11 +7,21 @@ import type { ScenarioSpec } from '../run-scenario.js';
 import type { Profile } from '../profiles.js';
 import type { TargetKey } from '../target.js';
 
-export function mixRateScenario(url: string, windowSeconds: number, key: TargetKey, profile: Profile, run: Profile['mixRates'][number]): ScenarioSpec {
+export function mixRateScenario(
+  url: string,
+  windowSeconds: number,
+  key: TargetKey,
+  profile: Profile,
+  run: Profile['mixRates'][number],
+): ScenarioSpec {
   const basePath = new URL(url).pathname;
   // Rates below 1/s cannot be expressed in autocannon; the request bound keeps the window's total below the limit.
-  const rate = Math.max(1, Math.min(run.maxRate, Math.floor((run.fraction * key.limits.requestsPerMinute) / windowSeconds)));
-  const perWindowBound = Math.floor(run.fraction * key.limits.requestsPerMinute) * Math.ceil(run.durationSeconds / windowSeconds);
+  const rate = Math.max(
+    1,
+    Math.min(run.maxRate, Math.floor((run.fraction * key.limits.requestsPerMinute) / windowSeconds)),
+  );
+  const perWindowBound =
+    Math.floor(run.fraction * key.limits.requestsPerMinute) * Math.ceil(run.durationSeconds / windowSeconds);
   return {
     id: `mix-rate-${Math.round(run.fraction * 100)}pct`,
     kind: 'mix-rate',
@@ -26,6 +36,7 @@ export function mixRateScenario(url: string, windowSeconds: number, key: TargetK
     timeoutSeconds: profile.timeoutSeconds,
     sampleEvery: profile.sampleEvery,
     planLine: null,
-    requests: async (tally) => mixRequests(basePath, key.key, tally, await seedPets(url, key.key, mixGetCount(), profile.timeoutSeconds)),
+    requests: async (tally) =>
+      mixRequests(basePath, key.key, tally, await seedPets(url, key.key, mixGetCount(), profile.timeoutSeconds)),
   };
 }

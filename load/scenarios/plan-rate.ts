@@ -18,11 +18,24 @@ import type { Recorder } from '../recorder.js';
 import { runScenario, type ScenarioContext, type ScenarioSpec } from '../run-scenario.js';
 import type { TargetKey } from '../target.js';
 
-export function planRateScenario(url: string, windowSeconds: number, key: TargetKey, profile: Profile, multiplier: number): ScenarioSpec {
+export function planRateScenario(
+  url: string,
+  windowSeconds: number,
+  key: TargetKey,
+  profile: Profile,
+  multiplier: number,
+): ScenarioSpec {
   const limit = key.limits.requestsPerMinute;
   const durationSeconds = multiplier > 1 ? 2 * windowSeconds : windowSeconds;
   const rate = Math.max(1, Math.floor((multiplier * limit) / windowSeconds));
-  const offered = Math.max(1, Math.min(profile.requestCap, Math.floor((multiplier * limit * durationSeconds) / windowSeconds), rate * durationSeconds));
+  const offered = Math.max(
+    1,
+    Math.min(
+      profile.requestCap,
+      Math.floor((multiplier * limit * durationSeconds) / windowSeconds),
+      rate * durationSeconds,
+    ),
+  );
   return {
     id: `plan-rate-${key.plan}-${multiplier}x`,
     kind: 'plan-rate',
@@ -36,12 +49,22 @@ export function planRateScenario(url: string, windowSeconds: number, key: Target
     maxRequests: offered,
     timeoutSeconds: profile.timeoutSeconds,
     sampleEvery: profile.sampleEvery,
-    planLine: { plan: key.plan, limitPerWindow: limit, windowSeconds, acceptedPerSecond: Math.round((limit / windowSeconds) * 100) / 100 },
+    planLine: {
+      plan: key.plan,
+      limitPerWindow: limit,
+      windowSeconds,
+      acceptedPerSecond: Math.round((limit / windowSeconds) * 100) / 100,
+    },
     requests: (tally) => listRequest(new URL(url).pathname, key.key, tally),
   };
 }
 
-export function limiterOutcome(spec: ScenarioSpec, key: TargetKey, windowSeconds: number, rec: Recorder): LimiterOutcome {
+export function limiterOutcome(
+  spec: ScenarioSpec,
+  key: TargetKey,
+  windowSeconds: number,
+  rec: Recorder,
+): LimiterOutcome {
   const multiplier = spec.multiplier ?? 1;
   let accepted = 0;
   for (const [status, n] of Object.entries(rec.byStatus)) if (status.startsWith('2')) accepted += n;
@@ -55,7 +78,9 @@ export function limiterOutcome(spec: ScenarioSpec, key: TargetKey, windowSeconds
     rejected,
     acceptedBeforeFirst429: rec.acceptedBeforeFirst429,
     falseRejections: atOrBelow ? rejected : 0,
-    firstWindowRatio: atOrBelow ? null : Math.round((rec.acceptedBeforeFirst429 / key.limits.requestsPerMinute) * 1000) / 1000,
+    firstWindowRatio: atOrBelow
+      ? null
+      : Math.round((rec.acceptedBeforeFirst429 / key.limits.requestsPerMinute) * 1000) / 1000,
     acceptedRatio: atOrBelow ? null : Math.round((accepted / (key.limits.requestsPerMinute * windows)) * 1000) / 1000,
     note: atOrBelow
       ? 'at or below the plan rate with a rested key: every 429 is a false rejection'
@@ -64,10 +89,24 @@ export function limiterOutcome(spec: ScenarioSpec, key: TargetKey, windowSeconds
 }
 
 /** Runs every plan's multipliers; plans in parallel, multipliers of a plan in turn with a window's rest between. */
-export async function runPlanRates(url: string, windowSeconds: number, keys: readonly TargetKey[], profile: Profile, ctx: ScenarioContext): Promise<ScenarioResult[]> {
+export async function runPlanRates(
+  url: string,
+  windowSeconds: number,
+  keys: readonly TargetKey[],
+  profile: Profile,
+  ctx: ScenarioContext,
+): Promise<ScenarioResult[]> {
   // A key whose runs would not fit the profile's request cap (e.g. generous Enterprise limits) cannot show its limiter.
-  const feasible = keys.filter((key) => profile.planMultipliers.every((m) => planRateScenario(url, windowSeconds, key, profile, m).maxRequests < profile.requestCap));
-  for (const key of keys) if (!feasible.includes(key)) ctx.progress.note(`${key.plan} key: limits too large for the ${profile.name} profile's request cap; no per-plan rate runs`);
+  const feasible = keys.filter((key) =>
+    profile.planMultipliers.every(
+      (m) => planRateScenario(url, windowSeconds, key, profile, m).maxRequests < profile.requestCap,
+    ),
+  );
+  for (const key of keys)
+    if (!feasible.includes(key))
+      ctx.progress.note(
+        `${key.plan} key: limits too large for the ${profile.name} profile's request cap; no per-plan rate runs`,
+      );
   const perPlan = await Promise.all(
     feasible.map(async (key) => {
       const results: ScenarioResult[] = [];

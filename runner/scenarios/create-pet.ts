@@ -54,7 +54,12 @@ const maxLimit = () => Number(parameter('listPets', 'limit').schema.maximum);
 export async function createAndJudge(ctx: RunContext, pet: GeneratedPet): Promise<Exchange> {
   const ex = await ctx.send(req.createPet(ctx.auth(), newPetBody(pet)));
   const sent = sentOf(pet);
-  ctx.judge(create201, { exchange: ex, sent, nameEdge: pet.nameEdge, categoriesOpen: ctx.acceptedCategories.size >= 2 });
+  ctx.judge(create201, {
+    exchange: ex,
+    sent,
+    nameEdge: pet.nameEdge,
+    categoriesOpen: ctx.acceptedCategories.size >= 2,
+  });
   if (ex.response?.status === 201) {
     const category = BigInt(pet.categoryId);
     if (category > 2n ** 32n || category < -(2n ** 32n)) ctx.acceptedCategories.add(pet.categoryId);

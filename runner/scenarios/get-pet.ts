@@ -24,22 +24,40 @@ export async function getPetScenario(ctx: RunContext): Promise<void> {
   }
   const ids = [...byId.keys()];
   if (ids.length > 0) {
-    await checkProperty(ctx, 'getPet finds created pets', existingPetId(ids), async (c) => {
+    await checkProperty(
+      ctx,
+      'getPet finds created pets',
+      existingPetId(ids),
+      async (c) => {
+        ctx.log.count('getPet', 'cases');
+        const exchange = await ctx.send(req.getPet(ctx.auth(), c.segment));
+        const create = byId.get(c.digits ?? '')!;
+        ctx.judge(get200, { exchange, expected: create });
+        ctx.judge(createRetrievable, { create, get: exchange });
+      },
+      { numRuns: Math.max(10, Math.ceil(ctx.runs / 3)) },
+    );
+  }
+  await checkProperty(
+    ctx,
+    'getPet answers 404 for absent ids',
+    absentPetId(ids),
+    async (c) => {
       ctx.log.count('getPet', 'cases');
       const exchange = await ctx.send(req.getPet(ctx.auth(), c.segment));
-      const create = byId.get(c.digits ?? '')!;
-      ctx.judge(get200, { exchange, expected: create });
-      ctx.judge(createRetrievable, { create, get: exchange });
-    }, { numRuns: Math.max(10, Math.ceil(ctx.runs / 3)) });
-  }
-  await checkProperty(ctx, 'getPet answers 404 for absent ids', absentPetId(ids), async (c) => {
-    ctx.log.count('getPet', 'cases');
-    const exchange = await ctx.send(req.getPet(ctx.auth(), c.segment));
-    ctx.judge(get404, { exchange, petId: c.digits ?? c.segment });
-  }, { numRuns: Math.max(10, Math.ceil(ctx.runs / 3)) });
-  await checkProperty(ctx, 'getPet ids that are not int64 (gap)', invalidPetId(), async (c) => {
-    ctx.log.count('getPet', 'cases');
-    const exchange = await ctx.send(req.getPet(ctx.auth(), c.segment));
-    ctx.judge(getInvalidId, { exchange, petId: c.segment });
-  }, { numRuns: Math.max(10, Math.ceil(ctx.runs / 4)) });
+      ctx.judge(get404, { exchange, petId: c.digits ?? c.segment });
+    },
+    { numRuns: Math.max(10, Math.ceil(ctx.runs / 3)) },
+  );
+  await checkProperty(
+    ctx,
+    'getPet ids that are not int64 (gap)',
+    invalidPetId(),
+    async (c) => {
+      ctx.log.count('getPet', 'cases');
+      const exchange = await ctx.send(req.getPet(ctx.auth(), c.segment));
+      ctx.judge(getInvalidId, { exchange, petId: c.segment });
+    },
+    { numRuns: Math.max(10, Math.ceil(ctx.runs / 4)) },
+  );
 }

@@ -5,7 +5,14 @@
 import fc from 'fast-check';
 import { contract, parameter } from '../../spec/contract.js';
 import { invalidListQuery, validListQuery, validNewPet, type ListQuery } from '../../generators/index.js';
-import { list200, listDefaultLimit, listInvalidQuery, listLimitRespected, listPagination, listStatusFilter } from '../../checks/list.js';
+import {
+  list200,
+  listDefaultLimit,
+  listInvalidQuery,
+  listLimitRespected,
+  listPagination,
+  listStatusFilter,
+} from '../../checks/list.js';
 import type { RunContext } from '../context.js';
 import { checkProperty } from '../property.js';
 import { createAndJudge } from './create-pet.js';
@@ -29,8 +36,17 @@ export function edgeQueries(): ListQuery[] {
   const out: ListQuery[] = [];
   for (const status of [undefined, ...contract.petStatuses]) {
     for (const limit of limits) {
-      const parts = [limit !== undefined ? `limit=${limit}` : '', status !== undefined ? `status=${encodeURIComponent(status)}` : ''].filter(Boolean);
-      out.push({ raw: parts.length ? `?${parts.join('&')}` : '', ...(limit !== undefined ? { limit } : {}), ...(status !== undefined ? { status } : {}), valid: true, kind: 'edge' });
+      const parts = [
+        limit !== undefined ? `limit=${limit}` : '',
+        status !== undefined ? `status=${encodeURIComponent(status)}` : '',
+      ].filter(Boolean);
+      out.push({
+        raw: parts.length ? `?${parts.join('&')}` : '',
+        ...(limit !== undefined ? { limit } : {}),
+        ...(status !== undefined ? { status } : {}),
+        valid: true,
+        kind: 'edge',
+      });
     }
   }
   return out;
@@ -51,9 +67,15 @@ export async function listPetsScenario(ctx: RunContext): Promise<void> {
   await seedStore(ctx);
   for (const q of edgeQueries()) await judgeValidQuery(ctx, q);
   await checkProperty(ctx, 'listPets answers valid queries', validListQuery(), (q) => judgeValidQuery(ctx, q));
-  await checkProperty(ctx, 'listPets invalid queries (gap)', invalidListQuery(), async (q) => {
-    ctx.log.count('listPets', 'cases');
-    const exchange = await ctx.send(req.listPets(ctx.auth(), q.raw));
-    ctx.judge(listInvalidQuery, { exchange, query: q, valid: false });
-  }, { numRuns: Math.max(10, Math.ceil(ctx.runs / 4)) });
+  await checkProperty(
+    ctx,
+    'listPets invalid queries (gap)',
+    invalidListQuery(),
+    async (q) => {
+      ctx.log.count('listPets', 'cases');
+      const exchange = await ctx.send(req.listPets(ctx.auth(), q.raw));
+      ctx.judge(listInvalidQuery, { exchange, query: q, valid: false });
+    },
+    { numRuns: Math.max(10, Math.ceil(ctx.runs / 4)) },
+  );
 }

@@ -7,7 +7,17 @@
  */
 import { KeyBlockedError, sleep } from '../../http/pacing.js';
 import type { Exchange } from '../../http/exchange.js';
-import { banObserved, dailyQuota, isAccepted, maxRetryAfterWaitMs, notMinuteRefusal, retryAfterMs, rl, shape429, type QuotaStop } from '../../checks/rate-limit.js';
+import {
+  banObserved,
+  dailyQuota,
+  isAccepted,
+  maxRetryAfterWaitMs,
+  notMinuteRefusal,
+  retryAfterMs,
+  rl,
+  shape429,
+  type QuotaStop,
+} from '../../checks/rate-limit.js';
 import { statusOf } from '../../checks/facts.js';
 import type { RunContext } from '../context.js';
 import type { PlanName } from '../../spec/contract.js';
@@ -42,8 +52,13 @@ function duration(ms: number): string {
 
 export async function quotaScenario(ctx: RunContext): Promise<void> {
   const W = ctx.settings.windowSeconds ?? 60;
-  const key = [...ctx.settings.keys].filter((k) => k.limits !== null).sort((a, b) => a.limits!.requestsPerDay - b.limits!.requestsPerDay)[0];
-  if (!key) throw new Error('quota suite: no key with known limits (set PETSTORE_API_KEY_<PLAN>; Enterprise needs PETSTORE_ENTERPRISE_LIMITS)');
+  const key = [...ctx.settings.keys]
+    .filter((k) => k.limits !== null)
+    .sort((a, b) => a.limits!.requestsPerDay - b.limits!.requestsPerDay)[0];
+  if (!key)
+    throw new Error(
+      'quota suite: no key with known limits (set PETSTORE_API_KEY_<PLAN>; Enterprise needs PETSTORE_ENTERPRISE_LIMITS)',
+    );
   const limits = key.limits!;
   const { requestsPerMinute: rpm, requestsPerDay: rpd } = limits;
   const spacing = (W * 1000) / (PACE * rpm);
@@ -52,17 +67,43 @@ export async function quotaScenario(ctx: RunContext): Promise<void> {
   const requestCap = rpd + 50;
   const rate = `${rpd} requests per day at ${Number((PACE * rpm).toFixed(1))} per ${W} s`;
   const result = (over: Partial<QuotaResult>): QuotaResult => ({
-    suite: 'quota', plan: key.plan, requestsPerDay: rpd, requestsPerMinute: rpm, windowSeconds: W, sent: 0, accepted: 0,
-    dailyRetryAfterSeconds: null, dailyReset: null, waitedMs: 0, durationMs: 0, stopped: null, ...over,
+    suite: 'quota',
+    plan: key.plan,
+    requestsPerDay: rpd,
+    requestsPerMinute: rpm,
+    windowSeconds: W,
+    sent: 0,
+    accepted: 0,
+    dailyRetryAfterSeconds: null,
+    dailyReset: null,
+    waitedMs: 0,
+    durationMs: 0,
+    stopped: null,
+    ...over,
   });
   if (projectedMs > MAX_QUOTA_MS) {
     // Refused before sending anything: it could not finish within the suite's timeout.
     const note = `spending the ${key.plan} key's ${rate} would take about ${duration(projectedMs)}, more than the ${duration(MAX_QUOTA_MS)} this suite allows (its timeout is 60 min); use a key with a smaller daily quota (e.g. an Enterprise key with small PETSTORE_ENTERPRISE_LIMITS)`;
-    ctx.judge(dailyQuota, { plan: key.plan, limits, sent: 0, accepted: 0, rejection: null, known: null, acceptedAfterKnown: 0, minuteReset: null, elapsedMs: 0, stopped: 'too-long', note });
+    ctx.judge(dailyQuota, {
+      plan: key.plan,
+      limits,
+      sent: 0,
+      accepted: 0,
+      rejection: null,
+      known: null,
+      acceptedAfterKnown: 0,
+      minuteReset: null,
+      elapsedMs: 0,
+      stopped: 'too-long',
+      note,
+    });
     ctx.rateLimitResults.push(result({ stopped: 'too-long' }));
     return;
   }
-  ctx.settings.onWait?.(projectedMs, `quota: spending the ${key.plan} key's ${rate} takes about ${duration(projectedMs)}`);
+  ctx.settings.onWait?.(
+    projectedMs,
+    `quota: spending the ${key.plan} key's ${rate} takes about ${duration(projectedMs)}`,
+  );
   ctx.log.count('listPets', 'cases');
 
   const auth = ctx.auth('Bearer {key}', key);
@@ -94,7 +135,11 @@ export async function quotaScenario(ctx: RunContext): Promise<void> {
     sent++;
     const status = statusOf(ex);
     if (status === 401 || status === 403) {
-      ctx.judge(banObserved, { plan: key.plan, reason: `${status} after ${accepted} accepted requests`, exchanges: [ex] });
+      ctx.judge(banObserved, {
+        plan: key.plan,
+        reason: `${status} after ${accepted} accepted requests`,
+        exchanges: [ex],
+      });
       throw new KeyBlockedError(`key ${key.plan}: ${status} during the quota suite; stopped using it`);
     }
     if (isAccepted(ex)) {
@@ -120,7 +165,12 @@ export async function quotaScenario(ctx: RunContext): Promise<void> {
     const prevRemaining = previous ? rl(previous, 'remaining') : null;
     const rolled = minuteReset !== null && ex.startedAt >= minuteReset * 1000;
     const dayHeaders = (previous && rl(previous, 'limit') === rpd) || rl(ex, 'limit') === rpd;
-    if ((prevRemaining !== null && prevRemaining > 0) || rolled || dayHeaders || notMinuteRefusal(ex, W, rpm, rpd) !== null) {
+    if (
+      (prevRemaining !== null && prevRemaining > 0) ||
+      rolled ||
+      dayHeaders ||
+      notMinuteRefusal(ex, W, rpm, rpd) !== null
+    ) {
       rejection = ex;
       break;
     }
@@ -129,7 +179,10 @@ export async function quotaScenario(ctx: RunContext): Promise<void> {
       break;
     }
     // Retry-After plus a second for whole-second rounding and some jitter, never beyond one window and its slack.
-    const ms = Math.min((retryAfterMs(ex) ?? W * 1000) + 1000 + Math.floor(Math.random() * 250), maxRetryAfterWaitMs(W));
+    const ms = Math.min(
+      (retryAfterMs(ex) ?? W * 1000) + 1000 + Math.floor(Math.random() * 250),
+      maxRetryAfterWaitMs(W),
+    );
     ctx.settings.onWait?.(ms, `quota: minute limit reached, waiting Retry-After`);
     waitedMs += ms;
     await sleep(ms);
@@ -137,16 +190,29 @@ export async function quotaScenario(ctx: RunContext): Promise<void> {
     i = -1;
   }
   const elapsedMs = Date.now() - t0;
-  ctx.judge(dailyQuota, { plan: key.plan, limits, sent, accepted, rejection, known, acceptedAfterKnown, minuteReset, elapsedMs, stopped });
-  if (rejection) ctx.judge(shape429, { exchange: rejection });
-  const dailyRa = rejection ? retryAfterMs(rejection) : null;
-  ctx.rateLimitResults.push(result({
+  ctx.judge(dailyQuota, {
+    plan: key.plan,
+    limits,
     sent,
     accepted,
-    dailyRetryAfterSeconds: dailyRa === null ? null : dailyRa / 1000,
-    dailyReset: rejection ? rl(rejection, 'reset') : null,
-    waitedMs,
-    durationMs: elapsedMs,
+    rejection,
+    known,
+    acceptedAfterKnown,
+    minuteReset,
+    elapsedMs,
     stopped,
-  }));
+  });
+  if (rejection) ctx.judge(shape429, { exchange: rejection });
+  const dailyRa = rejection ? retryAfterMs(rejection) : null;
+  ctx.rateLimitResults.push(
+    result({
+      sent,
+      accepted,
+      dailyRetryAfterSeconds: dailyRa === null ? null : dailyRa / 1000,
+      dailyReset: rejection ? rl(rejection, 'reset') : null,
+      waitedMs,
+      durationMs: elapsedMs,
+      stopped,
+    }),
+  );
 }

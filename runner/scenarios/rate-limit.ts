@@ -58,7 +58,12 @@ export interface RateLimitResult {
   readonly limit: number;
   readonly windowSeconds: number;
   readonly paced: { readonly sent: number; readonly spanMs: number; readonly got429: boolean };
-  readonly burst: { readonly fromRemaining: number | null; readonly accepted: number; readonly allowance: number; readonly first429AtRequest: number | null } | null;
+  readonly burst: {
+    readonly fromRemaining: number | null;
+    readonly accepted: number;
+    readonly allowance: number;
+    readonly first429AtRequest: number | null;
+  } | null;
   readonly retryAfterSeconds: number | null;
   /** Time spent waiting (rest, Retry-After), ms. */
   readonly waitedMs: number;
@@ -114,15 +119,25 @@ export async function rateLimitScenario(ctx: RunContext): Promise<void> {
   const W = ctx.settings.windowSeconds ?? 60;
   const shared: Shared = { bursting: new Set() };
   const keys = ctx.settings.keys.filter((k) => k.limits !== null);
-  const [unauth, ...outcomes] = await Promise.allSettled([unauthenticated(ctx), ...keys.map((k) => measureKey(ctx, k, W, shared))]);
+  const [unauth, ...outcomes] = await Promise.allSettled([
+    unauthenticated(ctx),
+    ...keys.map((k) => measureKey(ctx, k, W, shared)),
+  ]);
   // The keys' reported limits side by side: each plan's key gets its plan's numbers.
   const reported = keys.map((k, i) => {
     const o = outcomes[i];
     const rep = o?.status === 'fulfilled' ? o.value : null;
-    return { plan: k.plan, limits: k.limits!, reported: rep?.reportedLimit ?? null, exchange: rep?.limitExchange ?? null };
+    return {
+      plan: k.plan,
+      limits: k.limits!,
+      reported: rep?.reportedLimit ?? null,
+      exchange: rep?.limitExchange ?? null,
+    };
   });
   ctx.judge(perKey, { kind: 'limits', keys: reported });
-  const failures = [unauth, ...outcomes].filter((o): o is PromiseRejectedResult => o.status === 'rejected').map((o) => o.reason as unknown);
+  const failures = [unauth, ...outcomes]
+    .filter((o): o is PromiseRejectedResult => o.status === 'rejected')
+    .map((o) => o.reason as unknown);
   const blocked = failures.find((e) => e instanceof KeyBlockedError);
   const other = failures.find((e) => !(e instanceof KeyBlockedError));
   if (other !== undefined) throw other;
@@ -215,13 +230,25 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
     return why === null ? null : `${phase}: ${why}`;
   };
   const stopMeasuring = (why: string, exchanges: Exchange[]): KeyOutcome => {
-    ctx.judge(burstEnforced, { kind: 'skipped', plan, limit: L, reason: `daily quota exhausted or the key banned (${why}); stopped using the key`, exchanges });
+    ctx.judge(burstEnforced, {
+      kind: 'skipped',
+      plan,
+      limit: L,
+      reason: `daily quota exhausted or the key banned (${why}); stopped using the key`,
+      exchanges,
+    });
     result.note = `not measured: daily quota exhausted or key banned (${why})`;
     return finish();
   };
 
   if (L > MAX_BURST_LIMIT) {
-    ctx.judge(burstEnforced, { kind: 'skipped', plan, limit: L, reason: `limit too large for a bounded burst (more than ${MAX_BURST_LIMIT} requests per window)`, exchanges: [] });
+    ctx.judge(burstEnforced, {
+      kind: 'skipped',
+      plan,
+      limit: L,
+      reason: `limit too large for a bounded burst (more than ${MAX_BURST_LIMIT} requests per window)`,
+      exchanges: [],
+    });
     result.note = 'not measured: limit too large for a bounded burst';
     return finish();
   }
@@ -241,7 +268,10 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
     const until = resetAtMs(probe);
     const ra = probe.status === 429 ? retryAfterMs(probe.ex) : null;
     const resetWait = Math.min(W * 1000 + 2000, until !== null ? until - Date.now() : W * 1000) + MARGIN_MS;
-    await wait(Math.min(maxWaitMs, Math.max(resetWait, ra !== null ? ra + RETRY_MARGIN_MS : 0)), 'not rested: waiting for its window to reset');
+    await wait(
+      Math.min(maxWaitMs, Math.max(resetWait, ra !== null ? ra + RETRY_MARGIN_MS : 0)),
+      'not rested: waiting for its window to reset',
+    );
     const p1 = await send();
     if (banned(p1)) return blocked(`${p1.status} after it had worked`, [p1.ex]);
     const long1 = notMinute(p1, 'its probe after waiting for the reset');
@@ -253,18 +283,34 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
       // weighs the previous window) has forgotten it. Rested then if the headers say so, or if Remaining is the same
       // as before this wait: that is the limiter's own level at rest, not traffic.
       const ra1 = p1.status === 429 ? retryAfterMs(p1.ex) : null;
-      await wait(Math.max(2 * W * 1000, ra1 !== null ? ra1 + RETRY_MARGIN_MS : 0) + MARGIN_MS - (Date.now() - p1.end), 'still not rested: waiting two windows');
+      await wait(
+        Math.max(2 * W * 1000, ra1 !== null ? ra1 + RETRY_MARGIN_MS : 0) + MARGIN_MS - (Date.now() - p1.end),
+        'still not rested: waiting two windows',
+      );
       const p2 = await send();
       if (banned(p2)) return blocked(`${p2.status} after it had worked`, [p2.ex]);
       const long2 = notMinute(p2, 'its last probe');
       if (long2) return stopMeasuring(long2, [p1.ex, p2.ex]);
       probe = p2;
       if (isRested(p2)) restedBy = 'headers';
-      else if (isAccepted(p1.ex) && isAccepted(p2.ex) && minuteHeaders(p2) && p2.remaining !== null && p2.remaining === p1.remaining) restedBy = 'idle';
+      else if (
+        isAccepted(p1.ex) &&
+        isAccepted(p2.ex) &&
+        minuteHeaders(p2) &&
+        p2.remaining !== null &&
+        p2.remaining === p1.remaining
+      )
+        restedBy = 'idle';
     }
   }
   if (!isAccepted(probe.ex)) {
-    ctx.judge(burstEnforced, { kind: 'skipped', plan, limit: L, reason: `its probe got ${probe.status ?? 'no answer'} even after waiting for the reset`, exchanges: [probe.ex] });
+    ctx.judge(burstEnforced, {
+      kind: 'skipped',
+      plan,
+      limit: L,
+      reason: `its probe got ${probe.status ?? 'no answer'} even after waiting for the reset`,
+      exchanges: [probe.ex],
+    });
     result.note = 'not measured: probe refused';
     return finish();
   }
@@ -301,10 +347,22 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
       pacedRejection = r;
       break;
     }
-    if (isAccepted(prev.ex) && minuteHeaders(r) && minuteHeaders(prev) && r.remaining !== null && prev.remaining !== null) {
+    if (
+      isAccepted(prev.ex) &&
+      minuteHeaders(r) &&
+      minuteHeaders(prev) &&
+      r.remaining !== null &&
+      prev.remaining !== null
+    ) {
       // Refill: a request not charged within the same window. A restart: a new window (Reset later, Remaining up).
       if (r.reset === prev.reset && r.remaining >= prev.remaining) refillSeen = true;
-      else if (r.reset !== null && prev.reset !== null && r.reset > prev.reset && r.remaining > prev.remaining && isRested(r)) {
+      else if (
+        r.reset !== null &&
+        prev.reset !== null &&
+        r.reset > prev.reset &&
+        r.remaining > prev.remaining &&
+        isRested(r)
+      ) {
         rested = r;
         restedBy = 'headers';
       }
@@ -318,15 +376,43 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
     const others = [...shared.bursting].filter((p) => p !== plan);
     const prevRemaining = minuteHeaders(prev) ? prev.remaining : null;
     if (others.length > 0 && prevRemaining !== null && prevRemaining > 0) {
-      ctx.judge(perKey, { kind: 'interference', plan, rejection: pacedRejection.ex, previous: prev.ex, bursting: others });
+      ctx.judge(perKey, {
+        kind: 'interference',
+        plan,
+        rejection: pacedRejection.ex,
+        previous: prev.ex,
+        bursting: others,
+      });
     } else {
-      ctx.judge(notStricterThanPlan, { kind: 'paced', plan, limit: L, windowSeconds: W, sent: result.paced.sent, spanMs: result.paced.spanMs, rejection: pacedRejection.ex, previous: prev.ex, rested: restedBy !== null, requestsPerDay: perDay });
+      ctx.judge(notStricterThanPlan, {
+        kind: 'paced',
+        plan,
+        limit: L,
+        windowSeconds: W,
+        sent: result.paced.sent,
+        spanMs: result.paced.spanMs,
+        rejection: pacedRejection.ex,
+        previous: prev.ex,
+        rested: restedBy !== null,
+        requestsPerDay: perDay,
+      });
     }
     // Client discipline: after a 429 the key is left alone (its state is no longer known for a burst).
     result.note = `paced phase refused at request ${result.paced.sent}`;
     return finish();
   }
-  ctx.judge(notStricterThanPlan, { kind: 'paced', plan, limit: L, windowSeconds: W, sent: result.paced.sent, spanMs: result.paced.spanMs, rejection: null, previous: prev.ex, rested: restedBy !== null, requestsPerDay: perDay });
+  ctx.judge(notStricterThanPlan, {
+    kind: 'paced',
+    plan,
+    limit: L,
+    windowSeconds: W,
+    sent: result.paced.sent,
+    spanMs: result.paced.spanMs,
+    rejection: null,
+    previous: prev.ex,
+    rested: restedBy !== null,
+    requestsPerDay: perDay,
+  });
 
   // 3. Burst from the known state until the first refusal.
   shared.bursting.add(plan);
@@ -347,7 +433,16 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
   const knownR = minuteHeaders(known) ? known.remaining : null;
   const dailyBurst = rejection ? notMinute(rejection, `after ${accepted} accepted in its burst`) : null;
   let account: WindowAccount | null = null;
-  if (rested && restedBy && rejection && !dailyBurst && !refillSeen && !resetChanged && !burst.remeasured && (rejection.status === 429 || rejection.status === 503)) {
+  if (
+    rested &&
+    restedBy &&
+    rejection &&
+    !dailyBurst &&
+    !refillSeen &&
+    !resetChanged &&
+    !burst.remeasured &&
+    (rejection.status === 429 || rejection.status === 503)
+  ) {
     const lastSeq = Math.max(...burst.readings.map((b) => b.ex.seq));
     const since = history.filter((r) => r.ex.seq >= rested!.ex.seq && r.ex.seq <= lastSeq);
     // Counted against the plan only where every accepted response described the minute window, and its Remaining
@@ -360,7 +455,13 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
       return up;
     });
     if (counted.every(minuteHeaders) && !rose) {
-      account = { rested: rested.ex, by: restedBy, accepted: counted.length, rejection: rejection.ex, spanMs: lastEnd - rested.ex.startedAt };
+      account = {
+        rested: rested.ex,
+        by: restedBy,
+        accepted: counted.length,
+        rejection: rejection.ex,
+        spanMs: lastEnd - rested.ex.startedAt,
+      };
     }
   }
   ctx.judge(burstEnforced, {
@@ -418,7 +519,9 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
       return blocked(`${r.status} for request ${i + 1} of 2 sent after a 429`, [rejection.ex, r.ex]);
     }
   }
-  const rejected = [...burst.readings.filter((r) => r.ex.seq >= rejection.ex.seq), ...extra].filter((r) => r.status === 429).length;
+  const rejected = [...burst.readings.filter((r) => r.ex.seq >= rejection.ex.seq), ...extra].filter(
+    (r) => r.status === 429,
+  ).length;
   const fallback = (() => {
     const at = resetAtMs(rejection);
     return at !== null ? Math.min(W * 1000 + 2000, Math.max(0, at - rejection.end)) : W * 1000;
@@ -449,14 +552,31 @@ async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shar
     await wait(Math.min(ms, maxWaitMs), '429 again: backing off');
     const a1 = await send();
     attempts.push({ exchange: a1.ex, waitedMs: a1.ex.startedAt - a0.end });
-    const evidence = { plan, limit: L, first429: rejection.ex, retryAfterMs: ra1, rejected, attempts, fixedLike: !continuous };
+    const evidence = {
+      plan,
+      limit: L,
+      first429: rejection.ex,
+      retryAfterMs: ra1,
+      rejected,
+      attempts,
+      fixedLike: !continuous,
+    };
     ctx.judge(retryAfterHonoured, evidence);
     ctx.judge(rejectedNotCounted, evidence);
     result.recovered = isAccepted(a1.ex);
-    if (banned(a1) || a1.status === 429) return blocked(`${a1.status} after waiting Retry-After twice`, [rejection.ex, a0.ex, a1.ex]);
+    if (banned(a1) || a1.status === 429)
+      return blocked(`${a1.status} after waiting Retry-After twice`, [rejection.ex, a0.ex, a1.ex]);
     return finish();
   }
-  const evidence = { plan, limit: L, first429: rejection.ex, retryAfterMs: ra1, rejected, attempts, fixedLike: !continuous };
+  const evidence = {
+    plan,
+    limit: L,
+    first429: rejection.ex,
+    retryAfterMs: ra1,
+    rejected,
+    attempts,
+    fixedLike: !continuous,
+  };
   ctx.judge(retryAfterHonoured, evidence);
   ctx.judge(rejectedNotCounted, evidence);
   result.recovered = isAccepted(a0.ex);

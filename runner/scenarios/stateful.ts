@@ -4,7 +4,15 @@
  * clients), so the model only speaks for the pets it made: their fields never drift, and they are found by id.
  */
 import fc from 'fast-check';
-import { invalidNewPet, newPetBody, validListQuery, validNewPet, type GeneratedPet, type InvalidBody, type ListQuery } from '../../generators/index.js';
+import {
+  invalidNewPet,
+  newPetBody,
+  validListQuery,
+  validNewPet,
+  type GeneratedPet,
+  type InvalidBody,
+  type ListQuery,
+} from '../../generators/index.js';
 import { createInvalidRejected } from '../../checks/create.js';
 import { listLimitRespected, listStatusFilter } from '../../checks/list.js';
 import { modelConsistency } from '../../checks/stateful.js';
@@ -114,8 +122,14 @@ export function commands() {
 }
 
 export async function statefulScenario(ctx: RunContext): Promise<void> {
-  await checkProperty(ctx, 'stateful model', commands(), async (cmds) => {
-    ctx.log.count('createPet', 'cases');
-    await fc.asyncModelRun(() => ({ model: { pets: new Map() }, real: ctx }), cmds);
-  }, { numRuns: Math.max(20, Math.ceil(ctx.runs / 5)) });
+  await checkProperty(
+    ctx,
+    'stateful model',
+    commands(),
+    async (cmds) => {
+      ctx.log.count('createPet', 'cases');
+      await fc.asyncModelRun(() => ({ model: { pets: new Map() }, real: ctx }), cmds);
+    },
+    { numRuns: Math.max(20, Math.ceil(ctx.runs / 5)) },
+  );
 }

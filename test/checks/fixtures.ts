@@ -27,9 +27,18 @@ export interface ExchangeInit {
   keyPlan?: PlanName | 'none' | 'invalid';
 }
 
-const defaults: Record<OperationId, { method: string; path: string; status: number; body: string; requestBody: string | null }> = {
+const defaults: Record<
+  OperationId,
+  { method: string; path: string; status: number; body: string; requestBody: string | null }
+> = {
   listPets: { method: 'GET', path: '/pets', status: 200, body: `[${PET}]`, requestBody: null },
-  createPet: { method: 'POST', path: '/pets', status: 201, body: PET, requestBody: '{"name":"Rex","categoryId":2,"status":"available"}' },
+  createPet: {
+    method: 'POST',
+    path: '/pets',
+    status: 201,
+    body: PET,
+    requestBody: '{"name":"Rex","categoryId":2,"status":"available"}',
+  },
   getPet: { method: 'GET', path: '/pets/1', status: 200, body: PET, requestBody: null },
 };
 
@@ -45,7 +54,9 @@ let seq = 0;
 
 export function exchange(init: ExchangeInit = {}): Exchange {
   const operation = init.operation === undefined ? 'listPets' : init.operation;
-  const d = operation ? defaults[operation] : { method: 'GET', path: '/', status: 404, body: ERROR(404), requestBody: null };
+  const d = operation
+    ? defaults[operation]
+    : { method: 'GET', path: '/', status: 404, body: ERROR(404), requestBody: null };
   const status = init.status ?? d.status;
   const body = init.body ?? (init.status !== undefined && init.status !== d.status ? ERROR(status) : d.body);
   const headers: Record<string, string | string[]> = {
@@ -59,7 +70,7 @@ export function exchange(init: ExchangeInit = {}): Exchange {
     if (v === undefined) delete headers[k.toLowerCase()];
     else headers[k.toLowerCase()] = v;
   }
-  let json: unknown = undefined;
+  let json: unknown;
   let jsonError: string | null = null;
   if (body.length === 0) jsonError = 'empty body';
   else {
@@ -97,6 +108,9 @@ export function exchange(init: ExchangeInit = {}): Exchange {
   };
 }
 
-export function evidence(init: ExchangeInit = {}, extra: Partial<Omit<ResponseEvidence, 'exchange'>> = {}): ResponseEvidence {
+export function evidence(
+  init: ExchangeInit = {},
+  extra: Partial<Omit<ResponseEvidence, 'exchange'>> = {},
+): ResponseEvidence {
   return { exchange: exchange(init), plan: FREE, now: NOW, ...extra };
 }

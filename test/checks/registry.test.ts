@@ -77,13 +77,16 @@ describe('registry', () => {
   });
 
   it('clauses that findings cite besides the check clause exist', () => {
-    for (const id of ['2-pets-array', '2-error-schema', 'gap-4-unknown-status-filter']) expect(clauseIds.has(id)).toBe(true);
+    for (const id of ['2-pets-array', '2-error-schema', 'gap-4-unknown-status-filter'])
+      expect(clauseIds.has(id)).toBe(true);
   });
 
   it('responseChecks are the response area, applied by applyResponseChecks', () => {
     expect(responseChecks.every((c) => c.area === 'response')).toBe(true);
     expect(responseChecks.length).toBe(17);
-    const found = applyResponseChecks(evidence({ status: 503, body: 'x', headers: { 'x-ratelimit-limit': undefined } }));
+    const found = applyResponseChecks(
+      evidence({ status: 503, body: 'x', headers: { 'x-ratelimit-limit': undefined } }),
+    );
     expect(found.map((f) => f.checkId).sort()).toEqual(['no-5xx', 'rate-limit-headers-present']);
   });
 

@@ -15,11 +15,15 @@ describe('auth-rejected', () => {
   it('passes 401; 429 and transport errors are inconclusive', () => {
     expect(authRejected.run({ exchange: exchange({ status: 401, keyPlan: 'none' }), variant: invalid })).toEqual([]);
     expect(authRejected.run({ exchange: exchange({ status: 429 }), variant: invalid })).toEqual([]);
-    expect(authRejected.run({ exchange: exchange({ error: { code: 'ECONNRESET', message: 'x' } }), variant: invalid })).toEqual([]);
+    expect(
+      authRejected.run({ exchange: exchange({ error: { code: 'ECONNRESET', message: 'x' } }), variant: invalid }),
+    ).toEqual([]);
   });
   it('fails 200 and names 403 instead of 401', () => {
     const [ok] = authRejected.run({ exchange: exchange(), variant: invalid });
-    expect(ok?.message).toBe('received 200 for GET /pets with missing Authorization\nthe spec documents 401 for a missing or invalid key');
+    expect(ok?.message).toBe(
+      'received 200 for GET /pets with missing Authorization\nthe spec documents 401 for a missing or invalid key',
+    );
     const [forbidden] = authRejected.run({ exchange: exchange({ status: 403 }), variant: invalid });
     expect(forbidden?.message).toContain('403 instead of 401');
     expect(forbidden?.level).toBe('violation');
@@ -34,7 +38,9 @@ describe('auth-valid-accepted', () => {
     expect(authValidAccepted.run({ exchange: exchange(), variant: valid })).toEqual([]);
     expect(authValidAccepted.run({ exchange: exchange({ status: 429 }), variant: valid })).toEqual([]);
     expect(authValidAccepted.run({ exchange: exchange({ status: 401 }), variant: valid })).toHaveLength(1);
-    expect(authValidAccepted.run({ exchange: exchange({ status: 403 }), variant: valid })[0]?.message).toContain('received 403');
+    expect(authValidAccepted.run({ exchange: exchange({ status: 403 }), variant: valid })[0]?.message).toContain(
+      'received 403',
+    );
     expect(authValidAccepted.run({ exchange: exchange({ status: 401 }), variant: invalid })).toEqual([]);
   });
 });
@@ -42,7 +48,11 @@ describe('auth-valid-accepted', () => {
 // --- listPets ---
 const pets = (n: number, status = 'available') =>
   `[${Array.from({ length: n }, (_, i) => `{"id":${i + 1},"name":"p${i}","categoryId":1,"status":"${status}"}`).join(',')}]`;
-const ev = (query: l.ListEvidence['query'], valid: boolean, init: Parameters<typeof exchange>[0] = {}): l.ListEvidence => ({
+const ev = (
+  query: l.ListEvidence['query'],
+  valid: boolean,
+  init: Parameters<typeof exchange>[0] = {},
+): l.ListEvidence => ({
   exchange: exchange({ path: `/pets${query.raw ? `?${query.raw}` : ''}`, ...init }),
   query,
   valid,
@@ -61,7 +71,9 @@ describe('list-200', () => {
 describe('list-limit-respected', () => {
   it('passes up to limit, fails beyond', () => {
     expect(l.listLimitRespected.run(ev({ limit: 3, raw: 'limit=3' }, true, { body: pets(3) }))).toEqual([]);
-    expect(l.listLimitRespected.run(ev({ limit: 3, raw: 'limit=3' }, true, { body: pets(4) }))[0]?.message).toContain('received 4 animals for limit=3');
+    expect(l.listLimitRespected.run(ev({ limit: 3, raw: 'limit=3' }, true, { body: pets(4) }))[0]?.message).toContain(
+      'received 4 animals for limit=3',
+    );
   });
 });
 
@@ -75,9 +87,15 @@ describe('list-default-limit', () => {
 
 describe('list-status-filter', () => {
   it('passes matching items, fails others and missing status', () => {
-    expect(l.listStatusFilter.run(ev({ status: 'sold', raw: 'status=sold' }, true, { body: pets(3, 'sold') }))).toEqual([]);
-    expect(l.listStatusFilter.run(ev({ status: 'sold', raw: 'status=sold' }, true, { body: pets(2, 'available') }))).toHaveLength(1);
-    const [f] = l.listStatusFilter.run(ev({ status: 'sold', raw: 'status=sold' }, true, { body: '[{"id":9007199254740993,"name":"a","categoryId":1}]' }));
+    expect(l.listStatusFilter.run(ev({ status: 'sold', raw: 'status=sold' }, true, { body: pets(3, 'sold') }))).toEqual(
+      [],
+    );
+    expect(
+      l.listStatusFilter.run(ev({ status: 'sold', raw: 'status=sold' }, true, { body: pets(2, 'available') })),
+    ).toHaveLength(1);
+    const [f] = l.listStatusFilter.run(
+      ev({ status: 'sold', raw: 'status=sold' }, true, { body: '[{"id":9007199254740993,"name":"a","categoryId":1}]' }),
+    );
     expect(f?.message).toContain('id 9007199254740993 status absent');
   });
 });
@@ -101,7 +119,9 @@ describe('list-invalid-query', () => {
 
 describe('list-pagination', () => {
   it('records hints and their absence, as observations', () => {
-    const [a] = l.listPagination.run(ev({ raw: '' }, true, { headers: { link: '<https://x/pets?cursor=2>; rel="next"', 'x-total-count': '42' } }));
+    const [a] = l.listPagination.run(
+      ev({ raw: '' }, true, { headers: { link: '<https://x/pets?cursor=2>; rel="next"', 'x-total-count': '42' } }),
+    );
     expect(a?.level).toBe('observation');
     expect(a?.message).toContain('link, x-total-count');
     expect(l.listPagination.run(ev({ raw: '' }, true))[0]?.message).toContain('no pagination headers');
@@ -117,23 +137,45 @@ const BIG = '{"id":9007199254740993,"name":"Rex","categoryId":9007199254740993,"
 describe('create-201', () => {
   it('passes 201, 429 inconclusive, 400 accepted for an edge name', () => {
     expect(c.create201.run({ exchange: created(BIG), sent, nameEdge: false })).toEqual([]);
-    expect(c.create201.run({ exchange: exchange({ operation: 'createPet', status: 429 }), sent, nameEdge: false })).toEqual([]);
-    expect(c.create201.run({ exchange: exchange({ operation: 'createPet', status: 400 }), sent: { ...sent, name: '' }, nameEdge: true })).toEqual([]);
+    expect(
+      c.create201.run({ exchange: exchange({ operation: 'createPet', status: 429 }), sent, nameEdge: false }),
+    ).toEqual([]);
+    expect(
+      c.create201.run({
+        exchange: exchange({ operation: 'createPet', status: 400 }),
+        sent: { ...sent, name: '' },
+        nameEdge: true,
+      }),
+    ).toEqual([]);
   });
   it('fails 400 and 200 for a valid NewPet', () => {
     const [f] = c.create201.run({ exchange: exchange({ operation: 'createPet', status: 400 }), sent, nameEdge: false });
-    expect(f?.message).toBe('received 400 ("m") for POST /pets with a valid NewPet (the name "Rex")\nthe spec documents 201 for a valid NewPet');
-    expect(c.create201.run({ exchange: exchange({ operation: 'createPet', status: 200, body: BIG }), sent, nameEdge: false })).toHaveLength(1);
+    expect(f?.message).toBe(
+      'received 400 ("m") for POST /pets with a valid NewPet (the name "Rex")\nthe spec documents 201 for a valid NewPet',
+    );
+    expect(
+      c.create201.run({
+        exchange: exchange({ operation: 'createPet', status: 200, body: BIG }),
+        sent,
+        nameEdge: false,
+      }),
+    ).toHaveLength(1);
   });
 });
 
 describe('name-limits', () => {
   it('records edge-name answers as observations only', () => {
     const long = { ...sent, name: 'x'.repeat(10_000) };
-    const [a] = c.nameLimits.run({ exchange: exchange({ operation: 'createPet', status: 400 }), sent: long, nameEdge: true });
+    const [a] = c.nameLimits.run({
+      exchange: exchange({ operation: 'createPet', status: 400 }),
+      sent: long,
+      nameEdge: true,
+    });
     expect(a?.level).toBe('observation');
     expect(a?.message.split('\n')[0]).toBe('a name of 10000 chars answered 400');
-    expect(c.nameLimits.run({ exchange: created(BIG), sent: { ...sent, name: ' ' }, nameEdge: true })[0]?.message).toContain('whitespace-only name');
+    expect(
+      c.nameLimits.run({ exchange: created(BIG), sent: { ...sent, name: ' ' }, nameEdge: true })[0]?.message,
+    ).toContain('whitespace-only name');
     expect(c.nameLimits.run({ exchange: created(BIG), sent, nameEdge: false })).toEqual([]);
   });
 });
@@ -148,20 +190,40 @@ describe('create-echo', () => {
     expect(f?.message).toContain('categoryId 9007199254740992 (sent 9007199254740993)');
   });
   it('fails a changed name (code units) and a dropped status', () => {
-    expect(c.createEcho.run({ exchange: created(BIG.replace('"Rex"', '"rex"')), sent, nameEdge: false })).toHaveLength(1);
+    expect(c.createEcho.run({ exchange: created(BIG.replace('"Rex"', '"rex"')), sent, nameEdge: false })).toHaveLength(
+      1,
+    );
     const cafe = { ...sent, name: 'Cafe\u0301' };
-    expect(c.createEcho.run({ exchange: created(BIG.replace('"Rex"', '"Caf\u00e9"')), sent: cafe, nameEdge: false })).toHaveLength(1);
-    expect(c.createEcho.run({ exchange: created('{"id":1,"name":"Rex","categoryId":9007199254740993}'), sent, nameEdge: false })[0]?.message).toContain('status absent');
+    expect(
+      c.createEcho.run({ exchange: created(BIG.replace('"Rex"', '"Caf\u00e9"')), sent: cafe, nameEdge: false }),
+    ).toHaveLength(1);
+    expect(
+      c.createEcho.run({
+        exchange: created('{"id":1,"name":"Rex","categoryId":9007199254740993}'),
+        sent,
+        nameEdge: false,
+      })[0]?.message,
+    ).toContain('status absent');
   });
 });
 
 describe('create-default-status', () => {
   it('records what status came back when none was sent', () => {
     const noStatus = { name: 'Rex', categoryId: '1' };
-    const [a] = c.createDefaultStatus.run({ exchange: created('{"id":1,"name":"Rex","categoryId":1,"status":"available"}'), sent: noStatus, nameEdge: false });
+    const [a] = c.createDefaultStatus.run({
+      exchange: created('{"id":1,"name":"Rex","categoryId":1,"status":"available"}'),
+      sent: noStatus,
+      nameEdge: false,
+    });
     expect(a?.level).toBe('observation');
     expect(a?.message.split('\n')[0]).toBe('a NewPet without status answered status "available"');
-    expect(c.createDefaultStatus.run({ exchange: created('{"id":1,"name":"Rex","categoryId":1}'), sent: noStatus, nameEdge: false })[0]?.message).toContain('no status');
+    expect(
+      c.createDefaultStatus.run({
+        exchange: created('{"id":1,"name":"Rex","categoryId":1}'),
+        sent: noStatus,
+        nameEdge: false,
+      })[0]?.message,
+    ).toContain('no status');
     expect(c.createDefaultStatus.run({ exchange: created(BIG), sent, nameEdge: false })).toEqual([]);
   });
 });
@@ -169,16 +231,27 @@ describe('create-default-status', () => {
 describe('create-id-not-client-supplied', () => {
   it('passes an assigned id, fails the supplied id (exact), records a 400', () => {
     const suppliedId = '9007199254740993';
-    expect(c.createIdNotClientSupplied.run({ exchange: created(BIG.replace('"id":9007199254740993', '"id":9007199254740992')), suppliedId })).toEqual([]);
+    expect(
+      c.createIdNotClientSupplied.run({
+        exchange: created(BIG.replace('"id":9007199254740993', '"id":9007199254740992')),
+        suppliedId,
+      }),
+    ).toEqual([]);
     expect(c.createIdNotClientSupplied.run({ exchange: created(BIG), suppliedId })[0]?.level).toBe('violation');
-    const [o] = c.createIdNotClientSupplied.run({ exchange: exchange({ operation: 'createPet', status: 400 }), suppliedId });
+    const [o] = c.createIdNotClientSupplied.run({
+      exchange: exchange({ operation: 'createPet', status: 400 }),
+      suppliedId,
+    });
     expect(o?.level).toBe('observation');
   });
 });
 
 describe('create-invalid-rejected', () => {
   it('passes 400, 429 inconclusive, fails 201 and 422', () => {
-    const bad = (status: number) => ({ exchange: exchange({ operation: 'createPet', status, requestBody: '{}' }), reason: 'missing name and categoryId' });
+    const bad = (status: number) => ({
+      exchange: exchange({ operation: 'createPet', status, requestBody: '{}' }),
+      reason: 'missing name and categoryId',
+    });
     expect(c.createInvalidRejected.run(bad(400))).toEqual([]);
     expect(c.createInvalidRejected.run(bad(429))).toEqual([]);
     expect(c.createInvalidRejected.run(bad(201))[0]?.message).toBe(
@@ -192,7 +265,12 @@ describe('create-invalid-no-effect', () => {
   it('passes when the marker is not listed, fails when it is', () => {
     const marker = 'rejected-123';
     const list = (body: string) => exchange({ path: '/pets?status=available&limit=100', body });
-    expect(c.createInvalidNoEffect.run({ marker, lists: [list('[{"id":1,"name":"x","categoryId":1}]'), exchange({ status: 429 })] })).toEqual([]);
+    expect(
+      c.createInvalidNoEffect.run({
+        marker,
+        lists: [list('[{"id":1,"name":"x","categoryId":1}]'), exchange({ status: 429 })],
+      }),
+    ).toEqual([]);
     const [f] = c.createInvalidNoEffect.run({ marker, lists: [list(`[{"id":5,"name":"${marker}","categoryId":1}]`)] });
     expect(f?.message).toContain('(id 5)');
     expect(f?.operation).toBe('createPet');
@@ -207,9 +285,15 @@ describe('create-retrievable', () => {
   });
   it('fails a rounded id, a changed field and a 404', () => {
     const rounded = BIG.replace('"id":9007199254740993', '"id":9007199254740992');
-    expect(c.createRetrievable.run({ create, get: exchange({ operation: 'getPet', body: rounded }) })[0]?.message).toContain('id 9007199254740992 (created 9007199254740993)');
-    expect(c.createRetrievable.run({ create, get: exchange({ operation: 'getPet', body: BIG.replace('pending', 'sold') }) })).toHaveLength(1);
-    expect(c.createRetrievable.run({ create, get: exchange({ operation: 'getPet', status: 404 }) })[0]?.message).toContain('received 404 for GET /pets/9007199254740993');
+    expect(
+      c.createRetrievable.run({ create, get: exchange({ operation: 'getPet', body: rounded }) })[0]?.message,
+    ).toContain('id 9007199254740992 (created 9007199254740993)');
+    expect(
+      c.createRetrievable.run({ create, get: exchange({ operation: 'getPet', body: BIG.replace('pending', 'sold') }) }),
+    ).toHaveLength(1);
+    expect(
+      c.createRetrievable.run({ create, get: exchange({ operation: 'getPet', status: 404 }) })[0]?.message,
+    ).toContain('received 404 for GET /pets/9007199254740993');
   });
 });
 
@@ -223,7 +307,9 @@ describe('create-listed', () => {
   });
   it('fails when a short page lacks it (exact id comparison)', () => {
     const near = BIG.replace('"id":9007199254740993', '"id":9007199254740992');
-    expect(c.createListed.run({ create, list: list(`[${near}]`), limit: 100 })[0]?.message).toContain('without id 9007199254740993');
+    expect(c.createListed.run({ create, list: list(`[${near}]`), limit: 100 })[0]?.message).toContain(
+      'without id 9007199254740993',
+    );
   });
 });
 
@@ -246,7 +332,9 @@ describe('get-200', () => {
     expect(get200.run({ exchange: exchange({ operation: 'getPet' }), expected: createdBy7 })).toEqual([]);
     expect(get200.run({ exchange: exchange({ operation: 'getPet', status: 429 }), expected: createdBy7 })).toEqual([]);
     const [f] = get200.run({ exchange: exchange({ operation: 'getPet', status: 404 }), expected: createdBy7 });
-    expect(f?.message).toBe('received 404 for GET /pets/{petId} of an animal created by #7\nthe spec documents 200 for an animal that exists');
+    expect(f?.message).toBe(
+      'received 404 for GET /pets/{petId} of an animal created by #7\nthe spec documents 200 for an animal that exists',
+    );
     expect(f?.exchanges).toHaveLength(2);
   });
 });
@@ -254,9 +342,13 @@ describe('get-200', () => {
 describe('get-404', () => {
   it('passes 404, fails 200 and 400 for an int64 never created', () => {
     const petId = '9223372036854775807';
-    expect(get404.run({ exchange: exchange({ operation: 'getPet', status: 404, path: `/pets/${petId}` }), petId })).toEqual([]);
+    expect(
+      get404.run({ exchange: exchange({ operation: 'getPet', status: 404, path: `/pets/${petId}` }), petId }),
+    ).toEqual([]);
     expect(get404.run({ exchange: exchange({ operation: 'getPet', status: 429 }), petId })).toEqual([]);
-    expect(get404.run({ exchange: exchange({ operation: 'getPet', status: 200 }), petId })[0]?.message).toContain(`GET /pets/${petId} which was never created`);
+    expect(get404.run({ exchange: exchange({ operation: 'getPet', status: 200 }), petId })[0]?.message).toContain(
+      `GET /pets/${petId} which was never created`,
+    );
     expect(get404.run({ exchange: exchange({ operation: 'getPet', status: 400 }), petId })).toHaveLength(1);
   });
 });
@@ -264,7 +356,10 @@ describe('get-404', () => {
 describe('get-invalid-id', () => {
   it('records any answer as an observation, never a violation', () => {
     for (const status of [400, 404, 422, 500]) {
-      const [f] = getInvalidId.run({ exchange: exchange({ operation: 'getPet', status, path: '/pets/abc' }), petId: 'abc' });
+      const [f] = getInvalidId.run({
+        exchange: exchange({ operation: 'getPet', status, path: '/pets/abc' }),
+        petId: 'abc',
+      });
       expect(f?.level).toBe('observation');
       expect(f?.message.split('\n')[0]).toBe(`petId "abc" answered ${status}`);
     }
@@ -277,7 +372,9 @@ describe('model-consistency', () => {
   it('passes agreement and 429, fails disagreement with both sides in the message', () => {
     const ex = exchange({ operation: 'getPet', status: 404 });
     expect(modelConsistency.run({ exchange: ex, expected: 'x', actual: 'x', ok: true })).toEqual([]);
-    expect(modelConsistency.run({ exchange: exchange({ status: 429 }), expected: 'a', actual: 'b', ok: false })).toEqual([]);
+    expect(
+      modelConsistency.run({ exchange: exchange({ status: 429 }), expected: 'a', actual: 'b', ok: false }),
+    ).toEqual([]);
     const [f] = modelConsistency.run({ exchange: ex, expected: '200 with pet 3', actual: '404', ok: false });
     expect(f?.level).toBe('violation');
     expect(f?.message).toBe('received 404\nthe model of the spec expects 200 with pet 3');

@@ -30,7 +30,10 @@ const workflowSchema = {
         push: {
           type: 'object',
           additionalProperties: false,
-          properties: { tags: { type: 'array', items: { type: 'string' } }, branches: { type: 'array', items: { type: 'string' } } },
+          properties: {
+            tags: { type: 'array', items: { type: 'string' } },
+            branches: { type: 'array', items: { type: 'string' } },
+          },
         },
         workflow_dispatch: { type: ['object', 'null'] },
         schedule: {
@@ -157,7 +160,10 @@ function parseInvocation(sub: string, args: string[], env: Record<string, string
   const options = OPTIONS[sub as keyof typeof OPTIONS];
   expect(options, `"${sub}" is a subcommand the examples may use`).toBeDefined();
   const filled = args.map((a) => a.replace(/\$\{?([A-Z_]+)\}?/g, (_m, v: string) => env[v] ?? `<unset ${v}>`));
-  return parseArgs({ args: filled, options, strict: true, allowPositionals: false }).values as Record<string, string | boolean | undefined>;
+  return parseArgs({ args: filled, options, strict: true, allowPositionals: false }).values as Record<
+    string,
+    string | boolean | undefined
+  >;
 }
 
 describe('the workflow schema', () => {
@@ -171,7 +177,11 @@ describe('the workflow schema', () => {
   });
   it('rejects an unknown top-level key', () => {
     expect(validate({ ...good, triggers: {} })).toBe(false);
-    expect(validate.errors?.some((e: ErrorObject) => e.keyword === 'additionalProperties' && e.params.additionalProperty === 'triggers')).toBe(true);
+    expect(
+      validate.errors?.some(
+        (e: ErrorObject) => e.keyword === 'additionalProperties' && e.params.additionalProperty === 'triggers',
+      ),
+    ).toBe(true);
   });
   it('rejects a step with both uses and run, or neither', () => {
     const job = (step: object) => ({ ...good, jobs: { a: { 'runs-on': 'ubuntu-latest', steps: [step] } } });
@@ -194,11 +204,15 @@ describe.each(['staging-gate.yml', 'nightly-load.yml'])('examples/%s', (file) =>
 
   it('takes keys from secrets only and uses only variables the tool knows', () => {
     for (const job of Object.values(w.jobs)) {
-      const env = { ...(job.env ?? {}), ...Object.assign({}, ...job.steps.map((s) => s.env ?? {})) } as Record<string, string>;
+      const env = { ...(job.env ?? {}), ...Object.assign({}, ...job.steps.map((s) => s.env ?? {})) } as Record<
+        string,
+        string
+      >;
       const keys = Object.keys(env).filter((k) => k.startsWith('PETSTORE_API_KEY_'));
       expect(keys.length).toBeGreaterThan(0);
       for (const k of keys) expect(env[k], k).toMatch(/^\$\{\{ secrets\.PETSTORE_API_KEY_[A-Z]+ \}\}$/);
-      for (const k of Object.keys(env).filter((n) => n.startsWith('PETSTORE_'))) expect(KNOWN_VARIABLES.has(k), k).toBe(true);
+      for (const k of Object.keys(env).filter((n) => n.startsWith('PETSTORE_')))
+        expect(KNOWN_VARIABLES.has(k), k).toBe(true);
     }
   });
 
@@ -210,7 +224,10 @@ describe.each(['staging-gate.yml', 'nightly-load.yml'])('examples/%s', (file) =>
       const values = parseInvocation(sub, args, env);
       const config = loadConfig(
         { target: values.target as string, envFile: '/nonexistent/.env' },
-        { PETSTORE_API_KEY_FREE: 'psk_free_example_0123456789', PETSTORE_PRODUCTION_URL: 'https://api.petstore.example/v1' },
+        {
+          PETSTORE_API_KEY_FREE: 'psk_free_example_0123456789',
+          PETSTORE_PRODUCTION_URL: 'https://api.petstore.example/v1',
+        },
       );
       expect(config.target).toBe(env.STAGING_URL);
     }
@@ -225,10 +242,14 @@ describe('what each example does', () => {
     const v = parseInvocation(sub, args, { STAGING_URL: 'https://staging.example/v1' });
     expect(v).toMatchObject({ junit: 'junit.xml', json: 'report.json', 'replay-dir': 'replays' });
     const steps = Object.values(w.jobs).flatMap((j) => j.steps);
-    for (const s of steps) expect(s.run ?? '', 'the exit code is the gate').not.toMatch(/\|\|\s*true|continue-on-error/);
+    for (const s of steps)
+      expect(s.run ?? '', 'the exit code is the gate').not.toMatch(/\|\|\s*true|continue-on-error/);
     const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
     expect(upload.if).toBe('always()');
-    const paths = upload.with!.path!.split('\n').map((p) => p.trim()).filter(Boolean);
+    const paths = upload
+      .with!.path!.split('\n')
+      .map((p) => p.trim())
+      .filter(Boolean);
     expect(paths).toEqual(expect.arrayContaining([v.junit, v.json, `${v['replay-dir']}/`]));
   });
 

@@ -12,7 +12,8 @@ import { captureOutput, closedPort, distinctiveKeys, writeEnvFile } from './supp
 const dir = mkdtempSync(join(tmpdir(), 'psc-config-'));
 const keys = distinctiveKeys('cfg');
 const goodEnv = writeEnvFile(join(dir, 'good.env'), keys);
-const env = (name: string, extra: Record<string, string>, withKeys = true) => writeEnvFile(join(dir, name), withKeys ? keys : [], extra);
+const env = (name: string, extra: Record<string, string>, withKeys = true) =>
+  writeEnvFile(join(dir, name), withKeys ? keys : [], extra);
 
 async function run(argv: string[]): Promise<{ code: number; stderr: string; stdout: string }> {
   const out = captureOutput();
@@ -22,23 +23,59 @@ async function run(argv: string[]): Promise<{ code: number; stderr: string; stdo
 
 describe('configuration errors exit 2 and name the flag or variable', () => {
   const cases: [string, () => string[], RegExp][] = [
-    ['malformed --target', () => ['run', '--target', 'not a url', '--env-file', goodEnv], /--target: "not a url" is not a URL/],
-    ['empty --target (unset CI variable)', () => ['run', '--target', '', '--env-file', goodEnv], /--target is set but empty/],
+    [
+      'malformed --target',
+      () => ['run', '--target', 'not a url', '--env-file', goodEnv],
+      /--target: "not a url" is not a URL/,
+    ],
+    [
+      'empty --target (unset CI variable)',
+      () => ['run', '--target', '', '--env-file', goodEnv],
+      /--target is set but empty/,
+    ],
     ['empty --target for load', () => ['load', '--target', ' ', '--env-file', goodEnv], /--target is set but empty/],
-    ['--target without /v1', () => ['run', '--target', 'http://127.0.0.1:8080/api', '--env-file', goodEnv], /--target: .*\/v1/],
-    ['malformed PETSTORE_TARGET', () => ['run', '--env-file', env('target.env', { PETSTORE_TARGET: 'ftp://x/v1' })], /PETSTORE_TARGET: only http and https/],
-    ['PETSTORE_TARGET without /v1', () => ['run', '--env-file', env('target2.env', { PETSTORE_TARGET: 'http://127.0.0.1:9/' })], /PETSTORE_TARGET: .*\/v1/],
+    [
+      '--target without /v1',
+      () => ['run', '--target', 'http://127.0.0.1:8080/api', '--env-file', goodEnv],
+      /--target: .*\/v1/,
+    ],
+    [
+      'malformed PETSTORE_TARGET',
+      () => ['run', '--env-file', env('target.env', { PETSTORE_TARGET: 'ftp://x/v1' })],
+      /PETSTORE_TARGET: only http and https/,
+    ],
+    [
+      'PETSTORE_TARGET without /v1',
+      () => ['run', '--env-file', env('target2.env', { PETSTORE_TARGET: 'http://127.0.0.1:9/' })],
+      /PETSTORE_TARGET: .*\/v1/,
+    ],
     [
       'key variable set but empty',
-      () => ['run', '--target', 'http://127.0.0.1:9/v1', '--env-file', env('empty.env', { PETSTORE_API_KEY_PRO: '' }, false)],
+      () => [
+        'run',
+        '--target',
+        'http://127.0.0.1:9/v1',
+        '--env-file',
+        env('empty.env', { PETSTORE_API_KEY_PRO: '' }, false),
+      ],
       /PETSTORE_API_KEY_PRO is set but empty/,
     ],
     [
       'unparseable PETSTORE_ENTERPRISE_LIMITS',
-      () => ['run', '--target', 'http://127.0.0.1:9/v1', '--env-file', env('limits.env', { PETSTORE_API_KEY_FREE: 'psk_x_0123456789', PETSTORE_ENTERPRISE_LIMITS: 'lots' }, false)],
+      () => [
+        'run',
+        '--target',
+        'http://127.0.0.1:9/v1',
+        '--env-file',
+        env('limits.env', { PETSTORE_API_KEY_FREE: 'psk_x_0123456789', PETSTORE_ENTERPRISE_LIMITS: 'lots' }, false),
+      ],
       /PETSTORE_ENTERPRISE_LIMITS: "lots" is not of the form rpm\/rpd/,
     ],
-    ['no key for a --target', () => ['run', '--target', 'http://127.0.0.1:9/v1', '--env-file', join(dir, 'absent.env')], /no API key: set at least one of PETSTORE_API_KEY_FREE/],
+    [
+      'no key for a --target',
+      () => ['run', '--target', 'http://127.0.0.1:9/v1', '--env-file', join(dir, 'absent.env')],
+      /no API key: set at least one of PETSTORE_API_KEY_FREE/,
+    ],
     ['unknown suite', () => ['run', '--suite', 'nope'], /--suite: unknown suite "nope"/],
     ['--runs 0', () => ['run', '--runs', '0'], /--runs: 0 is out of range/],
     ['--runs not a number', () => ['run', '--runs', 'many'], /--runs: "many" is not a whole number/],
@@ -78,7 +115,16 @@ describe('an unreachable target exits 3 and names the URL', () => {
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
     const file = join(dir, 'r.json');
     const { writeFileSync } = await import('node:fs');
-    writeFileSync(file, JSON.stringify({ replayVersion: 1, checkId: 'status-documented', seed: 1, operation: 'listPets', request: { method: 'GET', path: '/pets', headers: {}, bodyBase64: null } }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        replayVersion: 1,
+        checkId: 'status-documented',
+        seed: 1,
+        operation: 'listPets',
+        request: { method: 'GET', path: '/pets', headers: {}, bodyBase64: null },
+      }),
+    );
     const r = await run(['replay', file, '--target', url, '--env-file', goodEnv]);
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`target unreachable: ${url}`);

@@ -19,7 +19,10 @@ describe('run --target URL --env-file FILE', () => {
     for (const k of Object.keys(process.env)) expect(k.startsWith('PETSTORE_API_KEY_'), k).toBe(false);
     const envFile = writeEnvFile(join(mkdtempSync(join(tmpdir(), 'psc-envfile-')), '.env'), keys);
     const out = captureOutput();
-    const code = await main(['run', '--target', server.url, '--env-file', envFile, '--suite', 'getPet', '--runs', '5', '--seed', '3'], out);
+    const code = await main(
+      ['run', '--target', server.url, '--env-file', envFile, '--suite', 'getPet', '--runs', '5', '--seed', '3'],
+      out,
+    );
     expect(out.text()).not.toMatch(/no API key/);
     expect(code).toBe(0);
   }, 30_000);

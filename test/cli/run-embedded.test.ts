@@ -9,18 +9,40 @@ import type { ConformanceReport } from '../../reports/conformance-report.js';
 test('`petstore-conformance run` with no configuration passes against the embedded server, with reports', () => {
   const dir = mkdtempSync(join(tmpdir(), 'psc-run-'));
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PETSTORE_')));
-  const r = spawnSync(process.execPath, ['bin/petstore-conformance.js', 'run', '--runs', '25', '--seed', '9', '--json', join(dir, 'r.json'), '--junit', join(dir, 'j.xml')], {
-    env,
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+  const r = spawnSync(
+    process.execPath,
+    [
+      'bin/petstore-conformance.js',
+      'run',
+      '--runs',
+      '25',
+      '--seed',
+      '9',
+      '--json',
+      join(dir, 'r.json'),
+      '--junit',
+      join(dir, 'j.xml'),
+    ],
+    {
+      env,
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
   expect(r.status, r.stderr + r.stdout).toBe(0);
   expect(r.stdout).toMatch(/Result: CONFORMANT/);
   expect(r.stdout).toMatch(/Rate limits, per plan key/);
   const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as ConformanceReport;
   expect(report.verdict).toBe('conformant');
   expect(report.target.embedded).toBe(true);
-  expect(report.suites.map((s) => s.name).sort()).toEqual(['auth', 'createPet', 'getPet', 'listPets', 'rate-limit', 'stateful']);
+  expect(report.suites.map((s) => s.name).sort()).toEqual([
+    'auth',
+    'createPet',
+    'getPet',
+    'listPets',
+    'rate-limit',
+    'stateful',
+  ]);
   for (const op of ['listPets', 'createPet', 'getPet']) expect(report.operations[op]?.cases ?? 0).toBeGreaterThan(0);
   const junit = readFileSync(join(dir, 'j.xml'), 'utf8');
   expect(junit).toMatch(/<testsuites [^>]*failures="0"/);
@@ -28,7 +50,9 @@ test('`petstore-conformance run` with no configuration passes against the embedd
 }, 130_000);
 
 test('a bad flag exits 2 naming it; --help lists the commands', () => {
-  const bad = spawnSync(process.execPath, ['bin/petstore-conformance.js', 'run', '--no-such-flag'], { encoding: 'utf8' });
+  const bad = spawnSync(process.execPath, ['bin/petstore-conformance.js', 'run', '--no-such-flag'], {
+    encoding: 'utf8',
+  });
   expect(bad.status).toBe(2);
   expect(bad.stderr).toMatch(/--no-such-flag/);
   const help = spawnSync(process.execPath, ['bin/petstore-conformance.js', '--help'], { encoding: 'utf8' });

@@ -13,7 +13,9 @@ test('--suite quota refuses the production URL (exit 2, naming PETSTORE_PRODUCTI
   const url = `http://127.0.0.1:${port}/v1`;
   const server = await startReferenceServer();
   try {
-    const envFile = writeEnvFile(join(mkdtempSync(join(tmpdir(), 'psc-prod-')), '.env'), server.keys, { PETSTORE_PRODUCTION_URL: url });
+    const envFile = writeEnvFile(join(mkdtempSync(join(tmpdir(), 'psc-prod-')), '.env'), server.keys, {
+      PETSTORE_PRODUCTION_URL: url,
+    });
     const out = captureOutput();
     const code = await main(['run', '--target', url, '--env-file', envFile, '--suite', 'quota'], out);
     expect(code).toBe(2);
@@ -27,16 +29,24 @@ test('--suite quota refuses the production URL (exit 2, naming PETSTORE_PRODUCTI
 test('a default run against the production URL leaves the rate-limit suite out and says so', async () => {
   const server = await startReferenceServer({ windowSeconds: 5 });
   try {
-    const envFile = writeEnvFile(join(mkdtempSync(join(tmpdir(), 'psc-prod2-')), '.env'), server.keys, { PETSTORE_PRODUCTION_URL: server.url });
+    const envFile = writeEnvFile(join(mkdtempSync(join(tmpdir(), 'psc-prod2-')), '.env'), server.keys, {
+      PETSTORE_PRODUCTION_URL: server.url,
+    });
     const out = captureOutput();
     const json = join(mkdtempSync(join(tmpdir(), 'psc-prod3-')), 'r.json');
-    const code = await main(['run', '--target', server.url, '--env-file', envFile, '--runs', '5', '--seed', '1', '--json', json], out);
+    const code = await main(
+      ['run', '--target', server.url, '--env-file', envFile, '--runs', '5', '--seed', '1', '--json', json],
+      out,
+    );
     expect(code, out.text()).toBe(0);
     expect(out.text()).toMatch(/rate-limit suite was left out/);
     const { readFileSync } = await import('node:fs');
     const report = JSON.parse(readFileSync(json, 'utf8')) as { suites: { name: string }[] };
     expect(report.suites.map((s) => s.name)).not.toContain('rate-limit');
-    const refused = await main(['run', '--target', server.url, '--env-file', envFile, '--suite', 'rate-limit'], captureOutput());
+    const refused = await main(
+      ['run', '--target', server.url, '--env-file', envFile, '--suite', 'rate-limit'],
+      captureOutput(),
+    );
     expect(refused).toBe(2);
   } finally {
     await server.close();
@@ -54,7 +64,10 @@ describe('--strict', () => {
 
   test('a should-level finding is a warning: reported, and the run passes', async () => {
     const out = captureOutput();
-    const code = await main(['run', '--target', server.url, '--env-file', envFile, '--suite', 'auth', '--runs', '10', '--seed', '1'], out);
+    const code = await main(
+      ['run', '--target', server.url, '--env-file', envFile, '--suite', 'auth', '--runs', '10', '--seed', '1'],
+      out,
+    );
     expect(code, out.text()).toBe(0);
     expect(out.text()).toMatch(/Warnings \(\d+\)/);
     expect(out.text()).toMatch(/www-authenticate/);
@@ -62,7 +75,23 @@ describe('--strict', () => {
 
   test('with --strict the same finding fails the run', async () => {
     const out = captureOutput();
-    const code = await main(['run', '--target', server.url, '--env-file', envFile, '--suite', 'auth', '--runs', '10', '--seed', '1', '--strict'], out);
+    const code = await main(
+      [
+        'run',
+        '--target',
+        server.url,
+        '--env-file',
+        envFile,
+        '--suite',
+        'auth',
+        '--runs',
+        '10',
+        '--seed',
+        '1',
+        '--strict',
+      ],
+      out,
+    );
     expect(code, out.text()).toBe(1);
     expect(out.text()).toMatch(/failing: --strict/);
   }, 60_000);
@@ -74,7 +103,10 @@ test('PETSTORE_RATE_WINDOW_SECONDS sets the embedded server window (the rate-lim
   const { writeFileSync, readFileSync } = await import('node:fs');
   writeFileSync(envFile, 'PETSTORE_RATE_WINDOW_SECONDS=3\n');
   const json = join(dir, 'r.json');
-  const code = await main(['run', '--env-file', envFile, '--suite', 'rate-limit', '--seed', '1', '--json', json], captureOutput());
+  const code = await main(
+    ['run', '--env-file', envFile, '--suite', 'rate-limit', '--seed', '1', '--json', json],
+    captureOutput(),
+  );
   expect(code).toBe(0);
   const report = JSON.parse(readFileSync(json, 'utf8')) as { rateLimits: { plan: string; windowSeconds: number }[] };
   expect(report.rateLimits.filter((r) => r.plan === 'free').map((r) => r.windowSeconds)).toEqual([3]);

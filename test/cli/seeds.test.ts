@@ -21,21 +21,27 @@ async function requestsOf(suite: SuiteName, seed: number): Promise<string[]> {
   const server = await startReferenceServer();
   try {
     const r = await runSuite(suite, settingsFor(server, seed, 15));
-    return r.ctx.exchanges.map((ex) => `${ex.request.method} ${ex.request.path} ${ex.request.body ? Buffer.from(ex.request.body).toString('base64') : '-'}`);
+    return r.ctx.exchanges.map(
+      (ex) =>
+        `${ex.request.method} ${ex.request.path} ${ex.request.body ? Buffer.from(ex.request.body).toString('base64') : '-'}`,
+    );
   } finally {
     await server.close();
   }
 }
 
 describe('--seed reproduces a run', () => {
-  it.each(['createPet', 'listPets', 'getPet'] as const)('%s: same seed → same requests; other seed → different', async (suite) => {
-    const a = await requestsOf(suite, 1234);
-    const b = await requestsOf(suite, 1234);
-    const c = await requestsOf(suite, 98765);
-    expect(a.length).toBeGreaterThan(10);
-    expect(b).toEqual(a);
-    expect(c).not.toEqual(a);
-  });
+  it.each(['createPet', 'listPets', 'getPet'] as const)(
+    '%s: same seed → same requests; other seed → different',
+    async (suite) => {
+      const a = await requestsOf(suite, 1234);
+      const b = await requestsOf(suite, 1234);
+      const c = await requestsOf(suite, 98765);
+      expect(a.length).toBeGreaterThan(10);
+      expect(b).toEqual(a);
+      expect(c).not.toEqual(a);
+    },
+  );
 });
 
 describe(`functional suites × ${SEEDS} seeds against one faultless reference server`, () => {
@@ -54,10 +60,13 @@ describe(`functional suites × ${SEEDS} seeds against one faultless reference se
         const r = await runSuite(suite, settingsFor(server, seed, 20));
         exchanges += r.exchanges;
         expect(r.aborted).toBeNull();
-        for (const f of r.findings) if (f.level !== 'observation') bad.push(`seed ${seed} ${suite}: ${f.level} ${f.checkId} ${f.message}`);
+        for (const f of r.findings)
+          if (f.level !== 'observation') bad.push(`seed ${seed} ${suite}: ${f.level} ${f.checkId} ${f.message}`);
       }
     }
-    console.log(`seeds: ${SEEDS} seeds × ${FUNCTIONAL.length} suites, ${exchanges} exchanges, ${bad.length} violations/warnings`);
+    console.log(
+      `seeds: ${SEEDS} seeds × ${FUNCTIONAL.length} suites, ${exchanges} exchanges, ${bad.length} violations/warnings`,
+    );
     expect(bad).toEqual([]);
   }, 60_000);
 });

@@ -35,7 +35,7 @@ export function writeEnvFile(path: string, keys: readonly ReferenceKey[], extra:
   const ent = keys.find((k) => k.plan === 'enterprise');
   if (ent) lines.push(`PETSTORE_ENTERPRISE_LIMITS=${ent.limits.requestsPerMinute}/${ent.limits.requestsPerDay}`);
   for (const [k, v] of Object.entries(extra)) lines.push(`${k}=${v}`);
-  writeFileSync(path, lines.join('\n') + '\n');
+  writeFileSync(path, `${lines.join('\n')}\n`);
   return path;
 }
 

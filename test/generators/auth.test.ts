@@ -14,7 +14,8 @@ describe('auth variants', () => {
 
   it('invalid variants cover the documented ways to get it wrong, with unique names', () => {
     const templates = AUTH_VARIANTS.filter((v) => !v.valid).map((v) => v.template);
-    for (const t of [null, '', 'Bearer', 'Bearer ', 'Basic {key}', 'Token {key}', 'Bearer {key}x', '{key}']) expect(templates).toContain(t);
+    for (const t of [null, '', 'Bearer', 'Bearer ', 'Basic {key}', 'Token {key}', 'Bearer {key}x', '{key}'])
+      expect(templates).toContain(t);
     expect(templates.some((t) => t?.startsWith('Bearer not-a-real-key-'))).toBe(true);
     expect(new Set(AUTH_VARIANTS.map((v) => v.name)).size).toBe(AUTH_VARIANTS.length);
   });

@@ -19,8 +19,16 @@ function edit(text: string, from: string, to: string): string {
 
 describe('derivation from the contract', () => {
   let text = edit(original, 'enum: [available, pending, sold]', 'enum: [available, pending, sold, adopted]');
-  text = edit(text, 'schema: { type: integer, minimum: 1, maximum: 100, default: 20 }', 'schema: { type: integer, minimum: 5, maximum: 50, default: 10 }');
-  text = edit(text, 'categoryId: { type: integer, format: int64 }\n        status', 'categoryId: { type: integer, format: int32 }\n        status');
+  text = edit(
+    text,
+    'schema: { type: integer, minimum: 1, maximum: 100, default: 20 }',
+    'schema: { type: integer, minimum: 5, maximum: 50, default: 10 }',
+  );
+  text = edit(
+    text,
+    'categoryId: { type: integer, format: int64 }\n        status',
+    'categoryId: { type: integer, format: int32 }\n        status',
+  );
   text = edit(text, 'scheme: bearer', 'scheme: mac');
   const changed = loadContract(text);
 
@@ -30,7 +38,9 @@ describe('derivation from the contract', () => {
     expect(fc.sample(validListQuery(changed), { seed: SEED, numRuns: 300 }).map((q) => q.status)).toContain('adopted');
     const invalid = fc.sample(invalidNewPet(changed), { seed: SEED, numRuns: 1000 });
     expect(invalid.some((c) => c.reason === 'unknown status "adopted"')).toBe(false);
-    const unknownStatuses = fc.sample(invalidListQuery(changed), { seed: SEED, numRuns: 1000 }).filter((q) => q.kind === 'unknown status');
+    const unknownStatuses = fc
+      .sample(invalidListQuery(changed), { seed: SEED, numRuns: 1000 })
+      .filter((q) => q.kind === 'unknown status');
     expect(unknownStatuses.length).toBeGreaterThan(0);
     expect(unknownStatuses.map((q) => q.status)).not.toContain('adopted');
   });
@@ -47,22 +57,31 @@ describe('derivation from the contract', () => {
 
   it('an int32 categoryId narrows valid values and moves the out-of-range ones', () => {
     const pets = fc.sample(validNewPet(changed), { seed: SEED, numRuns: 500 });
-    for (const p of pets) expect(BigInt(p.categoryId) >= -(2n ** 31n) && BigInt(p.categoryId) < 2n ** 31n, newPetBody(p)).toBe(true);
+    for (const p of pets)
+      expect(BigInt(p.categoryId) >= -(2n ** 31n) && BigInt(p.categoryId) < 2n ** 31n, newPetBody(p)).toBe(true);
     expect(pets.map((p) => p.categoryId)).toContain(String(2n ** 31n - 1n));
     const reasons = fc.sample(invalidNewPet(changed), { seed: SEED, numRuns: 1500 }).map((c) => c.reason);
     expect(reasons).toContain('categoryId beyond int32 (2147483648)');
     // The petId parameter is still int64: its absent ids are unaffected.
-    expect(fc.sample(absentPetId([], changed), { seed: SEED, numRuns: 500 }).some((c) => BigInt(c.digits!) > 2n ** 31n)).toBe(true);
+    expect(
+      fc.sample(absentPetId([], changed), { seed: SEED, numRuns: 500 }).some((c) => BigInt(c.digits!) > 2n ** 31n),
+    ).toBe(true);
   });
 
   it('the auth scheme name comes from the security scheme', () => {
-    const valid = authVariants(changed).filter((v) => v.valid).map((v) => v.template);
+    const valid = authVariants(changed)
+      .filter((v) => v.valid)
+      .map((v) => v.template);
     expect(valid).toEqual(['Mac {key}', 'mac {key}', 'MAC {key}']);
   });
 
   it('a new required NewPet property: invalid bodies miss it, and validNewPet refuses rather than omit it', () => {
     const withColour = loadContract(
-      edit(original, 'required: [name, categoryId]\n      properties:\n        name', 'required: [name, categoryId, colour]\n      properties:\n        colour: { type: string }\n        name'),
+      edit(
+        original,
+        'required: [name, categoryId]\n      properties:\n        name',
+        'required: [name, categoryId, colour]\n      properties:\n        colour: { type: string }\n        name',
+      ),
     );
     const reasons = new Set(fc.sample(invalidNewPet(withColour), { seed: SEED, numRuns: 1500 }).map((c) => c.reason));
     expect(reasons.has('missing colour')).toBe(true);

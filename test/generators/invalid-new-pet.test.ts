@@ -34,7 +34,9 @@ describe('invalidNewPet', () => {
   });
 
   it('covers each required field, each wrong type, the int64 range, the enum and non-object bodies', () => {
-    const reasons = new Set(cases.map((c) => c.reason.replace(/ \(.*\)$|( beyond int64| of type number) .*$|"[^"]*"$/, '$1').trim()));
+    const reasons = new Set(
+      cases.map((c) => c.reason.replace(/ \(.*\)$|( beyond int64| of type number) .*$|"[^"]*"$/, '$1').trim()),
+    );
     const expected = [
       'missing name',
       'missing categoryId',
@@ -64,10 +66,16 @@ describe('invalidNewPet', () => {
       'empty body',
       'no body',
     ];
-    for (const r of expected) expect([...reasons].some((x) => x.startsWith(r)), r).toBe(true);
+    for (const r of expected)
+      expect(
+        [...reasons].some((x) => x.startsWith(r)),
+        r,
+      ).toBe(true);
     expect(cases.some((c) => /^categoryId -?\d+\.\d+$|^categoryId 1e-1$/.test(c.reason))).toBe(true);
     // status accepts strings, name accepts strings, categoryId accepts integers: none of those is called invalid.
-    expect([...reasons].filter((r) => /^(name|status) of type string$|^categoryId of type number$/.test(r))).toEqual([]);
+    expect([...reasons].filter((r) => /^(name|status) of type string$|^categoryId of type number$/.test(r))).toEqual(
+      [],
+    );
   });
 
   it('unknown statuses are outside the enum; the body is empty for "empty body" and absent for "no body"', () => {

@@ -44,7 +44,8 @@ describe('validListQuery', () => {
   it('covers limit at minimum, default, maximum and absent, each status, and both parameter orders', () => {
     const limit = parameter('listPets', 'limit').schema;
     const limits = new Set(queries.map((q) => q.limit));
-    for (const l of [limit.minimum, limit.default, limit.maximum, undefined]) expect(limits.has(l as number | undefined), String(l)).toBe(true);
+    for (const l of [limit.minimum, limit.default, limit.maximum, undefined])
+      expect(limits.has(l as number | undefined), String(l)).toBe(true);
     const statuses = new Set(queries.map((q) => q.status));
     for (const s of [...contract.petStatuses, undefined]) expect(statuses.has(s), String(s)).toBe(true);
     expect(queries.some((q) => q.raw === '')).toBe(true);
@@ -67,7 +68,18 @@ describe('invalidListQuery', () => {
   it('covers min − 1, max + 1, −1, fractions, non-numbers, empty, repeated and unknown status', () => {
     const limit = parameter('listPets', 'limit').schema as { minimum: number; maximum: number };
     const kinds = new Set(queries.map((q) => q.kind));
-    for (const k of [`limit ${limit.minimum - 1}`, `limit ${limit.maximum + 1}`, 'limit -1', 'limit 1.5', 'limit abc', 'limit empty', 'repeated limit', 'unknown status', 'status empty', 'repeated status']) {
+    for (const k of [
+      `limit ${limit.minimum - 1}`,
+      `limit ${limit.maximum + 1}`,
+      'limit -1',
+      'limit 1.5',
+      'limit abc',
+      'limit empty',
+      'repeated limit',
+      'unknown status',
+      'status empty',
+      'repeated status',
+    ]) {
       expect(kinds.has(k), k).toBe(true);
     }
     // Unknown statuses with characters that need encoding arrive encoded and decode to a non-member.

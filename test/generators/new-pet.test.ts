@@ -19,7 +19,9 @@ describe('validNewPet / newPetBody', () => {
       expect(digits(parsed.categoryId)).toBe(p.categoryId);
       expect(parsed.name).toBe(p.name);
       expect(parsed.status).toBe(p.status);
-      expect(Object.keys(parsed)).toEqual(p.status === undefined ? ['name', 'categoryId'] : ['name', 'categoryId', 'status']);
+      expect(Object.keys(parsed)).toEqual(
+        p.status === undefined ? ['name', 'categoryId'] : ['name', 'categoryId', 'status'],
+      );
     }
   });
 
@@ -27,7 +29,9 @@ describe('validNewPet / newPetBody', () => {
     const ids = new Set(pets.map((p) => p.categoryId));
     for (const edge of INT64_EDGES) expect(ids.has(edge), edge).toBe(true);
     // A JS number could not carry these: the body must hold them textually.
-    expect(pets.some((p) => BigInt(p.categoryId) > 2n ** 53n && Number(p.categoryId).toString() !== p.categoryId)).toBe(true);
+    expect(pets.some((p) => BigInt(p.categoryId) > 2n ** 53n && Number(p.categoryId).toString() !== p.categoryId)).toBe(
+      true,
+    );
   });
 
   it('status takes every enum value and is sometimes absent', () => {
@@ -58,7 +62,23 @@ describe('validNewPet / newPetBody', () => {
   });
 
   it('isEdgeName classifies the cases the spec leaves open', () => {
-    for (const n of ['', ' ', ' Rex', 'Rex\t', 'a'.repeat(51), '🐶', 'Rex\u0000', 'a\u001bb', '\u00a0x', '🐈‍⬛', 'e\u0301', 'مرحبا', 'a\u200db', 'Rex  Max', 'Rex-']) {
+    for (const n of [
+      '',
+      ' ',
+      ' Rex',
+      'Rex\t',
+      'a'.repeat(51),
+      '🐶',
+      'Rex\u0000',
+      'a\u001bb',
+      '\u00a0x',
+      '🐈‍⬛',
+      'e\u0301',
+      'مرحبا',
+      'a\u200db',
+      'Rex  Max',
+      'Rex-',
+    ]) {
       expect(isEdgeName(n), JSON.stringify(n)).toBe(true);
     }
     for (const n of ['Rex', 'a'.repeat(50), 'Rex Max', "O'Brien", 'Mary-Jane 2']) {

@@ -79,28 +79,40 @@ function parseRequests(buf: Buffer): { requests: RawRequest[]; rest: Buffer } {
 }
 
 function head(status: string, headers: Record<string, string | number>): string {
-  return `HTTP/1.1 ${status}${CRLF}${Object.entries(headers).map(([k, v]) => `${k}: ${v}${CRLF}`).join('')}${CRLF}`;
+  return `HTTP/1.1 ${status}${CRLF}${Object.entries(headers)
+    .map(([k, v]) => `${k}: ${v}${CRLF}`)
+    .join('')}${CRLF}`;
 }
 
 /** Forwards a request to the upstream and returns its answer as raw bytes (exact Content-Length, keep-alive). */
 function forward(upstream: URL, req: RawRequest): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const headers = { ...req.headers, host: upstream.host };
-    const r = httpRequest({ host: upstream.hostname, port: upstream.port, method: req.method, path: req.target, headers }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('error', reject);
-      res.on('end', () => {
-        const body = Buffer.concat(chunks);
-        const out: Record<string, string> = {};
-        for (const [k, v] of Object.entries(res.headers as IncomingHttpHeaders)) {
-          if (v === undefined || k === 'transfer-encoding' || k === 'connection' || k === 'keep-alive' || k === 'content-length') continue;
-          out[k] = Array.isArray(v) ? v.join(', ') : v;
-        }
-        out['content-length'] = String(body.length);
-        resolve(Buffer.concat([Buffer.from(head(`${res.statusCode} ${res.statusMessage}`, out), 'latin1'), body]));
-      });
-    });
+    const r = httpRequest(
+      { host: upstream.hostname, port: upstream.port, method: req.method, path: req.target, headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () => {
+          const body = Buffer.concat(chunks);
+          const out: Record<string, string> = {};
+          for (const [k, v] of Object.entries(res.headers as IncomingHttpHeaders)) {
+            if (
+              v === undefined ||
+              k === 'transfer-encoding' ||
+              k === 'connection' ||
+              k === 'keep-alive' ||
+              k === 'content-length'
+            )
+              continue;
+            out[k] = Array.isArray(v) ? v.join(', ') : v;
+          }
+          out['content-length'] = String(body.length);
+          resolve(Buffer.concat([Buffer.from(head(`${res.statusCode} ${res.statusMessage}`, out), 'latin1'), body]));
+        });
+      },
+    );
     r.on('error', reject);
     r.end(req.body);
   });
@@ -151,7 +163,7 @@ export async function startHostileServer(o: HostileOptions): Promise<HostileServ
     const json = { 'content-type': 'application/json' };
     switch (o.mode) {
       case 'reset':
-        socket.write(head('200 OK', { ...json, 'content-length': 200 }) + '[{"id":1,"na');
+        socket.write(`${head('200 OK', { ...json, 'content-length': 200 })}[{"id":1,"na`);
         await later(5);
         socket.resetAndDestroy();
         return false;
@@ -160,7 +172,7 @@ export async function startHostileServer(o: HostileOptions): Promise<HostileServ
         return false; // Never answers; the socket stays open until the client gives up or the server closes.
       case 'stall-body':
         if (index > (o.stallFirst ?? Infinity)) break;
-        socket.write(head('200 OK', { ...json, 'content-length': 1000 }) + '[{"id":1,');
+        socket.write(`${head('200 OK', { ...json, 'content-length': 1000 })}[{"id":1,`);
         return false;
       case 'huge-body':
         await streamHuge(socket, o.hugeBytes ?? 100 * 1024 * 1024);
@@ -172,17 +184,24 @@ export async function startHostileServer(o: HostileOptions): Promise<HostileServ
       }
       case 'length-over':
         // Declares 1000 bytes, sends 2, then closes: the body can never be complete.
-        socket.end(head('200 OK', { ...json, 'content-length': 1000 }) + '[]');
+        socket.end(`${head('200 OK', { ...json, 'content-length': 1000 })}[]`);
         return false;
       case 'length-under':
         // Declares 2 bytes of a longer body: the client reads '[{' and the rest is junk on the connection.
-        socket.write(head('200 OK', { ...json, 'content-length': 2 }) + '[{"id":1,"name":"Rex","categoryId":1,"status":"available"}]');
+        socket.write(
+          `${head('200 OK', { ...json, 'content-length': 2 })}[{"id":1,"name":"Rex","categoryId":1,"status":"available"}]`,
+        );
         return true;
       case 'chunked-garbage':
-        socket.end(head('200 OK', { ...json, 'transfer-encoding': 'chunked' }) + 'ZZ-not-hex\r\n{"id":\r\nqq\r\n');
+        socket.end(`${head('200 OK', { ...json, 'transfer-encoding': 'chunked' })}ZZ-not-hex\r\n{"id":\r\nqq\r\n`);
         return false;
       case 'redirect':
-        socket.write(head('307 Temporary Redirect', { location: `${o.redirectTo}${req.target.replace(/^\/v1/, '')}`, 'content-length': 0 }));
+        socket.write(
+          head('307 Temporary Redirect', {
+            location: `${o.redirectTo}${req.target.replace(/^\/v1/, '')}`,
+            'content-length': 0,
+          }),
+        );
         return true;
       case 'close-after-n':
         if (index > (o.n ?? 5)) {
@@ -259,7 +278,9 @@ export interface RecordedArrival {
 }
 
 /** A plain server on another loopback address that records whatever reaches it (the redirect's other host). */
-export async function startRecorder(host = '127.0.0.2'): Promise<{ url: string; arrivals: RecordedArrival[]; close(): Promise<void> }> {
+export async function startRecorder(
+  host = '127.0.0.2',
+): Promise<{ url: string; arrivals: RecordedArrival[]; close(): Promise<void> }> {
   const arrivals: RecordedArrival[] = [];
   const server = createHttpServer((req, res) => {
     arrivals.push({ method: req.method ?? '', url: req.url ?? '', headers: req.headers });

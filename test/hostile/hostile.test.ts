@@ -20,7 +20,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 /** Client limits for these tests: short, so a stalling target costs little; far above loopback latency. */
-const LIMITS = { connectTimeoutMs: 1_000, headersTimeoutMs: 150, bodyTimeoutMs: 150, maxBodyBytes: 1024 * 1024 } as const;
+const LIMITS = {
+  connectTimeoutMs: 1_000,
+  headersTimeoutMs: 150,
+  bodyTimeoutMs: 150,
+  maxBodyBytes: 1024 * 1024,
+} as const;
 /** No case may come near this (each request is bounded by LIMITS, and a suite sends a few dozen). */
 const CASE_BOUND_MS = 15_000;
 
@@ -32,14 +37,26 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await upstream?.close();
-  const rows = timings.map((t) => `${t.mode.padEnd(16)} ${String(Math.round(t.ms)).padStart(6)} ms ${String(t.exchanges).padStart(5)} exchanges  ${t.handled ? 'handled' : 'NOT HANDLED'}  ${t.finding}`);
+  const rows = timings.map(
+    (t) =>
+      `${t.mode.padEnd(16)} ${String(Math.round(t.ms)).padStart(6)} ms ${String(t.exchanges).padStart(5)} exchanges  ${t.handled ? 'handled' : 'NOT HANDLED'}  ${t.finding}`,
+  );
   const handled = timings.filter((t) => t.handled).length;
   console.log(`hostile matrix: ${handled}/${timings.length} cases handled\n${rows.join('\n')}`);
 });
 
 function settings(target: string, seed = 11): RunSettings {
   const keys = planKeys(upstream.keys);
-  return { target, keys, key: keys.find((k) => k.plan === 'enterprise')!, seed, runs: 1, strict: false, shrinkBudget: 2, ...LIMITS };
+  return {
+    target,
+    keys,
+    key: keys.find((k) => k.plan === 'enterprise')!,
+    seed,
+    runs: 1,
+    strict: false,
+    shrinkBudget: 2,
+    ...LIMITS,
+  };
 }
 
 interface Outcome {
@@ -49,7 +66,13 @@ interface Outcome {
 }
 
 /** Runs `suite` against `target`, timing it into the table under `mode`. */
-async function timed(mode: string, suite: SuiteName, target: string, expectCheck: string, extra?: (o: Outcome) => void): Promise<Outcome> {
+async function timed(
+  mode: string,
+  suite: SuiteName,
+  target: string,
+  expectCheck: string,
+  extra?: (o: Outcome) => void,
+): Promise<Outcome> {
   const t0 = performance.now();
   let outcome: Outcome | undefined;
   let handled = false;
@@ -61,7 +84,10 @@ async function timed(mode: string, suite: SuiteName, target: string, expectCheck
       errors: r.ctx.exchanges.flatMap((ex) => (ex.error ? [ex.error.code] : [])),
     };
     const named = r.findings.filter((f) => f.checkId === expectCheck && f.level === 'violation');
-    expect(named.length, `a ${expectCheck} violation; got ${[...new Set(r.findings.map((f) => f.checkId))].join(', ')}`).toBeGreaterThan(0);
+    expect(
+      named.length,
+      `a ${expectCheck} violation; got ${[...new Set(r.findings.map((f) => f.checkId))].join(', ')}`,
+    ).toBeGreaterThan(0);
     extra?.(outcome);
     expect(performance.now() - t0).toBeLessThan(CASE_BOUND_MS);
     handled = true;
@@ -78,7 +104,10 @@ async function timed(mode: string, suite: SuiteName, target: string, expectCheck
   }
 }
 
-async function withHostile(o: Omit<HostileOptions, 'upstream'>, fn: (url: string, h: Awaited<ReturnType<typeof startHostileServer>>) => Promise<void>): Promise<void> {
+async function withHostile(
+  o: Omit<HostileOptions, 'upstream'>,
+  fn: (url: string, h: Awaited<ReturnType<typeof startHostileServer>>) => Promise<void>,
+): Promise<void> {
   const h = await startHostileServer({ ...o, upstream: upstream.url });
   try {
     await fn(h.url, h);
@@ -96,7 +125,10 @@ describe('hostile targets', () => {
     expect(codes(o)).toEqual(new Set(['ECONNREFUSED']));
     const dir = mkdtempSync(join(tmpdir(), 'psc-hostile-'));
     const out = captureOutput();
-    const code = await main(['run', '--target', url, '--env-file', writeEnvFile(join(dir, '.env'), upstream.keys)], out);
+    const code = await main(
+      ['run', '--target', url, '--env-file', writeEnvFile(join(dir, '.env'), upstream.keys)],
+      out,
+    );
     expect(code).toBe(3);
     expect(out.stderr.join('')).toContain(`target unreachable: ${url} (ECONNREFUSED`);
   });
@@ -119,25 +151,37 @@ describe('hostile targets', () => {
   it.each([
     ['stall-headers', 'UND_ERR_HEADERS_TIMEOUT'],
     ['stall-body', 'UND_ERR_BODY_TIMEOUT'],
-  ] as const)('%s: stalled requests end in %s findings; a target stalling from the start blocks the run (exit 3)', async (mode, code) => {
-    await withHostile({ mode, stallFirst: 2 }, async (url) => {
-      await timed(mode, 'getPet', url, 'transport-ok', (o) => {
-        expect(codes(o)).toEqual(new Set([code]));
-        expect(o.errors).toHaveLength(2);
+  ] as const)(
+    '%s: stalled requests end in %s findings; a target stalling from the start blocks the run (exit 3)',
+    async (mode, code) => {
+      await withHostile({ mode, stallFirst: 2 }, async (url) => {
+        await timed(mode, 'getPet', url, 'transport-ok', (o) => {
+          expect(codes(o)).toEqual(new Set([code]));
+          expect(o.errors).toHaveLength(2);
+        });
       });
-    });
-    await withHostile({ mode }, async (url) => {
-      const t0 = performance.now();
-      const pro = upstream.keys.find((k) => k.plan === 'pro')!;
-      const config = loadConfig({ target: url }, { [keyVariable('pro')]: pro.key } as Env);
-      const err = await preflight(config, config.keys[0]!, ['getPet'], LIMITS).then(() => null, (e: unknown) => e);
-      expect(err).toBeInstanceOf(HarnessError);
-      expect((err as HarnessError).exitCode).toBe(3);
-      expect((err as HarnessError).message).toContain(`target stalled: ${url}`);
-      expect((err as HarnessError).message).toContain(code);
-      timings.push({ mode: `${mode} (preflight)`, ms: performance.now() - t0, exchanges: 1, handled: true, finding: `exit 3: ${(err as HarnessError).message.slice(0, 90)}` });
-    });
-  });
+      await withHostile({ mode }, async (url) => {
+        const t0 = performance.now();
+        const pro = upstream.keys.find((k) => k.plan === 'pro')!;
+        const config = loadConfig({ target: url }, { [keyVariable('pro')]: pro.key } as Env);
+        const err = await preflight(config, config.keys[0]!, ['getPet'], LIMITS).then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(HarnessError);
+        expect((err as HarnessError).exitCode).toBe(3);
+        expect((err as HarnessError).message).toContain(`target stalled: ${url}`);
+        expect((err as HarnessError).message).toContain(code);
+        timings.push({
+          mode: `${mode} (preflight)`,
+          ms: performance.now() - t0,
+          exchanges: 1,
+          handled: true,
+          finding: `exit 3: ${(err as HarnessError).message.slice(0, 90)}`,
+        });
+      });
+    },
+  );
 
   it('huge-body: a 100 MB body is read up to maxBodyBytes only, and the server stops streaming', async () => {
     await withHostile({ mode: 'huge-body' }, async (url, h) => {

@@ -79,7 +79,9 @@ describe('toCurl', () => {
   test('renders a runnable command whose key comes from the environment and whose body bytes are exact', async () => {
     const client = new HttpClient({ baseUrl: base });
     const body = `{"name":"it's \u0001 🐶","categoryId":${BIG}}`;
-    const ex = await client.send(req.createPet({ template: 'Bearer {key}', key: new ApiKey('psk_x_secret', 'pro'), keyPlan: 'pro' }, body));
+    const ex = await client.send(
+      req.createPet({ template: 'Bearer {key}', key: new ApiKey('psk_x_secret', 'pro'), keyPlan: 'pro' }, body),
+    );
     await client.close();
     const curl = toCurl(ex.request);
     expect(curl).toContain('"authorization: Bearer $PETSTORE_API_KEY_PRO"');
@@ -87,7 +89,10 @@ describe('toCurl', () => {
     // Run it through bash with the key in the environment: the server must get the same bytes.
     const before = seen.length;
     // Asynchronously: the server answering curl lives in this process.
-    await promisify(execFile)('bash', ['-c', curl.replace(/^curl /, 'curl -o /dev/null ')], { env: { ...process.env, PETSTORE_API_KEY_PRO: 'psk_from_env' }, timeout: 10_000 });
+    await promisify(execFile)('bash', ['-c', curl.replace(/^curl /, 'curl -o /dev/null ')], {
+      env: { ...process.env, PETSTORE_API_KEY_PRO: 'psk_from_env' },
+      timeout: 10_000,
+    });
     expect(seen.length).toBe(before + 1);
     expect(seen.at(-1)!.body).toBe(body);
     expect(seen.at(-1)!.auth).toBe('Bearer psk_from_env');

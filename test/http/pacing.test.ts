@@ -12,7 +12,15 @@ function ex(status: number, headers: Record<string, string>): Exchange {
     operation: 'listPets',
     keyPlan: 'free',
     request: { method: 'GET', url: 'http://x/v1/pets', path: '/pets', headers: {}, body: null },
-    response: { status, headers, body: new Uint8Array(), bodyText: '', truncated: false, json: undefined, jsonError: null },
+    response: {
+      status,
+      headers,
+      body: new Uint8Array(),
+      bodyText: '',
+      truncated: false,
+      json: undefined,
+      jsonError: null,
+    },
     error: null,
     startedAt: NOW,
     durationMs: 1,
@@ -22,8 +30,21 @@ function ex(status: number, headers: Record<string, string>): Exchange {
 function pacer() {
   const waits: number[] = [];
   let now = NOW;
-  const p = new Pacer({ now: () => now, sleep: async (ms) => void (waits.push(ms), (now += ms)), random: () => 0 });
-  return { p, waits, advance: (ms: number) => (now += ms) };
+  const p = new Pacer({
+    now: () => now,
+    sleep: async (ms) => {
+      waits.push(ms);
+      now += ms;
+    },
+    random: () => 0,
+  });
+  return {
+    p,
+    waits,
+    advance: (ms: number) => {
+      now += ms;
+    },
+  };
 }
 
 describe('Pacer', () => {

@@ -10,7 +10,10 @@ const pet = '{"id":1,"name":"a","categoryId":2}';
 
 describe('conformance under load', () => {
   it('reads raw header casing and repeated headers', () => {
-    expect(lowerHeaders({ 'X-RateLimit-Limit': '60', 'set-cookie': ['a', 'b'], Gone: undefined })).toEqual({ 'x-ratelimit-limit': '60', 'set-cookie': 'a, b' });
+    expect(lowerHeaders({ 'X-RateLimit-Limit': '60', 'set-cookie': ['a', 'b'], Gone: undefined })).toEqual({
+      'x-ratelimit-limit': '60',
+      'set-cookie': 'a, b',
+    });
   });
 
   it('a conformant answer passes; every body is validated when sampling 1 in 1', () => {
@@ -25,7 +28,14 @@ describe('conformance under load', () => {
   it('counts each kind of non-conformance with an example', () => {
     const t = new ConformanceTally(1);
     expect(t.check('createPet', 202, rl, pet)).toBe(false);
-    expect(t.check('getPet', 200, { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '61', 'X-RateLimit-Reset': '1.5' }, pet)).toBe(false);
+    expect(
+      t.check(
+        'getPet',
+        200,
+        { 'X-RateLimit-Limit': '60', 'X-RateLimit-Remaining': '61', 'X-RateLimit-Reset': '1.5' },
+        pet,
+      ),
+    ).toBe(false);
     expect(t.check('getPet', 429, rl, '')).toBe(false);
     expect(t.check('getPet', 429, { ...rl, 'Retry-After': '0.25' }, '')).toBe(false);
     expect(t.check('getPet', 200, rl, '{"id":"1","name":"a","categoryId":2}')).toBe(false);
@@ -54,7 +64,12 @@ describe('conformance under load', () => {
 
 describe('the allocation-free fast path agrees with a plain reading of the rules', () => {
   // The rules as first written: headers lower-cased into an object, then every check in turn.
-  function oracle(op: OperationId, status: number, raw: Record<string, string | string[] | undefined>, body: string): boolean {
+  function oracle(
+    op: OperationId,
+    status: number,
+    raw: Record<string, string | string[] | undefined>,
+    body: string,
+  ): boolean {
     const spec = operation(op);
     if (!spec.responses.has(status) || status >= 500) return false;
     const h = lowerHeaders(raw);
@@ -67,7 +82,11 @@ describe('the allocation-free fast path agrees with a plain reading of the rules
     if (n['x-ratelimit-remaining']! > n['x-ratelimit-limit']!) return false;
     if (status === 429) {
       const ra = h['retry-after']?.trim();
-      if (ra === undefined || !(/^\d+$/.test(ra) || (/^[A-Za-z]{3,9}, .+ GMT$/.test(ra) && !Number.isNaN(Date.parse(ra))))) return false;
+      if (
+        ra === undefined ||
+        !(/^\d+$/.test(ra) || (/^[A-Za-z]{3,9}, .+ GMT$/.test(ra) && !Number.isNaN(Date.parse(ra))))
+      )
+        return false;
     }
     if (status !== 429 && hasResponseSchema(op, status)) {
       try {
@@ -79,7 +98,12 @@ describe('the allocation-free fast path agrees with a plain reading of the rules
     return true;
   }
 
-  const names = (base: string) => fc.constantFrom(base, base.toUpperCase(), base.replace(/(^|-)([a-z])/g, (_m, d: string, c: string) => d + c.toUpperCase()));
+  const names = (base: string) =>
+    fc.constantFrom(
+      base,
+      base.toUpperCase(),
+      base.replace(/(^|-)([a-z])/g, (_m, d: string, c: string) => d + c.toUpperCase()),
+    );
   const value = fc.oneof(
     { arbitrary: fc.constantFrom('0', '59', '60', '61', ' 59 '), weight: 4 },
     fc.constantFrom('1.5', '-1', '', '60, 60', 'Wed, 21 Oct 2037 07:28:00 GMT'),
@@ -93,7 +117,12 @@ describe('the allocation-free fast path agrees with a plain reading of the rules
     fc.tuple(fc.oneof(...[...contract.rateLimitHeaders, 'retry-after'].map(names)), value),
     fc.tuple(fc.constantFrom('content-type', 'Date', 'x-other'), fc.constant('x')),
   );
-  const wellFormed = { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '59', 'x-ratelimit-reset': '1900000000', 'retry-after': '1' };
+  const wellFormed = {
+    'x-ratelimit-limit': '60',
+    'x-ratelimit-remaining': '59',
+    'x-ratelimit-reset': '1900000000',
+    'retry-after': '1',
+  };
 
   it('on any headers, status and body, check() and the oracle give the same answer, and a failure is counted', () => {
     fc.assert(
@@ -106,7 +135,8 @@ describe('the allocation-free fast path agrees with a plain reading of the rules
         (op, status, base, pairs, given) => {
           const body = given ?? fitting(op, status);
           const raw: Record<string, string | string[] | undefined> = base ? { ...wellFormed } : {};
-          for (const [name, v] of pairs) raw[name] = Array.isArray(v) ? [...(v as readonly string[])] : (v as string | undefined);
+          for (const [name, v] of pairs)
+            raw[name] = Array.isArray(v) ? [...(v as readonly string[])] : (v as string | undefined);
           const t = new ConformanceTally(1);
           const ok = t.check(op, status, raw, body);
           expect(ok).toBe(oracle(op, status, raw, body));
@@ -120,7 +150,9 @@ describe('the allocation-free fast path agrees with a plain reading of the rules
 
   it('a header repeated under two casings is read as both values joined, as lowerHeaders reads it', () => {
     const t = new ConformanceTally(1);
-    expect(t.check('getPet', 404, { ...rl, 'x-ratelimit-limit': '60' }, '{"code":"x","message":"y","status":404}')).toBe(false);
+    expect(
+      t.check('getPet', 404, { ...rl, 'x-ratelimit-limit': '60' }, '{"code":"x","message":"y","status":404}'),
+    ).toBe(false);
     expect(t.summary().examples[0]!.message).toBe('x-ratelimit-limit is not a non-negative integer: "60, 60"');
   });
 });

@@ -15,9 +15,15 @@ describe('the load mix', () => {
     const requests = mixRequests('/v1', key, new ConformanceTally(1), ['7', '8', '9']);
     expect(requests).toHaveLength(4 * mixGetCount());
     expect(requests.every((r) => r.setupRequest === undefined && typeof r.onResponse === 'function')).toBe(true);
-    expect(requests.filter((r) => r.method === 'GET' && /^\/v1\/pets\/\d+$/.test(r.path!)).map((r) => r.path)).toEqual(['/v1/pets/7', '/v1/pets/8', '/v1/pets/9']);
+    expect(requests.filter((r) => r.method === 'GET' && /^\/v1\/pets\/\d+$/.test(r.path!)).map((r) => r.path)).toEqual([
+      '/v1/pets/7',
+      '/v1/pets/8',
+      '/v1/pets/9',
+    ]);
     expect(requests.filter((r) => r.method === 'POST')).toHaveLength(mixGetCount());
-    const lists = requests.filter((r) => r.method === 'GET' && r.path!.startsWith('/v1/pets') && !/\/pets\/\d/.test(r.path!));
+    const lists = requests.filter(
+      (r) => r.method === 'GET' && r.path!.startsWith('/v1/pets') && !/\/pets\/\d/.test(r.path!),
+    );
     expect(new Set(lists.map((r) => r.path!.slice('/v1/pets'.length)))).toEqual(new Set(listQueries()));
   });
 
@@ -25,7 +31,14 @@ describe('the load mix', () => {
     const hooked = mixRequests('/v1', key, new ConformanceTally(1), ['1', '2', '3']);
     const plain = withoutHooks(hooked);
     expect(plain.every((r) => !('onResponse' in r) && !('setupRequest' in r))).toBe(true);
-    expect(plain).toEqual(hooked.map(({ method, path, headers, body }) => ({ method, path, headers, ...(body === undefined ? {} : { body }) })));
+    expect(plain).toEqual(
+      hooked.map(({ method, path, headers, body }) => ({
+        method,
+        path,
+        headers,
+        ...(body === undefined ? {} : { body }),
+      })),
+    );
   });
 
   it('seeds pets that exist, and falls back to id 1 when the target refuses the key', async () => {
@@ -35,7 +48,10 @@ describe('the load mix', () => {
       const ids = await seedPets(s.url, new ApiKey(ref.key, ref.plan), 3, 5);
       expect(ids).toHaveLength(3);
       expect(new Set(ids).size).toBe(3);
-      for (const id of ids) expect((await fetch(`${s.url}/pets/${id}`, { headers: { authorization: `Bearer ${ref.key}` } })).status).toBe(200);
+      for (const id of ids)
+        expect((await fetch(`${s.url}/pets/${id}`, { headers: { authorization: `Bearer ${ref.key}` } })).status).toBe(
+          200,
+        );
       expect(await seedPets(s.url, new ApiKey('not-a-key', 'free'), 2, 5)).toEqual(['1', '1']);
     } finally {
       await s.close();

@@ -28,7 +28,12 @@ describe('progress', () => {
       p.tick(100);
     }
     p.scenarioDone('mix: done');
-    expect(chunks).toEqual(['load: mix (up to 30s)\n', 'load: mix · 20s left · 100 req/s\n', 'load: mix · 10s left · 100 req/s\n', 'load: mix: done\n']);
+    expect(chunks).toEqual([
+      'load: mix (up to 30s)\n',
+      'load: mix · 20s left · 100 req/s\n',
+      'load: mix · 10s left · 100 req/s\n',
+      'load: mix: done\n',
+    ]);
     expect(chunks.join('')).not.toContain('\r');
   });
 });

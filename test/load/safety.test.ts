@@ -8,7 +8,11 @@ function io(env: Record<string, string>) {
 
 describe('load safety and usage', () => {
   it('refuses the production URL with exit 2 and the reason, unless --allow-production', async () => {
-    const env = { PETSTORE_TARGET: 'https://api.petstore.example/v1', PETSTORE_PRODUCTION_URL: 'https://API.petstore.example/v1/', PETSTORE_API_KEY_FREE: 'k-secret-1' };
+    const env = {
+      PETSTORE_TARGET: 'https://api.petstore.example/v1',
+      PETSTORE_PRODUCTION_URL: 'https://API.petstore.example/v1/',
+      PETSTORE_API_KEY_FREE: 'k-secret-1',
+    };
     const a = io(env);
     expect(await loadCommand([], a.io)).toBe(2);
     expect(a.err.join('')).toMatch(/PSC_PRODUCTION_REFUSED: .*PETSTORE_PRODUCTION_URL.*--allow-production/);

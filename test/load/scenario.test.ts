@@ -23,7 +23,10 @@ describe('load scenarios against the reference server', () => {
   it('a bounded closed-loop mix: counts, per-class histograms and raw result agree; a conformant server has no findings', async () => {
     const { s, key } = await server();
     try {
-      const spec = { ...mixConnectionsScenario(s.url, key('enterprise'), profile, { connections: 4, durationSeconds: 1 }), maxRequests: 400 };
+      const spec = {
+        ...mixConnectionsScenario(s.url, key('enterprise'), profile, { connections: 4, durationSeconds: 1 }),
+        maxRequests: 400,
+      };
       const r = await runScenario(spec, ctx);
       expect(r.responses).toBe(400);
       expect(r.latencyKind).toBe('response time (closed loop)');
@@ -44,7 +47,10 @@ describe('load scenarios against the reference server', () => {
   it('counts non-conformant answers under load, with examples', async () => {
     const { s, key } = await server({ faults: ['rl-headers-missing', 'pet-missing-categoryId'] });
     try {
-      const spec = { ...mixConnectionsScenario(s.url, key('enterprise'), profile, { connections: 2, durationSeconds: 1 }), maxRequests: 100 };
+      const spec = {
+        ...mixConnectionsScenario(s.url, key('enterprise'), profile, { connections: 2, durationSeconds: 1 }),
+        maxRequests: 100,
+      };
       const r = await runScenario(spec, ctx);
       expect(r.conformance.nonConformant).toBe(100);
       expect(r.conformance.byCheck['rate-limit-headers-present']).toBe(300);
@@ -109,7 +115,13 @@ describe('load scenarios against the reference server', () => {
     const url = s.url;
     await s.close();
     const started = Date.now();
-    const r = await runScenario({ ...mixConnectionsScenario(url, key('enterprise'), profile, { connections: 1, durationSeconds: 1 }), maxRequests: 10 }, ctx);
+    const r = await runScenario(
+      {
+        ...mixConnectionsScenario(url, key('enterprise'), profile, { connections: 1, durationSeconds: 1 }),
+        maxRequests: 10,
+      },
+      ctx,
+    );
     expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.responses).toBe(0);
     expect(r.errors).toBeGreaterThan(0);

@@ -34,11 +34,15 @@ describe('load --profile smoke', () => {
     const dirs = readdirSync(out).filter((d) => /^\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ$/.test(d));
     expect(dirs).toHaveLength(1);
     const dir = join(out, dirs[0]!);
-    const files = Object.fromEntries(['report.json', 'report.html', 'summary.md'].map((f) => [f, readFileSync(join(dir, f), 'utf8')]));
+    const files = Object.fromEntries(
+      ['report.json', 'report.html', 'summary.md'].map((f) => [f, readFileSync(join(dir, f), 'utf8')]),
+    );
     const report = JSON.parse(files['report.json']!);
     expect(reportSchemaErrors(report)).toEqual([]);
     expect(report.verdict.pass).toBe(false);
-    expect(report.verdict.checks.filter((c: { pass: boolean }) => !c.pass).map((c: { name: string }) => c.name)).toEqual(['p99 latency (ms)']);
+    expect(
+      report.verdict.checks.filter((c: { pass: boolean }) => !c.pass).map((c: { name: string }) => c.name),
+    ).toEqual(['p99 latency (ms)']);
     expect(files['summary.md']).toMatch(/FAIL/);
     expect(files['summary.md']).toMatch(/p99 latency \(ms\): [\d.]+ is not <= 0.001/);
     expect(readFileSync(summaryFile, 'utf8')).toContain(files['summary.md']!.split('\n')[0]);
@@ -46,9 +50,9 @@ describe('load --profile smoke', () => {
 
     const kinds = new Set(report.scenarios.map((s: { kind: string }) => s.kind));
     expect([...kinds].sort()).toEqual(['mix-connections', 'mix-rate', 'plan-rate']);
-    expect(report.scenarios.filter((s: { kind: string }) => s.kind === 'plan-rate').map((s: { plan: string }) => s.plan)).toEqual(
-      expect.arrayContaining(['free', 'pro', 'business']),
-    );
+    expect(
+      report.scenarios.filter((s: { kind: string }) => s.kind === 'plan-rate').map((s: { plan: string }) => s.plan),
+    ).toEqual(expect.arrayContaining(['free', 'pro', 'business']));
     expect(report.figures.nonConformant).toBe(0);
     expect(report.figures.falseRejections).toBe(0);
     expect(report.figures.responses).toBeGreaterThan(1000);

@@ -12,8 +12,13 @@ describe('every fault of the functional suites is caught by the check it names',
   for (const fault of faults.filter((f) => FUNCTIONAL.has(f.suite))) {
     test(`${fault.id} → ${fault.catches} (${fault.suite})`, async () => {
       const r = await runAgainstReference(fault.suite as SuiteName, { faults: [fault.id], windowSeconds: 5 });
-      const caught = r.findings.filter((f) => f.checkId === fault.catches && (f.level === 'violation' || f.level === 'warning'));
-      expect(caught.length, `${fault.description}: findings were ${[...new Set(r.findings.filter((f) => f.level !== 'observation').map((f) => f.checkId))].join(', ') || 'none'}`).toBeGreaterThan(0);
+      const caught = r.findings.filter(
+        (f) => f.checkId === fault.catches && (f.level === 'violation' || f.level === 'warning'),
+      );
+      expect(
+        caught.length,
+        `${fault.description}: findings were ${[...new Set(r.findings.filter((f) => f.level !== 'observation').map((f) => f.checkId))].join(', ') || 'none'}`,
+      ).toBeGreaterThan(0);
     });
   }
 });
@@ -52,7 +57,10 @@ describe('faults found through the CLI reach the exit code', () => {
       try {
         const envFile = writeEnvFile(join(mkdtempSync(join(tmpdir(), 'psc-meta-')), '.env'), server.keys);
         const out = captureOutput();
-        const code = await main(['run', '--target', server.url, '--env-file', envFile, '--suite', suite, '--runs', '40', '--seed', '42'], out);
+        const code = await main(
+          ['run', '--target', server.url, '--env-file', envFile, '--suite', suite, '--runs', '40', '--seed', '42'],
+          out,
+        );
         expect(code, out.text()).toBe(1);
       } finally {
         await server.close();

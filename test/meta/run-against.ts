@@ -3,7 +3,10 @@ import { planKeys, startReferenceServer, type ReferenceOptions } from '../../ref
 import { runSuite } from '../../runner/suites.js';
 import type { SuiteName } from '../../config/config.js';
 
-export async function runAgainstReference(suite: SuiteName, options: ReferenceOptions & { seed?: number; runs?: number; strict?: boolean }) {
+export async function runAgainstReference(
+  suite: SuiteName,
+  options: ReferenceOptions & { seed?: number; runs?: number; strict?: boolean },
+) {
   const server = await startReferenceServer(options);
   try {
     const keys = planKeys(server.keys);

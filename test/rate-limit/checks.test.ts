@@ -9,8 +9,17 @@ const BUSINESS = { requestsPerMinute: 1000, requestsPerDay: 100000 };
 
 /** A response with the given rate-limit headers (Limit 60 unless said). */
 const at = (remaining: number, reset = NOW_S + 30, more: ExchangeInit = {}) =>
-  exchange({ ...more, headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': String(reset), ...more.headers } });
-const limited = (remaining = 0, reset = NOW_S + 30, more: ExchangeInit = {}) => at(remaining, reset, { status: 429, ...more });
+  exchange({
+    ...more,
+    headers: {
+      'x-ratelimit-limit': '60',
+      'x-ratelimit-remaining': String(remaining),
+      'x-ratelimit-reset': String(reset),
+      ...more.headers,
+    },
+  });
+const limited = (remaining = 0, reset = NOW_S + 30, more: ExchangeInit = {}) =>
+  at(remaining, reset, { status: 429, ...more });
 const ids = (fs: { checkId: string; level: string }[]) => fs.map((f) => `${f.checkId}:${f.level}`);
 
 function burst(accepted: number, over: Partial<Extract<c.BurstEvidence, { kind: 'burst' }>> = {}): c.BurstEvidence {
@@ -54,13 +63,25 @@ describe('rl-burst-enforced', () => {
     expect(ids(f)).toEqual(['rl-burst-enforced:observation']);
   });
   it('counts against the plan from a rested key when the headers showed no refill', () => {
-    const account = (accepted: number): c.WindowAccount => ({ rested: at(59), by: 'headers', accepted, rejection: limited(), spanMs: 900 });
+    const account = (accepted: number): c.WindowAccount => ({
+      rested: at(59),
+      by: 'headers',
+      accepted,
+      rejection: limited(),
+      spanMs: 900,
+    });
     expect(c.burstEnforced.run(burst(20, { account: account(60) }))).toEqual([]);
     const [f] = c.burstEnforced.run(burst(20, { account: account(61) }));
     expect(f?.message).toContain('after 61 accepted requests from a rested free key');
   });
   it('records a key it did not measure', () => {
-    const f = c.burstEnforced.run({ kind: 'skipped', plan: 'enterprise', limit: 1_000_000, reason: 'limit too large', exchanges: [] });
+    const f = c.burstEnforced.run({
+      kind: 'skipped',
+      plan: 'enterprise',
+      limit: 1_000_000,
+      reason: 'limit too large',
+      exchanges: [],
+    });
     expect(ids(f)).toEqual(['rl-burst-enforced:observation']);
     expect(f[0]?.message).toContain('not measured: limit too large');
   });
@@ -68,16 +89,39 @@ describe('rl-burst-enforced', () => {
 
 describe('rl-not-stricter-than-plan', () => {
   const paced = (rejection: ReturnType<typeof exchange> | null): c.NotStricterEvidence => ({
-    kind: 'paced', plan: 'free', limit: 60, windowSeconds: 60, sent: 30, spanMs: 33_000, rejection, previous: at(25), rested: true, requestsPerDay: 1000,
+    kind: 'paced',
+    plan: 'free',
+    limit: 60,
+    windowSeconds: 60,
+    sent: 30,
+    spanMs: 33_000,
+    rejection,
+    previous: at(25),
+    rested: true,
+    requestsPerDay: 1000,
   });
   it('passes a paced phase without 429 and a full window', () => {
     expect(c.notStricterThanPlan.run(paced(null))).toEqual([]);
-    expect(c.notStricterThanPlan.run({ kind: 'window', plan: 'free', limit: 60, account: { rested: at(59), by: 'headers', accepted: 60, rejection: limited(), spanMs: 1 } })).toEqual([]);
+    expect(
+      c.notStricterThanPlan.run({
+        kind: 'window',
+        plan: 'free',
+        limit: 60,
+        account: { rested: at(59), by: 'headers', accepted: 60, rejection: limited(), spanMs: 1 },
+      }),
+    ).toEqual([]);
   });
   it('fails a 429 while pacing, and a window that admits fewer than the plan', () => {
     const [f] = c.notStricterThanPlan.run(paced(limited()));
-    expect(f?.message).toMatch(/^received 429 on paced request 30 of the free key after 33\.0 s at 0\.9 × 60 per 60 s \(previous Remaining 25\)/);
-    const [g] = c.notStricterThanPlan.run({ kind: 'window', plan: 'free', limit: 60, account: { rested: at(58), by: 'idle', accepted: 59, rejection: limited(), spanMs: 1 } });
+    expect(f?.message).toMatch(
+      /^received 429 on paced request 30 of the free key after 33\.0 s at 0\.9 × 60 per 60 s \(previous Remaining 25\)/,
+    );
+    const [g] = c.notStricterThanPlan.run({
+      kind: 'window',
+      plan: 'free',
+      limit: 60,
+      account: { rested: at(58), by: 'idle', accepted: 59, rejection: limited(), spanMs: 1 },
+    });
     expect(g?.expected).toBe('60 accepted');
     expect(g?.actual).toBe('59 accepted');
   });
@@ -88,23 +132,46 @@ describe('rl-429-shape', () => {
     expect(c.shape429.run({ exchange: limited() })).toEqual([]);
   });
   it('fails 403 or 503 instead of 429, a missing Retry-After, missing headers, a wrong Error status', () => {
-    expect(c.shape429.run({ exchange: exchange({ status: 403 }) })[0]?.message).toMatch(/^received 403 where the key was over its limit/);
+    expect(c.shape429.run({ exchange: exchange({ status: 403 }) })[0]?.message).toMatch(
+      /^received 403 where the key was over its limit/,
+    );
     expect(c.shape429.run({ exchange: exchange({ status: 503 }) })[0]?.level).toBe('violation');
-    expect(c.shape429.run({ exchange: limited(0, NOW_S + 30, { headers: { 'retry-after': undefined } }) })[0]?.message).toContain('Retry-After absent');
-    expect(c.shape429.run({ exchange: limited(0, NOW_S + 30, { headers: { 'retry-after': '0.25' } }) })[0]?.message).toContain('Retry-After "0.25"');
-    expect(c.shape429.run({ exchange: limited(0, NOW_S + 30, { headers: { 'x-ratelimit-reset': undefined } }) })[0]?.message).toContain('X-RateLimit-Reset missing');
-    expect(c.shape429.run({ exchange: limited(0, NOW_S + 30, { body: '{"code":"x","message":"m","status":400}' }) })[0]?.message).toContain('status is 400');
+    expect(
+      c.shape429.run({ exchange: limited(0, NOW_S + 30, { headers: { 'retry-after': undefined } }) })[0]?.message,
+    ).toContain('Retry-After absent');
+    expect(
+      c.shape429.run({ exchange: limited(0, NOW_S + 30, { headers: { 'retry-after': '0.25' } }) })[0]?.message,
+    ).toContain('Retry-After "0.25"');
+    expect(
+      c.shape429.run({ exchange: limited(0, NOW_S + 30, { headers: { 'x-ratelimit-reset': undefined } }) })[0]?.message,
+    ).toContain('X-RateLimit-Reset missing');
+    expect(
+      c.shape429.run({ exchange: limited(0, NOW_S + 30, { body: '{"code":"x","message":"m","status":400}' }) })[0]
+        ?.message,
+    ).toContain('status is 400');
   });
   it('a body that is not JSON is only an observation (its format is not shown)', () => {
-    expect(ids(c.shape429.run({ exchange: limited(0, NOW_S + 30, { body: 'Too Many Requests', headers: { 'content-type': 'text/plain' } }) }))).toEqual(['rl-429-shape:observation']);
+    expect(
+      ids(
+        c.shape429.run({
+          exchange: limited(0, NOW_S + 30, { body: 'Too Many Requests', headers: { 'content-type': 'text/plain' } }),
+        }),
+      ),
+    ).toEqual(['rl-429-shape:observation']);
   });
 });
 
 describe('rl-retry-after-honoured and rl-rejected-not-counted', () => {
   const first = limited(0, NOW_S + 30);
   const ev = (attempts: ReturnType<typeof exchange>[], over: Partial<c.RecoveryEvidence> = {}): c.RecoveryEvidence => ({
-    plan: 'free', limit: 60, first429: first, retryAfterMs: 30_000, rejected: 3,
-    attempts: attempts.map((exchange) => ({ exchange, waitedMs: 31_000 })), fixedLike: true, ...over,
+    plan: 'free',
+    limit: 60,
+    first429: first,
+    retryAfterMs: 30_000,
+    rejected: 3,
+    attempts: attempts.map((exchange) => ({ exchange, waitedMs: 31_000 })),
+    fixedLike: true,
+    ...over,
   });
   const both = (e: c.RecoveryEvidence) => [...c.retryAfterHonoured.run(e), ...c.rejectedNotCounted.run(e)];
 
@@ -112,7 +179,9 @@ describe('rl-retry-after-honoured and rl-rejected-not-counted', () => {
     expect(both(ev([at(59, NOW_S + 90)]))).toEqual([]);
   });
   it('429 twice after waiting Retry-After: the window never resets or Retry-After is too short', () => {
-    expect(ids(both(ev([limited(0, NOW_S + 90), limited(0, NOW_S + 150)])))).toEqual(['rl-retry-after-honoured:violation']);
+    expect(ids(both(ev([limited(0, NOW_S + 90), limited(0, NOW_S + 150)])))).toEqual([
+      'rl-retry-after-honoured:violation',
+    ]);
   });
   it('429 after Retry-After with the Reset unchanged: Retry-After too short', () => {
     const f = both(ev([limited(0, NOW_S + 30), at(59, NOW_S + 90)]));
@@ -133,46 +202,102 @@ describe('rl-retry-after-honoured and rl-rejected-not-counted', () => {
 });
 
 describe('rl-per-key', () => {
-  const key = (plan: 'free' | 'pro' | 'business', limits: typeof FREE, reported: number | null) => ({ plan, limits, reported, exchange: at(1) });
+  const key = (plan: 'free' | 'pro' | 'business', limits: typeof FREE, reported: number | null) => ({
+    plan,
+    limits,
+    reported,
+    exchange: at(1),
+  });
   it('passes keys that report their own plans', () => {
-    expect(c.perKey.run({ kind: 'limits', keys: [key('free', FREE, 60), key('pro', PRO, 300), key('business', BUSINESS, 1000)] })).toEqual([]);
+    expect(
+      c.perKey.run({
+        kind: 'limits',
+        keys: [key('free', FREE, 60), key('pro', PRO, 300), key('business', BUSINESS, 1000)],
+      }),
+    ).toEqual([]);
     // Free's day and Business's minute are both 1000: reporting it is no proof of sharing.
-    expect(c.perKey.run({ kind: 'limits', keys: [key('free', FREE, 1000), key('business', BUSINESS, 1000)] })).toEqual([]);
+    expect(c.perKey.run({ kind: 'limits', keys: [key('free', FREE, 1000), key('business', BUSINESS, 1000)] })).toEqual(
+      [],
+    );
   });
   it('fails two plans reporting the same limit, and a 429 caused by another key', () => {
     const [f] = c.perKey.run({ kind: 'limits', keys: [key('free', FREE, 60), key('pro', PRO, 60)] });
     expect(f?.message).toMatch(/^received X-RateLimit-Limit 60 for both the free and the pro key/);
-    const [g] = c.perKey.run({ kind: 'interference', plan: 'pro', rejection: limited(), previous: at(120), bursting: ['business'] });
+    const [g] = c.perKey.run({
+      kind: 'interference',
+      plan: 'pro',
+      rejection: limited(),
+      previous: at(120),
+      bursting: ['business'],
+    });
     expect(g?.message).toContain('while the business key was bursting');
-    expect(c.perKey.run({ kind: 'interference', plan: 'pro', rejection: limited(), previous: at(0), bursting: ['business'] })).toEqual([]);
+    expect(
+      c.perKey.run({
+        kind: 'interference',
+        plan: 'pro',
+        rejection: limited(),
+        previous: at(0),
+        bursting: ['business'],
+      }),
+    ).toEqual([]);
   });
 });
 
 describe('rl-daily-quota', () => {
   const LIM = { requestsPerMinute: 5, requestsPerDay: 8 };
   const day = (remaining: number, status = 200, reset = NOW_S + 3600) =>
-    exchange({ status, headers: { 'x-ratelimit-limit': '8', 'x-ratelimit-remaining': String(remaining), 'x-ratelimit-reset': String(reset), ...(status === 429 ? { 'retry-after': '3600' } : {}) } });
+    exchange({
+      status,
+      headers: {
+        'x-ratelimit-limit': '8',
+        'x-ratelimit-remaining': String(remaining),
+        'x-ratelimit-reset': String(reset),
+        ...(status === 429 ? { 'retry-after': '3600' } : {}),
+      },
+    });
   const ev = (over: Partial<c.DailyQuotaEvidence>): c.DailyQuotaEvidence => ({
-    plan: 'enterprise', limits: LIM, sent: 9, accepted: 8, rejection: day(0, 429), known: day(2), acceptedAfterKnown: 2, minuteReset: NOW_S + 1, elapsedMs: 2000, stopped: null, ...over,
+    plan: 'enterprise',
+    limits: LIM,
+    sent: 9,
+    accepted: 8,
+    rejection: day(0, 429),
+    known: day(2),
+    acceptedAfterKnown: 2,
+    minuteReset: NOW_S + 1,
+    elapsedMs: 2000,
+    stopped: null,
+    ...over,
   });
   it('passes the day quota spent, then a 429 with Retry-After and a Reset at the day boundary', () => {
     expect(c.dailyQuota.run(ev({}))).toEqual([]);
   });
   it('fails no daily 429, a count beyond the quota, a Reset before the minute reset or beyond a day', () => {
-    expect(c.dailyQuota.run(ev({ rejection: null, acceptedAfterKnown: 4, accepted: 10, stopped: 'over-quota' }))[0]?.message).toMatch(/^received no daily 429/);
-    expect(c.dailyQuota.run(ev({ acceptedAfterKnown: 4 }))[0]?.message).toContain('only after 4 accepted after Remaining 2');
+    expect(
+      c.dailyQuota.run(ev({ rejection: null, acceptedAfterKnown: 4, accepted: 10, stopped: 'over-quota' }))[0]?.message,
+    ).toMatch(/^received no daily 429/);
+    expect(c.dailyQuota.run(ev({ acceptedAfterKnown: 4 }))[0]?.message).toContain(
+      'only after 4 accepted after Remaining 2',
+    );
     expect(c.dailyQuota.run(ev({ acceptedAfterKnown: 1 }))[0]?.message).toContain('stricter than it reported');
     expect(c.dailyQuota.run(ev({ rejection: day(0, 429, NOW_S - 100) }))[0]?.message).toContain('X-RateLimit-Reset');
     expect(c.dailyQuota.run(ev({ rejection: day(0, 429, NOW_S + 200_000) }))[0]?.message).toContain('within 86400 s');
-    expect(c.dailyQuota.run(ev({ minuteReset: NOW_S + 7200 }))[0]?.message).toContain("before the minute window's reset");
+    expect(c.dailyQuota.run(ev({ minuteReset: NOW_S + 7200 }))[0]?.message).toContain(
+      "before the minute window's reset",
+    );
   });
 });
 
 describe('observations', () => {
   it('rl-ban-observed and rl-401-rate-limited never fail', () => {
-    const ban = c.banObserved.run({ plan: 'free', reason: '403 after it had worked', exchanges: [exchange({ status: 403 })] });
+    const ban = c.banObserved.run({
+      plan: 'free',
+      reason: '403 after it had worked',
+      exchanges: [exchange({ status: 403 })],
+    });
     expect(ids(ban)).toEqual(['rl-ban-observed:observation']);
-    const unauth = c.unauthenticatedRateLimited.run({ exchanges: [exchange({ status: 401, keyPlan: 'invalid' }), exchange({ status: 429, keyPlan: 'invalid' })] });
+    const unauth = c.unauthenticatedRateLimited.run({
+      exchanges: [exchange({ status: 401, keyPlan: 'invalid' }), exchange({ status: 429, keyPlan: 'invalid' })],
+    });
     expect(ids(unauth)).toEqual(['rl-401-rate-limited:observation']);
     expect(unauth[0]?.message).toContain('got 401, 429; 2 carried X-RateLimit headers (Limit 60); 1 were 429');
   });
@@ -183,7 +308,7 @@ describe('headers that describe the day window ("the limit in force" may be the 
   const dayAt = (remaining: number) => at(remaining, NOW_S + 5 * 3600, { headers: { 'x-ratelimit-limit': '1000' } });
   const dayKnown = { known: dayAt(900), knownRemaining: 900 };
 
-  it('a minute 429 after about L accepted is no violation: Remaining 900 is not the minute window\'s', () => {
+  it("a minute 429 after about L accepted is no violation: Remaining 900 is not the minute window's", () => {
     expect(c.burstEnforced.run(burst(60, dayKnown))).toEqual([]);
     expect(c.burstEnforced.run(burst(12, dayKnown))).toEqual([]);
   });
@@ -195,26 +320,38 @@ describe('headers that describe the day window ("the limit in force" may be the 
     expect(hard?.level).toBe('violation');
     expect(hard?.expected).toBe('429 after at most 120');
     // A limiter that never refuses still fails, and one within 2 × L without a 429 is only recorded.
-    expect(ids(c.burstEnforced.run(burst(131, { ...dayKnown, rejection: null, cap: 131 })))).toEqual(['rl-burst-enforced:violation']);
-    expect(ids(c.burstEnforced.run(burst(100, { ...dayKnown, rejection: null, cap: 100 })))).toEqual(['rl-burst-enforced:observation']);
+    expect(ids(c.burstEnforced.run(burst(131, { ...dayKnown, rejection: null, cap: 131 })))).toEqual([
+      'rl-burst-enforced:violation',
+    ]);
+    expect(ids(c.burstEnforced.run(burst(100, { ...dayKnown, rejection: null, cap: 100 })))).toEqual([
+      'rl-burst-enforced:observation',
+    ]);
   });
   it('no counting from a "rested" response whose Limit is the day\'s', () => {
-    const account: c.WindowAccount = { rested: dayAt(999), by: 'headers', accepted: 30, rejection: limited(), spanMs: 900 };
+    const account: c.WindowAccount = {
+      rested: dayAt(999),
+      by: 'headers',
+      accepted: 30,
+      rejection: limited(),
+      spanMs: 900,
+    };
     expect(c.notStricterThanPlan.run({ kind: 'window', plan: 'free', limit: 60, account })).toEqual([]);
     expect(c.burstEnforced.run(burst(20, { account: { ...account, accepted: 80 } }))).toEqual([]);
   });
 });
 
-describe('a daily 429 (or a ban) is not the minute limit\'s', () => {
+describe("a daily 429 (or a ban) is not the minute limit's", () => {
   const longWait = limited(0, NOW_S + 30, { headers: { 'retry-after': '3600' } });
   const dayReset = limited(0, NOW_S + 4 * 3600, { headers: { 'retry-after': undefined } });
   const dayLimit = limited(0, NOW_S + 30, { headers: { 'x-ratelimit-limit': '1000' } });
 
-  it('tells it by a wait or a Reset beyond one window (and its 5 s slack), or a Limit that is the day\'s', () => {
+  it("tells it by a wait or a Reset beyond one window (and its 5 s slack), or a Limit that is the day's", () => {
     expect(c.maxRetryAfterWaitMs(60)).toBe(65_000);
     expect(c.notMinuteRefusal(longWait, 60, 60, 1000)).toBe('Retry-After 3600 s, beyond one 60 s window');
     expect(c.notMinuteRefusal(limited(0, NOW_S + 30, { headers: { 'retry-after': '65' } }), 60, 60, 1000)).toBeNull();
-    expect(c.notMinuteRefusal(limited(0, NOW_S + 30, { headers: { 'retry-after': '66' } }), 60, 60, 1000)).toContain('Retry-After 66 s');
+    expect(c.notMinuteRefusal(limited(0, NOW_S + 30, { headers: { 'retry-after': '66' } }), 60, 60, 1000)).toContain(
+      'Retry-After 66 s',
+    );
     expect(c.notMinuteRefusal(dayReset, 60, 60, 1000)).toContain('X-RateLimit-Reset 14400 s ahead');
     expect(c.notMinuteRefusal(dayLimit, 60, 60, 1000)).toBe("X-RateLimit-Limit 1000, the plan's requests per day");
     // A Reset in milliseconds is the header oracle's violation, not a long wait; a minute 429 is none of these.
@@ -233,7 +370,16 @@ describe('a daily 429 (or a ban) is not the minute limit\'s', () => {
   });
   it('while pacing: an observation, and so is a paced 429 from a key not shown rested', () => {
     const paced = (rejection: ReturnType<typeof exchange>, rested = true): c.NotStricterEvidence => ({
-      kind: 'paced', plan: 'free', limit: 60, windowSeconds: 60, sent: 30, spanMs: 33_000, rejection, previous: at(25), rested, requestsPerDay: 1000,
+      kind: 'paced',
+      plan: 'free',
+      limit: 60,
+      windowSeconds: 60,
+      sent: 30,
+      spanMs: 33_000,
+      rejection,
+      previous: at(25),
+      rested,
+      requestsPerDay: 1000,
     });
     const daily = c.notStricterThanPlan.run(paced(longWait));
     expect(ids(daily)).toEqual(['rl-not-stricter-than-plan:observation']);
@@ -246,8 +392,13 @@ describe('a daily 429 (or a ban) is not the minute limit\'s', () => {
 
 describe('429 bodies: the format is a gap; only an Error whose numeric status is not 429 fails', () => {
   const body = (b: string) => limited(0, NOW_S + 30, { body: b });
-  it('{statusCode, error, message} (Fastify\'s), a string status, an array: observations only', () => {
-    for (const b of ['{"statusCode":429,"error":"Too Many Requests","message":"Rate limit exceeded, retry in 1 minute"}', '{"status":"429"}', '[]', '"slow down"']) {
+  it("{statusCode, error, message} (Fastify's), a string status, an array: observations only", () => {
+    for (const b of [
+      '{"statusCode":429,"error":"Too Many Requests","message":"Rate limit exceeded, retry in 1 minute"}',
+      '{"status":"429"}',
+      '[]',
+      '"slow down"',
+    ]) {
       const f = c.shape429.run({ exchange: body(b) });
       expect(ids(f), b).toEqual(['rl-429-shape:observation']);
       expect(f[0]?.message, b).toContain('the spec does not show the 429 body format');
@@ -255,25 +406,55 @@ describe('429 bodies: the format is a gap; only an Error whose numeric status is
   });
   it('an Error of status 429 passes (429.0 too); a numeric status of 500 or 429.5 fails', () => {
     expect(c.shape429.run({ exchange: body('{"code":"x","message":"m","status":429.0}') })).toEqual([]);
-    expect(c.shape429.run({ exchange: body('{"code":"x","message":"m","status":500}') })[0]?.actual).toBe('an Error body whose status is 500');
+    expect(c.shape429.run({ exchange: body('{"code":"x","message":"m","status":500}') })[0]?.actual).toBe(
+      'an Error body whose status is 500',
+    );
     expect(ids(c.shape429.run({ exchange: body('{"status":429.5}') }))).toEqual(['rl-429-shape:violation']);
   });
   it('the daily 429 alike', () => {
     const LIM = { requestsPerMinute: 5, requestsPerDay: 8 };
     const daily = (b: string) =>
-      exchange({ status: 429, body: b, headers: { 'x-ratelimit-limit': '8', 'x-ratelimit-remaining': '0', 'x-ratelimit-reset': String(NOW_S + 3600), 'retry-after': '3600' } });
+      exchange({
+        status: 429,
+        body: b,
+        headers: {
+          'x-ratelimit-limit': '8',
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset': String(NOW_S + 3600),
+          'retry-after': '3600',
+        },
+      });
     const ev = (rejection: ReturnType<typeof exchange>): c.DailyQuotaEvidence => ({
-      plan: 'enterprise', limits: LIM, sent: 9, accepted: 8, rejection, known: null, acceptedAfterKnown: 0, minuteReset: NOW_S + 1, elapsedMs: 2000, stopped: null,
+      plan: 'enterprise',
+      limits: LIM,
+      sent: 9,
+      accepted: 8,
+      rejection,
+      known: null,
+      acceptedAfterKnown: 0,
+      minuteReset: NOW_S + 1,
+      elapsedMs: 2000,
+      stopped: null,
     });
-    expect(ids(c.dailyQuota.run(ev(daily('{"statusCode":429,"error":"Too Many Requests","message":"quota"}'))))).toEqual(['rl-daily-quota:observation']);
-    expect(ids(c.dailyQuota.run(ev(daily('{"code":"q","message":"m","status":403}'))))).toEqual(['rl-daily-quota:violation']);
+    expect(
+      ids(c.dailyQuota.run(ev(daily('{"statusCode":429,"error":"Too Many Requests","message":"quota"}')))),
+    ).toEqual(['rl-daily-quota:observation']);
+    expect(ids(c.dailyQuota.run(ev(daily('{"code":"q","message":"m","status":403}'))))).toEqual([
+      'rl-daily-quota:violation',
+    ]);
   });
 });
 
 describe('Retry-After rounding: only a wait beyond a whole second is evidence', () => {
   const first = limited(0, NOW_S + 30, { headers: { 'retry-after': '2' } });
   const ev = (waited: number, attempts: ReturnType<typeof exchange>[]): c.RecoveryEvidence => ({
-    plan: 'free', limit: 60, first429: first, retryAfterMs: 2000, rejected: 3, attempts: attempts.map((exchange, i) => ({ exchange, waitedMs: i === 0 ? waited : 3000 })), fixedLike: true,
+    plan: 'free',
+    limit: 60,
+    first429: first,
+    retryAfterMs: 2000,
+    rejected: 3,
+    attempts: attempts.map((exchange, i) => ({ exchange, waitedMs: i === 0 ? waited : 3000 })),
+    fixedLike: true,
   });
   it('refused after Retry-After + 0.3 s: within rounding, an observation; after + 1 s: a violation', () => {
     const tooShort = [limited(0, NOW_S + 30, { headers: { 'retry-after': '1' } }), at(59, NOW_S + 90)];
@@ -282,7 +463,13 @@ describe('Retry-After rounding: only a wait beyond a whole second is evidence', 
   });
   it('a second refusal counts only if the second wait, too, went beyond its Retry-After by a second', () => {
     const a0 = limited(0, NOW_S + 90, { headers: { 'retry-after': '3' } });
-    const twice = (w1: number): c.RecoveryEvidence => ({ ...ev(3000, []), attempts: [{ exchange: a0, waitedMs: 3000 }, { exchange: limited(0, NOW_S + 150), waitedMs: w1 }] });
+    const twice = (w1: number): c.RecoveryEvidence => ({
+      ...ev(3000, []),
+      attempts: [
+        { exchange: a0, waitedMs: 3000 },
+        { exchange: limited(0, NOW_S + 150), waitedMs: w1 },
+      ],
+    });
     expect(ids(c.retryAfterHonoured.run(twice(3400)))).toEqual(['rl-retry-after-honoured:observation']);
     expect(ids(c.retryAfterHonoured.run(twice(4000)))).toEqual(['rl-retry-after-honoured:violation']);
   });
@@ -291,7 +478,17 @@ describe('Retry-After rounding: only a wait beyond a whole second is evidence', 
 describe('rl-daily-quota: a run refused up front', () => {
   it('is an observation that says why', () => {
     const f = c.dailyQuota.run({
-      plan: 'business', limits: BUSINESS, sent: 0, accepted: 0, rejection: null, known: null, acceptedAfterKnown: 0, minuteReset: null, elapsedMs: 0, stopped: 'too-long', note: 'would take about 111 min',
+      plan: 'business',
+      limits: BUSINESS,
+      sent: 0,
+      accepted: 0,
+      rejection: null,
+      known: null,
+      acceptedAfterKnown: 0,
+      minuteReset: null,
+      elapsedMs: 0,
+      stopped: 'too-long',
+      note: 'would take about 111 min',
     });
     expect(ids(f)).toEqual(['rl-daily-quota:observation']);
     expect(f[0]?.message).toBe('business key: daily quota not measured: would take about 111 min');

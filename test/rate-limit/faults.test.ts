@@ -19,7 +19,11 @@ describe.concurrent('rate-limit faults', () => {
   const windowFor: Record<string, number> = { 'rl-retry-after-short': 6 };
   for (const fault of table) {
     test(`${fault.id} → ${fault.catches}`, async () => {
-      const r = await runRateLimit('rate-limit', { windowSeconds: windowFor[fault.id] ?? 2, faults: [fault.id], plans: PLANS });
+      const r = await runRateLimit('rate-limit', {
+        windowSeconds: windowFor[fault.id] ?? 2,
+        faults: [fault.id],
+        plans: PLANS,
+      });
       expect(caughtBy(r, fault.catches).length, `${fault.description}: findings were ${summary(r)}`).toBeGreaterThan(0);
     });
   }

@@ -49,19 +49,27 @@ describe.concurrent('the faultless reference server passes', () => {
     expect(failing(r.findings)).toEqual([]);
     expect(r.rateLimitResults[0]).toMatchObject({ plan: 'enterprise', accepted: 8, sent: 9, stopped: null });
     // The run said how long it would take before it started.
-    expect(waits[0]).toMatch(/^quota: spending the enterprise key's 8 requests per day at 4.5 per 1 s takes about 2 s$/);
+    expect(waits[0]).toMatch(
+      /^quota: spending the enterprise key's 8 requests per day at 4.5 per 1 s takes about 2 s$/,
+    );
   });
 });
 
 describe.concurrent('targets the spec leaves room for: recorded, never failed', () => {
   test('headers that describe the day window from the start, and a daily 429 in the burst: observations only', async () => {
     // 60 per minute but 30 per day: the reference's headers describe the day window (it has fewer left) throughout.
-    const r = await runRateLimit('rate-limit', { windowSeconds: WINDOW_S, keys: generateKeys({ enterprise: { requestsPerMinute: 60, requestsPerDay: 30 } }), plans: ['enterprise'] });
+    const r = await runRateLimit('rate-limit', {
+      windowSeconds: WINDOW_S,
+      keys: generateKeys({ enterprise: { requestsPerMinute: 60, requestsPerDay: 30 } }),
+      plans: ['enterprise'],
+    });
     expect(r.aborted).toBeNull();
     expect(failing(r.findings)).toEqual([]);
     const daily = r.findings.filter((f) => f.checkId === 'rl-burst-enforced');
     expect(daily.map((f) => f.level)).toEqual(['observation']);
-    expect(daily[0]?.message).toMatch(/^enterprise key: daily quota exhausted \(or the key banned\) after \d+ accepted in its burst: Retry-After \d+ s, beyond one 2 s window/);
+    expect(daily[0]?.message).toMatch(
+      /^enterprise key: daily quota exhausted \(or the key banned\) after \d+ accepted in its burst: Retry-After \d+ s, beyond one 2 s window/,
+    );
     // The key is not used after its daily 429: nothing waited, nothing sent after it.
     const res = r.rateLimitResults[0] as RateLimitResult;
     expect(res.waitedMs).toBe(0);
@@ -72,7 +80,12 @@ describe.concurrent('targets the spec leaves room for: recorded, never failed', 
 
   test('a Retry-After beyond one window after waiting (a long ban) is not waited out: recorded, the key dropped', async () => {
     // Any request sent while limited bans the key for 10 minutes: the suite's two probes after the 429 do.
-    const r = await runRateLimit('rate-limit', { windowSeconds: WINDOW_S, banAfter: 0, banSeconds: 600, plans: ['free'] });
+    const r = await runRateLimit('rate-limit', {
+      windowSeconds: WINDOW_S,
+      banAfter: 0,
+      banSeconds: 600,
+      plans: ['free'],
+    });
     expect(r.aborted).toBeNull();
     expect(r.wallMs).toBeLessThan(WINDOW_S * 1000 * 4);
     const ban = r.findings.filter((f) => f.checkId === 'rl-ban-observed');
@@ -84,13 +97,18 @@ describe.concurrent('targets the spec leaves room for: recorded, never failed', 
 
   test('quota suite: a run projected beyond 50 min is refused before it sends anything, saying why', async () => {
     // 100 per day at 0.9 per minute: about 111 minutes.
-    const r = await runRateLimit('quota', { windowSeconds: 60, keys: generateKeys({ enterprise: { requestsPerMinute: 1, requestsPerDay: 100 } }) });
+    const r = await runRateLimit('quota', {
+      windowSeconds: 60,
+      keys: generateKeys({ enterprise: { requestsPerMinute: 1, requestsPerDay: 100 } }),
+    });
     expect(r.aborted).toBeNull();
     expect(r.exchangeList).toEqual([]);
     const [f, ...rest] = r.findings.filter((x) => x.checkId === 'rl-daily-quota');
     expect(rest).toEqual([]);
     expect(f?.level).toBe('observation');
-    expect(f?.message).toMatch(/^enterprise key: daily quota not measured: spending the enterprise key's 100 requests per day at 0\.9 per 60 s would take about 111 min \d+ s, more than the 50 min 0 s this suite allows/);
+    expect(f?.message).toMatch(
+      /^enterprise key: daily quota not measured: spending the enterprise key's 100 requests per day at 0\.9 per 60 s would take about 111 min \d+ s, more than the 50 min 0 s this suite allows/,
+    );
     expect(r.rateLimitResults[0]).toMatchObject({ plan: 'enterprise', sent: 0, stopped: 'too-long' });
   });
 });

@@ -3,7 +3,10 @@ import { planKeys, startReferenceServer, type ReferenceOptions } from '../../ref
 import { runSuite } from '../../runner/suites.js';
 import type { SuiteName } from '../../config/config.js';
 
-export async function runRateLimit(suite: SuiteName, options: ReferenceOptions & { plans?: readonly string[]; onWait?: (ms: number, reason: string) => void }) {
+export async function runRateLimit(
+  suite: SuiteName,
+  options: ReferenceOptions & { plans?: readonly string[]; onWait?: (ms: number, reason: string) => void },
+) {
   const server = await startReferenceServer(options);
   try {
     const keys = planKeys(server.keys.filter((k) => !options.plans || options.plans.includes(k.plan)));
@@ -18,7 +21,12 @@ export async function runRateLimit(suite: SuiteName, options: ReferenceOptions &
       windowSeconds: server.options.windowSeconds,
       ...(options.onWait ? { onWait: options.onWait } : {}),
     });
-    return { ...result, wallMs: performance.now() - t0, rateLimitResults: ctx.rateLimitResults, exchangeList: ctx.exchanges };
+    return {
+      ...result,
+      wallMs: performance.now() - t0,
+      rateLimitResults: ctx.rateLimitResults,
+      exchangeList: ctx.exchanges,
+    };
   } finally {
     await server.close();
   }

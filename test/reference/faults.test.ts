@@ -1,20 +1,56 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { faults, FaultSet, type FaultId } from '../../reference/faults.js';
-import { generateKeys, startReferenceServer, type ReferenceOptions, type ReferenceServer } from '../../reference/server.js';
+import {
+  generateKeys,
+  startReferenceServer,
+  type ReferenceOptions,
+  type ReferenceServer,
+} from '../../reference/server.js';
 import { INT64_MAX } from '../../http/lossless.js';
 import { call, createBody, keyOf, sleep, text } from './support.js';
 
 /** The check catalogue (notes/checks.md), by id; the V/W checks a fault may name. */
 const CHECK_IDS = [
-  'status-documented', 'no-5xx', 'transport-ok', 'content-type-json', 'json-parses', 'body-schema', 'int64-exact',
-  'error-status-matches', 'rate-limit-headers-present', 'rate-limit-remaining-range', 'rate-limit-reset-epoch',
-  'rate-limit-limit-plan', 'retry-after-valid', 'error-body-429', 'www-authenticate', 'auth-rejected',
-  'auth-valid-accepted', 'list-200', 'list-limit-respected', 'list-default-limit', 'list-status-filter', 'create-201',
-  'create-echo', 'create-id-not-client-supplied', 'create-invalid-rejected', 'create-invalid-no-effect',
-  'create-retrievable', 'create-listed', 'ids-unique', 'get-200', 'get-404', 'model-consistency',
-  'rl-not-stricter-than-plan', 'rl-burst-enforced', 'rl-429-shape', 'rl-retry-after-honoured', 'rl-rejected-not-counted',
-  'rl-per-key', 'rl-daily-quota',
+  'status-documented',
+  'no-5xx',
+  'transport-ok',
+  'content-type-json',
+  'json-parses',
+  'body-schema',
+  'int64-exact',
+  'error-status-matches',
+  'rate-limit-headers-present',
+  'rate-limit-remaining-range',
+  'rate-limit-reset-epoch',
+  'rate-limit-limit-plan',
+  'retry-after-valid',
+  'error-body-429',
+  'www-authenticate',
+  'auth-rejected',
+  'auth-valid-accepted',
+  'list-200',
+  'list-limit-respected',
+  'list-default-limit',
+  'list-status-filter',
+  'create-201',
+  'create-echo',
+  'create-id-not-client-supplied',
+  'create-invalid-rejected',
+  'create-invalid-no-effect',
+  'create-retrievable',
+  'create-listed',
+  'ids-unique',
+  'get-200',
+  'get-404',
+  'model-consistency',
+  'rl-not-stricter-than-plan',
+  'rl-burst-enforced',
+  'rl-429-shape',
+  'rl-retry-after-honoured',
+  'rl-rejected-not-counted',
+  'rl-per-key',
+  'rl-daily-quota',
 ];
 const SUITES = ['auth', 'listPets', 'createPet', 'getPet', 'stateful', 'rate-limit', 'quota'];
 
@@ -60,7 +96,8 @@ const tight = (perMinute: number, perDay = 1000, more: ReferenceOptions = {}): R
 
 const post = (s: ReferenceServer, body: string) => call(s, 'POST', '/pets', { body });
 const get = (s: ReferenceServer, path: string) => call(s, 'GET', path);
-const created = async (s: ReferenceServer, name = 'x', cat = '1', status?: string) => post(s, createBody(name, cat, status));
+const created = async (s: ReferenceServer, name = 'x', cat = '1', status?: string) =>
+  post(s, createBody(name, cat, status));
 async function seed(s: ReferenceServer, n: number): Promise<void> {
   for (let i = 0; i < n; i++) await created(s, `p${i}`, String(i), ['available', 'pending', 'sold'][i % 3]);
 }
@@ -75,16 +112,27 @@ async function first429(s: ReferenceServer) {
   }
   throw new Error('no 429 in 20 requests');
 }
-const invalidAccepted = (body: string): Probe => async (s) => (await post(s, body)).status < 300;
+const invalidAccepted =
+  (body: string): Probe =>
+  async (s) =>
+    (await post(s, body)).status < 300;
 
 const cases: Record<FaultId, Case> = {
   'auth-any-token': { probe: async (s) => (await call(s, 'GET', '/pets', { auth: 'Bearer nope' })).status === 200 },
-  'auth-wrong-scheme': { probe: async (s) => (await call(s, 'GET', '/pets', { auth: `Basic ${keyOf(s)}` })).status === 200 },
-  'auth-create-open': { probe: async (s) => (await call(s, 'POST', '/pets', { auth: null, body: createBody('x', 1) })).status === 201 },
+  'auth-wrong-scheme': {
+    probe: async (s) => (await call(s, 'GET', '/pets', { auth: `Basic ${keyOf(s)}` })).status === 200,
+  },
+  'auth-create-open': {
+    probe: async (s) => (await call(s, 'POST', '/pets', { auth: null, body: createBody('x', 1) })).status === 201,
+  },
   'auth-403': { probe: async (s) => (await call(s, 'GET', '/pets', { auth: null })).status === 403 },
   'auth-401-no-body': { probe: async (s) => (await call(s, 'GET', '/pets', { auth: null })).text === '' },
-  'auth-bearer-case-sensitive': { probe: async (s) => (await call(s, 'GET', '/pets', { auth: `bearer ${keyOf(s)}` })).status === 401 },
-  'auth-no-www-authenticate': { probe: async (s) => (await call(s, 'GET', '/pets', { auth: null })).headers['www-authenticate'] === undefined },
+  'auth-bearer-case-sensitive': {
+    probe: async (s) => (await call(s, 'GET', '/pets', { auth: `bearer ${keyOf(s)}` })).status === 401,
+  },
+  'auth-no-www-authenticate': {
+    probe: async (s) => (await call(s, 'GET', '/pets', { auth: null })).headers['www-authenticate'] === undefined,
+  },
   'error-status-mismatch': { probe: async (s) => text((await get(s, '/pets/42')).json.status) !== '404' },
   'error-text-plain': { probe: async (s) => (await post(s, '{}')).headers['content-type']!.startsWith('text/plain') },
   'success-text-html': { probe: async (s) => (await get(s, '/pets')).headers['content-type']!.startsWith('text/html') },
@@ -96,7 +144,11 @@ const cases: Record<FaultId, Case> = {
   'create-202': { probe: async (s) => (await created(s)).status === 202 },
   'list-limit-ignored': { probe: async (s) => (await seed(s, 3), (await get(s, '/pets?limit=1')).json.length > 1) },
   'list-default-50': { probe: async (s) => (await seed(s, 25), (await get(s, '/pets')).json.length > 20) },
-  'list-filter-leak': { probe: async (s) => (await seed(s, 3), (await get(s, '/pets?status=sold')).json.some((p: any) => p.status !== 'sold')) },
+  'list-filter-leak': {
+    probe: async (s) => (
+      await seed(s, 3), (await get(s, '/pets?status=sold')).json.some((p: any) => p.status !== 'sold')
+    ),
+  },
   'list-limit-100-rejected': { probe: async (s) => (await get(s, '/pets?limit=100')).status !== 200 },
   'list-limit-1-rejected': { probe: async (s) => (await get(s, '/pets?limit=1')).status !== 200 },
   'list-invalid-limit-500': { probe: async (s) => (await get(s, '/pets?limit=abc')).status >= 500 },
@@ -112,7 +164,9 @@ const cases: Record<FaultId, Case> = {
     },
   },
   'create-big-categoryid-rejected': { probe: async (s) => (await created(s, 'x', '9007199254740993')).status === 400 },
-  'create-int64-rounded': { probe: async (s) => text((await created(s, 'x', '9223372036854775807')).json.categoryId) !== '9223372036854775807' },
+  'create-int64-rounded': {
+    probe: async (s) => text((await created(s, 'x', '9223372036854775807')).json.categoryId) !== '9223372036854775807',
+  },
   'create-name-nfc': { probe: async (s) => (await created(s, 'e\u0301')).json.name !== 'e\u0301' },
   'create-name-emoji-stripped': { probe: async (s) => (await created(s, 'dog 🐶')).json.name !== 'dog 🐶' },
   'create-name-trimmed': { probe: async (s) => (await created(s, ' x ')).json.name !== ' x ' },
@@ -125,7 +179,9 @@ const cases: Record<FaultId, Case> = {
     },
   },
   'create-malformed-500': { probe: async (s) => (await post(s, '{"name":')).status >= 500 },
-  'create-client-id-honoured': { probe: async (s) => text((await post(s, '{"name":"x","categoryId":1,"id":777}')).json.id) === '777' },
+  'create-client-id-honoured': {
+    probe: async (s) => text((await post(s, '{"name":"x","categoryId":1,"id":777}')).json.id) === '777',
+  },
   'create-duplicate-ids': {
     probe: async (s) => {
       const rs = await Promise.all(Array.from({ length: 10 }, (_, i) => created(s, `c${i}`)));
@@ -139,7 +195,13 @@ const cases: Record<FaultId, Case> = {
     },
   },
   'get-odd-404': { probe: async (s) => (await get(s, `/pets/${text((await created(s)).json.id)}`)).status === 404 },
-  'list-reset-at-max': { probe: async (s) => (await call(s, 'GET', '/pets?limit=100').then(() => false, () => true)) },
+  'list-reset-at-max': {
+    probe: async (s) =>
+      await call(s, 'GET', '/pets?limit=100').then(
+        () => false,
+        () => true,
+      ),
+  },
   'list-marks-sold': {
     probe: async (s) => {
       const id = text((await created(s, 'x', '1', 'pending')).json.id);
@@ -150,11 +212,20 @@ const cases: Record<FaultId, Case> = {
   'get-absent-500': { probe: async (s) => (await get(s, '/pets/42')).status >= 500 },
   'get-absent-200-null': { probe: async (s) => (await get(s, '/pets/42')).status === 200 },
   'get-invalid-id-500': { probe: async (s) => (await get(s, '/pets/abc')).status >= 500 },
-  'get-not-retrievable': { probe: async (s) => (await get(s, `/pets/${text((await created(s)).json.id)}`)).status !== 200 },
-  'get-wrong-name': { probe: async (s) => (await get(s, `/pets/${text((await created(s, 'Rex')).json.id)}`)).json.name !== 'Rex' },
+  'get-not-retrievable': {
+    probe: async (s) => (await get(s, `/pets/${text((await created(s)).json.id)}`)).status !== 200,
+  },
+  'get-wrong-name': {
+    probe: async (s) => (await get(s, `/pets/${text((await created(s, 'Rex')).json.id)}`)).json.name !== 'Rex',
+  },
   'rl-headers-missing': { probe: async (s) => (await get(s, '/pets')).headers['x-ratelimit-limit'] === undefined },
-  'rl-headers-missing-4xx': { probe: async (s) => (await call(s, 'GET', '/pets', { auth: null })).headers['x-ratelimit-reset'] === undefined },
-  'rl-headers-missing-429': { options: tight(1), probe: async (s) => (await first429(s)).headers['x-ratelimit-remaining'] === undefined },
+  'rl-headers-missing-4xx': {
+    probe: async (s) => (await call(s, 'GET', '/pets', { auth: null })).headers['x-ratelimit-reset'] === undefined,
+  },
+  'rl-headers-missing-429': {
+    options: tight(1),
+    probe: async (s) => (await first429(s)).headers['x-ratelimit-remaining'] === undefined,
+  },
   'rl-reset-ms': { probe: async (s) => Number((await get(s, '/pets')).headers['x-ratelimit-reset']) > 1e11 },
   'rl-reset-relative': { probe: async (s) => Number((await get(s, '/pets')).headers['x-ratelimit-reset']) < 1e9 },
   'rl-reset-fractional': { probe: async (s) => (await get(s, '/pets')).headers['x-ratelimit-reset']!.includes('.') },
@@ -164,10 +235,19 @@ const cases: Record<FaultId, Case> = {
       return Number(r.headers['x-ratelimit-remaining']) > Number(r.headers['x-ratelimit-limit']);
     },
   },
-  'rl-remaining-negative': { options: tight(1), probe: async (s) => (await first429(s)).headers['x-ratelimit-remaining'] === '-1' },
+  'rl-remaining-negative': {
+    options: tight(1),
+    probe: async (s) => (await first429(s)).headers['x-ratelimit-remaining'] === '-1',
+  },
   'rl-limit-constant': { probe: async (s) => (await get(s, '/pets')).headers['x-ratelimit-limit'] === '100' },
-  'rl-no-retry-after': { options: tight(1), probe: async (s) => (await first429(s)).headers['retry-after'] === undefined },
-  'rl-retry-after-fractional': { options: tight(1), probe: async (s) => !/^\d+$/.test((await first429(s)).headers['retry-after']!) },
+  'rl-no-retry-after': {
+    options: tight(1),
+    probe: async (s) => (await first429(s)).headers['retry-after'] === undefined,
+  },
+  'rl-retry-after-fractional': {
+    options: tight(1),
+    probe: async (s) => !/^\d+$/.test((await first429(s)).headers['retry-after']!),
+  },
   'rl-503': { options: tight(1), probe: async (s) => (await first429(s)).status === 503 },
   'rl-429-text-plain': { options: tight(1), probe: async (s) => (await first429(s)).json === undefined },
   'rl-off-by-one': { options: tight(3), probe: async (s) => (await admitted(s, 10)) > 3 },
@@ -197,7 +277,9 @@ const cases: Record<FaultId, Case> = {
     options: tight(2),
     probe: async (s) => (await first429(s), (await call(s, 'GET', '/pets', { plan: 'pro' })).status !== 200),
   },
-  'rl-free-numbers': { probe: async (s) => (await call(s, 'GET', '/pets', { plan: 'pro' })).headers['x-ratelimit-limit'] !== '300' },
+  'rl-free-numbers': {
+    probe: async (s) => (await call(s, 'GET', '/pets', { plan: 'pro' })).headers['x-ratelimit-limit'] !== '300',
+  },
   'rl-ban-403': { options: tight(1), probe: async (s) => (await first429(s), (await get(s, '/pets')).status === 403) },
   'rl-daily-not-enforced': { options: tight(10, 2), probe: async (s) => (await admitted(s, 5)) > 2 },
 };

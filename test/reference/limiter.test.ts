@@ -6,8 +6,19 @@ const W = 1000;
 const LIMITS = { requestsPerMinute: 5, requestsPerDay: 1000 };
 const T0 = 1_700_000_000_000;
 
-function limiter(algorithm: LimiterAlgorithm, defects: LimiterDefects = {}, more: { banAfter?: number } = {}): RateLimiter {
-  return new RateLimiter({ algorithm, windowMs: W, dayWindowMs: 100 * W, banAfter: more.banAfter ?? 100, banMs: 5 * W, defects });
+function limiter(
+  algorithm: LimiterAlgorithm,
+  defects: LimiterDefects = {},
+  more: { banAfter?: number } = {},
+): RateLimiter {
+  return new RateLimiter({
+    algorithm,
+    windowMs: W,
+    dayWindowMs: 100 * W,
+    banAfter: more.banAfter ?? 100,
+    banMs: 5 * W,
+    defects,
+  });
 }
 
 /** Sends requests at `now` until the first rejection (bounded); returns how many were admitted. */

@@ -13,7 +13,8 @@ function expect429(r: Reply): number {
   expect(r.json.code).toMatch(/^(rate_limited|banned)$/);
   expect(String(r.json.status)).toBe('429');
   expect(r.headers['retry-after']).toMatch(/^[1-9]\d*$/);
-  for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) expect(r.headers[h]).toMatch(/^\d+$/);
+  for (const h of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'])
+    expect(r.headers[h]).toMatch(/^\d+$/);
   expect(r.headers['x-ratelimit-remaining']).toBe('0');
   return Number(r.headers['retry-after']);
 }

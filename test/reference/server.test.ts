@@ -41,7 +41,10 @@ describe('server', () => {
     expect(server.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
     expect(server.keys.map((k) => k.plan)).toEqual(['free', 'pro', 'business', 'enterprise']);
     for (const k of server.keys) expect(k.key).toMatch(new RegExp(`^psk_${k.plan}_[0-9a-f]{32}$`));
-    expect(server.keys.find((k) => k.plan === 'pro')?.limits).toEqual({ requestsPerMinute: 300, requestsPerDay: 10000 });
+    expect(server.keys.find((k) => k.plan === 'pro')?.limits).toEqual({
+      requestsPerMinute: 300,
+      requestsPerDay: 10000,
+    });
     expect(generateKeys({ enterprise: { requestsPerMinute: 3, requestsPerDay: 5 } })[3]?.limits.requestsPerDay).toBe(5);
     expect(server.options.algorithm).toBe('fixed-window');
     expect(server.options.banSeconds).toBe(120);
@@ -65,8 +68,15 @@ describe('authentication', () => {
   for (const [name, auth, tokenGiven] of bad) {
     test(`401 for ${name}`, async () => {
       const header = auth?.replace('KEY', keyOf(server, 'free')) ?? null;
-      for (const [method, path] of [['GET', '/pets'], ['POST', '/pets'], ['GET', '/pets/1']] as const) {
-        const r = await call(server, method, path, { auth: header, body: method === 'POST' ? createBody('x', 1) : undefined });
+      for (const [method, path] of [
+        ['GET', '/pets'],
+        ['POST', '/pets'],
+        ['GET', '/pets/1'],
+      ] as const) {
+        const r = await call(server, method, path, {
+          auth: header,
+          body: method === 'POST' ? createBody('x', 1) : undefined,
+        });
         expectError(r, 401);
         expect(r.headers['www-authenticate']).toBe(
           tokenGiven ? 'Bearer realm="petstore", error="invalid_token"' : 'Bearer realm="petstore"',
@@ -107,7 +117,20 @@ describe('createPet and getPet', () => {
   });
 
   test('names come back code unit for code unit', async () => {
-    const names = ['', ' ', '  padded  ', 'e\u0301', '\u00e9', '🐶🏳️‍🌈', '\u202Eevil', '漢字', 'tab\tnew\nline', '\u0000nul', '\ud800lone', '"quoted" \\ slash'];
+    const names = [
+      '',
+      ' ',
+      '  padded  ',
+      'e\u0301',
+      '\u00e9',
+      '🐶🏳️‍🌈',
+      '\u202Eevil',
+      '漢字',
+      'tab\tnew\nline',
+      '\u0000nul',
+      '\ud800lone',
+      '"quoted" \\ slash',
+    ];
     for (const name of names) {
       const r = await create(name, '1', 'sold');
       expect(r.json.name).toBe(name);
@@ -125,7 +148,10 @@ describe('createPet and getPet', () => {
   });
 
   test('any content type is accepted when the body is JSON', async () => {
-    const r = await call(server, 'POST', '/pets', { body: createBody('plain', 2), headers: { 'content-type': 'text/plain' } });
+    const r = await call(server, 'POST', '/pets', {
+      body: createBody('plain', 2),
+      headers: { 'content-type': 'text/plain' },
+    });
     expect(r.status).toBe(201);
   });
 
@@ -165,7 +191,11 @@ describe('createPet and getPet', () => {
       expectError(r, 400);
       expectRateHeaders(r, 1_000_000);
     }
-    const invalidUtf8 = Buffer.concat([Buffer.from(`{"name":"`), Buffer.from([0xff, 0xfe]), Buffer.from(`","categoryId":1}`)]);
+    const invalidUtf8 = Buffer.concat([
+      Buffer.from(`{"name":"`),
+      Buffer.from([0xff, 0xfe]),
+      Buffer.from(`","categoryId":1}`),
+    ]);
     expectError(await call(server, 'POST', '/pets', { body: invalidUtf8 }), 400);
     const huge = `{"name":"${'x'.repeat(1024 * 1024)}","categoryId":1}`;
     expectError(await call(server, 'POST', '/pets', { body: huge }), 400);
@@ -187,7 +217,12 @@ describe('createPet and getPet', () => {
   });
 
   test('unknown routes and methods get 404 Error JSON', async () => {
-    for (const [method, path] of [['DELETE', '/pets'], ['PUT', '/pets/1'], ['GET', '/pets/1/x'], ['GET', '/store']] as const) {
+    for (const [method, path] of [
+      ['DELETE', '/pets'],
+      ['PUT', '/pets/1'],
+      ['GET', '/pets/1/x'],
+      ['GET', '/store'],
+    ] as const) {
       const r = await call(server, method, path);
       expectError(r, 404);
       expectRateHeaders(r, 1_000_000);
@@ -222,11 +257,26 @@ describe('listPets', () => {
     const sold = await call(own, 'GET', '/pets?status=sold&limit=100&unknown=1');
     expect(sold.json).toHaveLength(10);
     expect(sold.json.every((p: any) => p.status === 'sold')).toBe(true);
-    expect((await call(own, 'GET', '/pets?status=pending&limit=3')).json.map((p: any) => p.name)).toEqual(['pet1', 'pet4', 'pet7']);
+    expect((await call(own, 'GET', '/pets?status=pending&limit=3')).json.map((p: any) => p.name)).toEqual([
+      'pet1',
+      'pet4',
+      'pet7',
+    ]);
   });
 
   test('invalid queries get 400', async () => {
-    for (const q of ['limit=0', 'limit=101', 'limit=-1', 'limit=1.5', 'limit=abc', 'limit=', 'limit=1&limit=2', 'status=bogus', 'status=', 'status=sold&status=pending']) {
+    for (const q of [
+      'limit=0',
+      'limit=101',
+      'limit=-1',
+      'limit=1.5',
+      'limit=abc',
+      'limit=',
+      'limit=1&limit=2',
+      'status=bogus',
+      'status=',
+      'status=sold&status=pending',
+    ]) {
       const r = await call(own, 'GET', `/pets?${q}`);
       expectError(r, 400);
       expectRateHeaders(r, 1_000_000);

@@ -13,7 +13,11 @@ function timeline(perSecond: readonly Record<string, number>[]): SecondBucket[] 
   return perSecond.map((statuses, second) => ({ second, statuses, errors: 0, timeouts: 0 }));
 }
 
-export function mixScenario(id: string, samples: readonly [number, number][], overrides: Partial<ScenarioResult> = {}): ScenarioResult {
+export function mixScenario(
+  id: string,
+  samples: readonly [number, number][],
+  overrides: Partial<ScenarioResult> = {},
+): ScenarioResult {
   const responses = samples.reduce((n, [, c]) => n + c, 0);
   return {
     id,
@@ -36,8 +40,23 @@ export function mixScenario(id: string, samples: readonly [number, number][], ov
     timeline: timeline([{ '200': Math.ceil(responses / 2) }, { '200': Math.floor(responses / 2) }]),
     planLine: null,
     limiter: null,
-    conformance: { responsesChecked: responses, bodiesValidated: Math.ceil(responses / 20), nonConformant: 0, byCheck: {}, examples: [] },
-    raw: [{ latencies: null, requests: null, throughput: null, statusCodeStats: { '200': { count: responses } }, errors: 0, timeouts: 0 }],
+    conformance: {
+      responsesChecked: responses,
+      bodiesValidated: Math.ceil(responses / 20),
+      nonConformant: 0,
+      byCheck: {},
+      examples: [],
+    },
+    raw: [
+      {
+        latencies: null,
+        requests: null,
+        throughput: null,
+        statusCodeStats: { '200': { count: responses } },
+        errors: 0,
+        timeouts: 0,
+      },
+    ],
     ...overrides,
   };
 }
@@ -45,17 +64,31 @@ export function mixScenario(id: string, samples: readonly [number, number][], ov
 export function planScenario(multiplier: number, accepted: number, rejected: number, offset: number): ScenarioResult {
   const limit = 60;
   return {
-    ...mixScenario(`plan-rate-free-${multiplier}x`, [[2, accepted], [1, rejected]]),
+    ...mixScenario(`plan-rate-free-${multiplier}x`, [
+      [2, accepted],
+      [1, rejected],
+    ]),
     kind: 'plan-rate',
     title: `free key at ${multiplier}× its rate`,
     plan: 'free',
     multiplier,
-    requested: { connections: 10, overallRate: Math.floor((multiplier * limit) / 2), durationSeconds: multiplier > 1 ? 4 : 2, maxRequests: accepted + rejected },
+    requested: {
+      connections: 10,
+      overallRate: Math.floor((multiplier * limit) / 2),
+      durationSeconds: multiplier > 1 ? 4 : 2,
+      maxRequests: accepted + rejected,
+    },
     latencyKind: 'service time (open loop, no coordinated-omission correction)',
     startOffsetSeconds: offset,
     byStatus: rejected > 0 ? { '200': accepted, '429': rejected } : { '200': accepted },
-    latency: rejected > 0 ? { '2xx': latencyOf([[2, accepted]]), '429': latencyOf([[0.3, rejected]]) } : { '2xx': latencyOf([[2, accepted]]) },
-    timeline: timeline([{ '200': Math.min(accepted, 30) }, { '200': Math.max(0, accepted - 30), ...(rejected ? { '429': rejected } : {}) }]),
+    latency:
+      rejected > 0
+        ? { '2xx': latencyOf([[2, accepted]]), '429': latencyOf([[0.3, rejected]]) }
+        : { '2xx': latencyOf([[2, accepted]]) },
+    timeline: timeline([
+      { '200': Math.min(accepted, 30) },
+      { '200': Math.max(0, accepted - 30), ...(rejected ? { '429': rejected } : {}) },
+    ]),
     planLine: { plan: 'free', limitPerWindow: limit, windowSeconds: 2, acceptedPerSecond: 30 },
     limiter: {
       multiplier,
@@ -71,14 +104,35 @@ export function planScenario(multiplier: number, accepted: number, rejected: num
   };
 }
 
-export function syntheticRun(scenarios: readonly ScenarioResult[] = [mixScenario('mix-connections-10', [[1, 900], [5, 90], [40, 10]]), planScenario(0.9, 54, 0, 4), planScenario(2, 60, 180, 8)]): LoadRun {
+export function syntheticRun(
+  scenarios: readonly ScenarioResult[] = [
+    mixScenario('mix-connections-10', [
+      [1, 900],
+      [5, 90],
+      [40, 10],
+    ]),
+    planScenario(0.9, 54, 0, 4),
+    planScenario(2, 60, 180, 8),
+  ],
+): LoadRun {
   return {
     profile: 'smoke',
     target: { url: 'http://127.0.0.1:9/v1', embedded: true, windowSeconds: 2 },
     startedAt: '2030-01-01T02:00:00.000Z',
     finishedAt: '2030-01-01T02:00:20.000Z',
-    environment: { node: 'v20', platform: 'linux', arch: 'x64', cpus: 4, cpuModel: 'test', totalMemoryMb: 1024, autocannon: '8.0.0', tool: '0.1.0' },
-    generator: [{ wallSeconds: 20, cpuUserMs: 1000, cpuSystemMs: 100, cpuPercent: 5.5, peakRssMb: 90, eventLoopDelayP99Ms: 3 }],
+    environment: {
+      node: 'v20',
+      platform: 'linux',
+      arch: 'x64',
+      cpus: 4,
+      cpuModel: 'test',
+      totalMemoryMb: 1024,
+      autocannon: '8.0.0',
+      tool: '0.1.0',
+    },
+    generator: [
+      { wallSeconds: 20, cpuUserMs: 1000, cpuSystemMs: 100, cpuPercent: 5.5, peakRssMb: 90, eventLoopDelayP99Ms: 3 },
+    ],
     scenarios,
   };
 }

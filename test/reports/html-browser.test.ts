@@ -17,7 +17,10 @@ const CHROMIUM = '/usr/bin/chromium';
 
 describe('report.html in headless Chromium', () => {
   it('loads offline without console errors, and every chart rendered data marks', async () => {
-    expect(existsSync(CHROMIUM), `${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`).toBe(true);
+    expect(
+      existsSync(CHROMIUM),
+      `${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`,
+    ).toBe(true);
     const dir = mkdtempSync(join(tmpdir(), 'psc-html-'));
     const history = [1, 2, 3].map((i) => ({
       createdAt: `2029-12-2${i}T02:00:00.000Z`,
@@ -25,7 +28,11 @@ describe('report.html in headless Chromium', () => {
       profile: 'smoke',
       target: 'embedded',
       pass: true,
-      figures: { ...buildReport(syntheticRun(), DEFAULT_THRESHOLDS, []).figures, p99LatencyMs: 10 + i, throughputRps: 400 + i },
+      figures: {
+        ...buildReport(syntheticRun(), DEFAULT_THRESHOLDS, []).figures,
+        p99LatencyMs: 10 + i,
+        throughputRps: 400 + i,
+      },
     }));
     await writeReportFiles(buildReport(syntheticRun(), DEFAULT_THRESHOLDS, history), dir);
     const html = readFileSync(join(dir, 'report.html'), 'utf8');
@@ -37,7 +44,16 @@ describe('report.html in headless Chromium', () => {
     const browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     try {
       const page = await browser.newPage();
@@ -58,12 +74,21 @@ describe('report.html in headless Chromium', () => {
           const svg = f.querySelector('svg');
           const box = svg?.getBoundingClientRect();
           // Data marks: vega draws each mark group with class role-mark; its children are the data items.
-          const marks = [...(svg?.querySelectorAll('g.role-mark') ?? [])].filter((g) => !/role-axis|role-legend|role-title/.test(g.getAttribute('class') ?? ''));
+          const marks = [...(svg?.querySelectorAll('g.role-mark') ?? [])].filter(
+            (g) => !/role-axis|role-legend|role-title/.test(g.getAttribute('class') ?? ''),
+          );
           const items = marks.reduce((n, g) => n + g.querySelectorAll('path, rect, line, circle').length, 0);
           return { id: f.getAttribute('data-chart'), width: box?.width ?? 0, height: box?.height ?? 0, items };
         }),
       );
-      expect(charts.map((c) => c.id)).toEqual(['latency-percentiles', 'throughput', 'status-codes', 'plan-free', 'trend-p99', 'trend-throughput']);
+      expect(charts.map((c) => c.id)).toEqual([
+        'latency-percentiles',
+        'throughput',
+        'status-codes',
+        'plan-free',
+        'trend-p99',
+        'trend-throughput',
+      ]);
       for (const c of charts) {
         expect(c.width, c.id!).toBeGreaterThan(100);
         expect(c.height, c.id!).toBeGreaterThan(50);

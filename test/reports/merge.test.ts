@@ -12,7 +12,11 @@ import { DEFAULT_THRESHOLDS } from '../../reports/thresholds.js';
 import { writeReportFiles } from '../../reports/write-report.js';
 import { mixScenario, planScenario, syntheticRun } from './fixtures.js';
 
-async function shard(dir: string, fast: [number, number][], plan: ReturnType<typeof planScenario>): Promise<LoadReport> {
+async function shard(
+  dir: string,
+  fast: [number, number][],
+  plan: ReturnType<typeof planScenario>,
+): Promise<LoadReport> {
   const report = buildReport(syntheticRun([mixScenario('mix-connections-10', fast), plan]), DEFAULT_THRESHOLDS, []);
   await writeReportFiles(report, dir);
   return report;
@@ -42,12 +46,20 @@ describe('report merge', () => {
     const averaged = (a.scenarios[0]!.latency['2xx']!.p99Ms + b.scenarios[0]!.latency['2xx']!.p99Ms) / 2;
     expect(averaged).toBeGreaterThan(90);
     // The merged histogram equals the sum of the shard histograms, bucket for bucket.
-    const direct = mergeHistograms([a.scenarios[0]!.latency['2xx']!.histogram, b.scenarios[0]!.latency['2xx']!.histogram]);
+    const direct = mergeHistograms([
+      a.scenarios[0]!.latency['2xx']!.histogram,
+      b.scenarios[0]!.latency['2xx']!.histogram,
+    ]);
     expect(l.p50Ms).toBe(direct.getValueAtPercentile(50) / 1000);
     // Timelines add second by second; plan-rate limiter counts add, ratios use one key (limit) per shard.
     expect(mix.timeline.map((t) => t.statuses['200'])).toEqual([495 + 5, 495 + 5]);
     const plan = report.scenarios.find((s) => s.kind === 'plan-rate')!;
-    expect(plan.limiter).toMatchObject({ accepted: 114, rejected: 366, acceptedBeforeFirst429: 114, firstWindowRatio: 0.95 });
+    expect(plan.limiter).toMatchObject({
+      accepted: 114,
+      rejected: 366,
+      acceptedBeforeFirst429: 114,
+      firstWindowRatio: 0.95,
+    });
     expect(plan.latency['429']!.count).toBe(366);
     expect(report.generator).toHaveLength(2);
     expect(readFileSync(join(out, 'summary.md'), 'utf8')).toMatch(/## Load merged/);

@@ -19,16 +19,20 @@ describe('report.json schema and writing', () => {
     expect(reportSchemaErrors({ ...report, schemaVersion: 2 })).not.toEqual([]);
     const { verdict: _v, ...noVerdict } = report;
     expect(reportSchemaErrors(noVerdict).join()).toMatch(/verdict/);
-    expect(reportSchemaErrors({ ...report, scenarios: [{ ...report.scenarios[0], latency: { '2XX': {} } }] })).not.toEqual([]);
+    expect(
+      reportSchemaErrors({ ...report, scenarios: [{ ...report.scenarios[0], latency: { '2XX': {} } }] }),
+    ).not.toEqual([]);
   });
 
   it('refuses to write a report that would contain a registered key, and writes nothing', async () => {
-    const secret = 'psk_test_' + 'f'.repeat(32);
+    const secret = `psk_test_${'f'.repeat(32)}`;
     registerSecret(new ApiKey(secret, 'free'));
     expect(() => assertNoSecrets({ 'a.txt': `Bearer ${secret}` })).toThrow(HarnessError);
     const run = syntheticRun([mixScenario('mix', [[1, 10]], { title: `oops ${secret}` })]);
     const dir = join(mkdtempSync(join(tmpdir(), 'psc-leak-')), 'r');
-    await expect(writeReportFiles(buildReport(run, DEFAULT_THRESHOLDS, []), dir)).rejects.toMatchObject({ code: 'PSC_SECRET_LEAK' });
+    await expect(writeReportFiles(buildReport(run, DEFAULT_THRESHOLDS, []), dir)).rejects.toMatchObject({
+      code: 'PSC_SECRET_LEAK',
+    });
     expect(existsSync(dir)).toBe(false);
   });
 
@@ -47,7 +51,14 @@ describe('report.json schema and writing', () => {
 
   it('history is bounded', () => {
     const out = mkdtempSync(join(tmpdir(), 'psc-hist-b-'));
-    const entry = { createdAt: '2030-01-01T00:00:00.000Z', dir: 'x', profile: 'smoke', target: 'embedded', pass: true, figures: buildReport(syntheticRun(), DEFAULT_THRESHOLDS, []).figures };
+    const entry = {
+      createdAt: '2030-01-01T00:00:00.000Z',
+      dir: 'x',
+      profile: 'smoke',
+      target: 'embedded',
+      pass: true,
+      figures: buildReport(syntheticRun(), DEFAULT_THRESHOLDS, []).figures,
+    };
     for (let i = 0; i < 405; i++) appendHistory(out, { ...entry, dir: `d${i}` });
     const h = readHistory(out);
     expect(h).toHaveLength(400);
@@ -55,7 +66,11 @@ describe('report.json schema and writing', () => {
   });
 
   it('the summary states the verdict and why it failed', () => {
-    const report = buildReport(syntheticRun(), { ...DEFAULT_THRESHOLDS, p99LatencyMs: { max: 0.5, maxRatioToMedian: 1.5 } }, []);
+    const report = buildReport(
+      syntheticRun(),
+      { ...DEFAULT_THRESHOLDS, p99LatencyMs: { max: 0.5, maxRatioToMedian: 1.5 } },
+      [],
+    );
     const md = renderSummary(report);
     expect(md).toMatch(/^## Load smoke: FAIL/);
     expect(md).toMatch(/- p99 latency \(ms\): \d+(\.\d+)? is not <= 0.5 \(absolute\)/);

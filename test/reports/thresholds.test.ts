@@ -37,7 +37,11 @@ describe('thresholds', () => {
 
   it('passes good figures and fails each absolute threshold with its reason', () => {
     expect(evaluate(good, [], DEFAULT_THRESHOLDS)).toMatchObject({ pass: true, reasons: [] });
-    const bad = evaluate({ ...good, p99LatencyMs: 900, nonConformant: 3, falseRejections: 2, maxAcceptedRatio: 2 }, [], DEFAULT_THRESHOLDS);
+    const bad = evaluate(
+      { ...good, p99LatencyMs: 900, nonConformant: 3, falseRejections: 2, maxAcceptedRatio: 2 },
+      [],
+      DEFAULT_THRESHOLDS,
+    );
     expect(bad.pass).toBe(false);
     expect(bad.reasons.join('\n')).toMatch(/p99 latency \(ms\): 900 is not <= 500/);
     expect(bad.reasons.join('\n')).toMatch(/non-conformant responses under load: 3/);
@@ -57,7 +61,10 @@ describe('thresholds', () => {
     const history = [night(10, 1000, 0), night(80, 300, 1), night(11, 1000, 2), night(9, 1000, 3)];
     const ok = evaluate({ ...good, p99LatencyMs: 12 }, history, DEFAULT_THRESHOLDS);
     expect(ok.pass).toBe(true);
-    expect(ok.checks.find((c) => c.name === 'p99 latency against the trend (ms)')).toMatchObject({ limit: 15.75, basis: 'median of 4 earlier nights × 1.5' });
+    expect(ok.checks.find((c) => c.name === 'p99 latency against the trend (ms)')).toMatchObject({
+      limit: 15.75,
+      basis: 'median of 4 earlier nights × 1.5',
+    });
     // Against the last night alone (80 ms), 40 ms would pass; against the median it is a regression.
     const regressed = evaluate({ ...good, p99LatencyMs: 40 }, history, DEFAULT_THRESHOLDS);
     expect(regressed.pass).toBe(false);
@@ -79,7 +86,12 @@ describe('thresholds', () => {
     const t = loadThresholds(file);
     expect(t.p99LatencyMs).toEqual({ max: 50, maxRatioToMedian: 1.5 });
     expect(t.errorRate).toEqual(DEFAULT_THRESHOLDS.errorRate);
-    for (const bad of [{ p99LatencyMs: { max: -1 } }, { p99LatencyMs: { maxx: 1 } }, { latency: {} }, { errorRate: { max: '1' } }]) {
+    for (const bad of [
+      { p99LatencyMs: { max: -1 } },
+      { p99LatencyMs: { maxx: 1 } },
+      { latency: {} },
+      { errorRate: { max: '1' } },
+    ]) {
       writeFileSync(file, JSON.stringify(bad));
       expect(() => loadThresholds(file)).toThrow(HarnessError);
     }
@@ -94,7 +106,10 @@ describe('thresholds', () => {
 
   it('key figures come from merged histograms of the mix scenarios, not from plan-rate runs', () => {
     const f = computeFigures([
-      mixScenario('a', [[1, 990], [100, 10]]),
+      mixScenario('a', [
+        [1, 990],
+        [100, 10],
+      ]),
       mixScenario('b', [[1, 1000]], { kind: 'mix-rate' }),
       planScenario(0.9, 54, 2, 0),
       planScenario(2, 57, 180, 5),

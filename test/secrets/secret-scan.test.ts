@@ -52,10 +52,27 @@ describe('a full failing run leaks no key', () => {
     out = captureOutput();
     code = await main(
       [
-        'run', '--target', faulty.url, '--env-file', envFile,
-        '--suite', 'auth', '--suite', 'createPet', '--runs', '10', '--seed', '4242',
-        '--json', join(artifacts, 'report.json'), '--junit', join(artifacts, 'junit.xml'),
-        '--replay-dir', join(artifacts, 'replays'), '--har', join(artifacts, 'exchanges.har'),
+        'run',
+        '--target',
+        faulty.url,
+        '--env-file',
+        envFile,
+        '--suite',
+        'auth',
+        '--suite',
+        'createPet',
+        '--runs',
+        '10',
+        '--seed',
+        '4242',
+        '--json',
+        join(artifacts, 'report.json'),
+        '--junit',
+        join(artifacts, 'junit.xml'),
+        '--replay-dir',
+        join(artifacts, 'replays'),
+        '--har',
+        join(artifacts, 'exchanges.har'),
       ],
       out,
     );
@@ -69,7 +86,9 @@ describe('a full failing run leaks no key', () => {
   it('exits 1 with violations and writes every artifact', () => {
     expect(out.stderr.join(''), out.text()).not.toMatch(/internal error/);
     expect(code, out.text()).toBe(1);
-    const names = filesUnder(artifacts).map((p) => p.slice(artifacts.length + 1)).sort();
+    const names = filesUnder(artifacts)
+      .map((p) => p.slice(artifacts.length + 1))
+      .sort();
     expect(names).toEqual(expect.arrayContaining(['report.json', 'junit.xml', 'step-summary.md', 'exchanges.har']));
     expect(names.filter((n) => n.startsWith('replays/')).length).toBeGreaterThan(0);
     const report = JSON.parse(readFileSync(join(artifacts, 'report.json'), 'utf8'));
@@ -79,7 +98,10 @@ describe('a full failing run leaks no key', () => {
   });
 
   it('finds zero key values in stdout, stderr and every file written', () => {
-    const scanned: Record<string, number> = { stdout: keyHits(out.stdout.join('')), stderr: keyHits(out.stderr.join('')) };
+    const scanned: Record<string, number> = {
+      stdout: keyHits(out.stdout.join('')),
+      stderr: keyHits(out.stderr.join('')),
+    };
     for (const f of filesUnder(artifacts)) scanned[f.slice(artifacts.length + 1)] = keyHits(readFileSync(f, 'utf8'));
     const total = Object.values(scanned).reduce((a, b) => a + b, 0);
     console.log(`secret scan: ${Object.keys(scanned).length} outputs scanned, ${total} key occurrences`);
@@ -89,7 +111,9 @@ describe('a full failing run leaks no key', () => {
   });
 
   it('writes replay files whose Authorization carries a $PETSTORE_API_KEY_<PLAN> placeholder', () => {
-    const replays = filesUnder(join(artifacts, 'replays')).map((p) => JSON.parse(readFileSync(p, 'utf8')) as ReplayFile);
+    const replays = filesUnder(join(artifacts, 'replays')).map(
+      (p) => JSON.parse(readFileSync(p, 'utf8')) as ReplayFile,
+    );
     const withAuth = replays.filter((r) => r.request.headers.authorization !== undefined);
     expect(withAuth.length).toBeGreaterThan(0);
     const keyed = withAuth.filter((r) => r.request.headers.authorization!.includes('$PETSTORE_API_KEY_'));
@@ -157,8 +181,11 @@ describe('a full failing run leaks no key', () => {
       expect(got.body.equals(Buffer.from(file.request.bodyBase64!, 'base64'))).toBe(true);
       const plan = /\$PETSTORE_API_KEY_([A-Z]+)/.exec(file.request.headers.authorization!)![1]!.toLowerCase();
       const real = keys.find((k) => k.plan === plan)!.key;
-      expect(got.headers.authorization).toBe(file.request.headers.authorization!.replace(/\$PETSTORE_API_KEY_[A-Z]+/, real));
-      for (const [name, value] of Object.entries(file.request.headers)) if (name !== 'authorization') expect(got.headers[name]).toBe(value);
+      expect(got.headers.authorization).toBe(
+        file.request.headers.authorization!.replace(/\$PETSTORE_API_KEY_[A-Z]+/, real),
+      );
+      for (const [name, value] of Object.entries(file.request.headers))
+        if (name !== 'authorization') expect(got.headers[name]).toBe(value);
     });
   });
 });
@@ -170,7 +197,7 @@ describe('ApiKey never shows its value', () => {
   it.each([
     ['String(key)', () => String(key)],
     ['template literal', () => `${key}`],
-    ['concatenation', () => 'k=' + key],
+    ['concatenation', () => `k=${key}`],
     ['JSON.stringify({key})', () => JSON.stringify({ key })],
     ['util.inspect(key)', () => inspect(key)],
     ['util.inspect({nested:{key}})', () => inspect({ nested: { key } }, { depth: 5 })],

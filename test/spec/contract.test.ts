@@ -33,7 +33,9 @@ describe('the OpenAPI document', () => {
     for (const op of contract.operations.values()) {
       expect(op.requiresAuth).toBe(true);
       for (const r of op.responses.values()) {
-        expect(r.requiredHeaders).toEqual(expect.arrayContaining(['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']));
+        expect(r.requiredHeaders).toEqual(
+          expect.arrayContaining(['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']),
+        );
         if (r.status === 429) expect(r.requiredHeaders).toContain('retry-after');
       }
     }
@@ -46,7 +48,12 @@ describe('the OpenAPI document', () => {
   });
 
   test('constrains limit to 1..100 default 20 and petId to int64', () => {
-    expect(parameter('listPets', 'limit').schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 });
+    expect(parameter('listPets', 'limit').schema).toMatchObject({
+      type: 'integer',
+      minimum: 1,
+      maximum: 100,
+      default: 20,
+    });
     expect(parameter('getPet', 'petId').schema).toMatchObject({ type: 'integer', format: 'int64' });
     expect(contract.petStatuses).toEqual(['available', 'pending', 'sold']);
   });
