@@ -3,7 +3,7 @@
  * run the conformance suites through vitest (JUnit through vitest's own reporter), then summarise, write reports and
  * return the exit code: 0 conformant, 1 violations, 2 usage, 3 unreachable or blocked.
  */
-import { mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
 import { Writable } from 'node:stream';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -12,6 +12,7 @@ import { ExitCode, HarnessError } from '../config/errors.js';
 import { buildReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
 import { renderMarkdown, renderSummary } from '../reports/conformance-text.js';
 import { writeReplays } from '../reports/replay-file.js';
+import { applyBaseline, readBaseline } from '../reports/baseline.js';
 import { mergeHarParts } from '../reports/har.js';
 import { guardSecrets } from '../reports/secret-gate.js';
 import type { Finding } from '../checks/check.js';
@@ -36,6 +37,8 @@ export const runOptions = {
   junit: { type: 'string' },
   har: { type: 'string' },
   'replay-dir': { type: 'string' },
+  baseline: { type: 'string' },
+  'update-baseline': { type: 'boolean' },
   'allow-production': { type: 'boolean' },
   'env-file': { type: 'string' },
 } as const;
@@ -52,10 +55,13 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     junit: values.junit,
     har: values.har,
     replayDir: values['replay-dir'],
+    baseline: values.baseline,
+    updateBaseline: values['update-baseline'],
     allowProduction: values['allow-production'],
     envFile: values['env-file'],
   };
   let config = loadConfig(flags);
+  checkBaselineFlags(config);
   const startedAt = new Date();
   const t0 = performance.now();
   let server: EmbeddedServer | null = null;
@@ -116,7 +122,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${pre.runs})`,
     );
     const { outcomes, errors } = await runSuites(config, workerEnv);
-    const report = buildReport({
+    const built = buildReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
       target: { url: config.target!, embedded: server !== null },
       seed: config.seed,
@@ -128,10 +134,25 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       errors,
       notes,
     });
+    const report = config.baseline ? applyBaseline(built, config.baseline, config.updateBaseline) : built;
     writeOutputs(report, config, out);
     return exitCodeFor(report);
   } finally {
     await server?.close();
+  }
+}
+
+/** A baseline to compare with must be readable before the run spends its requests. */
+function checkBaselineFlags(config: Config): void {
+  if (config.updateBaseline && !config.baseline)
+    throw new HarnessError('PSC_USAGE', '--update-baseline needs --baseline FILE (the file to write)');
+  if (!config.baseline || config.updateBaseline) return;
+  if (!existsSync(config.baseline))
+    throw new HarnessError('PSC_USAGE', `baseline ${config.baseline} does not exist (write it with --update-baseline)`);
+  try {
+    readBaseline(config.baseline);
+  } catch (e) {
+    throw new HarnessError('PSC_USAGE', (e as Error).message);
   }
 }
 
