@@ -95,7 +95,7 @@ export interface SuiteResult {
 
 export async function runSuite(name: SuiteName, settings: RunSettings): Promise<SuiteResult & { ctx: RunContext }> {
   const def = suiteDefinition(name);
-  const ctx = new RunContext(settings);
+  const ctx = new RunContext(settings, name);
   const t0 = performance.now();
   let aborted: SuiteResult['aborted'] = null;
   try {
