@@ -192,7 +192,7 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     strict,
     jsonReport: flags.json ?? null,
     junitReport: flags.junit ?? null,
-    harFile: flags.har ?? env.PETSTORE_HAR_FILE ?? null,
+    harFile: flags.har ?? null,
     replayDir: flags.replayDir ?? null,
     productionUrl,
     allowProduction: flags.allowProduction === true,
