@@ -64,14 +64,8 @@ const definitions: SuiteDefinition[] = [
   },
 ];
 
-const extra = new Map<SuiteName, SuiteDefinition>();
-/** Lets the rate-limit suites (which need several keys and their own timing) join the registry. */
-export function registerSuite(def: SuiteDefinition): void {
-  extra.set(def.name, def);
-}
-
 export function suiteDefinition(name: SuiteName): SuiteDefinition {
-  const def = extra.get(name) ?? definitions.find((d) => d.name === name);
+  const def = definitions.find((d) => d.name === name);
   if (!def) throw new Error(`no suite named ${name}`);
   return def;
 }
