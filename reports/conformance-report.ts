@@ -3,6 +3,7 @@
  * Markdown summary and replay files are rendered from. Built from what the suites handed over in task.meta.
  */
 import type { Finding } from '../checks/check.js';
+import { ExitCode, exitCodeFor } from '../config/errors.js';
 import type { SuiteMeta } from '../suites/meta.js';
 
 export const CONFORMANCE_SCHEMA_VERSION = 1;
@@ -101,7 +102,7 @@ export function buildReport(input: {
   }
   const failing = findings.some((f) => f.level === 'violation' || (input.strict && f.level === 'warning'));
   // A banned key blocks the run (exit 3); a target that stalls is itself the finding (its transport-ok violations).
-  const aborted = input.outcomes.some((o) => o.meta.aborted?.code === 'PSC_KEY_BANNED');
+  const aborted = input.outcomes.some((o) => o.meta.aborted && exitCodeFor(o.meta.aborted.code) === ExitCode.blocked);
   const failedTests = input.outcomes.reduce((n, o) => n + o.failedTests, 0);
   const verdict: Verdict =
     aborted || input.errors.length > 0 ? 'blocked' : failing || failedTests > 0 ? 'violations' : 'conformant';
