@@ -17,7 +17,7 @@ import { guardSecrets } from '../reports/secret-gate.js';
 import type { Finding } from '../checks/check.js';
 import '../suites/meta.js';
 import { parseFlags } from './args.js';
-import { EMBEDDED_WINDOW_SECONDS, embeddedEnv, startEmbedded, type EmbeddedServer } from './embedded.js';
+import { EMBEDDED_WINDOW_SECONDS, embeddedEnv, startEmbedded, type EmbeddedServer } from '../reference/launcher.js';
 import { preflight } from './preflight.js';
 import { scrub } from '../http/redact.js';
 import { toolVersion } from './version.js';
