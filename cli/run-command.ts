@@ -9,8 +9,8 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { functionalKey, keyVariable, loadConfig, readEnv, type Config, type Flags } from '../config/config.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
-import { buildReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
-import { renderMarkdown, renderSummary } from '../reports/conformance-text.js';
+import { buildConformanceReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
+import { renderMarkdown, renderTerminalSummary } from '../reports/conformance-text.js';
 import { writeReplays } from '../reports/replay-file.js';
 import { mergeHarParts } from '../reports/har.js';
 import { guardSecrets } from '../reports/secret-gate.js';
@@ -116,7 +116,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${pre.runs})`,
     );
     const { outcomes, errors } = await runSuites(config, workerEnv);
-    const report = buildReport({
+    const report = buildConformanceReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
       target: { url: config.target!, embedded: server !== null },
       seed: config.seed,
@@ -142,7 +142,7 @@ export function exitCodeFor(report: ConformanceReport): number {
 
 function writeOutputs(report: ConformanceReport, config: Config, out: Output): void {
   // The last gate: nothing leaves the process with a key in it.
-  const summary = guardSecrets(renderSummary(report), 'terminal summary');
+  const summary = guardSecrets(renderTerminalSummary(report), 'terminal summary');
   out.result(summary);
   const files: [string, string][] = [];
   if (config.jsonReport) files.push([config.jsonReport, `${JSON.stringify(report, null, 2)}\n`]);

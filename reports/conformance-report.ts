@@ -17,7 +17,7 @@ export interface OperationTotals {
   observations: number;
 }
 
-export type Verdict = 'conformant' | 'violations' | 'blocked';
+export type ConformanceVerdict = 'conformant' | 'violations' | 'blocked';
 
 export interface ConformanceReport {
   readonly schemaVersion: number;
@@ -28,7 +28,7 @@ export interface ConformanceReport {
   readonly strict: boolean;
   readonly startedAt: string;
   readonly durationMs: number;
-  readonly verdict: Verdict;
+  readonly verdict: ConformanceVerdict;
   readonly totals: OperationTotals;
   readonly operations: Readonly<Record<string, OperationTotals>>;
   readonly suites: readonly {
@@ -62,7 +62,7 @@ export interface SuiteOutcome {
   readonly failedTests: number;
 }
 
-export function buildReport(input: {
+export function buildConformanceReport(input: {
   tool: ConformanceReport['tool'];
   target: ConformanceReport['target'];
   seed: number;
@@ -104,7 +104,7 @@ export function buildReport(input: {
   // A banned key blocks the run (exit 3); a target that stalls is itself the finding (its transport-ok violations).
   const aborted = input.outcomes.some((o) => o.meta.aborted && exitCodeFor(o.meta.aborted.code) === ExitCode.blocked);
   const failedTests = input.outcomes.reduce((n, o) => n + o.failedTests, 0);
-  const verdict: Verdict =
+  const verdict: ConformanceVerdict =
     aborted || input.errors.length > 0 ? 'blocked' : failing || failedTests > 0 ? 'violations' : 'conformant';
   return {
     schemaVersion: CONFORMANCE_SCHEMA_VERSION,

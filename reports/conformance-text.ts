@@ -20,7 +20,8 @@ function specWords(id: string): string {
   }
 }
 
-export function replayCommand(report: ConformanceReport, f: Finding): string {
+/** The command line that replays the run that found `f`. */
+export function replayLine(report: ConformanceReport, f: Finding): string {
   const suite = f.operation ?? '';
   const target = report.target.embedded ? '' : ` --target ${report.target.url}`;
   return `petstore-conformance run${target} --seed ${report.seed} --runs ${report.runs}${suite ? ` --suite ${suiteOf(f)}` : ''}`;
@@ -44,14 +45,14 @@ export function findingBlock(report: ConformanceReport, f: Finding, mark: string
     );
   }
   lines.push(
-    `    replay: ${replayCommand(report, f)}${f.repro?.path ? `   (fast-check seed ${f.repro.seed}, path "${f.repro.path}")` : ''}`,
+    `    replay: ${replayLine(report, f)}${f.repro?.path ? `   (fast-check seed ${f.repro.seed}, path "${f.repro.path}")` : ''}`,
   );
   const ex = f.exchanges[0];
   if (ex) lines.push(`    reproduce: ${ex.curl}`);
   return lines;
 }
 
-export function renderSummary(report: ConformanceReport): string {
+export function renderTerminalSummary(report: ConformanceReport): string {
   const out: string[] = [];
   out.push(
     `petstore-conformance ${report.tool.version} · ${report.target.url}${report.target.embedded ? ' (embedded reference server)' : ''} · seed ${report.seed} · runs ${report.runs}${report.strict ? ' · strict' : ''}`,

@@ -19,7 +19,7 @@ import { modelConsistency } from '../../checks/stateful.js';
 import { show } from '../../checks/check.js';
 import type { RunContext } from '../context.js';
 import { checkProperty } from '../property.js';
-import { createdPet, listedPets, usableId, type PetView } from '../pets.js';
+import { returnedPet, listedPets, usableId, type PetView } from '../pets.js';
 import { createAndJudge } from './create-pet.js';
 import * as req from '../requests.js';
 
@@ -42,7 +42,7 @@ class CreateValid implements fc.AsyncCommand<Model, Real> {
   check = () => true;
   async run(m: Model, ctx: Real): Promise<void> {
     const ex = await createAndJudge(ctx, this.pet);
-    const pet = createdPet(ex);
+    const pet = returnedPet(ex);
     const id = usableId(pet?.id ?? null);
     if (ex.response?.status !== 201 || id === null || pet === null) return;
     const known = m.pets.has(id);
@@ -76,7 +76,7 @@ class GetKnown implements fc.AsyncCommand<Model, Real> {
     const expected = m.pets.get(id)!;
     const ex = await ctx.send(req.getPet(ctx.auth(), id));
     if (ex.response?.status === 429) return;
-    const got = createdPet(ex);
+    const got = returnedPet(ex);
     ctx.judge(modelConsistency, {
       exchange: ex,
       expected: `200 with ${show({ id, ...expected })}`,
