@@ -4,6 +4,7 @@
  */
 import type { Finding, Level } from '../checks/check.js';
 import { allChecks, signatureKey, signatureOf } from '../checks/registry.js';
+import { ExitCode, exitCodeFor } from '../config/errors.js';
 import { occurrenceKey } from '../runner/findings.js';
 import type { SuiteMeta } from '../suites/meta.js';
 import type { BaselineState } from './baseline.js';
@@ -19,7 +20,7 @@ export interface OperationTotals {
   observations: number;
 }
 
-export type Verdict = 'conformant' | 'violations' | 'blocked';
+export type ConformanceVerdict = 'conformant' | 'violations' | 'blocked';
 
 /**
  * One distinct defect: the findings of one signature (check, operation, case class) at one level. The report prints
@@ -50,7 +51,7 @@ export interface ConformanceReport {
   readonly strict: boolean;
   readonly startedAt: string;
   readonly durationMs: number;
-  readonly verdict: Verdict;
+  readonly verdict: ConformanceVerdict;
   readonly totals: OperationTotals;
   readonly operations: Readonly<Record<string, OperationTotals>>;
   readonly suites: readonly {
@@ -88,7 +89,7 @@ export interface SuiteOutcome {
   readonly failedTests: number;
 }
 
-export function buildReport(input: {
+export function buildConformanceReport(input: {
   tool: ConformanceReport['tool'];
   target: ConformanceReport['target'];
   seed: number;
@@ -128,9 +129,9 @@ export function buildReport(input: {
   }
   const failing = findings.some((f) => f.level === 'violation' || (input.strict && f.level === 'warning'));
   // A banned key blocks the run (exit 3); a target that stalls is itself the finding (its transport-ok violations).
-  const aborted = input.outcomes.some((o) => o.meta.aborted?.code === 'PSC_KEY_BANNED');
+  const aborted = input.outcomes.some((o) => o.meta.aborted && exitCodeFor(o.meta.aborted.code) === ExitCode.blocked);
   const failedTests = input.outcomes.reduce((n, o) => n + o.failedTests, 0);
-  const verdict: Verdict =
+  const verdict: ConformanceVerdict =
     aborted || input.errors.length > 0 ? 'blocked' : failing || failedTests > 0 ? 'violations' : 'conformant';
   return {
     schemaVersion: CONFORMANCE_SCHEMA_VERSION,

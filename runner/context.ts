@@ -4,12 +4,14 @@
  * 429 wait Retry-After and resend (each 429 is itself checked and recorded).
  */
 import type { PlanKey } from '../config/config.js';
+import { TargetStalledError } from '../config/errors.js';
 import { HttpClient, type AuthSpec, type OutgoingRequest } from '../http/client.js';
 import type { Exchange } from '../http/exchange.js';
 import { Pacer } from '../http/pacing.js';
 import type { Check, Finding } from '../checks/check.js';
 import { applyResponseChecks, responseChecks } from '../checks/registry.js';
 import { FindingLog } from './findings.js';
+import type { RateLimitResult } from './rate-limit-results.js';
 
 export interface RunSettings {
   readonly target: string;
@@ -31,6 +33,14 @@ export interface RunSettings {
   readonly windowSeconds?: number;
 }
 
+/** How `send` treats a request; the defaults suit the functional suites. */
+export interface SendOptions {
+  /** Wait first when the key's headers show its window spent (default true). */
+  readonly pace?: boolean;
+  /** On a 429, wait Retry-After and resend (default true). Off where each 429 is itself the evidence. */
+  readonly resendOn429?: boolean;
+}
+
 const TIMEOUT_CODES = new Set([
   'UND_ERR_HEADERS_TIMEOUT',
   'UND_ERR_BODY_TIMEOUT',
@@ -38,10 +48,6 @@ const TIMEOUT_CODES = new Set([
   'PSC_REQUEST_DEADLINE',
 ]);
 const MAX_TIMEOUTS_IN_A_ROW = 5;
-
-export class TargetStalledError extends Error {
-  readonly code = 'PSC_TARGET_STALLED';
-}
 
 export class RunContext {
   readonly client: HttpClient;
@@ -57,7 +63,7 @@ export class RunContext {
   /** Pauses left for a created pet that is not yet retrievable: a target whose retries keep failing is not lagging. */
   lagRetriesLeft = 3;
   /** Per-plan numbers of the rate-limit and quota suites (runner/scenarios/rate-limit.ts), for the reports. */
-  readonly rateLimitResults: unknown[] = [];
+  readonly rateLimitResults: RateLimitResult[] = [];
   private scope: Finding[] | null = null;
   /** The class of case being sent (see inCase), stamped on what it provokes. */
   private caseClass: string | null = null;
@@ -161,16 +167,18 @@ export class RunContext {
    * Sends a request the suites mean to judge: paced, every response checked; a 429 is waited out and the request
    * resent (a few times at most), and the exchange returned is the last one.
    */
-  async send(req: OutgoingRequest): Promise<Exchange> {
+  async send(req: OutgoingRequest, options: SendOptions = {}): Promise<Exchange> {
     const label = req.auth.keyPlan;
     // Requests with a deliberately bad key are judged as they come: a 429 there is itself the answer.
-    const paced = label !== 'none' && label !== 'invalid';
+    const keyed = label !== 'none' && label !== 'invalid';
+    const paced = keyed && options.pace !== false;
+    const resend = keyed && options.resendOn429 !== false;
     for (;;) {
       if (paced) await this.pacer.before(label);
       const ex = await this.client.send(req);
       this.check(ex);
       this.noteStall(ex);
-      if (!paced) return ex;
+      if (!resend) return ex;
       const wait = this.pacer.after(label, ex);
       if (wait === null) return ex;
       await this.pacer.wait(wait, `429 on ${req.method} ${req.path}`);

@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { Finding } from '../../checks/check.js';
 import { dailyQuota } from '../../checks/rate-limit.js';
 import { ApiKey } from '../../http/redact.js';
-import { buildReport } from '../../reports/conformance-report.js';
-import { renderMarkdown, rerunCommand, renderSummary } from '../../reports/conformance-text.js';
+import { buildConformanceReport } from '../../reports/conformance-report.js';
+import { renderMarkdown, renderTerminalSummary, replayLine } from '../../reports/conformance-text.js';
 import { RunContext } from '../../runner/context.js';
 import type { SuiteMeta } from '../../suites/meta.js';
 import { exchange, NOW_S } from '../checks/fixtures.js';
@@ -38,7 +38,7 @@ function reportOf(suite: string, findings: Finding[], rateLimits: unknown[] = []
     observations: [],
     rateLimits,
   };
-  return buildReport({
+  return buildConformanceReport({
     tool: { name: 'petstore-conformance', version: '0' },
     target: { url: 'http://127.0.0.1:9/v1', embedded: false },
     seed: 7,
@@ -74,10 +74,10 @@ describe('findings carry their suite and key plan', () => {
     const report = reportOf('quota', findings, [
       { suite: 'quota', plan: 'enterprise', requestsPerDay: 8, accepted: 20, sent: 20 },
     ]);
-    expect(rerunCommand(report, findings[0]!)).toBe(
+    expect(replayLine(report, findings[0]!)).toBe(
       'petstore-conformance run --target http://127.0.0.1:9/v1 --seed 7 --runs 3 --suite quota',
     );
-    const text = renderSummary(report);
+    const text = renderTerminalSummary(report);
     expect(text).toContain('--suite quota');
     expect(text).toContain('✗ enterprise daily quota 8');
   });
@@ -85,7 +85,7 @@ describe('findings carry their suite and key plan', () => {
   it('a finding of a response check names the suite whose request provoked it, not one guessed from its operation', async () => {
     const [f] = await recorded('auth', (ctx) => ctx.check(exchange({ operation: 'getPet', status: 500 })));
     expect(f).toMatchObject({ checkId: 'no-5xx', suite: 'auth', operation: 'getPet' });
-    expect(rerunCommand(reportOf('auth', [f!]), f!)).toMatch(/--suite auth$/);
+    expect(replayLine(reportOf('auth', [f!]), f!)).toMatch(/--suite auth$/);
   });
 });
 
@@ -126,7 +126,7 @@ describe('distinct defects', () => {
       ['no-5xx · createPet · invalid body: categoryId of type string', 'violation', 1, [2]],
       ['www-authenticate · createPet', 'warning', 2, [3, 4]],
     ]);
-    const text = renderSummary(report);
+    const text = renderTerminalSummary(report);
     expect(text).toContain('Violations: 2 distinct violations in 3 exchanges');
     expect(text.split('\n').filter((l) => /^[✗!] /.test(l))).toHaveLength(3);
     expect(text).toContain('✗ createPet › no-5xx [clause 7-no-5xx] · case: invalid body: name null · seen 2 times');
@@ -144,7 +144,7 @@ describe('distinct defects', () => {
     const [root, echo] = report.defects;
     expect(root?.findings[0]).toBe(1);
     expect(echo).toMatchObject({ checkId: 'create-201', echoOf: root?.signature });
-    const text = renderSummary(report);
+    const text = renderTerminalSummary(report);
     expect(text).toContain('smallest failing input: {"name":null} (shrunk 2×)');
     expect(text).toContain('same exchanges also fail: create-201 (invalid body: name null), an echo of this defect');
     expect(text).toContain('1 distinct violation in 2 exchanges (+1 echo)');
