@@ -48,9 +48,16 @@ function findingDetail(report: ConformanceReport, f: Finding): string[] {
     `    replay: ${replayLine(report, f)}${f.repro?.path ? `   (fast-check seed ${f.repro.seed}, path "${f.repro.path}")` : ''}`,
   );
   const ex = f.exchanges[0];
-  if (ex) lines.push(`    reproduce: ${ex.curl}`);
+  if (ex) lines.push(`    reproduce: ${shortCurl(ex.curl)}`);
   return lines;
 }
+
+/** Longest curl line the terminal shows; the JSON report and --replay-dir keep the whole request. */
+const CURL_SHOWN = 400;
+const shortCurl = (curl: string): string =>
+  curl.length <= CURL_SHOWN
+    ? curl
+    : `${curl.slice(0, CURL_SHOWN)}… (${curl.length} chars: the whole line is in the JSON report, or use --replay-dir)`;
 
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
 

@@ -54,7 +54,14 @@ export function edgeQueries(): ListQuery[] {
 
 /** The class of a list query in a finding's signature: which parameters it sets ('limit, status'), or its defect. */
 export function queryCase(q: ListQuery): string {
-  if (!q.valid) return `query: ${q.kind}`;
+  if (!q.valid) {
+    // The kind names the broken value ('limit 1.5', 'limit abc'): its class is what tells defects apart.
+    const m = /^(\w+) (.*)$/.exec(q.kind);
+    if (!m || /^(empty|repeated|missing|unknown)$/.test(m[1]!) || m[2] === 'empty') return `query: ${q.kind}`;
+    const value = m[2]!;
+    const cls = /^[+-]?\d+\.\d+$/.test(value) ? 'a fraction' : /^-?\d+$/.test(value) ? 'out of range' : 'not a number';
+    return `query: ${m[1]} ${cls}`;
+  }
   const set = [q.limit !== undefined ? 'limit' : '', q.status !== undefined ? 'status' : ''].filter(Boolean);
   return `query: ${set.length ? set.join(' and ') : 'no parameters'}`;
 }

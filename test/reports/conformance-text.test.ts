@@ -6,6 +6,9 @@ import { ApiKey } from '../../http/redact.js';
 import { buildConformanceReport } from '../../reports/conformance-report.js';
 import { renderMarkdown, renderTerminalSummary, replayLine } from '../../reports/conformance-text.js';
 import { RunContext } from '../../runner/context.js';
+import { invalidCase } from '../../runner/scenarios/create-pet.js';
+import { queryCase } from '../../runner/scenarios/list-pets.js';
+import type { ListQuery } from '../../generators/index.js';
 import type { SuiteMeta } from '../../suites/meta.js';
 import { exchange, NOW_S } from '../checks/fixtures.js';
 
@@ -151,5 +154,33 @@ describe('distinct defects', () => {
     const md = renderMarkdown(report);
     expect(md).toContain('| ✗ | `no-5xx` | createPet | invalid body: name null | 2 | received something |');
     expect(md.split('\n').length).toBeLessThan(40);
+  });
+});
+
+describe('case classes', () => {
+  const q = (kind: string): ListQuery => ({ raw: '', valid: false, kind });
+  it('a broken query is classed by what is wrong with its value, not by the value', () => {
+    expect(['limit 1.5', 'limit 99.5', 'limit -0.5'].map((k) => queryCase(q(k)))).toEqual([
+      'query: limit a fraction',
+      'query: limit a fraction',
+      'query: limit a fraction',
+    ]);
+    expect(['limit 0', 'limit 101', 'limit -1'].map((k) => queryCase(q(k)))).toEqual(
+      Array(3).fill('query: limit out of range'),
+    );
+    expect(['limit abc', 'limit  5', 'limit +5', 'limit 0x10'].map((k) => queryCase(q(k)))).toEqual(
+      Array(4).fill('query: limit not a number'),
+    );
+    expect(['limit empty', 'repeated limit', 'unknown status'].map((k) => queryCase(q(k)))).toEqual([
+      'query: limit empty',
+      'query: repeated limit',
+      'query: unknown status',
+    ]);
+    expect(queryCase({ raw: '?limit=5', limit: 5, valid: true, kind: 'valid' })).toBe('query: limit');
+  });
+  it('an invalid body is classed by its kind, values left out', () => {
+    const inv = (reason: string) => ({ reason, body: null, marker: null });
+    expect(invalidCase(inv('categoryId 9223372036854775808'))).toBe(invalidCase(inv('categoryId 9223372036854775809')));
+    expect(invalidCase(inv('unknown status "lost"'))).toBe('invalid body: unknown status');
   });
 });
