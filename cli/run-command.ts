@@ -7,7 +7,16 @@ import { mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs'
 import { Writable } from 'node:stream';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { functionalKey, keyVariable, loadConfig, readEnv, type Config, type Flags } from '../config/config.js';
+import {
+  functionalKey,
+  keyVariable,
+  loadConfig,
+  readEnv,
+  transportEnv,
+  type Config,
+  type Flags,
+} from '../config/config.js';
+import { connectionFacts } from './connection.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
 import { buildReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
 import { renderMarkdown, renderSummary } from '../reports/conformance-text.js';
@@ -20,6 +29,7 @@ import { parseFlags } from './args.js';
 import { EMBEDDED_WINDOW_SECONDS, embeddedEnv, startEmbedded, type EmbeddedServer } from './embedded.js';
 import { preflight } from './preflight.js';
 import { scrub } from '../http/redact.js';
+import { NO_PROXY_SETTINGS } from '../http/transport.js';
 import { toolVersion } from './version.js';
 import type { Output } from './output.js';
 
@@ -38,6 +48,8 @@ export const runOptions = {
   'replay-dir': { type: 'string' },
   'allow-production': { type: 'boolean' },
   'env-file': { type: 'string' },
+  ca: { type: 'string' },
+  insecure: { type: 'boolean' },
 } as const;
 
 export async function runCommand(argv: string[], out: Output): Promise<number> {
@@ -54,6 +66,8 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     replayDir: values['replay-dir'],
     allowProduction: values['allow-production'],
     envFile: values['env-file'],
+    ca: values.ca,
+    insecure: values.insecure,
   };
   let config = loadConfig(flags);
   const startedAt = new Date();
@@ -72,6 +86,8 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
         ...loadConfig({ ...flags, target: server.url }, { ...readEnv(flags.envFile), ...workerEnv }),
         seed: first.seed,
         runs: first.runs,
+        // The embedded server is on loopback: a corporate proxy from the environment could not reach it.
+        transport: Object.freeze({ ...first.transport, proxy: NO_PROXY_SETTINGS }),
       });
       out.progress(`embedded reference server at ${server.url}`);
     }
@@ -111,7 +127,10 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       PETSTORE_STRICT: config.strict ? '1' : '0',
       ...(config.harFile ? { PETSTORE_HAR_FILE: resolve(config.harFile) } : {}),
     });
+    Object.assign(workerEnv, transportEnv(config.transport));
     if (server) workerEnv.PETSTORE_RATE_WINDOW_SECONDS = String(server.options.windowSeconds);
+    const connection = connectionFacts(config);
+    for (const line of connection.lines) out.progress(line);
     out.progress(
       `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${pre.runs})`,
     );
@@ -127,6 +146,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       outcomes,
       errors,
       notes,
+      connection: connection.facts,
     });
     writeOutputs(report, config, out);
     return exitCodeFor(report);

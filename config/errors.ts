@@ -15,6 +15,8 @@ const catalogue = {
   PSC_PRODUCTION_REFUSED: { exit: ExitCode.usage, title: 'refused to load production' },
   PSC_SPEC: { exit: ExitCode.usage, title: 'unusable specification' },
   PSC_UNREACHABLE: { exit: ExitCode.blocked, title: 'target unreachable' },
+  PSC_TLS: { exit: ExitCode.blocked, title: 'TLS failure reaching the target' },
+  PSC_PROXY: { exit: ExitCode.blocked, title: 'proxy failure reaching the target' },
   PSC_KEY_BANNED: { exit: ExitCode.blocked, title: 'API key banned or blocked' },
   PSC_QUOTA: { exit: ExitCode.blocked, title: 'quota cannot cover the run' },
   PSC_SECRET_LEAK: { exit: ExitCode.blocked, title: 'a secret would have been written' },

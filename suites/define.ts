@@ -58,6 +58,7 @@ export function defineConformanceSuite(name: SuiteName): void {
         strict: config.strict,
         onWait: announceWait,
         windowSeconds: config.rateWindowSeconds,
+        transport: config.transport,
       });
       result = r;
       if (config.harFile) appendHarPart(`${config.harFile}.${name}.part`, ctx.exchanges);
