@@ -3,7 +3,7 @@
  * which proxy it goes through (HTTPS_PROXY / HTTP_PROXY / NO_PROXY, resolved by config/ and handed over here: undici
  * would otherwise read process.env itself), and the one undici dispatcher that composes both with the timeouts.
  */
-import { rootCertificates } from 'node:tls';
+import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
 import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
 
 /** A proxy URL and the variable it came from, so that a failure can name what to fix. */
@@ -55,10 +55,11 @@ export interface DispatcherLimits {
 }
 
 /** The TLS options for every TLS handshake the client makes: to the target, directly or through a tunnel, and to an https proxy. */
-function tlsOptions(t: TransportSettings): { ca?: string[]; rejectUnauthorized: boolean } {
+function tlsOptions(t: TransportSettings): { secureContext?: SecureContext; rejectUnauthorized: boolean } {
   return {
     // `ca` replaces Node's trust store: keep the public roots so that --ca adds a company CA rather than swapping.
-    ...(t.ca.length > 0 ? { ca: [...rootCertificates, ...t.ca] } : {}),
+    // One context for the client's life: building one from ~150 roots costs tens of ms, per connection otherwise.
+    ...(t.ca.length > 0 ? { secureContext: createSecureContext({ ca: [...rootCertificates, ...t.ca] }) } : {}),
     rejectUnauthorized: !t.insecure,
   };
 }

@@ -103,4 +103,13 @@ describe('a target behind a forward proxy', () => {
     expect(ok.stdout + ok.stderr).not.toContain('s3cr3t-proxy-pw');
     expect(ok.stderr).toMatch(/through the proxy http:\/\/\*\*\*@127\.0\.0\.1/);
   });
+
+  test('the embedded reference server is reached directly, whatever the proxy variables say', async () => {
+    const dead = `http://127.0.0.1:${await closedPort()}`;
+    const r = await runCli(
+      ['run', '--suite', 'getPet', '--runs', '5', '--seed', '2'],
+      userEnv([], { HTTP_PROXY: dead, HTTPS_PROXY: dead }),
+    );
+    expect(r.status, r.stderr + r.stdout).toBe(0);
+  });
 });
