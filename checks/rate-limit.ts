@@ -6,12 +6,11 @@
  */
 import type { PlanLimits, PlanName } from '../spec/contract.js';
 import type { Exchange } from '../http/exchange.js';
-import { parseRetryAfter } from '../http/retry-after.js';
+import { rateLimitNumber, retryAfterMs } from '../http/rate-limit-headers.js';
 import { digits, exactInteger } from '../http/lossless.js';
 import { defineCheck, finding, show, type Check, type Finding } from './check.js';
 import { guarded, isObject, jsonOf, statusOf } from './facts.js';
 import { isRetryAfter, readHeader, responseDate } from './headers.js';
-import { rateLimitHeader } from './response.js';
 
 /** Longest window of the spec ("per day"), seconds; a daily 429's Reset lies within it. */
 const DAY_S = 86_400;
@@ -30,10 +29,7 @@ export const ROUNDING_MS = 950;
 // Small readings of an exchange
 
 /** A rate-limit header as a number (null when absent or not an integer). */
-export function rl(ex: Exchange, name: 'limit' | 'remaining' | 'reset'): number | null {
-  const v = rateLimitHeader(ex, `x-ratelimit-${name}`);
-  return v === null ? null : Number(v);
-}
+export const rl = rateLimitNumber;
 
 export const isAccepted = (ex: Exchange): boolean => {
   const s = statusOf(ex);
@@ -50,14 +46,7 @@ export function refillAllowance(elapsedMs: number, limit: number, windowSeconds:
 }
 
 /** The Retry-After of a response in ms (delta-seconds, or an HTTP-date against its Date header), or null. */
-export function retryAfterMs(ex: Exchange): number | null {
-  const h = readHeader(ex, 'retry-after');
-  if (h.kind !== 'value') return null;
-  const date = readHeader(ex, 'date');
-  return (
-    parseRetryAfter(h.value, ex.startedAt + ex.durationMs, date.kind === 'value' ? date.value : undefined)?.ms ?? null
-  );
-}
+export { retryAfterMs };
 
 /** The longest Retry-After the suites wait for: one window and its slack. Beyond it: the day's quota or a ban. */
 export const maxRetryAfterWaitMs = (windowSeconds: number): number => windowSeconds * 1000 + WINDOW_SLACK_MS;

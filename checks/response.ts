@@ -6,6 +6,7 @@ import { contract, type OperationId, type PlanLimits } from '../spec/contract.js
 import { hasResponseSchema, validateResponseBody, validateSchema } from '../spec/validators.js';
 import type { Exchange } from '../http/exchange.js';
 import { digits, isInt64, isLosslessNumber, plain } from '../http/lossless.js';
+import { rateLimitValue, type RateLimitName } from '../http/rate-limit-headers.js';
 import { defineCheck, finding, show, type Check } from './check.js';
 import { documentedStatuses, exactId, guarded, isObject, jsonOf, opLabel, statusOf } from './facts.js';
 import {
@@ -320,8 +321,7 @@ const RL_NAMES: Record<(typeof RL_HEADERS)[number], string> = {
 
 /** A rate-limit header as an exact non-negative integer, or null when absent, repeated differently or malformed. */
 export function rateLimitHeader(ex: Exchange, name: (typeof RL_HEADERS)[number]): bigint | null {
-  const h = readHeader(ex, name);
-  return h.kind === 'value' ? parseIntegerHeader(h.value) : null;
+  return rateLimitValue(ex, name.slice('x-ratelimit-'.length) as RateLimitName);
 }
 
 /** Rate-limit headers are the spec's for API responses; responses to unknown paths are not judged. */

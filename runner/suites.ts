@@ -16,6 +16,7 @@ import { rateLimitScenario } from './scenarios/rate-limit.js';
 import { quotaScenario } from './scenarios/quota.js';
 import type { Finding } from '../checks/check.js';
 import type { OperationStats } from './findings.js';
+import type { RateLimitResult } from './rate-limit-results.js';
 
 export interface SuiteDefinition {
   readonly name: SuiteName;
@@ -86,7 +87,7 @@ export interface SuiteResult {
   readonly stats: Readonly<Record<string, OperationStats>>;
   readonly occurrences: Readonly<Record<string, number>>;
   readonly exchanges: number;
-  readonly rateLimits: readonly unknown[];
+  readonly rateLimits: readonly RateLimitResult[];
   readonly durationMs: number;
   /** Set when the suite could not finish (e.g. the key was blocked); the findings so far are kept. */
   readonly aborted: { readonly code: string; readonly message: string } | null;
