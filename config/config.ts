@@ -324,8 +324,9 @@ export function transportEnv(t: TransportSettings): Record<string, string> {
     PETSTORE_INSECURE: t.insecure ? '1' : '0',
     PETSTORE_ACCEPT_ENCODING: t.acceptEncoding ?? 'none',
   };
-  // The --ca file is first; NODE_EXTRA_CA_CERTS is inherited and added again by the worker's own configuration.
+  // The --ca file is first, then NODE_EXTRA_CA_CERTS's (which may have come from --env-file).
   if (t.caFiles[0]) out.PETSTORE_CA_FILE = t.caFiles[0];
+  if (t.caFiles[1]) out.NODE_EXTRA_CA_CERTS = t.caFiles[1];
   const values = { http: t.proxy.http?.url, https: t.proxy.https?.url, noProxy: t.proxy.noProxy?.value };
   for (const [k, names] of Object.entries(PROXY_VARIABLES)) {
     for (const name of names) out[name] = values[k as keyof typeof values] ?? '';
