@@ -134,6 +134,22 @@ export function keyVariable(plan: PlanName): string {
   return `PETSTORE_API_KEY_${plan.toUpperCase()}`;
 }
 
+/**
+ * The variables a user sets for these keys: the one inverse of the key reading below, for launching the CLI as a user
+ * would (bench, tests). The CLI itself never turns its configuration back into variables.
+ */
+export function keyEnv(
+  keys: readonly { readonly plan: PlanName; readonly key: string; readonly limits: PlanLimits | null }[],
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const k of keys) {
+    env[keyVariable(k.plan)] = k.key;
+    if (k.plan === 'enterprise' && k.limits)
+      env.PETSTORE_ENTERPRISE_LIMITS = `${k.limits.requestsPerMinute}/${k.limits.requestsPerDay}`;
+  }
+  return env;
+}
+
 export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile)): Config {
   const rawTarget = flags.target ?? env.PETSTORE_TARGET;
   const targetName = flags.target !== undefined ? '--target' : 'PETSTORE_TARGET';
@@ -204,7 +220,7 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     strict,
     jsonReport: flags.json ?? null,
     junitReport: flags.junit ?? null,
-    harFile: flags.har ?? env.PETSTORE_HAR_FILE ?? null,
+    harFile: flags.har ?? null,
     replayDir: flags.replayDir ?? null,
     productionUrl,
     allowProduction: flags.allowProduction === true,
@@ -272,7 +288,7 @@ function proxyVariable(env: Env, names: readonly string[]): ProxyVariable | null
 }
 
 /** The variables of each proxy setting, in the order they are read. */
-export const PROXY_VARIABLES = {
+const PROXY_VARIABLES = {
   http: ['http_proxy', 'HTTP_PROXY'],
   https: ['https_proxy', 'HTTPS_PROXY'],
   noProxy: ['no_proxy', 'NO_PROXY'],
@@ -313,23 +329,4 @@ function loadTransport(flags: Flags, env: Env): TransportSettings {
     proxy: Object.freeze(proxy),
     acceptEncoding,
   });
-}
-
-/**
- * The transport settings as variables for the suite workers, which load their configuration from the environment:
- * what came from flags or --env-file reaches them too, and each of them resolves it exactly as this process did.
- */
-export function transportEnv(t: TransportSettings): Record<string, string> {
-  const out: Record<string, string> = {
-    PETSTORE_INSECURE: t.insecure ? '1' : '0',
-    PETSTORE_ACCEPT_ENCODING: t.acceptEncoding ?? 'none',
-  };
-  // The --ca file is first, then NODE_EXTRA_CA_CERTS's (which may have come from --env-file).
-  if (t.caFiles[0]) out.PETSTORE_CA_FILE = t.caFiles[0];
-  if (t.caFiles[1]) out.NODE_EXTRA_CA_CERTS = t.caFiles[1];
-  const values = { http: t.proxy.http?.url, https: t.proxy.https?.url, noProxy: t.proxy.noProxy?.value };
-  for (const [k, names] of Object.entries(PROXY_VARIABLES)) {
-    for (const name of names) out[name] = values[k as keyof typeof values] ?? '';
-  }
-  return out;
 }

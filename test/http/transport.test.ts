@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateRawSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { loadCommand } from '../../cli/load-command.js';
-import { keyVariable, loadConfig, transportEnv, type Env } from '../../config/config.js';
+import { functionalKey, keyVariable, loadConfig, type Env } from '../../config/config.js';
 import { HttpClient } from '../../http/client.js';
 import { toCurl } from '../../http/curl.js';
 import { contentCodings, decodeBody } from '../../http/decode.js';
@@ -20,6 +20,7 @@ import {
 import { toolVersion } from '../../http/user-agent.js';
 import { autocannonTransportWarnings } from '../../load/transport.js';
 import * as req from '../../runner/requests.js';
+import { toWorkerConfig, workerSettings } from '../../suites/worker-config.js';
 
 const P = (http: string | null, https: string | null, noProxy: string | null): ProxySettings => ({
   http: http ? { variable: 'HTTP_PROXY', url: http } : null,
@@ -212,17 +213,30 @@ describe('configuration of the transport', () => {
     expect(() => loadConfig({ target, ca: 'no/such/ca.pem' }, env({}))).toThrow(/--ca: cannot read no\/such\/ca\.pem/);
   });
 
-  test('the workers resolve the same transport from what transportEnv hands them', () => {
+  test('the suite workers get the same transport, across the structured clone of vitest’s provide', () => {
     const c = loadConfig(
       { target, insecure: true },
       env({ HTTP_PROXY: 'http://p:1', no_proxy: 'internal', PETSTORE_ACCEPT_ENCODING: 'none' }),
     );
-    // The worker's environment may hold other values of the same variables: transportEnv's win.
-    const worker = loadConfig({ target }, env({ ...{ HTTPS_PROXY: 'http://stale:9' }, ...transportEnv(c.transport) }));
-    expect(worker.transport.insecure).toBe(true);
-    expect(worker.transport.acceptEncoding).toBeNull();
-    expect(proxyFor(target, worker.transport.proxy)?.url).toBe('http://p:1');
-    expect(proxyFor('https://internal/v1', worker.transport.proxy)).toBeNull();
+    const provided = structuredClone(
+      toWorkerConfig({
+        target,
+        keys: c.keys,
+        functionalKey: functionalKey(c)!,
+        seed: 1,
+        runs: 1,
+        strict: false,
+        windowSeconds: 60,
+        recordExchanges: false,
+        transport: c.transport,
+      }),
+    );
+    const worker = workerSettings(provided).transport!;
+    expect(worker).toEqual(c.transport);
+    expect(worker.insecure).toBe(true);
+    expect(worker.acceptEncoding).toBeNull();
+    expect(proxyFor(target, worker.proxy)?.url).toBe('http://p:1');
+    expect(proxyFor('https://internal/v1', worker.proxy)).toBeNull();
   });
 });
 
