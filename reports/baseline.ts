@@ -9,6 +9,7 @@ import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { signatureText } from '../checks/registry.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
+import { guardSecrets } from './secret-gate.js';
 
 export interface BaselineState {
   readonly file: string;
@@ -69,7 +70,7 @@ export function applyBaseline(report: ConformanceReport, file: string, update: b
   const failing = [...new Set(failingDefects(report).map((d) => d.signature))];
   if (update) {
     mkdirSync(dirname(resolve(file)), { recursive: true });
-    writeFileSync(file, baselineText(failing, report.target.url));
+    writeFileSync(file, guardSecrets(baselineText(failing, report.target.url), file));
   } else if (!existsSync(file)) {
     throw new Error(`baseline ${file} does not exist (write it with --update-baseline)`);
   }
