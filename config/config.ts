@@ -48,6 +48,12 @@ export interface Config {
   readonly rateWindowGiven: boolean;
   readonly isCi: boolean;
   readonly stepSummaryFile: string | null;
+  /** Overall time budget of a run (--max-duration); no request is sent past it. */
+  readonly maxDurationMs: number;
+  /** Hard cap on the requests a run sends (--budget), or null to derive it from the key's quota at start. */
+  readonly budget: number | null;
+  /** Most pets a run creates (--max-creates), or null for no cap. */
+  readonly maxCreates: number | null;
 }
 
 export interface Flags {
@@ -62,6 +68,22 @@ export interface Flags {
   replayDir?: string | undefined;
   allowProduction?: boolean | undefined;
   envFile?: string | undefined;
+  maxDuration?: string | undefined;
+  budget?: string | undefined;
+  maxCreates?: string | undefined;
+}
+
+/** A run that nobody bounds still ends: half an hour fits a CI job and covers the rate-limit suite on a real window. */
+export const DEFAULT_MAX_DURATION_MS = 30 * 60 * 1000;
+
+/** --max-duration: 90, 90s, 15m, 1h (a bare number is seconds). */
+export function parseDuration(value: string, name: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(value);
+  if (!m) fail(`${name}: "${value}" is not a duration (e.g. 90s, 15m, 1h)`);
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  const ms = Math.round(Number(m[1]) * unit);
+  if (ms < 1_000 || ms > 24 * 3_600_000) fail(`${name}: ${value} is out of range (1s..24h)`);
+  return ms;
 }
 
 /** Cases per property: the embedded target is local and generous; a real target's key has a daily quota. */
@@ -199,6 +221,19 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
   const productionUrl =
     prodText === undefined || prodText === '' ? null : parseTarget(prodText, 'PETSTORE_PRODUCTION_URL');
 
+  const durationText = flags.maxDuration ?? env.PETSTORE_MAX_DURATION;
+  const maxDurationMs =
+    durationText === undefined || durationText === ''
+      ? DEFAULT_MAX_DURATION_MS
+      : parseDuration(durationText, flags.maxDuration !== undefined ? '--max-duration' : 'PETSTORE_MAX_DURATION');
+  const budgetText = flags.budget ?? env.PETSTORE_BUDGET;
+  const budget =
+    budgetText === undefined || budgetText === ''
+      ? null
+      : parseInteger(budgetText, flags.budget !== undefined ? '--budget' : 'PETSTORE_BUDGET', 1, 10_000_000);
+  const maxCreates =
+    flags.maxCreates === undefined ? null : parseInteger(flags.maxCreates, '--max-creates', 0, 10_000_000);
+
   return Object.freeze({
     target,
     keys: Object.freeze(keys),
@@ -216,6 +251,9 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     rateWindowGiven: windowText !== undefined && windowText !== '',
     isCi: env.CI === 'true' || env.CI === '1',
     stepSummaryFile: env.GITHUB_STEP_SUMMARY || null,
+    maxDurationMs,
+    budget,
+    maxCreates,
   });
 }
 

@@ -10,6 +10,7 @@ import { Pacer } from '../http/pacing.js';
 import type { Check, Finding } from '../checks/check.js';
 import { applyResponseChecks, responseChecks } from '../checks/registry.js';
 import { FindingLog } from './findings.js';
+import { RunGuard } from './guard.js';
 
 export interface RunSettings {
   readonly target: string;
@@ -29,6 +30,8 @@ export interface RunSettings {
   readonly maxBodyBytes?: number;
   /** Length of the target's rate-limit "minute" window in seconds (60 per the spec; the embedded server's is shorter). */
   readonly windowSeconds?: number;
+  /** The run's limits (deadline, request budget, creations), shared by every suite of the run; none by default. */
+  readonly guard?: RunGuard;
 }
 
 const TIMEOUT_CODES = new Set([
@@ -59,8 +62,10 @@ export class RunContext {
   /** Per-plan numbers of the rate-limit and quota suites (runner/scenarios/rate-limit.ts), for the reports. */
   readonly rateLimitResults: unknown[] = [];
   private scope: Finding[] | null = null;
+  readonly guard: RunGuard;
 
   constructor(readonly settings: RunSettings) {
+    this.guard = settings.guard ?? new RunGuard();
     const { connectTimeoutMs, headersTimeoutMs, bodyTimeoutMs, maxBodyBytes } = settings;
     this.client = new HttpClient({
       baseUrl: settings.target,
@@ -70,9 +75,17 @@ export class RunContext {
       ...(maxBodyBytes !== undefined && { maxBodyBytes }),
     });
     this.pacer = new Pacer(settings.onWait ? { onWait: settings.onWait } : {});
+    // Every request of the run passes the guard, including those a scenario sends through `client` directly: a
+    // request that would break a limit is never sent.
+    const send = this.client.send.bind(this.client);
+    this.client.send = (req) => {
+      this.guard.beforeSend(req);
+      return send(req);
+    };
     this.client.onExchange((ex) => {
       this.exchanges.push(ex);
       this.log.count(ex.operation, 'exchanges');
+      this.guard.afterSend(ex);
     });
   }
 

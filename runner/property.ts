@@ -8,6 +8,7 @@
 import fc from 'fast-check';
 import type { Finding } from '../checks/check.js';
 import type { RunContext } from './context.js';
+import { isRunStopped } from './guard.js';
 
 export interface PropertyOptions {
   readonly numRuns?: number;
@@ -39,8 +40,16 @@ export async function checkProperty<T>(
     let executionsAfterFailure = -1;
     const prop = fc.asyncProperty(arb, async (value) => {
       if (executionsAfterFailure >= shrinkBudget) return true; // budget spent: keep the smallest failure found
+      // A stopped run (time or request budget) sends nothing more: the remaining cases are not failures.
+      if (ctx.guard.stopped) return true;
       if (executionsAfterFailure >= 0) executionsAfterFailure++;
-      const found = await ctx.capture(() => body(value));
+      let found: Finding[];
+      try {
+        found = await ctx.capture(() => body(value));
+      } catch (e) {
+        if (isRunStopped(e)) return true;
+        throw e;
+      }
       const fresh = found.filter((f) => ctx.fails(f) && !reported.has(f.checkId));
       if (fresh.length === 0) {
         // A passing case: keep its observations and the failures of checks already reported (counted, not shown).
@@ -52,7 +61,10 @@ export async function checkProperty<T>(
       return false;
     });
     const result = await fc.check(prop, { seed, numRuns, endOnFailure: false });
-    if (!result.failed || result.counterexample === null) return;
+    if (!result.failed || result.counterexample === null) {
+      ctx.guard.throwIfStopped();
+      return;
+    }
     const repro = {
       seed: result.seed,
       path: result.counterexamplePath ?? '',
@@ -69,5 +81,7 @@ export async function checkProperty<T>(
     }
     // Observations and other findings of the failing case are worth keeping too.
     ctx.log.add(failingFindings.filter((f) => !newChecks.has(f.checkId)));
+    // A failure found before the run stopped is kept (above); then the stop ends the scenario.
+    ctx.guard.throwIfStopped();
   }
 }

@@ -16,6 +16,7 @@ import { rateLimitScenario } from './scenarios/rate-limit.js';
 import { quotaScenario } from './scenarios/quota.js';
 import type { Finding } from '../checks/check.js';
 import type { OperationStats } from './findings.js';
+import { type GuardSnapshot, isRunStopped } from './guard.js';
 
 export interface SuiteDefinition {
   readonly name: SuiteName;
@@ -84,6 +85,10 @@ export interface SuiteResult {
   readonly durationMs: number;
   /** Set when the suite could not finish (e.g. the key was blocked); the findings so far are kept. */
   readonly aborted: { readonly code: string; readonly message: string } | null;
+  /** Set when the run's limits (time, requests, creations, a slowing target) stopped the suite; findings are kept. */
+  readonly stopped: { readonly code: string; readonly message: string } | null;
+  /** The run's guard as this suite ended (cumulative over the suites run before it in the same worker). */
+  readonly guard: GuardSnapshot;
 }
 
 export async function runSuite(name: SuiteName, settings: RunSettings): Promise<SuiteResult & { ctx: RunContext }> {
@@ -91,11 +96,13 @@ export async function runSuite(name: SuiteName, settings: RunSettings): Promise<
   const ctx = new RunContext(settings);
   const t0 = performance.now();
   let aborted: SuiteResult['aborted'] = null;
+  let stopped: SuiteResult['stopped'] = null;
   try {
     await def.run(ctx);
   } catch (e) {
     const err = e as { code?: string; message?: string };
-    if (err.code === 'PSC_KEY_BANNED' || err.code === 'PSC_TARGET_STALLED')
+    if (isRunStopped(e)) stopped = { code: e.code, message: e.message };
+    else if (err.code === 'PSC_KEY_BANNED' || err.code === 'PSC_TARGET_STALLED')
       aborted = { code: err.code, message: err.message ?? String(e) };
     else throw e;
   } finally {
@@ -110,6 +117,9 @@ export async function runSuite(name: SuiteName, settings: RunSettings): Promise<
     rateLimits: ctx.rateLimitResults,
     durationMs: performance.now() - t0,
     aborted,
+    // A scenario may have swallowed the stop (a property's remaining cases pass): the guard knows.
+    stopped: stopped ?? ctx.guard.snapshot().stop,
+    guard: ctx.guard.snapshot(),
     ctx,
   };
 }

@@ -6,6 +6,7 @@
 import type { PlanKey } from '../config/config.js';
 import { ApiKey, registerSecret } from '../http/redact.js';
 import type { RunSettings } from '../runner/context.js';
+import { type GuardLimits, RunGuard } from '../runner/guard.js';
 import type { PlanLimits, PlanName } from '../spec/contract.js';
 
 export interface WorkerConfig {
@@ -19,6 +20,8 @@ export interface WorkerConfig {
   readonly windowSeconds: number;
   /** Whether the suites hand every exchange to the reporters (for --har). */
   readonly recordExchanges: boolean;
+  /** The run's limits: deadline (epoch ms), requests the suites may send, creations. */
+  readonly limits: GuardLimits;
 }
 
 declare module 'vitest' {
@@ -39,7 +42,19 @@ export function toWorkerConfig(
     strict: c.strict,
     windowSeconds: c.windowSeconds,
     recordExchanges: c.recordExchanges,
+    limits: c.limits,
   };
+}
+
+/**
+ * One guard for every suite of the run: the suite files run one after another in one worker (suites/vitest.config.ts:
+ * no isolation, no file parallelism), so the request budget and the deadline span the whole run.
+ */
+const GUARD = Symbol.for('petstore-conformance.guard');
+function sharedGuard(limits: GuardLimits): RunGuard {
+  const g = globalThis as { [GUARD]?: RunGuard };
+  g[GUARD] ??= new RunGuard(limits);
+  return g[GUARD];
 }
 
 /** The worker's side: keys back inside ApiKey (registered, so any text leaving the worker is scrubbed of them). */
@@ -59,5 +74,6 @@ export function workerSettings(w: WorkerConfig): Omit<RunSettings, 'onWait'> {
     runs: w.runs,
     strict: w.strict,
     windowSeconds: w.windowSeconds,
+    guard: sharedGuard(w.limits),
   };
 }

@@ -1,0 +1,144 @@
+// Runs that always end, within a request budget: a target that slows down stops the run (exit 3) with the trend as a
+// warning and every report written; --budget and --max-creates are hard caps the target itself can count.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestBudget, type RunReport } from '../../cli/run-command.js';
+import { main } from '../../cli/main.js';
+import { loadConfig, parseDuration } from '../../config/config.js';
+import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
+import { captureOutput, countingProxy, distinctiveKeys, writeEnvFile } from './support.js';
+
+describe('run limits against a real target', () => {
+  const keys = distinctiveKeys('limits');
+  let server: ReferenceServer;
+  let envFile: string;
+  let dir: string;
+  beforeAll(async () => {
+    server = await startReferenceServer({ keys });
+    dir = mkdtempSync(join(tmpdir(), 'psc-limits-'));
+    envFile = writeEnvFile(join(dir, '.env'), keys);
+  });
+  afterAll(async () => server?.close());
+
+  const run = async (target: string, name: string, extra: string[]) => {
+    const json = join(dir, `${name}.json`);
+    const out = captureOutput();
+    const code = await main(
+      ['run', '--target', target, '--env-file', envFile, '--seed', '5', '--json', json, ...extra],
+      out,
+    );
+    return { code, out, report: JSON.parse(readFileSync(json, 'utf8')) as RunReport };
+  };
+
+  it('a target that slows down by a few ms per answer: exit 3, the trend as a warning, every report written', async () => {
+    const proxy = await countingProxy(server.url, 8);
+    try {
+      const har = join(dir, 'slow.har');
+      const md = join(dir, 'slow-junit.xml');
+      const { code, out, report } = await run(proxy.url, 'slow', [
+        '--suite',
+        'listPets,createPet',
+        '--runs',
+        '30',
+        '--max-duration',
+        '10m',
+        '--har',
+        har,
+        '--junit',
+        md,
+      ]);
+      expect(code, out.text()).toBe(3);
+      // It stopped on the trend, not on its time budget.
+      expect(report.run.stop?.code).toBe('PSC_TARGET_SLOWING');
+      expect(report.verdict).toBe('blocked');
+      const trend = report.findings.filter((f) => f.checkId === 'latency-trend');
+      expect(trend).toHaveLength(1);
+      expect(trend[0]!.level).toBe('warning');
+      expect(trend[0]!.message).toMatch(
+        /median latency [\d.]+ ms over the first 15 answers, [\d.]+ ms over the last 15/,
+      );
+      expect(out.text()).toMatch(/Stopped early: .*slowed down/);
+      expect(out.text()).toMatch(/time budget 600 s/);
+      const entries = (JSON.parse(readFileSync(har, 'utf8')) as { log: { entries: unknown[] } }).log.entries;
+      expect(entries.length + 1).toBe(report.run.budget.sent);
+      expect(readFileSync(md, 'utf8')).toMatch(/<testsuites/);
+      // The target saw exactly what the run says it sent.
+      expect(proxy.counts.requests).toBe(report.run.budget.sent);
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+
+  it('--budget is never exceeded, is recorded, and says what it left out', async () => {
+    const proxy = await countingProxy(server.url);
+    try {
+      const { code, out, report } = await run(proxy.url, 'budget', ['--budget', '60', '--runs', '20']);
+      expect(code, out.text()).toBe(0);
+      expect(proxy.counts.requests).toBeLessThanOrEqual(60);
+      expect(report.run.budget).toMatchObject({ limit: 60, source: 'flag' });
+      expect(report.run.budget.sent).toBe(proxy.counts.requests);
+      expect(report.run.budget.leftOut.length).toBeGreaterThan(0);
+      expect(report.run.stop?.code).toBe('PSC_BUDGET');
+      expect(out.text()).toMatch(/Requests: \d+ of a budget of 60 \(--budget\)/);
+      expect(out.text()).toMatch(/Left out: /);
+      // Per key: what it spent, and what the target's headers say is left.
+      const sent = report.run.keys.reduce((n, k) => n + k.sent, 0);
+      expect(sent).toBe(report.run.budget.sent);
+      expect(report.run.keys.some((k) => k.headerRemaining !== null)).toBe(true);
+      expect(out.text()).toMatch(/key: \d+ requests; headers say \d+ of \d+ left/);
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+
+  it('--max-creates caps creations; the JSON report lists every id created', async () => {
+    const proxy = await countingProxy(server.url);
+    try {
+      const { out, report } = await run(proxy.url, 'creates', [
+        '--suite',
+        'createPet',
+        '--runs',
+        '10',
+        '--max-creates',
+        '4',
+      ]);
+      expect(proxy.counts.created, out.text()).toBe(4);
+      expect(report.run.maxCreates).toBe(4);
+      expect(report.run.created.count).toBe(4);
+      expect(report.run.created.ids).toHaveLength(4);
+      for (const id of report.run.created.ids) expect(id).toMatch(/^-?\d+$/);
+      expect(report.run.stop?.code).toBe('PSC_MAX_CREATES');
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+});
+
+describe('defaults', () => {
+  const config = loadConfig({ target: 'https://staging.example/v1' }, { PETSTORE_API_KEY_FREE: 'k-budget-default' });
+  const free = config.keys[0]!;
+
+  it('the default request budget is a quarter of what the key has for the day', () => {
+    expect(requestBudget(config, free, null, false)).toEqual({ limit: 250, source: 'quota' });
+    // Remaining at or below the minute limit speaks for the minute window: the day's quota stands.
+    expect(requestBudget(config, free, 42, false)).toEqual({ limit: 250, source: 'quota' });
+    expect(requestBudget(config, free, 400, false)).toEqual({ limit: 100, source: 'quota' });
+    expect(requestBudget(config, free, null, true)).toEqual({ limit: null, source: 'none' });
+    const flagged = loadConfig(
+      { target: 'https://staging.example/v1', budget: '900' },
+      { PETSTORE_API_KEY_FREE: 'k-budget-default' },
+    );
+    expect(requestBudget(flagged, free, 400, false)).toEqual({ limit: 900, source: 'flag' });
+  });
+
+  it('every run has a time budget; durations parse with their units', () => {
+    expect(config.maxDurationMs).toBe(30 * 60 * 1000);
+    expect(parseDuration('90', '--max-duration')).toBe(90_000);
+    expect(parseDuration('15m', '--max-duration')).toBe(900_000);
+    expect(parseDuration('1h', '--max-duration')).toBe(3_600_000);
+    expect(() => parseDuration('soon', '--max-duration')).toThrow(/not a duration/);
+    expect(() => parseDuration('0s', '--max-duration')).toThrow(/out of range/);
+  });
+});
