@@ -189,7 +189,7 @@ for (const windowSeconds of [2, 5, 10]) {
           ratio: +(ms / 1000 / windowSeconds).toFixed(2),
           violations: r.findings.filter((f) => f.level === 'violation').length,
           requestsPerPlan: Object.fromEntries(
-            (r.rateLimits as { plan: string; requests: number }[]).map((p) => [p.plan, p.requests]),
+            r.rateLimits.map((p) => [p.plan, p.suite === 'rate-limit' ? p.requests : p.sent]),
           ),
         };
 }

@@ -100,6 +100,10 @@ export class LatencyTrend {
       clause: 'harness-time-budget',
       level: 'warning',
       operation: null,
+      // The run's, not one suite's: the guard spans every suite.
+      suite: null,
+      keyPlan: ex.keyPlan,
+      caseClass: null,
       message:
         `the target slowed down progressively: median latency ${r(firstMedian)} ms over the first ${TREND_WINDOW} answers, ` +
         `${r(last)} ms over the last ${TREND_WINDOW} (after ${this.count})\nthe run stopped rather than spend its time budget waiting`,

@@ -17,6 +17,7 @@ import { quotaScenario } from './scenarios/quota.js';
 import type { Finding } from '../checks/check.js';
 import type { OperationStats } from './findings.js';
 import { type GuardSnapshot, isRunStopped } from './guard.js';
+import type { RateLimitResult } from './rate-limit-results.js';
 
 export interface SuiteDefinition {
   readonly name: SuiteName;
@@ -81,7 +82,7 @@ export interface SuiteResult {
   readonly stats: Readonly<Record<string, OperationStats>>;
   readonly occurrences: Readonly<Record<string, number>>;
   readonly exchanges: number;
-  readonly rateLimits: readonly unknown[];
+  readonly rateLimits: readonly RateLimitResult[];
   readonly durationMs: number;
   /** Set when the suite could not finish (e.g. the key was blocked); the findings so far are kept. */
   readonly aborted: { readonly code: string; readonly message: string } | null;
@@ -93,7 +94,7 @@ export interface SuiteResult {
 
 export async function runSuite(name: SuiteName, settings: RunSettings): Promise<SuiteResult & { ctx: RunContext }> {
   const def = suiteDefinition(name);
-  const ctx = new RunContext(settings);
+  const ctx = new RunContext(settings, name);
   const t0 = performance.now();
   let aborted: SuiteResult['aborted'] = null;
   let stopped: SuiteResult['stopped'] = null;
