@@ -11,7 +11,7 @@ const HELP = `petstore-conformance — does an HTTP service conform to the Pet S
 Usage:
   petstore-conformance run [--target URL] [--suite NAME]... [--seed N] [--runs N] [--strict]
                            [--json FILE] [--junit FILE] [--har FILE] [--replay-dir DIR] [--env-file FILE]
-                           [--max-duration 30m] [--budget N] [--max-creates N]
+                           [--max-duration 30m] [--budget N] [--max-creates N] [--name-prefix psc-gate-]
   petstore-conformance serve [--port N] [--window SECONDS] [--algorithm fixed-window|sliding-window|token-bucket]
   petstore-conformance load [--profile smoke|nightly] [--target URL] [--out DIR] [--thresholds FILE] [--allow-production]
   petstore-conformance report merge DIR... [--out DIR]

@@ -45,6 +45,7 @@ export const runOptions = {
   'max-duration': { type: 'string' },
   budget: { type: 'string' },
   'max-creates': { type: 'string' },
+  'name-prefix': { type: 'string' },
 } as const;
 
 /** Requests the CLI itself sends before the suites (the preflight's GET /pets): they count against the budget. */
@@ -67,6 +68,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     maxDuration: values['max-duration'],
     budget: values.budget,
     maxCreates: values['max-creates'],
+    namePrefix: values['name-prefix'],
   };
   let config = loadConfig(flags);
   const startedAt = new Date();
@@ -143,6 +145,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
         maxRequests: budget.limit === null ? null : Math.max(0, budget.limit - PREFLIGHT_REQUESTS),
         maxCreates: config.maxCreates,
       },
+      namePrefix: config.namePrefix,
     });
     out.progress(`running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${runs})`);
     const { outcomes, errors, exchanges } = await runSuites(config, worker);

@@ -6,6 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { parse as parseDotenv } from 'dotenv';
 import { contract, type PlanLimits, type PlanName } from '../spec/contract.js';
+import { isPlainPrefix, NAME_PREFIX_MAX } from '../generators/names.js';
 import { ApiKey, registerSecret } from '../http/redact.js';
 import { HarnessError } from './errors.js';
 
@@ -54,6 +55,8 @@ export interface Config {
   readonly budget: number | null;
   /** Most pets a run creates (--max-creates), or null for no cap. */
   readonly maxCreates: number | null;
+  /** Marks the names of the pets a run creates (--name-prefix; empty: unmarked). */
+  readonly namePrefix: string;
 }
 
 export interface Flags {
@@ -71,7 +74,11 @@ export interface Flags {
   maxDuration?: string | undefined;
   budget?: string | undefined;
   maxCreates?: string | undefined;
+  namePrefix?: string | undefined;
 }
+
+/** What a run's pets are called unless --name-prefix says otherwise: one string an operator can search a store for. */
+export const DEFAULT_NAME_PREFIX = 'psc-gate-';
 
 /** A run that nobody bounds still ends: half an hour fits a CI job and covers the rate-limit suite on a real window. */
 export const DEFAULT_MAX_DURATION_MS = 30 * 60 * 1000;
@@ -234,6 +241,12 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
   const maxCreates =
     flags.maxCreates === undefined ? null : parseInteger(flags.maxCreates, '--max-creates', 0, 10_000_000);
 
+  const namePrefix = flags.namePrefix ?? env.PETSTORE_NAME_PREFIX ?? DEFAULT_NAME_PREFIX;
+  if (!isPlainPrefix(namePrefix))
+    fail(
+      `--name-prefix: "${namePrefix}" must be at most ${NAME_PREFIX_MAX} letters and digits, words joined by one space, ' or - (a marked name must stay an ordinary name)`,
+    );
+
   return Object.freeze({
     target,
     keys: Object.freeze(keys),
@@ -254,6 +267,7 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     maxDurationMs,
     budget,
     maxCreates,
+    namePrefix,
   });
 }
 

@@ -9,6 +9,8 @@ import type { Exchange } from '../http/exchange.js';
 import { Pacer } from '../http/pacing.js';
 import type { Check, Finding } from '../checks/check.js';
 import { applyResponseChecks, responseChecks } from '../checks/registry.js';
+import type fc from 'fast-check';
+import { type GeneratedPet, validNewPet } from '../generators/new-pet.js';
 import { FindingLog } from './findings.js';
 import { RunGuard } from './guard.js';
 import type { RateLimitResult } from './rate-limit-results.js';
@@ -33,6 +35,8 @@ export interface RunSettings {
   readonly windowSeconds?: number;
   /** The run's limits (deadline, request budget, creations), shared by every suite of the run; none by default. */
   readonly guard?: RunGuard;
+  /** Marks the names of the pets the run creates, wherever the case allows (--name-prefix); none by default. */
+  readonly namePrefix?: string;
 }
 
 /** How `send` treats a request; the defaults suit the functional suites. */
@@ -102,6 +106,11 @@ export class RunContext {
       this.log.count(ex.operation, 'exchanges');
       this.guard.afterSend(ex);
     });
+  }
+
+  /** Valid new pets, their plain names marked with the run's prefix. */
+  newPets(): fc.Arbitrary<GeneratedPet> {
+    return validNewPet(undefined, { namePrefix: this.settings.namePrefix ?? '' });
   }
 
   get seed(): number {

@@ -22,6 +22,7 @@ export interface WorkerConfig {
   readonly recordExchanges: boolean;
   /** The run's limits: deadline (epoch ms), requests the suites may send, creations. */
   readonly limits: GuardLimits;
+  readonly namePrefix: string;
 }
 
 declare module 'vitest' {
@@ -43,6 +44,7 @@ export function toWorkerConfig(
     windowSeconds: c.windowSeconds,
     recordExchanges: c.recordExchanges,
     limits: c.limits,
+    namePrefix: c.namePrefix,
   };
 }
 
@@ -75,5 +77,6 @@ export function workerSettings(w: WorkerConfig): Omit<RunSettings, 'onWait'> {
     strict: w.strict,
     windowSeconds: w.windowSeconds,
     guard: sharedGuard(w.limits),
+    namePrefix: w.namePrefix,
   };
 }

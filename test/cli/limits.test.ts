@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestBudget, type RunReport } from '../../cli/run-command.js';
 import { main } from '../../cli/main.js';
 import { loadConfig, parseDuration } from '../../config/config.js';
+import { isEdgeName, prefixedName } from '../../generators/names.js';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import { captureOutput, countingProxy, distinctiveKeys, writeEnvFile } from './support.js';
 
@@ -114,6 +115,60 @@ describe('run limits against a real target', () => {
       await proxy.close();
     }
   }, 120_000);
+});
+
+describe('pets the run creates are recognisable', () => {
+  const keys = distinctiveKeys('prefix');
+  let server: ReferenceServer;
+  beforeAll(async () => {
+    server = await startReferenceServer({ keys });
+  });
+  afterAll(async () => server?.close());
+
+  it('--name-prefix marks every created pet whose case allows it; edge names stay the case', async () => {
+    const proxy = await countingProxy(server.url);
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'psc-prefix-'));
+      const envFile = writeEnvFile(join(dir, '.env'), keys);
+      const out = captureOutput();
+      const code = await main(
+        [
+          'run',
+          '--target',
+          proxy.url,
+          '--env-file',
+          envFile,
+          '--suite',
+          'createPet,stateful',
+          '--runs',
+          '20',
+          '--seed',
+          '8',
+          '--name-prefix',
+          'gate-x-',
+        ],
+        out,
+      );
+      expect(code, out.text()).toBe(0);
+      const names = proxy.createdNames;
+      expect(names.length).toBeGreaterThan(10);
+      const marked = names.filter((n) => n.startsWith('gate-x-'));
+      expect(marked.length).toBeGreaterThan(names.length / 2);
+      for (const n of names) if (!n.startsWith('gate-x-')) expect(isEdgeName(n), n).toBe(true);
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+
+  it('prefixed plain names stay plain; edge names and an empty prefix leave names alone', () => {
+    expect(prefixedName('psc-gate-', 'Rex Max')).toBe('psc-gate-Rex Max');
+    expect(prefixedName('gate', 'Rex')).toBe('gate Rex');
+    expect(isEdgeName(prefixedName('psc-gate-', 'A'.repeat(50)))).toBe(false);
+    expect(prefixedName('psc-gate-', '  padded ')).toBe('  padded ');
+    expect(prefixedName('', 'Rex')).toBe('Rex');
+    expect(loadConfig({}, {}).namePrefix).toBe('psc-gate-');
+    expect(() => loadConfig({ namePrefix: 'bad\nprefix' }, {})).toThrow(/--name-prefix/);
+  });
 });
 
 describe('defaults', () => {

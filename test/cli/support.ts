@@ -49,6 +49,8 @@ export interface CountingProxy {
   readonly url: string;
   /** Requests received, and POSTs answered in 2xx (creations). */
   readonly counts: { requests: number; created: number };
+  /** Names of the pets created through the proxy, as the target answered them. */
+  readonly createdNames: string[];
   close(): Promise<void>;
 }
 
@@ -60,6 +62,7 @@ export async function countingProxy(upstream: string, stepMs = 0): Promise<Count
   const { createServer: createHttpServer, request } = await import('node:http');
   const up = new URL(upstream);
   const counts = { requests: 0, created: 0 };
+  const createdNames: string[] = [];
   const server = createHttpServer((req, res) => {
     const n = counts.requests++;
     const fwd = request(
@@ -69,7 +72,10 @@ export async function countingProxy(upstream: string, stepMs = 0): Promise<Count
         answer.on('data', (c: Buffer) => chunks.push(c));
         answer.on('end', () => {
           const status = answer.statusCode ?? 502;
-          if (req.method === 'POST' && status >= 200 && status < 300) counts.created++;
+          if (req.method === 'POST' && status >= 200 && status < 300) {
+            counts.created++;
+            createdNames.push((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { name: string }).name);
+          }
           setTimeout(() => {
             res.writeHead(answer.statusCode ?? 502, answer.headers);
             res.end(Buffer.concat(chunks));
@@ -88,6 +94,7 @@ export async function countingProxy(upstream: string, stepMs = 0): Promise<Count
   return {
     url: `http://127.0.0.1:${port}${up.pathname}`,
     counts,
+    createdNames,
     close: () =>
       new Promise<void>((r) => {
         server.closeAllConnections();
