@@ -15,7 +15,12 @@ import { buildReport, type ConformanceReport, type SuiteOutcome } from '../repor
 import { renderMarkdown, renderSummary } from '../reports/conformance-text.js';
 import { writeHar } from '../reports/har.js';
 import { writeReplays } from '../reports/replay-file.js';
-import { type RunLimitsReport, renderRunLimits, renderRunLimitsMarkdown } from '../reports/run-limits.js';
+import {
+  type RunLimitsReport,
+  renderRunLimits,
+  renderRunLimitsMarkdown,
+  runLimitsLine,
+} from '../reports/run-limits.js';
 import { BLOCKING_STOPS } from '../runner/guard.js';
 import { guardSecrets } from '../reports/secret-gate.js';
 import type { ExchangeData } from '../suites/meta.js';
@@ -256,7 +261,7 @@ function writeOutputs(report: RunReport, config: Config, exchanges: readonly Exc
   }
   if (config.harFile) {
     mkdirSync(dirname(resolve(config.harFile)), { recursive: true });
-    const n = writeHar(config.harFile, exchanges, report.tool.version);
+    const n = writeHar(config.harFile, exchanges, report.tool.version, runLimitsLine(report.run));
     out.progress(`HAR: ${n} exchanges in ${config.harFile}`);
   }
   if (config.junitReport) {

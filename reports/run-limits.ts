@@ -50,6 +50,11 @@ function lines(r: RunLimitsReport): string[] {
   return out;
 }
 
+/** One line for files that hold free text only (HAR's log.comment). */
+export function runLimitsLine(r: RunLimitsReport): string {
+  return lines(r).join('; ');
+}
+
 export function renderRunLimits(r: RunLimitsReport): string {
   return `\nRun limits\n${lines(r)
     .map((l) => `  ${l}`)

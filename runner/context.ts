@@ -12,7 +12,7 @@ import { applyResponseChecks, responseChecks } from '../checks/registry.js';
 import type fc from 'fast-check';
 import { type GeneratedPet, validNewPet } from '../generators/new-pet.js';
 import { FindingLog } from './findings.js';
-import { RunGuard } from './guard.js';
+import { isRunStopped, RunGuard } from './guard.js';
 import type { RateLimitResult } from './rate-limit-results.js';
 
 export interface RunSettings {
@@ -172,6 +172,11 @@ export class RunContext {
     this.scope = mine;
     try {
       await fn();
+    } catch (e) {
+      // The run stopped mid-case: what the case saw before is still evidence, and a stopped run keeps every finding.
+      this.scope = outer;
+      if (isRunStopped(e)) this.record(mine);
+      throw e;
     } finally {
       this.scope = outer;
     }

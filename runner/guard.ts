@@ -140,7 +140,7 @@ export class RunGuard {
       if (deadline !== null && this.now() >= deadline)
         this.halt('PSC_MAX_DURATION', 'the run reached its time budget (--max-duration)');
       else if (maxRequests !== null && this.sent >= maxRequests)
-        this.halt('PSC_BUDGET', `the run spent its request budget of ${maxRequests} (--budget)`);
+        this.halt('PSC_BUDGET', 'the run spent its request budget (--budget)');
       else if (maxCreates !== null && req.operation === 'createPet' && this.creates + this.pendingCreates >= maxCreates)
         this.halt('PSC_MAX_CREATES', `the run made its ${maxCreates} creations (--max-creates)`);
     }

@@ -62,7 +62,9 @@ describe('run limits against a real target', () => {
       );
       expect(out.text()).toMatch(/Stopped early: .*slowed down/);
       expect(out.text()).toMatch(/time budget 600 s/);
-      const entries = (JSON.parse(readFileSync(har, 'utf8')) as { log: { entries: unknown[] } }).log.entries;
+      const harLog = (JSON.parse(readFileSync(har, 'utf8')) as { log: { comment: string; entries: unknown[] } }).log;
+      const entries = harLog.entries;
+      expect(harLog.comment).toMatch(/Stopped early: .*PSC_TARGET_SLOWING/);
       expect(entries.length + 1).toBe(report.run.budget.sent);
       expect(readFileSync(md, 'utf8')).toMatch(/<testsuites/);
       // The target saw exactly what the run says it sent.
@@ -115,6 +117,32 @@ describe('run limits against a real target', () => {
       await proxy.close();
     }
   }, 120_000);
+});
+
+describe('a stopped run keeps what it found', () => {
+  it('a fault seen before the budget ran out fails the run (exit 1), within the budget', async () => {
+    const keys = distinctiveKeys('stopfault');
+    const server = await startReferenceServer({ keys, faults: ['pet-missing-categoryId'] });
+    const proxy = await countingProxy(server.url);
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'psc-stopfault-'));
+      const envFile = writeEnvFile(join(dir, '.env'), keys);
+      const json = join(dir, 'r.json');
+      const out = captureOutput();
+      const code = await main(
+        ['run', '--target', proxy.url, '--env-file', envFile, '--suite', 'listPets', '--budget', '12', '--json', json],
+        out,
+      );
+      expect(code, out.text()).toBe(1);
+      const report = JSON.parse(readFileSync(json, 'utf8')) as RunReport;
+      expect(report.run.stop?.code).toBe('PSC_BUDGET');
+      expect(report.findings.some((f) => f.checkId === 'body-schema' && f.level === 'violation')).toBe(true);
+      expect(proxy.counts.requests).toBeLessThanOrEqual(12);
+    } finally {
+      await proxy.close();
+      await server.close();
+    }
+  }, 60_000);
 });
 
 describe('pets the run creates are recognisable', () => {
