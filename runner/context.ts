@@ -211,6 +211,7 @@ export class RunContext {
       if (!resend) return ex;
       const wait = this.pacer.after(label, ex);
       if (wait === null) return ex;
+      this.guard.beforeWait(wait);
       await this.pacer.wait(wait, `429 on ${req.method} ${req.path}`);
     }
   }

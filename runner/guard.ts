@@ -183,6 +183,17 @@ export class RunGuard {
     }
   }
 
+  /** Before a wait (Retry-After): one that would run past the deadline ends the run now instead. */
+  beforeWait(ms: number): void {
+    const { deadline } = this.limits;
+    if (deadline !== null && this.now() + ms >= deadline)
+      this.halt(
+        'PSC_MAX_DURATION',
+        `the run would reach its time budget (--max-duration) waiting ${Math.ceil(ms / 1000)} s`,
+      );
+    this.throwIfStopped();
+  }
+
   throwIfStopped(): void {
     if (this.stop) throw new RunStoppedError(this.stop.code, this.stop.message);
   }

@@ -77,6 +77,13 @@ describe('RunGuard', () => {
     expect(g.snapshot().stop?.code).toBe('PSC_MAX_DURATION');
   });
 
+  it('refuses a wait that would outlast the deadline', () => {
+    const g = new RunGuard({ deadline: 10_000, maxRequests: null, maxCreates: null }, () => 1_000);
+    expect(() => g.beforeWait(5_000)).not.toThrow();
+    expect(() => g.beforeWait(9_000)).toThrow(/time budget/);
+    expect(g.snapshot().stop?.code).toBe('PSC_MAX_DURATION');
+  });
+
   it('keeps what the rate-limit headers last said per key', () => {
     const g = new RunGuard();
     tryCall(g);

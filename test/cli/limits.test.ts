@@ -74,6 +74,21 @@ describe('run limits against a real target', () => {
     }
   }, 120_000);
 
+  it('--max-duration: no request past the deadline, exit 3, and the reports say why', async () => {
+    const proxy = await countingProxy(server.url);
+    try {
+      const { code, out, report } = await run(proxy.url, 'deadline', ['--max-duration', '2s', '--runs', '100']);
+      expect(code, out.text()).toBe(3);
+      expect(report.verdict).toBe('blocked');
+      expect(report.run.stop?.code).toBe('PSC_MAX_DURATION');
+      expect(report.run.maxDurationSeconds).toBe(2);
+      expect(report.run.budget.leftOut.length).toBeGreaterThan(0);
+      expect(proxy.counts.requests).toBe(report.run.budget.sent);
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+
   it('--budget is never exceeded, is recorded, and says what it left out', async () => {
     const proxy = await countingProxy(server.url);
     try {
