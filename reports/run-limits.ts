@@ -29,6 +29,8 @@ export interface RunLimitsReport {
   readonly stop: { readonly code: string; readonly message: string } | null;
 }
 
+const UNKEYED = new Set(['none', 'invalid']);
+
 function keyLine(k: KeySpendReport): string {
   const left =
     k.headerRemaining === null
@@ -43,8 +45,11 @@ function lines(r: RunLimitsReport): string[] {
     `Time budget: ${r.maxDurationSeconds} s (--max-duration)`,
     `Requests: ${r.budget.sent}${r.budget.limit === null ? '' : ` of a budget of ${r.budget.limit} (${r.budget.source === 'flag' ? '--budget' : "a quarter of the key's daily quota"})`}`,
     `Pets created: ${r.created.count}${r.maxCreates === null ? '' : ` (at most ${r.maxCreates}, --max-creates)`}`,
-    ...r.keys.map(keyLine),
+    ...r.keys.filter((k) => !UNKEYED.has(k.plan)).map(keyLine),
   ];
+  // Requests sent with no key or a deliberately bad one (the auth cases) spend no key's quota.
+  const unkeyed = r.keys.filter((k) => UNKEYED.has(k.plan)).reduce((n, k) => n + k.sent, 0);
+  if (unkeyed > 0) out.push(`without a valid key (auth cases): ${unkeyed} requests`);
   if (r.stop) out.push(`Stopped early: ${r.stop.message} [${r.stop.code}]`);
   for (const l of r.budget.leftOut) out.push(`Left out: ${l}`);
   return out;
