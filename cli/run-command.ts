@@ -11,8 +11,8 @@ import { type Config, type Flags, functionalKey, loadConfig, type PlanKey } from
 import { ExitCode } from '../config/errors.js';
 import { allowedOnTarget } from '../config/production.js';
 import { ApiKey, registerSecret, scrub } from '../http/redact.js';
-import { buildReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
-import { renderMarkdown, renderSummary } from '../reports/conformance-text.js';
+import { buildConformanceReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
+import { renderMarkdown, renderTerminalSummary } from '../reports/conformance-text.js';
 import { writeHar } from '../reports/har.js';
 import { writeReplays } from '../reports/replay-file.js';
 import {
@@ -21,12 +21,12 @@ import {
   renderRunLimitsMarkdown,
   runLimitsLine,
 } from '../reports/run-limits.js';
-import { BLOCKING_STOPS } from '../runner/guard.js';
+import { blocksRun, type StopCode } from '../runner/guard.js';
 import { guardSecrets } from '../reports/secret-gate.js';
 import type { ExchangeData } from '../suites/meta.js';
 import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
 import { parseFlags } from './args.js';
-import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from './embedded.js';
+import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../reference/launcher.js';
 import type { Output } from './output.js';
 import { estimateRequests, preflight } from './preflight.js';
 import { SuiteReporter } from './suite-reporter.js';
@@ -155,7 +155,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     out.progress(`running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${runs})`);
     const { outcomes, errors, exchanges } = await runSuites(config, worker);
     const limits = runLimits(config, budget, outcomes, key.plan);
-    const built = buildReport({
+    const built = buildConformanceReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
       target: { url: config.target!, embedded: server !== null },
       seed: config.seed,
@@ -168,7 +168,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       notes,
     });
     // A deadline reached or a target slowing down blocks the run (exit 3): what ran is reported, not judged complete.
-    const blocked = limits.stop !== null && BLOCKING_STOPS.has(limits.stop.code);
+    const blocked = limits.stop !== null && blocksRun(limits.stop.code as StopCode);
     const report: RunReport = { ...built, ...(blocked ? { verdict: 'blocked' as const } : {}), run: limits };
     writeOutputs(report, config, exchanges, out);
     return exitCodeFor(report);
@@ -246,7 +246,7 @@ function runLimits(
 
 function writeOutputs(report: RunReport, config: Config, exchanges: readonly ExchangeData[], out: Output): void {
   // The last gate: nothing leaves the process with a key in it.
-  const summary = guardSecrets(renderSummary(report) + renderRunLimits(report.run), 'terminal summary');
+  const summary = guardSecrets(renderTerminalSummary(report) + renderRunLimits(report.run), 'terminal summary');
   out.result(summary);
   const files: [string, string][] = [];
   if (config.jsonReport) files.push([config.jsonReport, `${JSON.stringify(report, null, 2)}\n`]);

@@ -6,6 +6,7 @@
  * is left, and every id the run created.
  */
 import { type Finding, refOf } from '../checks/check.js';
+import { ExitCode, exitCodeFor, HarnessError } from '../config/errors.js';
 import type { OutgoingRequest } from '../http/client.js';
 import type { Exchange } from '../http/exchange.js';
 
@@ -25,14 +26,16 @@ export const UNLIMITED: GuardLimits = Object.freeze({ deadline: null, maxRequest
  * verdict stands on what ran. A deadline or a slowing target block the run (exit 3).
  */
 export type StopCode = 'PSC_BUDGET' | 'PSC_MAX_CREATES' | 'PSC_MAX_DURATION' | 'PSC_TARGET_SLOWING';
-export const BLOCKING_STOPS: ReadonlySet<string> = new Set<StopCode>(['PSC_MAX_DURATION', 'PSC_TARGET_SLOWING']);
 
-export class RunStoppedError extends Error {
-  constructor(
-    readonly code: StopCode,
-    message: string,
-  ) {
-    super(message);
+/** Whether a stop blocks the run (exit 3), as the error catalogue says. */
+export function blocksRun(code: StopCode): boolean {
+  return exitCodeFor(code) === ExitCode.blocked;
+}
+
+export class RunStoppedError extends HarnessError {
+  declare readonly code: StopCode;
+  constructor(code: StopCode, message: string) {
+    super(code, message);
     this.name = 'RunStoppedError';
   }
 }
