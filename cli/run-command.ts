@@ -149,6 +149,9 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
         deadline,
         maxRequests: budget.limit === null ? null : Math.max(0, budget.limit - PREFLIGHT_REQUESTS),
         maxCreates: config.maxCreates,
+        ...(budget.limit !== null && {
+          suiteEstimates: Object.fromEntries(functional.map((s) => [s, estimateRequests([s], runs)])),
+        }),
       },
       namePrefix: config.namePrefix,
     });

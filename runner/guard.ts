@@ -17,6 +17,11 @@ export interface GuardLimits {
   readonly maxRequests: number | null;
   /** Most pets created: createPet answers in 2xx (or with no answer), counting those in flight (null: no cap). */
   readonly maxCreates: number | null;
+  /**
+   * Requests each suite is expected to need, for the suites that share the budget: each gets a share of what is left
+   * in proportion, so the first suites cannot spend what the later ones need (a suite absent here takes what is left).
+   */
+  readonly suiteEstimates?: Readonly<Record<string, number>>;
 }
 
 export const UNLIMITED: GuardLimits = Object.freeze({ deadline: null, maxRequests: null, maxCreates: null });
@@ -126,6 +131,8 @@ export class RunGuard {
   private stop: GuardSnapshot['stop'] = null;
   private trendFinding: Finding | null = null;
   private readonly trend = new LatencyTrend();
+  private readonly begun = new Set<string>();
+  private suite: { name: string; cap: number | null; sent: number; stop: GuardSnapshot['stop'] } | null = null;
 
   constructor(
     readonly limits: GuardLimits = UNLIMITED,
@@ -133,7 +140,27 @@ export class RunGuard {
   ) {}
 
   get stopped(): boolean {
-    return this.stop !== null;
+    return this.stop !== null || (this.suite?.stop ?? null) !== null;
+  }
+
+  /** A suite starts: its share of the request budget is what is left, in proportion to its estimate. */
+  beginSuite(name: string): void {
+    const { maxRequests, suiteEstimates } = this.limits;
+    const estimate = suiteEstimates?.[name];
+    let cap: number | null = null;
+    if (maxRequests !== null && suiteEstimates && estimate !== undefined) {
+      this.begun.add(name);
+      const rest = Object.entries(suiteEstimates)
+        .filter(([s]) => s === name || !this.begun.has(s))
+        .reduce((n, [, e]) => n + e, 0);
+      cap = rest > 0 ? Math.floor(((maxRequests - this.sent) * estimate) / rest) : 0;
+    }
+    this.suite = { name, cap, sent: 0, stop: null };
+  }
+
+  /** Why the current suite stopped on its share of the budget, if it did (the run goes on with the next suite). */
+  suiteStop(): GuardSnapshot['stop'] {
+    return this.suite?.stop ?? null;
   }
 
   /** Throws, without sending, when the request would break a limit or the run has already stopped. */
@@ -148,6 +175,14 @@ export class RunGuard {
         this.halt('PSC_MAX_CREATES', `the run made its ${maxCreates} creations (--max-creates)`);
     }
     if (this.stop) throw new RunStoppedError(this.stop.code, this.stop.message);
+    const suite = this.suite;
+    if (suite && !suite.stop && suite.cap !== null && suite.sent >= suite.cap)
+      suite.stop = {
+        code: 'PSC_BUDGET',
+        message: `${suite.name} spent its share of the request budget (${suite.cap} requests of --budget)`,
+      };
+    if (suite?.stop) throw new RunStoppedError(suite.stop.code, suite.stop.message);
+    if (suite) suite.sent++;
     // Counted before the send: requests sent side by side each see the others, so the cap is never exceeded.
     this.sent++;
     if (req.operation === 'createPet') this.pendingCreates++;
@@ -198,7 +233,8 @@ export class RunGuard {
   }
 
   throwIfStopped(): void {
-    if (this.stop) throw new RunStoppedError(this.stop.code, this.stop.message);
+    const stop = this.stop ?? this.suite?.stop ?? null;
+    if (stop) throw new RunStoppedError(stop.code, stop.message);
   }
 
   /** Ends the run where it stands: the next request throws. */

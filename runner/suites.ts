@@ -96,6 +96,7 @@ export interface SuiteResult {
 export async function runSuite(name: SuiteName, settings: RunSettings): Promise<SuiteResult & { ctx: RunContext }> {
   const def = suiteDefinition(name);
   const ctx = new RunContext(settings, name);
+  ctx.guard.beginSuite(name);
   const t0 = performance.now();
   let aborted: SuiteResult['aborted'] = null;
   let stopped: SuiteResult['stopped'] = null;
@@ -120,7 +121,7 @@ export async function runSuite(name: SuiteName, settings: RunSettings): Promise<
     durationMs: performance.now() - t0,
     aborted,
     // A scenario may have swallowed the stop (a property's remaining cases pass): the guard knows.
-    stopped: stopped ?? ctx.guard.snapshot().stop,
+    stopped: stopped ?? ctx.guard.suiteStop() ?? ctx.guard.snapshot().stop,
     guard: ctx.guard.snapshot(),
     ctx,
   };

@@ -68,6 +68,31 @@ describe('RunGuard', () => {
     expect(g.snapshot().stop?.code).toBe('PSC_MAX_CREATES');
   });
 
+  it('shares the budget among suites in proportion to what each needs; unused shares pass on', () => {
+    const g = new RunGuard({
+      deadline: null,
+      maxRequests: 100,
+      maxCreates: null,
+      suiteEstimates: { a: 10, b: 30, c: 60 },
+    });
+    const spend = (name: string, want: number) => {
+      g.beginSuite(name);
+      let n = 0;
+      while (n < want && tryCall(g)) n++;
+      return n;
+    };
+    expect(spend('a', 1_000)).toBe(10);
+    expect(g.suiteStop()?.code).toBe('PSC_BUDGET');
+    expect(g.stopped).toBe(true);
+    // b uses 5 of its 30; c then gets the rest.
+    expect(spend('b', 5)).toBe(5);
+    expect(g.stopped).toBe(false);
+    expect(spend('c', 1_000)).toBe(85);
+    expect(g.snapshot().sent).toBe(100);
+    expect(spend('not-estimated', 1_000)).toBe(0);
+    expect(g.snapshot().stop?.code).toBe('PSC_BUDGET');
+  });
+
   it('sends nothing past the deadline', () => {
     let now = 1_000;
     const g = new RunGuard({ deadline: 2_000, maxRequests: null, maxCreates: null }, () => now);
