@@ -11,6 +11,7 @@ import { type Config, type Flags, functionalKey, loadConfig, type PlanKey } from
 import { ExitCode } from '../config/errors.js';
 import { allowedOnTarget } from '../config/production.js';
 import { ApiKey, registerSecret, scrub } from '../http/redact.js';
+import { NO_PROXY_SETTINGS } from '../http/transport.js';
 import { buildConformanceReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
 import { renderMarkdown, renderTerminalSummary } from '../reports/conformance-text.js';
 import { writeHar } from '../reports/har.js';
@@ -26,6 +27,7 @@ import { guardSecrets } from '../reports/secret-gate.js';
 import type { ExchangeData } from '../suites/meta.js';
 import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
 import { parseFlags } from './args.js';
+import { connectionFacts } from './connection.js';
 import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../reference/launcher.js';
 import type { Output } from './output.js';
 import { estimateRequests, preflight } from './preflight.js';
@@ -47,6 +49,8 @@ export const runOptions = {
   'replay-dir': { type: 'string' },
   'allow-production': { type: 'boolean' },
   'env-file': { type: 'string' },
+  ca: { type: 'string' },
+  insecure: { type: 'boolean' },
   'max-duration': { type: 'string' },
   budget: { type: 'string' },
   'max-creates': { type: 'string' },
@@ -70,6 +74,8 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     replayDir: values['replay-dir'],
     allowProduction: values['allow-production'],
     envFile: values['env-file'],
+    ca: values.ca,
+    insecure: values.insecure,
     maxDuration: values['max-duration'],
     budget: values.budget,
     maxCreates: values['max-creates'],
@@ -95,6 +101,8 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
           limits: k.limits,
         })),
         rateWindowSeconds: server.options.windowSeconds,
+        // The embedded server is on loopback: a corporate proxy from the environment could not reach it.
+        transport: Object.freeze({ ...config.transport, proxy: NO_PROXY_SETTINGS }),
       });
       out.progress(`embedded reference server at ${server.url}`);
     }
@@ -154,7 +162,10 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
         }),
       },
       namePrefix: config.namePrefix,
+      transport: config.transport,
     });
+    const connection = connectionFacts(config);
+    for (const line of connection.lines) out.progress(line);
     out.progress(`running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${runs})`);
     const { outcomes, errors, exchanges } = await runSuites(config, worker);
     const limits = runLimits(config, budget, outcomes, key.plan);
@@ -169,6 +180,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       outcomes,
       errors,
       notes,
+      connection: connection.facts,
     });
     // A deadline reached or a target slowing down blocks the run (exit 3): what ran is reported, not judged complete.
     const blocked = limits.stop !== null && blocksRun(limits.stop.code as StopCode);

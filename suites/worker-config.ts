@@ -5,8 +5,9 @@
  */
 import type { PlanKey } from '../config/config.js';
 import { ApiKey, registerSecret } from '../http/redact.js';
+import type { TransportSettings } from '../http/transport.js';
 import type { RunSettings } from '../runner/context.js';
-import { type GuardLimits, RunGuard } from '../runner/guard.js';
+import { type GuardLimits, RunGuard, UNLIMITED } from '../runner/guard.js';
 import type { PlanLimits, PlanName } from '../spec/contract.js';
 
 export interface WorkerConfig {
@@ -23,6 +24,8 @@ export interface WorkerConfig {
   /** The run's limits: deadline (epoch ms), requests the suites may send, creations. */
   readonly limits: GuardLimits;
   readonly namePrefix: string;
+  /** TLS trust, proxies and Accept-Encoding, as the CLI resolved them (plain data: strings and booleans). */
+  readonly transport: TransportSettings;
 }
 
 declare module 'vitest' {
@@ -32,7 +35,14 @@ declare module 'vitest' {
 }
 
 export function toWorkerConfig(
-  c: Omit<WorkerConfig, 'keys' | 'functionalPlan'> & { keys: readonly PlanKey[]; functionalKey: PlanKey },
+  c: Omit<WorkerConfig, 'keys' | 'functionalPlan' | 'limits' | 'namePrefix'> & {
+    keys: readonly PlanKey[];
+    functionalKey: PlanKey;
+    /** The run's limits; none when not given. */
+    limits?: GuardLimits;
+    /** Marks the names of created pets; none when not given. */
+    namePrefix?: string;
+  },
 ): WorkerConfig {
   return {
     target: c.target,
@@ -43,8 +53,9 @@ export function toWorkerConfig(
     strict: c.strict,
     windowSeconds: c.windowSeconds,
     recordExchanges: c.recordExchanges,
-    limits: c.limits,
-    namePrefix: c.namePrefix,
+    limits: c.limits ?? UNLIMITED,
+    namePrefix: c.namePrefix ?? '',
+    transport: c.transport,
   };
 }
 
@@ -78,5 +89,6 @@ export function workerSettings(w: WorkerConfig): Omit<RunSettings, 'onWait'> {
     windowSeconds: w.windowSeconds,
     guard: sharedGuard(w.limits),
     namePrefix: w.namePrefix,
+    transport: w.transport,
   };
 }
