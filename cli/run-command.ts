@@ -7,7 +7,7 @@ import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } fr
 import { dirname, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { type Config, type Flags, functionalKey, loadConfig } from '../config/config.js';
+import { type Config, type Flags, functionalKey, loadConfig, type PlanKey } from '../config/config.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
 import { allowedOnTarget } from '../config/production.js';
 import { ApiKey, registerSecret, scrub } from '../http/redact.js';
@@ -17,6 +17,13 @@ import { renderMarkdown, renderTerminalSummary } from '../reports/conformance-te
 import { writeHar } from '../reports/har.js';
 import { writeReplays } from '../reports/replay-file.js';
 import { applyBaseline, readBaseline } from '../reports/baseline.js';
+import {
+  type RunLimitsReport,
+  renderRunLimits,
+  renderRunLimitsMarkdown,
+  runLimitsLine,
+} from '../reports/run-limits.js';
+import { blocksRun, type StopCode } from '../runner/guard.js';
 import { guardSecrets } from '../reports/secret-gate.js';
 import type { ExchangeData } from '../suites/meta.js';
 import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
@@ -24,7 +31,7 @@ import { parseFlags } from './args.js';
 import { connectionFacts } from './connection.js';
 import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../reference/launcher.js';
 import type { Output } from './output.js';
-import { preflight } from './preflight.js';
+import { estimateRequests, preflight } from './preflight.js';
 import { SuiteReporter } from './suite-reporter.js';
 import { toolVersion } from './version.js';
 
@@ -47,7 +54,14 @@ export const runOptions = {
   'env-file': { type: 'string' },
   ca: { type: 'string' },
   insecure: { type: 'boolean' },
+  'max-duration': { type: 'string' },
+  budget: { type: 'string' },
+  'max-creates': { type: 'string' },
+  'name-prefix': { type: 'string' },
 } as const;
+
+/** Requests the CLI itself sends before the suites (the preflight's GET /pets): they count against the budget. */
+const PREFLIGHT_REQUESTS = 1;
 
 export async function runCommand(argv: string[], out: Output): Promise<number> {
   const { values } = parseFlags(argv, runOptions);
@@ -67,11 +81,16 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     envFile: values['env-file'],
     ca: values.ca,
     insecure: values.insecure,
+    maxDuration: values['max-duration'],
+    budget: values.budget,
+    maxCreates: values['max-creates'],
+    namePrefix: values['name-prefix'],
   };
   let config = loadConfig(flags);
   checkBaselineFlags(config);
   const startedAt = new Date();
   const t0 = performance.now();
+  const deadline = startedAt.getTime() + config.maxDurationMs;
   let server: EmbeddedServer | null = null;
   try {
     if (config.target === null) {
@@ -109,29 +128,58 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     const functional = config.suites.filter((s) => FUNCTIONAL.includes(s));
     const pre = await preflight(config, key, functional);
     notes.push(...pre.notes);
+    const budget = requestBudget(config, key, pre.remaining, server !== null);
+    let runs = pre.runs;
+    if (budget.limit !== null) {
+      // Every functional suite should get its cases within the budget, rather than the first ones spending it all.
+      const room = budget.limit - PREFLIGHT_REQUESTS;
+      const need = estimateRequests(functional, runs);
+      if (need > room) {
+        const scaled = Math.max(1, Math.floor((runs * room) / need / 1.2));
+        notes.push(
+          `the request budget (${budget.limit}) covers about ${room} more requests: --runs scaled from ${runs} to ${scaled}`,
+        );
+        runs = scaled;
+      }
+    }
     for (const n of notes) out.progress(`note: ${n}`);
+    out.progress(
+      `limits: time budget ${Math.round(config.maxDurationMs / 1000)} s (--max-duration); ` +
+        (budget.limit === null
+          ? 'no request budget'
+          : `request budget ${budget.limit} (${budget.source === 'flag' ? '--budget' : "a quarter of the key's daily quota"})`) +
+        (config.maxCreates === null ? '' : `; at most ${config.maxCreates} pets created (--max-creates)`),
+    );
     const worker = toWorkerConfig({
       target: config.target!,
       keys: config.keys,
       functionalKey: key,
       seed: config.seed,
-      runs: pre.runs,
+      runs,
       strict: config.strict,
       windowSeconds: config.rateWindowSeconds,
       recordExchanges: config.harFile !== null,
+      limits: {
+        deadline,
+        maxRequests: budget.limit === null ? null : Math.max(0, budget.limit - PREFLIGHT_REQUESTS),
+        maxCreates: config.maxCreates,
+        ...(budget.limit !== null && {
+          suiteEstimates: Object.fromEntries(functional.map((s) => [s, estimateRequests([s], runs)])),
+        }),
+      },
+      namePrefix: config.namePrefix,
       transport: config.transport,
     });
     const connection = connectionFacts(config);
     for (const line of connection.lines) out.progress(line);
-    out.progress(
-      `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${pre.runs})`,
-    );
+    out.progress(`running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${runs})`);
     const { outcomes, errors, exchanges } = await runSuites(config, worker);
+    const limits = runLimits(config, budget, outcomes, key.plan);
     const built = buildConformanceReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
       target: { url: config.target!, embedded: server !== null },
       seed: config.seed,
-      runs: pre.runs,
+      runs,
       strict: config.strict,
       startedAt,
       durationMs: performance.now() - t0,
@@ -140,7 +188,10 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       notes,
       connection: connection.facts,
     });
-    const report = config.baseline ? applyBaseline(built, config.baseline, config.updateBaseline) : built;
+    const withBaseline = config.baseline ? applyBaseline(built, config.baseline, config.updateBaseline) : built;
+    // A deadline reached or a target slowing down blocks the run (exit 3): what ran is reported, not judged complete.
+    const blocked = limits.stop !== null && blocksRun(limits.stop.code as StopCode);
+    const report: RunReport = { ...withBaseline, ...(blocked ? { verdict: 'blocked' as const } : {}), run: limits };
     writeOutputs(report, config, exchanges, out);
     return exitCodeFor(report);
   } finally {
@@ -167,26 +218,86 @@ export function exitCodeFor(report: ConformanceReport): number {
   return report.verdict === 'violations' ? ExitCode.violations : ExitCode.conformant;
 }
 
-function writeOutputs(
-  report: ConformanceReport,
+/** The conformance report with what the run's limits did. */
+export type RunReport = ConformanceReport & { readonly run: RunLimitsReport };
+
+interface Budget {
+  readonly limit: number | null;
+  readonly source: RunLimitsReport['budget']['source'];
+}
+
+/**
+ * --budget if given; else, against a real target, a quarter of what the functional key has for the day (its plan's
+ * daily quota, or less when the headers say less remains), so that the gate can run again the same day.
+ */
+export function requestBudget(config: Config, key: PlanKey, remaining: number | null, embedded: boolean): Budget {
+  if (config.budget !== null) return { limit: config.budget, source: 'flag' };
+  // Asking for the quota suite is asking to spend the smallest key's whole day: no default cap then.
+  if (embedded || !key.limits || config.suites.includes('quota')) return { limit: null, source: 'none' };
+  const { requestsPerMinute, requestsPerDay } = key.limits;
+  // A Remaining at or below the minute limit speaks for the minute window, not the day.
+  const dayLeft =
+    remaining !== null && remaining > requestsPerMinute ? Math.min(remaining, requestsPerDay) : requestsPerDay;
+  return { limit: Math.max(PREFLIGHT_REQUESTS + 1, Math.floor(dayLeft / 4)), source: 'quota' };
+}
+
+function runLimits(
   config: Config,
-  exchanges: readonly ExchangeData[],
-  out: Output,
-): void {
+  budget: Budget,
+  outcomes: readonly SuiteOutcome[],
+  functionalPlan: string,
+): RunLimitsReport {
+  // The guard is shared by the suites in turn: the latest snapshot is the run's.
+  const snaps = outcomes.flatMap((o) => (o.meta.guard ? [o.meta.guard] : []));
+  const last = snaps.reduce<(typeof snaps)[number] | null>((a, b) => (a === null || b.sent >= a.sent ? b : a), null);
+  const keys = Object.entries(last?.byKey ?? {}).map(([plan, k]) => ({
+    plan,
+    ...k,
+    // The preflight's request went with the functional key.
+    sent: k.sent + (plan === functionalPlan ? PREFLIGHT_REQUESTS : 0),
+  }));
+  if (!keys.some((k) => k.plan === functionalPlan))
+    keys.push({
+      plan: functionalPlan,
+      sent: PREFLIGHT_REQUESTS,
+      headerLimit: null,
+      headerRemaining: null,
+      headerReset: null,
+    });
+  const leftOut: string[] = [];
+  const ran = new Set(outcomes.map((o) => o.meta.suite));
+  for (const o of outcomes)
+    if (o.meta.stopped)
+      leftOut.push(`${o.meta.suite}: stopped after ${o.meta.exchanges} requests (${o.meta.stopped.message})`);
+  for (const s of config.suites) if (!ran.has(s)) leftOut.push(`${s}: did not run`);
+  return {
+    maxDurationSeconds: Math.round(config.maxDurationMs / 1000),
+    budget: { limit: budget.limit, source: budget.source, sent: (last?.sent ?? 0) + PREFLIGHT_REQUESTS, leftOut },
+    maxCreates: config.maxCreates,
+    created: { count: last?.createdIds.length ?? 0, ids: last?.createdIds ?? [] },
+    keys: keys.sort((a, b) => a.plan.localeCompare(b.plan)),
+    stop: last?.stop ?? null,
+  };
+}
+
+function writeOutputs(report: RunReport, config: Config, exchanges: readonly ExchangeData[], out: Output): void {
   // The last gate: nothing leaves the process with a key in it.
-  const summary = guardSecrets(renderTerminalSummary(report), 'terminal summary');
+  const summary = guardSecrets(renderTerminalSummary(report) + renderRunLimits(report.run), 'terminal summary');
   out.result(summary);
   const files: [string, string][] = [];
   if (config.jsonReport) files.push([config.jsonReport, `${JSON.stringify(report, null, 2)}\n`]);
   if (config.stepSummaryFile)
-    appendFileSync(config.stepSummaryFile, guardSecrets(renderMarkdown(report), 'step summary'));
+    appendFileSync(
+      config.stepSummaryFile,
+      guardSecrets(renderMarkdown(report) + renderRunLimitsMarkdown(report.run), 'step summary'),
+    );
   for (const [path, text] of files) {
     mkdirSync(dirname(resolve(path)), { recursive: true });
     writeFileSync(path, guardSecrets(text, path));
   }
   if (config.harFile) {
     mkdirSync(dirname(resolve(config.harFile)), { recursive: true });
-    const n = writeHar(config.harFile, exchanges, report.tool.version);
+    const n = writeHar(config.harFile, exchanges, report.tool.version, runLimitsLine(report.run));
     out.progress(`HAR: ${n} exchanges in ${config.harFile}`);
   }
   if (config.junitReport) {

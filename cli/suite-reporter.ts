@@ -13,6 +13,7 @@ export class SuiteReporter implements Reporter {
   readonly errors: string[] = [];
   readonly exchanges: ExchangeData[] = [];
   private ended = false;
+  private trendReported = false;
 
   constructor(private readonly root: string) {}
 
@@ -43,6 +44,11 @@ export class SuiteReporter implements Reporter {
       }
     }
     if (meta) {
+      // The guard's trend warning belongs to the run; each later suite's snapshot repeats it: report it once.
+      if (meta.guard?.trend && !this.trendReported) {
+        findings.push(meta.guard.trend);
+        this.trendReported = true;
+      }
       this.outcomes.push({ meta, findings, failedTests });
       return;
     }

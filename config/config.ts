@@ -8,6 +8,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { contract, type PlanLimits, type PlanName } from '../spec/contract.js';
+import { isPlainPrefix, NAME_PREFIX_MAX } from '../generators/names.js';
 import { ApiKey, registerSecret } from '../http/redact.js';
 import {
   DEFAULT_ACCEPT_ENCODING,
@@ -59,6 +60,14 @@ export interface Config {
   readonly rateWindowGiven: boolean;
   readonly isCi: boolean;
   readonly stepSummaryFile: string | null;
+  /** Overall time budget of a run (--max-duration); no request is sent past it. */
+  readonly maxDurationMs: number;
+  /** Hard cap on the requests a run sends (--budget), or null to derive it from the key's quota at start. */
+  readonly budget: number | null;
+  /** Most pets a run creates (--max-creates), or null for no cap. */
+  readonly maxCreates: number | null;
+  /** Marks the names of the pets a run creates (--name-prefix; empty: unmarked). */
+  readonly namePrefix: string;
   /** TLS trust (--ca, --insecure), proxies (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) and Accept-Encoding. */
   readonly transport: TransportSettings;
 }
@@ -79,6 +88,26 @@ export interface Flags {
   envFile?: string | undefined;
   ca?: string | undefined;
   insecure?: boolean | undefined;
+  maxDuration?: string | undefined;
+  budget?: string | undefined;
+  maxCreates?: string | undefined;
+  namePrefix?: string | undefined;
+}
+
+/** What a run's pets are called unless --name-prefix says otherwise: one string an operator can search a store for. */
+export const DEFAULT_NAME_PREFIX = 'psc-gate-';
+
+/** A run that nobody bounds still ends: half an hour fits a CI job and covers the rate-limit suite on a real window. */
+export const DEFAULT_MAX_DURATION_MS = 30 * 60 * 1000;
+
+/** --max-duration: 90, 90s, 15m, 1h (a bare number is seconds). */
+export function parseDuration(value: string, name: string): number {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(value);
+  if (!m) fail(`${name}: "${value}" is not a duration (e.g. 90s, 15m, 1h)`);
+  const unit = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000 }[(m[2] ?? 's') as 'ms' | 's' | 'm' | 'h'];
+  const ms = Math.round(Number(m[1]) * unit);
+  if (ms < 1_000 || ms > 24 * 3_600_000) fail(`${name}: ${value} is out of range (1s..24h)`);
+  return ms;
 }
 
 /** Cases per property: the embedded target is local and generous; a real target's key has a daily quota. */
@@ -216,6 +245,25 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
   const productionUrl =
     prodText === undefined || prodText === '' ? null : parseTarget(prodText, 'PETSTORE_PRODUCTION_URL');
 
+  const durationText = flags.maxDuration ?? env.PETSTORE_MAX_DURATION;
+  const maxDurationMs =
+    durationText === undefined || durationText === ''
+      ? DEFAULT_MAX_DURATION_MS
+      : parseDuration(durationText, flags.maxDuration !== undefined ? '--max-duration' : 'PETSTORE_MAX_DURATION');
+  const budgetText = flags.budget ?? env.PETSTORE_BUDGET;
+  const budget =
+    budgetText === undefined || budgetText === ''
+      ? null
+      : parseInteger(budgetText, flags.budget !== undefined ? '--budget' : 'PETSTORE_BUDGET', 1, 10_000_000);
+  const maxCreates =
+    flags.maxCreates === undefined ? null : parseInteger(flags.maxCreates, '--max-creates', 0, 10_000_000);
+
+  const namePrefix = flags.namePrefix ?? env.PETSTORE_NAME_PREFIX ?? DEFAULT_NAME_PREFIX;
+  if (!isPlainPrefix(namePrefix))
+    fail(
+      `--name-prefix: "${namePrefix}" must be at most ${NAME_PREFIX_MAX} letters and digits, words joined by one space, ' or - (a marked name must stay an ordinary name)`,
+    );
+
   return Object.freeze({
     target,
     keys: Object.freeze(keys),
@@ -235,6 +283,10 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     rateWindowGiven: windowText !== undefined && windowText !== '',
     isCi: env.CI === 'true' || env.CI === '1',
     stepSummaryFile: env.GITHUB_STEP_SUMMARY || null,
+    maxDurationMs,
+    budget,
+    maxCreates,
+    namePrefix,
     transport: loadTransport(flags, env),
   });
 }

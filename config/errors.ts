@@ -20,6 +20,12 @@ const catalogue = {
   // A target that stops answering mid-suite is itself the finding (its transport-ok violations), not a blocked run.
   PSC_TARGET_STALLED: { exit: ExitCode.violations, title: 'target stopped answering' },
   PSC_SECRET_LEAK: { exit: ExitCode.blocked, title: 'a secret would have been written' },
+  // Limits the user set stop a run without judging it: what ran keeps its verdict, the reports say what was left out.
+  PSC_BUDGET: { exit: ExitCode.conformant, title: 'request budget spent' },
+  PSC_MAX_CREATES: { exit: ExitCode.conformant, title: 'creation cap reached' },
+  // A run that could not finish in time is not a verdict on the target: blocked, with every finding so far reported.
+  PSC_MAX_DURATION: { exit: ExitCode.blocked, title: 'time budget reached' },
+  PSC_TARGET_SLOWING: { exit: ExitCode.blocked, title: 'target keeps slowing down' },
 } as const;
 
 export type HarnessErrorCode = keyof typeof catalogue;

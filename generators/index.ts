@@ -13,7 +13,18 @@ export { beyondDigits, beyondEdges, integerDigits, integerEdges, nonIntegerText 
 export { INT64_EDGES, beyondInt64Digits, int64Digits } from './int64.js';
 export { invalidNewPet, markerName, type InvalidBody } from './invalid-new-pet.js';
 export { invalidListQuery, validListQuery, type ListQuery } from './list-query.js';
-export { LONG_NAME_BYTES, PLAIN_NAME_MAX, edgeName, isEdgeName, ordinaryName, petName, plainName } from './names.js';
+export {
+  LONG_NAME_BYTES,
+  NAME_PREFIX_MAX,
+  PLAIN_NAME_MAX,
+  edgeName,
+  isEdgeName,
+  isPlainPrefix,
+  ordinaryName,
+  petName,
+  plainName,
+  prefixedName,
+} from './names.js';
 export { newPetBody, newPetShape, validNewPet, type GeneratedPet } from './new-pet.js';
 export { absentPetId, existingPetId, invalidPetId, type PetIdCase } from './pet-id.js';
 export * from './schema.js';

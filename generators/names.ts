@@ -25,6 +25,26 @@ export function isEdgeName(name: string): boolean {
   return !(name.length <= PLAIN_NAME_MAX && PLAIN.test(name));
 }
 
+/** A prefix that keeps a plain name plain: words of letters and digits, each separator followed by a word or ending it. */
+const PLAIN_PREFIX = /^(?:[A-Za-z0-9]+(?:[ '-][A-Za-z0-9]+)*[ '-]?)?$/;
+export const NAME_PREFIX_MAX = 20;
+
+export function isPlainPrefix(prefix: string): boolean {
+  return prefix.length <= NAME_PREFIX_MAX && PLAIN_PREFIX.test(prefix);
+}
+
+/**
+ * Marks a plain name as the run's (--name-prefix), so that operators can find what a run left on a shared store. Edge
+ * names are the case itself (empty, padded, long, unusual characters) and stay as they are; a plain name stays plain
+ * (cut to PLAIN_NAME_MAX, never ending on a separator).
+ */
+export function prefixedName(prefix: string, name: string): string {
+  if (prefix === '' || isEdgeName(name)) return name;
+  const joined = PLAIN.test(prefix) ? `${prefix} ${name}` : prefix + name;
+  const cut = joined.slice(0, PLAIN_NAME_MAX).replace(/[ '-]+$/, '');
+  return isEdgeName(cut) ? name : cut;
+}
+
 /** Plain names: the ones no reading of the spec lets a service refuse. */
 export function plainName(): fc.Arbitrary<string> {
   const word = fc.string({

@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { contract as loaded, type Contract, type JsonSchema } from '../spec/contract.js';
 import { enumMember } from './enum.js';
 import { integerDigits } from './integer.js';
-import { isEdgeName, petName } from './names.js';
+import { isEdgeName, petName, prefixedName } from './names.js';
 import {
   assertSupportedString,
   componentSchema,
@@ -69,7 +69,15 @@ function nameFor(schema: JsonSchema): fc.Arbitrary<string> {
   });
 }
 
-export function validNewPet(c: Contract = loaded): fc.Arbitrary<GeneratedPet> {
+/** `namePrefix` marks plain names as the run's (see prefixedName); edge names are left as the case needs them. */
+function withinSchema(name: string, schema: JsonSchema): string | null {
+  const length = [...name].length;
+  const min = typeof schema.minLength === 'number' ? schema.minLength : 0;
+  const max = typeof schema.maxLength === 'number' ? schema.maxLength : Infinity;
+  return length >= min && length <= max ? name : null;
+}
+
+export function validNewPet(c: Contract = loaded, options: { namePrefix?: string } = {}): fc.Arbitrary<GeneratedPet> {
   const shape = newPetShape(c);
   const statuses = enumMember(enumOf(shape.status.schema)!);
   const status = shape.status.required ? statuses : fc.option(statuses, { nil: undefined });
@@ -79,7 +87,8 @@ export function validNewPet(c: Contract = loaded): fc.Arbitrary<GeneratedPet> {
       categoryId: integerDigits(integerRange(shape.categoryId.schema)),
       status,
     })
-    .map(({ name, categoryId, status }): GeneratedPet => {
+    .map(({ name: generated, categoryId, status }): GeneratedPet => {
+      const name = withinSchema(prefixedName(options.namePrefix ?? '', generated), shape.name.schema) ?? generated;
       // Key order matches the body; an absent status is left out rather than printed as undefined.
       const base = { name, categoryId };
       const nameEdge = isEdgeName(name);

@@ -79,10 +79,16 @@ export function harEntry(ex: ExchangeData): HarEntry {
   };
 }
 
-/** Writes one HAR of the given exchanges (in the order given), through the secret gate; returns how many. */
-export function writeHar(path: string, exchanges: readonly ExchangeData[], version: string): number {
+/** Writes one HAR of the given exchanges (in the order given), through the secret gate; returns how many. `comment`
+ * says what the run's limits did (HAR 1.2 log.comment). */
+export function writeHar(path: string, exchanges: readonly ExchangeData[], version: string, comment?: string): number {
   const har = {
-    log: { version: '1.2', creator: { name: 'petstore-conformance', version }, entries: exchanges.map(harEntry) },
+    log: {
+      version: '1.2',
+      creator: { name: 'petstore-conformance', version },
+      ...(comment ? { comment } : {}),
+      entries: exchanges.map(harEntry),
+    },
   };
   writeFileSync(path, guardSecrets(JSON.stringify(har), path));
   return exchanges.length;

@@ -11,7 +11,10 @@ import { Pacer } from '../http/pacing.js';
 import type { TransportSettings } from '../http/transport.js';
 import type { Check, Finding } from '../checks/check.js';
 import { applyResponseChecks, responseChecks } from '../checks/registry.js';
+import type fc from 'fast-check';
+import { type GeneratedPet, validNewPet } from '../generators/new-pet.js';
 import { FindingLog } from './findings.js';
+import { isRunStopped, RunGuard } from './guard.js';
 import type { RateLimitResult } from './rate-limit-results.js';
 
 export interface RunSettings {
@@ -34,6 +37,10 @@ export interface RunSettings {
   readonly transport?: TransportSettings;
   /** Length of the target's rate-limit "minute" window in seconds (60 per the spec; the embedded server's is shorter). */
   readonly windowSeconds?: number;
+  /** The run's limits (deadline, request budget, creations), shared by every suite of the run; none by default. */
+  readonly guard?: RunGuard;
+  /** Marks the names of the pets the run creates, wherever the case allows (--name-prefix); none by default. */
+  readonly namePrefix?: string;
 }
 
 /** How `send` treats a request; the defaults suit the functional suites. */
@@ -70,12 +77,14 @@ export class RunContext {
   private scope: Finding[] | null = null;
   /** The class of case being sent (see inCase), stamped on what it provokes. */
   private caseClass: string | null = null;
+  readonly guard: RunGuard;
 
   /** `suite` names the suite this context runs, stamped on every finding it records. */
   constructor(
     readonly settings: RunSettings,
     readonly suite: string | null = null,
   ) {
+    this.guard = settings.guard ?? new RunGuard();
     const { connectTimeoutMs, headersTimeoutMs, bodyTimeoutMs, maxBodyBytes } = settings;
     this.client = new HttpClient({
       baseUrl: settings.target,
@@ -86,10 +95,23 @@ export class RunContext {
       ...(settings.transport !== undefined && { transport: settings.transport }),
     });
     this.pacer = new Pacer(settings.onWait ? { onWait: settings.onWait } : {});
+    // Every request of the run passes the guard, including those a scenario sends through `client` directly: a
+    // request that would break a limit is never sent.
+    const send = this.client.send.bind(this.client);
+    this.client.send = (req) => {
+      this.guard.beforeSend(req);
+      return send(req);
+    };
     this.client.onExchange((ex) => {
       this.exchanges.push(ex);
       this.log.count(ex.operation, 'exchanges');
+      this.guard.afterSend(ex);
     });
+  }
+
+  /** Valid new pets, their plain names marked with the run's prefix. */
+  newPets(): fc.Arbitrary<GeneratedPet> {
+    return validNewPet(undefined, { namePrefix: this.settings.namePrefix ?? '' });
   }
 
   get seed(): number {
@@ -151,6 +173,11 @@ export class RunContext {
     this.scope = mine;
     try {
       await fn();
+    } catch (e) {
+      // The run stopped mid-case: what the case saw before is still evidence, and a stopped run keeps every finding.
+      this.scope = outer;
+      if (isRunStopped(e)) this.record(mine);
+      throw e;
     } finally {
       this.scope = outer;
     }
@@ -185,6 +212,7 @@ export class RunContext {
       if (!resend) return ex;
       const wait = this.pacer.after(label, ex);
       if (wait === null) return ex;
+      this.guard.beforeWait(wait);
       await this.pacer.wait(wait, `429 on ${req.method} ${req.path}`);
     }
   }

@@ -10,6 +10,7 @@ import fc from 'fast-check';
 import type { Finding } from '../checks/check.js';
 import { signatureKey } from '../checks/registry.js';
 import type { RunContext } from './context.js';
+import { isRunStopped } from './guard.js';
 
 export interface PropertyOptions {
   readonly numRuns?: number;
@@ -41,8 +42,16 @@ export async function checkProperty<T>(
     let executionsAfterFailure = -1;
     const prop = fc.asyncProperty(arb, async (value) => {
       if (executionsAfterFailure >= shrinkBudget) return true; // budget spent: keep the smallest failure found
+      // A stopped run (time or request budget) sends nothing more: the remaining cases are not failures.
+      if (ctx.guard.stopped) return true;
       if (executionsAfterFailure >= 0) executionsAfterFailure++;
-      const found = await ctx.capture(() => body(value));
+      let found: Finding[];
+      try {
+        found = await ctx.capture(() => body(value));
+      } catch (e) {
+        if (isRunStopped(e)) return true;
+        throw e;
+      }
       const fresh = found.filter((f) => ctx.fails(f) && !reported.has(signatureKey(f)));
       if (fresh.length === 0) {
         // A passing case: keep its observations and the failures of defects already reported.
@@ -54,7 +63,10 @@ export async function checkProperty<T>(
       return false;
     });
     const result = await fc.check(prop, { seed, numRuns, endOnFailure: false });
-    if (!result.failed || result.counterexample === null) return;
+    if (!result.failed || result.counterexample === null) {
+      ctx.guard.throwIfStopped();
+      return;
+    }
     const repro = {
       seed: result.seed,
       path: result.counterexamplePath ?? '',
@@ -68,5 +80,7 @@ export async function checkProperty<T>(
     for (const key of fresh) reported.add(key);
     // The shrunk case's findings: its defects with their counterexample, and its observations and other findings.
     ctx.log.add(failingFindings);
+    // A failure found before the run stopped is kept (above); then the stop ends the scenario.
+    ctx.guard.throwIfStopped();
   }
 }

@@ -17,6 +17,7 @@ import { rateLimitScenario } from './scenarios/rate-limit.js';
 import { quotaScenario } from './scenarios/quota.js';
 import type { Finding } from '../checks/check.js';
 import type { OperationStats } from './findings.js';
+import { type GuardSnapshot, isRunStopped } from './guard.js';
 import type { RateLimitResult } from './rate-limit-results.js';
 
 export interface SuiteDefinition {
@@ -86,18 +87,26 @@ export interface SuiteResult {
   readonly durationMs: number;
   /** Set when the suite could not finish (e.g. the key was blocked); the findings so far are kept. */
   readonly aborted: { readonly code: HarnessErrorCode; readonly message: string } | null;
+  /** Set when the run's limits (time, requests, creations, a slowing target) stopped the suite; findings are kept. */
+  readonly stopped: { readonly code: string; readonly message: string } | null;
+  /** The run's guard as this suite ended (cumulative over the suites run before it in the same worker). */
+  readonly guard: GuardSnapshot;
 }
 
 export async function runSuite(name: SuiteName, settings: RunSettings): Promise<SuiteResult & { ctx: RunContext }> {
   const def = suiteDefinition(name);
   const ctx = new RunContext(settings, name);
+  ctx.guard.beginSuite(name);
   const t0 = performance.now();
   let aborted: SuiteResult['aborted'] = null;
+  let stopped: SuiteResult['stopped'] = null;
   try {
     await def.run(ctx);
   } catch (e) {
-    // A blocked key or a stalled target stops the suite; what it found so far still counts.
-    if (e instanceof KeyBlockedError || e instanceof TargetStalledError) aborted = { code: e.code, message: e.message };
+    // A blocked key or a stalled target stops the suite; what it found so far still counts. So does a run limit.
+    if (isRunStopped(e)) stopped = { code: e.code, message: e.message };
+    else if (e instanceof KeyBlockedError || e instanceof TargetStalledError)
+      aborted = { code: e.code, message: e.message };
     else throw e;
   } finally {
     await ctx.close();
@@ -111,6 +120,9 @@ export async function runSuite(name: SuiteName, settings: RunSettings): Promise<
     rateLimits: ctx.rateLimitResults,
     durationMs: performance.now() - t0,
     aborted,
+    // A scenario may have swallowed the stop (a property's remaining cases pass): the guard knows.
+    stopped: stopped ?? ctx.guard.suiteStop() ?? ctx.guard.snapshot().stop,
+    guard: ctx.guard.snapshot(),
     ctx,
   };
 }

@@ -3,6 +3,7 @@ import type { Finding } from '../checks/check.js';
 import type { Exchange, RecordedResponse } from '../http/exchange.js';
 import type { HarnessErrorCode } from '../config/errors.js';
 import type { OperationStats } from '../runner/findings.js';
+import type { GuardSnapshot } from '../runner/guard.js';
 
 export interface SuiteMeta {
   readonly suite: string;
@@ -15,6 +16,10 @@ export interface SuiteMeta {
   readonly observations: readonly Finding[];
   /** Per-plan numbers of the rate-limit and quota suites (runner/scenarios/rate-limit.ts, quota.ts). */
   readonly rateLimits: readonly unknown[];
+  /** Set when the run's limits stopped the suite (budget, creations, deadline, a slowing target). */
+  readonly stopped?: { readonly code: string; readonly message: string } | null;
+  /** The run's guard as the suite ended: requests and creations so far, per key, created ids, the stop. */
+  readonly guard?: GuardSnapshot;
 }
 
 /** An exchange as data that survives the trip to the reporters (the parsed body is left behind: it is re-derivable). */

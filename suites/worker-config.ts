@@ -7,6 +7,7 @@ import type { PlanKey } from '../config/config.js';
 import { ApiKey, registerSecret } from '../http/redact.js';
 import type { TransportSettings } from '../http/transport.js';
 import type { RunSettings } from '../runner/context.js';
+import { type GuardLimits, RunGuard, UNLIMITED } from '../runner/guard.js';
 import type { PlanLimits, PlanName } from '../spec/contract.js';
 
 export interface WorkerConfig {
@@ -20,6 +21,9 @@ export interface WorkerConfig {
   readonly windowSeconds: number;
   /** Whether the suites hand every exchange to the reporters (for --har). */
   readonly recordExchanges: boolean;
+  /** The run's limits: deadline (epoch ms), requests the suites may send, creations. */
+  readonly limits: GuardLimits;
+  readonly namePrefix: string;
   /** TLS trust, proxies and Accept-Encoding, as the CLI resolved them (plain data: strings and booleans). */
   readonly transport: TransportSettings;
 }
@@ -31,7 +35,14 @@ declare module 'vitest' {
 }
 
 export function toWorkerConfig(
-  c: Omit<WorkerConfig, 'keys' | 'functionalPlan'> & { keys: readonly PlanKey[]; functionalKey: PlanKey },
+  c: Omit<WorkerConfig, 'keys' | 'functionalPlan' | 'limits' | 'namePrefix'> & {
+    keys: readonly PlanKey[];
+    functionalKey: PlanKey;
+    /** The run's limits; none when not given. */
+    limits?: GuardLimits;
+    /** Marks the names of created pets; none when not given. */
+    namePrefix?: string;
+  },
 ): WorkerConfig {
   return {
     target: c.target,
@@ -42,8 +53,21 @@ export function toWorkerConfig(
     strict: c.strict,
     windowSeconds: c.windowSeconds,
     recordExchanges: c.recordExchanges,
+    limits: c.limits ?? UNLIMITED,
+    namePrefix: c.namePrefix ?? '',
     transport: c.transport,
   };
+}
+
+/**
+ * One guard for every suite of the run: the suite files run one after another in one worker (suites/vitest.config.ts:
+ * no isolation, no file parallelism), so the request budget and the deadline span the whole run.
+ */
+const GUARD = Symbol.for('petstore-conformance.guard');
+function sharedGuard(limits: GuardLimits): RunGuard {
+  const g = globalThis as { [GUARD]?: RunGuard };
+  g[GUARD] ??= new RunGuard(limits);
+  return g[GUARD];
 }
 
 /** The worker's side: keys back inside ApiKey (registered, so any text leaving the worker is scrubbed of them). */
@@ -63,6 +87,8 @@ export function workerSettings(w: WorkerConfig): Omit<RunSettings, 'onWait'> {
     runs: w.runs,
     strict: w.strict,
     windowSeconds: w.windowSeconds,
+    guard: sharedGuard(w.limits),
+    namePrefix: w.namePrefix,
     transport: w.transport,
   };
 }

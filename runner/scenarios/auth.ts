@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { contract, type OperationId } from '../../spec/contract.js';
-import { AUTH_VARIANTS, newPetBody, validNewPet, type AuthVariant } from '../../generators/index.js';
+import { AUTH_VARIANTS, newPetBody, type AuthVariant } from '../../generators/index.js';
 import { authRejected, authValidAccepted } from '../../checks/auth.js';
 import type { OutgoingRequest, AuthSpec } from '../../http/client.js';
 import type { RunContext } from '../context.js';
@@ -12,7 +12,7 @@ import { returnedPet, usableId } from '../pets.js';
 import * as req from '../requests.js';
 
 export async function authScenario(ctx: RunContext): Promise<void> {
-  const [pet] = fc.sample(validNewPet(), { seed: ctx.seed + 3, numRuns: 1 });
+  const [pet] = fc.sample(ctx.newPets(), { seed: ctx.seed + 3, numRuns: 1 });
   const body = newPetBody(pet!);
   const made = await ctx.send(req.createPet(ctx.auth(), body));
   const id = usableId(returnedPet(made)?.id ?? null) ?? '1';

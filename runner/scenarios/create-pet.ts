@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { parameter } from '../../spec/contract.js';
-import { invalidNewPet, newPetBody, validNewPet, type GeneratedPet, type InvalidBody } from '../../generators/index.js';
+import { invalidNewPet, newPetBody, type GeneratedPet, type InvalidBody } from '../../generators/index.js';
 import {
   create201,
   createDefaultStatus,
@@ -118,7 +118,7 @@ export async function createPetScenario(ctx: RunContext): Promise<void> {
   await checkProperty(ctx, 'createPet rejects invalid bodies', invalidNewPet(), rejectInvalid);
 
   let listed = 0;
-  await checkProperty(ctx, 'createPet adds valid pets', validNewPet(), async (pet) => {
+  await checkProperty(ctx, 'createPet adds valid pets', ctx.newPets(), async (pet) => {
     ctx.log.count('createPet', 'cases');
     const ex = await createAndJudge(ctx, pet);
     creates.push(ex);
@@ -136,14 +136,14 @@ export async function createPetScenario(ctx: RunContext): Promise<void> {
   });
 
   // Concurrent creates: ids stay unique when requests overlap.
-  const batch = await fc.sample(validNewPet(), { seed: ctx.seed, numRuns: CONCURRENT_CREATES });
+  const batch = await fc.sample(ctx.newPets(), { seed: ctx.seed, numRuns: CONCURRENT_CREATES });
   const concurrent = await Promise.all(batch.map((p) => ctx.send(req.createPet(ctx.auth(), newPetBody(p)))));
   ctx.log.count('createPet', 'cases', concurrent.length);
   creates.push(...concurrent);
   ctx.judge(idsUnique, { creates });
 
   // The service assigns ids (section 2): an id in the request must not be taken over.
-  const [pet] = fc.sample(validNewPet(), { seed: ctx.seed + 1, numRuns: 1 });
+  const [pet] = fc.sample(ctx.newPets(), { seed: ctx.seed + 1, numRuns: 1 });
   const suppliedId = '987654321987654321';
   const body = newPetBody(pet!).replace(/^\{/, `{"id":${suppliedId},`);
   const ex = await ctx.send(req.createPet(ctx.auth(), body));

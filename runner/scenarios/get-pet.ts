@@ -3,7 +3,7 @@
  * with, an int64 id never created gets 404, and ids that are not int64 get some 4xx (a gap, recorded).
  */
 import fc from 'fast-check';
-import { absentPetId, existingPetId, invalidPetId, validNewPet } from '../../generators/index.js';
+import { absentPetId, existingPetId, invalidPetId } from '../../generators/index.js';
 import { createRetrievable } from '../../checks/create.js';
 import { get200, get404, getInvalidId } from '../../checks/get.js';
 import type { Exchange } from '../../http/exchange.js';
@@ -17,7 +17,7 @@ const PETS_TO_FETCH = 8;
 
 export async function getPetScenario(ctx: RunContext): Promise<void> {
   const byId = new Map<string, Exchange>();
-  for (const pet of fc.sample(validNewPet(), { seed: ctx.seed + 11, numRuns: PETS_TO_FETCH })) {
+  for (const pet of fc.sample(ctx.newPets(), { seed: ctx.seed + 11, numRuns: PETS_TO_FETCH })) {
     const ex = await createAndJudge(ctx, pet);
     const id = usableId(returnedPet(ex)?.id ?? null);
     if (id !== null) byId.set(id, ex);

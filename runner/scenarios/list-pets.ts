@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { contract, parameter } from '../../spec/contract.js';
-import { invalidListQuery, validListQuery, validNewPet, type ListQuery } from '../../generators/index.js';
+import { invalidListQuery, validListQuery, type ListQuery } from '../../generators/index.js';
 import {
   list200,
   listDefaultLimit,
@@ -22,7 +22,7 @@ import * as req from '../requests.js';
 const SEED_PER_STATUS = 9;
 
 export async function seedStore(ctx: RunContext, perStatus = SEED_PER_STATUS): Promise<void> {
-  const pets = fc.sample(validNewPet(), { seed: ctx.seed + 7, numRuns: perStatus * contract.petStatuses.length });
+  const pets = fc.sample(ctx.newPets(), { seed: ctx.seed + 7, numRuns: perStatus * contract.petStatuses.length });
   let i = 0;
   for (const status of contract.petStatuses) {
     for (let n = 0; n < perStatus; n++) await createAndJudge(ctx, { ...pets[i++]!, status });

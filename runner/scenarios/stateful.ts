@@ -8,7 +8,6 @@ import {
   invalidNewPet,
   newPetBody,
   validListQuery,
-  validNewPet,
   type GeneratedPet,
   type InvalidBody,
   type ListQuery,
@@ -80,10 +79,10 @@ class List implements fc.AsyncCommand<Model, Real> {
   toString = () => `listPets(${this.query.raw || 'no query'})`;
 }
 
-export function commands() {
+export function commands(ctx: RunContext) {
   return fc.commands(
     [
-      validNewPet().map((p) => new CreateValid(p)),
+      ctx.newPets().map((p) => new CreateValid(p)),
       invalidNewPet().map((i) => new CreateInvalid(i)),
       fc.nat().map((n) => new GetKnown(n)),
       validListQuery().map((q) => new List(q)),
@@ -96,7 +95,7 @@ export async function statefulScenario(ctx: RunContext): Promise<void> {
   await checkProperty(
     ctx,
     'stateful model',
-    commands(),
+    commands(ctx),
     async (cmds) => {
       ctx.log.count('createPet', 'cases');
       await fc.asyncModelRun(() => ({ model: { pets: new Map() }, real: ctx }), cmds);

@@ -44,3 +44,61 @@ export async function closedPort(): Promise<number> {
   await new Promise<void>((r) => srv.close(() => r()));
   return port;
 }
+
+export interface CountingProxy {
+  readonly url: string;
+  /** Requests received, and POSTs answered in 2xx (creations). */
+  readonly counts: { requests: number; created: number };
+  /** Names of the pets created through the proxy, as the target answered them. */
+  readonly createdNames: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * A forward to `upstream` (a base URL ending in /v1) that counts what it receives and delays the n-th answer by
+ * n × stepMs: a target that slows down progressively when stepMs > 0.
+ */
+export async function countingProxy(upstream: string, stepMs = 0): Promise<CountingProxy> {
+  const { createServer: createHttpServer, request } = await import('node:http');
+  const up = new URL(upstream);
+  const counts = { requests: 0, created: 0 };
+  const createdNames: string[] = [];
+  const server = createHttpServer((req, res) => {
+    const n = counts.requests++;
+    const fwd = request(
+      { host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers },
+      (answer) => {
+        const chunks: Buffer[] = [];
+        answer.on('data', (c: Buffer) => chunks.push(c));
+        answer.on('end', () => {
+          const status = answer.statusCode ?? 502;
+          if (req.method === 'POST' && status >= 200 && status < 300) {
+            counts.created++;
+            createdNames.push((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { name: string }).name);
+          }
+          setTimeout(() => {
+            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            res.end(Buffer.concat(chunks));
+          }, n * stepMs);
+        });
+      },
+    );
+    fwd.on('error', () => {
+      res.writeHead(502);
+      res.end();
+    });
+    req.pipe(fwd);
+  });
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+  const port = (server.address() as { port: number }).port;
+  return {
+    url: `http://127.0.0.1:${port}${up.pathname}`,
+    counts,
+    createdNames,
+    close: () =>
+      new Promise<void>((r) => {
+        server.closeAllConnections();
+        server.close(() => r());
+      }),
+  };
+}

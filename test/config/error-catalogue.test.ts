@@ -3,7 +3,7 @@
  * by the catalogue's codes, so a code added or removed without its row fails tsc), the row states its exit code, and
  * each code is provoked through the real path that throws it, so a code nothing throws cannot stay.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +21,7 @@ import { ApiKey, registerSecret } from '../../http/redact.js';
 import { planKeys, startReferenceServer } from '../../reference/server.js';
 import { guardSecrets } from '../../reports/secret-gate.js';
 import { runSuite } from '../../runner/suites.js';
-import { captureOutput, closedPort, distinctiveKeys, writeEnvFile } from '../cli/support.js';
+import { captureOutput, closedPort, countingProxy, distinctiveKeys, writeEnvFile } from '../cli/support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'psc-errors-'));
 const keys = distinctiveKeys('errors');
@@ -62,6 +62,26 @@ async function silentTarget<T>(body: (url: string) => Promise<T>): Promise<T> {
   } finally {
     for (const s of sockets) s.destroy();
     await new Promise<void>((r) => srv.close(() => r()));
+  }
+}
+
+/** A run against the reference server (through `proxyStep` ms of added delay per answer, if any): its exit code and
+ * the stop its JSON report names. */
+async function viaRunLimits(flags: string[], proxyStep: number | null = null): Promise<Seen> {
+  const server = await startReferenceServer({ keys });
+  const proxy = proxyStep === null ? null : await countingProxy(server.url, proxyStep);
+  const json = join(mkdtempSync(join(tmpdir(), 'psc-errors-run-')), 'r.json');
+  try {
+    const target = proxy?.url ?? server.url;
+    const exit = await main(
+      ['run', '--target', target, '--env-file', goodEnv, '--json', json, ...flags],
+      captureOutput(),
+    );
+    const report = JSON.parse(readFileSync(json, 'utf8')) as { run: { stop: { code: string } | null } };
+    return { exit, code: report.run.stop?.code };
+  } finally {
+    await proxy?.close();
+    await server.close();
   }
 }
 
@@ -143,6 +163,17 @@ const table: Record<HarnessErrorCode, { exit: number; provoke: () => Promise<See
         expect(r.findings.some((f) => f.checkId === 'transport-ok')).toBe(true);
         return { exit: r.aborted ? exitCodeFor(r.aborted.code) : 0, code: r.aborted?.code };
       }),
+  },
+  // The run's limits (runner/guard.ts): a request that would break one is never sent.
+  PSC_BUDGET: { exit: 0, provoke: () => viaRunLimits(['--suite', 'getPet', '--budget', '8']) },
+  PSC_MAX_CREATES: {
+    exit: 0,
+    provoke: () => viaRunLimits(['--suite', 'createPet', '--runs', '5', '--max-creates', '2']),
+  },
+  PSC_MAX_DURATION: { exit: 3, provoke: () => viaRunLimits(['--max-duration', '1s']) },
+  PSC_TARGET_SLOWING: {
+    exit: 3,
+    provoke: () => viaRunLimits(['--suite', 'listPets,createPet', '--runs', '30'], 8),
   },
   PSC_SECRET_LEAK: {
     exit: 3,

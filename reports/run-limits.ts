@@ -1,0 +1,73 @@
+/**
+ * What the run's limits did, for every report: the time budget, the request budget and what it left out, the
+ * creations and every id created, and per key the requests spent and what the target's headers say is left.
+ */
+export interface KeySpendReport {
+  readonly plan: string;
+  readonly sent: number;
+  readonly headerLimit: number | null;
+  readonly headerRemaining: number | null;
+  readonly headerReset: number | null;
+}
+
+export interface RunLimitsReport {
+  readonly maxDurationSeconds: number;
+  readonly budget: {
+    /** Hard cap on the requests of the run (null: none). */
+    readonly limit: number | null;
+    /** Where the cap came from: --budget, or a quarter of the key's daily quota. */
+    readonly source: 'flag' | 'quota' | 'none';
+    /** Requests sent, the start-up check included. */
+    readonly sent: number;
+    /** Suites (or parts) a limit left out, and why. */
+    readonly leftOut: readonly string[];
+  };
+  readonly maxCreates: number | null;
+  readonly created: { readonly count: number; readonly ids: readonly string[] };
+  readonly keys: readonly KeySpendReport[];
+  /** Why the run stopped early, if it did. */
+  readonly stop: { readonly code: string; readonly message: string } | null;
+}
+
+const UNKEYED = new Set(['none', 'invalid']);
+
+function keyLine(k: KeySpendReport): string {
+  const left =
+    k.headerRemaining === null
+      ? 'no X-RateLimit-Remaining seen'
+      : `headers say ${k.headerRemaining}${k.headerLimit === null ? '' : ` of ${k.headerLimit}`} left` +
+        (k.headerReset === null ? '' : ` (reset ${new Date(k.headerReset * 1000).toISOString()})`);
+  return `${k.plan} key: ${k.sent} requests; ${left}`;
+}
+
+function lines(r: RunLimitsReport): string[] {
+  const out = [
+    `Time budget: ${r.maxDurationSeconds} s (--max-duration)`,
+    `Requests: ${r.budget.sent}${r.budget.limit === null ? '' : ` of a budget of ${r.budget.limit} (${r.budget.source === 'flag' ? '--budget' : "a quarter of the key's daily quota"})`}`,
+    `Pets created: ${r.created.count}${r.maxCreates === null ? '' : ` (at most ${r.maxCreates}, --max-creates)`}`,
+    ...r.keys.filter((k) => !UNKEYED.has(k.plan)).map(keyLine),
+  ];
+  // Requests sent with no key or a deliberately bad one (the auth cases) spend no key's quota.
+  const unkeyed = r.keys.filter((k) => UNKEYED.has(k.plan)).reduce((n, k) => n + k.sent, 0);
+  if (unkeyed > 0) out.push(`without a valid key (auth cases): ${unkeyed} requests`);
+  if (r.stop) out.push(`Stopped early: ${r.stop.message} [${r.stop.code}]`);
+  for (const l of r.budget.leftOut) out.push(`Left out: ${l}`);
+  return out;
+}
+
+/** One line for files that hold free text only (HAR's log.comment). */
+export function runLimitsLine(r: RunLimitsReport): string {
+  return lines(r).join('; ');
+}
+
+export function renderRunLimits(r: RunLimitsReport): string {
+  return `\nRun limits\n${lines(r)
+    .map((l) => `  ${l}`)
+    .join('\n')}\n`;
+}
+
+export function renderRunLimitsMarkdown(r: RunLimitsReport): string {
+  return `\n#### Run limits\n\n${lines(r)
+    .map((l) => `- ${l}`)
+    .join('\n')}\n`;
+}

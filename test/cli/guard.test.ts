@@ -1,0 +1,144 @@
+// The run's guard on its own: hard caps that concurrent sends cannot overrun, a deadline, and a trend detector that
+// stops only a target that keeps slowing down (never a slow one, never a spike).
+import { describe, expect, it } from 'vitest';
+import type { OutgoingRequest } from '../../http/client.js';
+import type { Exchange } from '../../http/exchange.js';
+import { isRunStopped, LatencyTrend, RunGuard, TREND_WINDOW } from '../../runner/guard.js';
+
+const req = (operation: OutgoingRequest['operation'] = 'listPets'): OutgoingRequest => ({
+  operation,
+  method: operation === 'createPet' ? 'POST' : 'GET',
+  path: '/pets',
+  auth: { template: null, key: null, keyPlan: 'free' },
+});
+
+let seq = 0;
+const answer = (durationMs: number, status = 200, operation: Exchange['operation'] = 'listPets'): Exchange => ({
+  seq: ++seq,
+  operation,
+  keyPlan: 'free',
+  request: { method: 'GET', url: 'http://127.0.0.1:1/v1/pets', path: '/pets', headers: {}, body: null },
+  response: {
+    status,
+    headers: { 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': '41', 'x-ratelimit-reset': '1900000000' },
+    body: new Uint8Array(),
+    bodyText: '',
+    truncated: false,
+    // Ids beyond 2^53 arrive as exact digits (http/lossless.ts); short ones as numbers.
+    json:
+      status === 201 ? { id: { isLosslessNumber: true, value: '9007199254740993' } } : status === 202 ? { id: 7 } : [],
+    jsonError: null,
+  },
+  error: null,
+  startedAt: 0,
+  durationMs,
+});
+
+const tryCall = (g: RunGuard, r = req()) => {
+  try {
+    g.beforeSend(r);
+    return true;
+  } catch (e) {
+    if (isRunStopped(e)) return false;
+    throw e;
+  }
+};
+
+describe('RunGuard', () => {
+  it('lets exactly maxRequests through, even when they are all in flight at once', () => {
+    const g = new RunGuard({ deadline: null, maxRequests: 7, maxCreates: null });
+    const passed = Array.from({ length: 20 }, () => tryCall(g)).filter(Boolean).length;
+    expect(passed).toBe(7);
+    expect(g.snapshot().stop?.code).toBe('PSC_BUDGET');
+    expect(g.snapshot().byKey.free).toMatchObject({ sent: 7 });
+  });
+
+  it('counts creations the target made, refusals none, and in-flight ones as made', () => {
+    const g = new RunGuard({ deadline: null, maxRequests: null, maxCreates: 2 });
+    expect(tryCall(g, req('createPet'))).toBe(true);
+    g.afterSend(answer(1, 400, 'createPet'));
+    expect(tryCall(g, req('createPet'))).toBe(true);
+    expect(tryCall(g, req('createPet'))).toBe(true);
+    expect(tryCall(g, req('createPet'))).toBe(false);
+    // Other operations stop too: the run ends where it stands.
+    expect(tryCall(g)).toBe(false);
+    g.afterSend(answer(1, 201, 'createPet'));
+    g.afterSend(answer(1, 202, 'createPet'));
+    expect(g.snapshot().createdIds).toEqual(['9007199254740993', '7']);
+    expect(g.snapshot().stop?.code).toBe('PSC_MAX_CREATES');
+  });
+
+  it('shares the budget among suites in proportion to what each needs; unused shares pass on', () => {
+    const g = new RunGuard({
+      deadline: null,
+      maxRequests: 100,
+      maxCreates: null,
+      suiteEstimates: { a: 10, b: 30, c: 60 },
+    });
+    const spend = (name: string, want: number) => {
+      g.beginSuite(name);
+      let n = 0;
+      while (n < want && tryCall(g)) n++;
+      return n;
+    };
+    expect(spend('a', 1_000)).toBe(10);
+    expect(g.suiteStop()?.code).toBe('PSC_BUDGET');
+    expect(g.stopped).toBe(true);
+    // b uses 5 of its 30; c then gets the rest.
+    expect(spend('b', 5)).toBe(5);
+    expect(g.stopped).toBe(false);
+    expect(spend('c', 1_000)).toBe(85);
+    expect(g.snapshot().sent).toBe(100);
+    expect(spend('not-estimated', 1_000)).toBe(0);
+    expect(g.snapshot().stop?.code).toBe('PSC_BUDGET');
+  });
+
+  it('sends nothing past the deadline', () => {
+    let now = 1_000;
+    const g = new RunGuard({ deadline: 2_000, maxRequests: null, maxCreates: null }, () => now);
+    expect(tryCall(g)).toBe(true);
+    now = 2_000;
+    expect(tryCall(g)).toBe(false);
+    expect(g.snapshot().stop?.code).toBe('PSC_MAX_DURATION');
+  });
+
+  it('refuses a wait that would outlast the deadline', () => {
+    const g = new RunGuard({ deadline: 10_000, maxRequests: null, maxCreates: null }, () => 1_000);
+    expect(() => g.beforeWait(5_000)).not.toThrow();
+    expect(() => g.beforeWait(9_000)).toThrow(/time budget/);
+    expect(g.snapshot().stop?.code).toBe('PSC_MAX_DURATION');
+  });
+
+  it('keeps what the rate-limit headers last said per key', () => {
+    const g = new RunGuard();
+    tryCall(g);
+    g.afterSend(answer(3));
+    expect(g.snapshot().byKey.free).toEqual({ sent: 1, headerLimit: 60, headerRemaining: 41, headerReset: 1900000000 });
+  });
+});
+
+describe('LatencyTrend', () => {
+  const feed = (ms: (i: number) => number, n: number) => {
+    const t = new LatencyTrend();
+    for (let i = 0; i < n; i++) {
+      const f = t.add(answer(ms(i)));
+      if (f) return { at: i + 1, finding: f };
+    }
+    return null;
+  };
+
+  it('stops a target that gets a few ms slower with every answer, with the first and last medians', () => {
+    const hit = feed((i) => 2 + 5 * i, 500);
+    expect(hit).not.toBeNull();
+    expect(hit!.at % TREND_WINDOW).toBe(0);
+    expect(hit!.finding.level).toBe('warning');
+    expect(hit!.finding.message).toMatch(/median latency 37 ms over the first 15 answers/);
+  });
+
+  it('never stops a target that is slow but steady, or one that had a spike', () => {
+    expect(feed(() => 900, 500)).toBeNull();
+    expect(feed((i) => (i >= 100 && i < 130 ? 2_000 : 5), 500)).toBeNull();
+    // Noisy but flat.
+    expect(feed((i) => 5 + ((i * 7919) % 40), 500)).toBeNull();
+  });
+});

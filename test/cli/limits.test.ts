@@ -1,0 +1,242 @@
+// Runs that always end, within a request budget: a target that slows down stops the run (exit 3) with the trend as a
+// warning and every report written; --budget and --max-creates are hard caps the target itself can count.
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { requestBudget, type RunReport } from '../../cli/run-command.js';
+import { main } from '../../cli/main.js';
+import { loadConfig, parseDuration } from '../../config/config.js';
+import { isEdgeName, prefixedName } from '../../generators/names.js';
+import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
+import { captureOutput, countingProxy, distinctiveKeys, writeEnvFile } from './support.js';
+
+describe('run limits against a real target', () => {
+  const keys = distinctiveKeys('limits');
+  let server: ReferenceServer;
+  let envFile: string;
+  let dir: string;
+  beforeAll(async () => {
+    server = await startReferenceServer({ keys });
+    dir = mkdtempSync(join(tmpdir(), 'psc-limits-'));
+    envFile = writeEnvFile(join(dir, '.env'), keys);
+  });
+  afterAll(async () => server?.close());
+
+  const run = async (target: string, name: string, extra: string[]) => {
+    const json = join(dir, `${name}.json`);
+    const out = captureOutput();
+    const code = await main(
+      ['run', '--target', target, '--env-file', envFile, '--seed', '5', '--json', json, ...extra],
+      out,
+    );
+    return { code, out, report: JSON.parse(readFileSync(json, 'utf8')) as RunReport };
+  };
+
+  it('a target that slows down by a few ms per answer: exit 3, the trend as a warning, every report written', async () => {
+    const proxy = await countingProxy(server.url, 8);
+    try {
+      const har = join(dir, 'slow.har');
+      const md = join(dir, 'slow-junit.xml');
+      const { code, out, report } = await run(proxy.url, 'slow', [
+        '--suite',
+        'listPets,createPet',
+        '--runs',
+        '30',
+        '--max-duration',
+        '10m',
+        '--har',
+        har,
+        '--junit',
+        md,
+      ]);
+      expect(code, out.text()).toBe(3);
+      // It stopped on the trend, not on its time budget.
+      expect(report.run.stop?.code).toBe('PSC_TARGET_SLOWING');
+      expect(report.verdict).toBe('blocked');
+      const trend = report.findings.filter((f) => f.checkId === 'latency-trend');
+      expect(trend).toHaveLength(1);
+      expect(trend[0]!.level).toBe('warning');
+      expect(trend[0]!.message).toMatch(
+        /median latency [\d.]+ ms over the first 15 answers, [\d.]+ ms over the last 15/,
+      );
+      expect(out.text()).toMatch(/Stopped early: .*slowed down/);
+      expect(out.text()).toMatch(/time budget 600 s/);
+      const harLog = (JSON.parse(readFileSync(har, 'utf8')) as { log: { comment: string; entries: unknown[] } }).log;
+      const entries = harLog.entries;
+      expect(harLog.comment).toMatch(/Stopped early: .*PSC_TARGET_SLOWING/);
+      expect(entries.length + 1).toBe(report.run.budget.sent);
+      expect(readFileSync(md, 'utf8')).toMatch(/<testsuites/);
+      // The target saw exactly what the run says it sent.
+      expect(proxy.counts.requests).toBe(report.run.budget.sent);
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+
+  it('--max-duration: no request past the deadline, exit 3, and the reports say why', async () => {
+    const proxy = await countingProxy(server.url);
+    try {
+      const { code, out, report } = await run(proxy.url, 'deadline', ['--max-duration', '2s', '--runs', '100']);
+      expect(code, out.text()).toBe(3);
+      expect(report.verdict).toBe('blocked');
+      expect(report.run.stop?.code).toBe('PSC_MAX_DURATION');
+      expect(report.run.maxDurationSeconds).toBe(2);
+      expect(report.run.budget.leftOut.length).toBeGreaterThan(0);
+      expect(proxy.counts.requests).toBe(report.run.budget.sent);
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+
+  it('--budget is never exceeded, is recorded, and says what it left out', async () => {
+    const proxy = await countingProxy(server.url);
+    try {
+      const { code, out, report } = await run(proxy.url, 'budget', ['--budget', '60', '--runs', '20']);
+      expect(code, out.text()).toBe(0);
+      expect(proxy.counts.requests).toBeLessThanOrEqual(60);
+      expect(report.run.budget).toMatchObject({ limit: 60, source: 'flag' });
+      expect(report.run.budget.sent).toBe(proxy.counts.requests);
+      expect(report.run.budget.leftOut.length).toBeGreaterThan(0);
+      expect(report.run.stop?.code).toBe('PSC_BUDGET');
+      expect(out.text()).toMatch(/Requests: \d+ of a budget of 60 \(--budget\)/);
+      expect(out.text()).toMatch(/Left out: /);
+      // Per key: what it spent, and what the target's headers say is left.
+      const sent = report.run.keys.reduce((n, k) => n + k.sent, 0);
+      expect(sent).toBe(report.run.budget.sent);
+      expect(report.run.keys.some((k) => k.headerRemaining !== null)).toBe(true);
+      expect(out.text()).toMatch(/key: \d+ requests; headers say \d+ of \d+ left/);
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+
+  it('--max-creates caps creations; the JSON report lists every id created', async () => {
+    const proxy = await countingProxy(server.url);
+    try {
+      const { out, report } = await run(proxy.url, 'creates', [
+        '--suite',
+        'createPet',
+        '--runs',
+        '10',
+        '--max-creates',
+        '4',
+      ]);
+      expect(proxy.counts.created, out.text()).toBe(4);
+      expect(report.run.maxCreates).toBe(4);
+      expect(report.run.created.count).toBe(4);
+      expect(report.run.created.ids).toHaveLength(4);
+      for (const id of report.run.created.ids) expect(id).toMatch(/^-?\d+$/);
+      expect(report.run.stop?.code).toBe('PSC_MAX_CREATES');
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+});
+
+describe('a stopped run keeps what it found', () => {
+  it('a fault seen before the budget ran out fails the run (exit 1), within the budget', async () => {
+    const keys = distinctiveKeys('stopfault');
+    const server = await startReferenceServer({ keys, faults: ['pet-missing-categoryId'] });
+    const proxy = await countingProxy(server.url);
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'psc-stopfault-'));
+      const envFile = writeEnvFile(join(dir, '.env'), keys);
+      const json = join(dir, 'r.json');
+      const out = captureOutput();
+      const code = await main(
+        ['run', '--target', proxy.url, '--env-file', envFile, '--suite', 'listPets', '--budget', '12', '--json', json],
+        out,
+      );
+      expect(code, out.text()).toBe(1);
+      const report = JSON.parse(readFileSync(json, 'utf8')) as RunReport;
+      expect(report.run.stop?.code).toBe('PSC_BUDGET');
+      expect(report.findings.some((f) => f.checkId === 'body-schema' && f.level === 'violation')).toBe(true);
+      expect(proxy.counts.requests).toBeLessThanOrEqual(12);
+    } finally {
+      await proxy.close();
+      await server.close();
+    }
+  }, 60_000);
+});
+
+describe('pets the run creates are recognisable', () => {
+  const keys = distinctiveKeys('prefix');
+  let server: ReferenceServer;
+  beforeAll(async () => {
+    server = await startReferenceServer({ keys });
+  });
+  afterAll(async () => server?.close());
+
+  it('--name-prefix marks every created pet whose case allows it; edge names stay the case', async () => {
+    const proxy = await countingProxy(server.url);
+    try {
+      const dir = mkdtempSync(join(tmpdir(), 'psc-prefix-'));
+      const envFile = writeEnvFile(join(dir, '.env'), keys);
+      const out = captureOutput();
+      const code = await main(
+        [
+          'run',
+          '--target',
+          proxy.url,
+          '--env-file',
+          envFile,
+          '--suite',
+          'createPet,stateful',
+          '--runs',
+          '20',
+          '--seed',
+          '8',
+          '--name-prefix',
+          'gate-x-',
+        ],
+        out,
+      );
+      expect(code, out.text()).toBe(0);
+      const names = proxy.createdNames;
+      expect(names.length).toBeGreaterThan(10);
+      const marked = names.filter((n) => n.startsWith('gate-x-'));
+      expect(marked.length).toBeGreaterThan(names.length / 2);
+      for (const n of names) if (!n.startsWith('gate-x-')) expect(isEdgeName(n), n).toBe(true);
+    } finally {
+      await proxy.close();
+    }
+  }, 120_000);
+
+  it('prefixed plain names stay plain; edge names and an empty prefix leave names alone', () => {
+    expect(prefixedName('psc-gate-', 'Rex Max')).toBe('psc-gate-Rex Max');
+    expect(prefixedName('gate', 'Rex')).toBe('gate Rex');
+    expect(isEdgeName(prefixedName('psc-gate-', 'A'.repeat(50)))).toBe(false);
+    expect(prefixedName('psc-gate-', '  padded ')).toBe('  padded ');
+    expect(prefixedName('', 'Rex')).toBe('Rex');
+    expect(loadConfig({}, {}).namePrefix).toBe('psc-gate-');
+    expect(() => loadConfig({ namePrefix: 'bad\nprefix' }, {})).toThrow(/--name-prefix/);
+  });
+});
+
+describe('defaults', () => {
+  const config = loadConfig({ target: 'https://staging.example/v1' }, { PETSTORE_API_KEY_FREE: 'k-budget-default' });
+  const free = config.keys[0]!;
+
+  it('the default request budget is a quarter of what the key has for the day', () => {
+    expect(requestBudget(config, free, null, false)).toEqual({ limit: 250, source: 'quota' });
+    // Remaining at or below the minute limit speaks for the minute window: the day's quota stands.
+    expect(requestBudget(config, free, 42, false)).toEqual({ limit: 250, source: 'quota' });
+    expect(requestBudget(config, free, 400, false)).toEqual({ limit: 100, source: 'quota' });
+    expect(requestBudget(config, free, null, true)).toEqual({ limit: null, source: 'none' });
+    const flagged = loadConfig(
+      { target: 'https://staging.example/v1', budget: '900' },
+      { PETSTORE_API_KEY_FREE: 'k-budget-default' },
+    );
+    expect(requestBudget(flagged, free, 400, false)).toEqual({ limit: 900, source: 'flag' });
+  });
+
+  it('every run has a time budget; durations parse with their units', () => {
+    expect(config.maxDurationMs).toBe(30 * 60 * 1000);
+    expect(parseDuration('90', '--max-duration')).toBe(90_000);
+    expect(parseDuration('15m', '--max-duration')).toBe(900_000);
+    expect(parseDuration('1h', '--max-duration')).toBe(3_600_000);
+    expect(() => parseDuration('soon', '--max-duration')).toThrow(/not a duration/);
+    expect(() => parseDuration('0s', '--max-duration')).toThrow(/out of range/);
+  });
+});
