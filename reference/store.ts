@@ -24,6 +24,18 @@ export class PetStore {
     this.next = firstId;
   }
 
+  /**
+   * Adds `count` pets that were there before anyone asked (a shared store's other data): varied names, categories
+   * and statuses, created a day before `now`, with the next ids.
+   */
+  seed(count: number, now: number): void {
+    const statuses = ['available', 'pending', 'sold'];
+    for (let i = 0; i < count; i++) {
+      const categoryId = BigInt((i * 7919) % 1000);
+      this.add({ name: `existing pet ${i}`, categoryId, status: statuses[i % 3]! }, now - 86_400_000);
+    }
+  }
+
   get size(): number {
     return this.all.length;
   }
