@@ -10,7 +10,8 @@
  *   limits; it is reported, never enforced. `WWW-Authenticate: Bearer realm="petstore"`, with error="invalid_token"
  *   when a bearer token was given. The scheme name is case-insensitive (RFC 9110 §11.1).
  * - listPets: limit must be a decimal integer 1..100 (default 20) and status one of the enum; anything else, or a
- *   repeated parameter, gets 400 Error. Unknown query parameters are ignored. Pets come oldest first.
+ *   repeated parameter, gets 400 Error. Unknown query parameters are ignored. Pets come oldest first (newest first
+ *   when the server is started so).
  * - createPet: the body must be UTF-8 JSON whatever the Content-Type says (any media type is accepted when the bytes
  *   parse). name is any string, including empty (the spec gives no limits). categoryId must be a JSON integer within
  *   int64, judged on its exact digits: 1.0 and 1e3 count as integers (JSON Schema semantics) and are stored as 1 and

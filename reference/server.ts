@@ -43,7 +43,14 @@ export interface ReferenceOptions {
    * boundary as JSON). Default 1.
    */
   idStart?: bigint | number | string;
+  /**
+   * The order of GET /pets (the spec shows none), default 'oldest-first'. With many existing pets and no pagination,
+   * only 'newest-first' lets a client see the pets it just created in a list.
+   */
+  listOrder?: ListOrder;
 }
+
+export type ListOrder = 'oldest-first' | 'newest-first';
 
 export interface ResolvedReferenceOptions {
   readonly host: string;
@@ -58,6 +65,7 @@ export interface ResolvedReferenceOptions {
   readonly seedPets: number;
   /** Decimal digits of an int64. */
   readonly idStart: string;
+  readonly listOrder: ListOrder;
 }
 
 export interface ReferenceServer {
@@ -102,6 +110,9 @@ function resolveOptions(o: ReferenceOptions): ResolvedReferenceOptions {
   // Room for the seeded pets and for the ones a run creates: ids never leave int64.
   if (idStart + BigInt(seedPets) + 1_000_000n > INT64_MAX)
     throw new Error(`reference: idStart ${idStart} leaves no room for ${seedPets} seeded pets and new ones in int64`);
+  const listOrder = o.listOrder ?? 'oldest-first';
+  if (listOrder !== 'oldest-first' && listOrder !== 'newest-first')
+    throw new Error(`reference: unknown listOrder ${JSON.stringify(listOrder)}`);
   const keys = o.keys ?? generateKeys();
   if (new Set(keys.map((k) => k.key)).size !== keys.length) throw new Error('reference: duplicate keys');
   return Object.freeze({
@@ -116,6 +127,7 @@ function resolveOptions(o: ReferenceOptions): ResolvedReferenceOptions {
     banSeconds: positive('banSeconds', o.banSeconds ?? 2 * windowSeconds),
     seedPets,
     idStart: idStart.toString(),
+    listOrder,
   });
 }
 
@@ -130,7 +142,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     banMs: opts.banSeconds * 1000,
     defects: limiterDefects(seams),
   });
-  const store = new PetStore(seams.firstId ?? BigInt(opts.idStart));
+  const store = new PetStore(seams.firstId ?? BigInt(opts.idStart), opts.listOrder === 'newest-first');
   store.seed(opts.seedPets, Date.now());
   const server = createServer(
     { keepAliveTimeout: 5_000 },

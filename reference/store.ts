@@ -20,7 +20,10 @@ export class PetStore {
   private readonly byStatus = new Map<string, Pet[]>();
   private next: bigint;
 
-  constructor(firstId: bigint = 1n) {
+  constructor(
+    firstId: bigint = 1n,
+    private readonly newestFirst = false,
+  ) {
     this.next = firstId;
   }
 
@@ -80,9 +83,10 @@ export class PetStore {
     return this.byId.get(id);
   }
 
-  /** Oldest first, filtered by status when given, at most `limit` (Infinity for all). */
+  /** Oldest first (or newest first), filtered by status when given, at most `limit` (Infinity for all). */
   list(status: string | undefined, limit: number): Pet[] {
     const source = status === undefined ? this.all : (this.byStatus.get(status) ?? []);
-    return source.slice(0, limit);
+    if (!this.newestFirst) return source.slice(0, limit);
+    return source.slice(Math.max(0, source.length - limit)).reverse();
   }
 }
