@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { startEmbedded } from '../cli/embedded.js';
+import { startEmbedded } from '../reference/launcher.js';
 import { faults } from '../reference/faults.js';
 import { generateKeys, planKeys, startReferenceServer, type ReferenceOptions } from '../reference/server.js';
 import { runSuite } from '../runner/suites.js';

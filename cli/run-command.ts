@@ -11,15 +11,15 @@ import { type Config, type Flags, functionalKey, loadConfig } from '../config/co
 import { ExitCode } from '../config/errors.js';
 import { allowedOnTarget } from '../config/production.js';
 import { ApiKey, registerSecret, scrub } from '../http/redact.js';
-import { buildReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
-import { renderMarkdown, renderSummary } from '../reports/conformance-text.js';
+import { buildConformanceReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
+import { renderMarkdown, renderTerminalSummary } from '../reports/conformance-text.js';
 import { writeHar } from '../reports/har.js';
 import { writeReplays } from '../reports/replay-file.js';
 import { guardSecrets } from '../reports/secret-gate.js';
 import type { ExchangeData } from '../suites/meta.js';
 import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
 import { parseFlags } from './args.js';
-import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from './embedded.js';
+import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../reference/launcher.js';
 import type { Output } from './output.js';
 import { preflight } from './preflight.js';
 import { SuiteReporter } from './suite-reporter.js';
@@ -110,7 +110,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${pre.runs})`,
     );
     const { outcomes, errors, exchanges } = await runSuites(config, worker);
-    const report = buildReport({
+    const report = buildConformanceReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
       target: { url: config.target!, embedded: server !== null },
       seed: config.seed,
@@ -141,7 +141,7 @@ function writeOutputs(
   out: Output,
 ): void {
   // The last gate: nothing leaves the process with a key in it.
-  const summary = guardSecrets(renderSummary(report), 'terminal summary');
+  const summary = guardSecrets(renderTerminalSummary(report), 'terminal summary');
   out.result(summary);
   const files: [string, string][] = [];
   if (config.jsonReport) files.push([config.jsonReport, `${JSON.stringify(report, null, 2)}\n`]);

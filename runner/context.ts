@@ -4,6 +4,7 @@
  * 429 wait Retry-After and resend (each 429 is itself checked and recorded).
  */
 import type { PlanKey } from '../config/config.js';
+import { TargetStalledError } from '../config/errors.js';
 import { HttpClient, type AuthSpec, type OutgoingRequest } from '../http/client.js';
 import type { Exchange } from '../http/exchange.js';
 import { Pacer } from '../http/pacing.js';
@@ -47,10 +48,6 @@ const TIMEOUT_CODES = new Set([
   'PSC_REQUEST_DEADLINE',
 ]);
 const MAX_TIMEOUTS_IN_A_ROW = 5;
-
-export class TargetStalledError extends Error {
-  readonly code = 'PSC_TARGET_STALLED';
-}
 
 export class RunContext {
   readonly client: HttpClient;

@@ -1,6 +1,7 @@
 /** What the conformance suites hand to reporters through vitest's task.meta. */
 import type { Finding } from '../checks/check.js';
 import type { Exchange, RecordedResponse } from '../http/exchange.js';
+import type { HarnessErrorCode } from '../config/errors.js';
 import type { OperationStats } from '../runner/findings.js';
 
 export interface SuiteMeta {
@@ -9,7 +10,7 @@ export interface SuiteMeta {
   readonly occurrences: Readonly<Record<string, number>>;
   readonly exchanges: number;
   readonly durationMs: number;
-  readonly aborted: { readonly code: string; readonly message: string } | null;
+  readonly aborted: { readonly code: HarnessErrorCode; readonly message: string } | null;
   readonly seed: number;
   readonly observations: readonly Finding[];
   /** Per-plan numbers of the rate-limit and quota suites (runner/scenarios/rate-limit.ts, quota.ts). */

@@ -19,7 +19,7 @@ import { modelConsistency, type ModelPet } from '../../checks/stateful.js';
 import { show } from '../../checks/check.js';
 import type { RunContext } from '../context.js';
 import { checkProperty } from '../property.js';
-import { createdPet, usableId } from '../pets.js';
+import { returnedPet, usableId } from '../pets.js';
 import { createAndJudge } from './create-pet.js';
 import * as req from '../requests.js';
 
@@ -33,7 +33,7 @@ class CreateValid implements fc.AsyncCommand<Model, Real> {
   check = () => true;
   async run(m: Model, ctx: Real): Promise<void> {
     const ex = await createAndJudge(ctx, this.pet);
-    const pet = createdPet(ex);
+    const pet = returnedPet(ex);
     const id = usableId(pet?.id ?? null);
     if (ex.response?.status !== 201 || id === null || pet === null) return;
     ctx.judge(modelConsistency, { kind: 'created', exchange: ex, knownIds: [...m.pets.keys()] });

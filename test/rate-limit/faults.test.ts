@@ -1,7 +1,11 @@
-/** Every rate-limit and quota fault of the reference catalogue is caught by the check it names (2 s windows). */
+/**
+ * Every rate-limit and quota fault of the reference catalogue is caught by the check it names (2 s windows), and by no
+ * unrelated check (test/meta/precision.ts lists the reviewed exceptions).
+ */
 import { describe, expect, test } from 'vitest';
 import { faults } from '../../reference/faults.js';
 import { generateKeys } from '../../reference/server.js';
+import { unrelatedChecks, unrelatedMessage } from '../meta/precision.js';
 import { PLANS, runRateLimit } from './support.js';
 
 const caughtBy = (r: Awaited<ReturnType<typeof runRateLimit>>, checkId: string) =>
@@ -25,6 +29,7 @@ describe.concurrent('rate-limit faults', () => {
         plans: PLANS,
       });
       expect(caughtBy(r, fault.catches).length, `${fault.description}: findings were ${summary(r)}`).toBeGreaterThan(0);
+      expect(unrelatedChecks(fault, r.findings), unrelatedMessage(fault, r.findings)).toEqual([]);
     });
   }
 });
@@ -39,6 +44,7 @@ describe.concurrent('quota faults', () => {
         keys: generateKeys({ enterprise: { requestsPerMinute: 5, requestsPerDay: 8 } }),
       });
       expect(caughtBy(r, fault.catches).length, `${fault.description}: findings were ${summary(r)}`).toBeGreaterThan(0);
+      expect(unrelatedChecks(fault, r.findings), unrelatedMessage(fault, r.findings)).toEqual([]);
     });
   }
 });

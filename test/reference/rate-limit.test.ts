@@ -36,7 +36,9 @@ describe.concurrent('rate limiting over HTTP', () => {
           expect(r.headers['x-ratelimit-limit']).toBe('5');
         }
         const wait = expect429(await call(server, 'GET', '/pets'));
-        // At most the window, or a little more for the sliding counter, which still weighs the burst in the next one.
+        // At most the window, or a little more for the sliding counter, which still weighs the burst in the next one
+        // (less when a slow machine spread the burst over a boundary).
+        expect(wait).toBeGreaterThanOrEqual(1);
         expect(wait).toBeLessThanOrEqual(2 * WINDOW);
         // Another key, and the anonymous bucket of 401s, are untouched.
         expect((await call(server, 'GET', '/pets', { plan: 'free' })).status).toBe(200);

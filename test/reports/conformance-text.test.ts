@@ -3,8 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { Finding } from '../../checks/check.js';
 import { dailyQuota } from '../../checks/rate-limit.js';
 import { ApiKey } from '../../http/redact.js';
-import { buildReport } from '../../reports/conformance-report.js';
-import { rerunCommand, renderSummary } from '../../reports/conformance-text.js';
+import { buildConformanceReport } from '../../reports/conformance-report.js';
+import { replayLine, renderTerminalSummary } from '../../reports/conformance-text.js';
 import { RunContext } from '../../runner/context.js';
 import type { SuiteMeta } from '../../suites/meta.js';
 import { exchange, NOW_S } from '../checks/fixtures.js';
@@ -38,7 +38,7 @@ function reportOf(suite: string, findings: Finding[], rateLimits: unknown[] = []
     observations: [],
     rateLimits,
   };
-  return buildReport({
+  return buildConformanceReport({
     tool: { name: 'petstore-conformance', version: '0' },
     target: { url: 'http://127.0.0.1:9/v1', embedded: false },
     seed: 7,
@@ -74,10 +74,10 @@ describe('findings carry their suite and key plan', () => {
     const report = reportOf('quota', findings, [
       { suite: 'quota', plan: 'enterprise', requestsPerDay: 8, accepted: 20, sent: 20 },
     ]);
-    expect(rerunCommand(report, findings[0]!)).toBe(
+    expect(replayLine(report, findings[0]!)).toBe(
       'petstore-conformance run --target http://127.0.0.1:9/v1 --seed 7 --runs 3 --suite quota',
     );
-    const text = renderSummary(report);
+    const text = renderTerminalSummary(report);
     expect(text).toContain('--suite quota');
     expect(text).toContain('✗ enterprise daily quota 8');
   });
@@ -85,6 +85,6 @@ describe('findings carry their suite and key plan', () => {
   it('a finding of a response check names the suite whose request provoked it, not one guessed from its operation', async () => {
     const [f] = await recorded('auth', (ctx) => ctx.check(exchange({ operation: 'getPet', status: 500 })));
     expect(f).toMatchObject({ checkId: 'no-5xx', suite: 'auth', operation: 'getPet' });
-    expect(rerunCommand(reportOf('auth', [f!]), f!)).toMatch(/--suite auth$/);
+    expect(replayLine(reportOf('auth', [f!]), f!)).toMatch(/--suite auth$/);
   });
 });
