@@ -147,7 +147,7 @@ export interface HandlerSeams {
   /** The answer to a request without a valid key. */
   readonly unauthorized: (ctx: Ctx, tokenGiven: boolean) => Reply;
   /** The limits a key is held to. */
-  readonly planLimits: (key: ReferenceKey) => PlanLimits;
+  readonly planLimits: (ctx: Ctx, key: ReferenceKey) => PlanLimits;
   readonly ban: BanPolicy;
   /** The answer to a request the limiter refused (banned or over a limit). */
   readonly limited: (ctx: Ctx, rl: Decision) => Reply;
@@ -298,7 +298,7 @@ const noId: IdChoice = () => undefined;
 export const conformant: HandlerSeams = Object.freeze({
   authenticate,
   unauthorized,
-  planLimits: (key: ReferenceKey) => key.limits,
+  planLimits: (_ctx: Ctx, key: ReferenceKey) => key.limits,
   ban: Object.freeze({ after: undefined, status: 429 }),
   limited,
   rateHeadersOn: () => true,
@@ -531,7 +531,7 @@ function handle(base: HandlerContext, req: IncomingMessage, res: ServerResponse)
   }
   // A request served without a key (under an auth fault) is counted in the anonymous bucket, never enforced.
   const rl = auth.key
-    ? ctx.limiter.take(auth.key.key, seams.planLimits(auth.key), ctx.now)
+    ? ctx.limiter.take(auth.key.key, seams.planLimits(ctx, auth.key), ctx.now)
     : ctx.limiter.take(anonymous(req), FREE, ctx.now, false);
   if (!rl.allowed) return send(ctx, seams.limited(ctx, rl), rl);
 
