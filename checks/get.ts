@@ -1,7 +1,9 @@
 /** getPet (4.3, deprecated but working until 2030-12-05): found gives 200, never created gives 404. */
 import type { Exchange } from '../http/exchange.js';
 import { defineCheck, finding, observation, show, type Check } from './check.js';
-import { opLabel, statusOf } from './facts.js';
+import { plain } from '../http/lossless.js';
+import { validateSchema } from '../spec/validators.js';
+import { exactId, isObject, jsonOf, opLabel, statusOf } from './facts.js';
 
 export interface GetFoundEvidence {
   readonly exchange: Exchange;
@@ -64,6 +66,17 @@ export const get404: Check<GetIdEvidence> = defineCheck({
         ),
       ];
     }
+    // On a shared store another client may have created the id: a valid Pet of exactly that id shows it exists.
+    if (status === 200 && isPetOfId(jsonOf(ex), petId)) {
+      return [
+        observation(
+          get404,
+          ex,
+          `petId ${petId}, which the run did not create, answered 200 with a pet of that id\nanother client created it (the store is shared)`,
+          { actual: '200' },
+        ),
+      ];
+    }
     return [
       finding(
         get404,
@@ -77,6 +90,11 @@ export const get404: Check<GetIdEvidence> = defineCheck({
     ];
   },
 });
+
+function isPetOfId(body: unknown, petId: string): boolean {
+  const id = exactId(petId);
+  return isObject(body) && id !== null && exactId(body.id) === id && validateSchema('Pet', plain(body)).length === 0;
+}
 
 export const getInvalidId: Check<GetIdEvidence> = defineCheck({
   id: 'get-invalid-id',

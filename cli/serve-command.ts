@@ -2,7 +2,12 @@
  * `petstore-conformance serve`: the reference Pet Store alone, printing its URL and the keys it generated, with any
  * number of faults of the catalogue switched on; `--list-faults` prints the catalogue (`--json`: as data).
  */
-import { startReferenceServer, type LimiterAlgorithm, type ReferenceServer } from '../reference/server.js';
+import {
+  type LimiterAlgorithm,
+  type ListOrder,
+  type ReferenceServer,
+  startReferenceServer,
+} from '../reference/server.js';
 import { faults } from '../reference/faults.js';
 import { keyVariable, loadConfig } from '../config/config.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
@@ -16,6 +21,9 @@ export async function serveCommand(argv: string[], out: Output, signal?: AbortSi
     algorithm: { type: 'string' },
     fault: { type: 'string', multiple: true },
     'list-faults': { type: 'boolean' },
+    'seed-pets': { type: 'string' },
+    'id-start': { type: 'string' },
+    'list-order': { type: 'string' },
     json: { type: 'boolean' },
   });
   if (values['list-faults']) {
@@ -36,6 +44,16 @@ export async function serveCommand(argv: string[], out: Output, signal?: AbortSi
   if (values.algorithm !== undefined && !algorithms.includes(values.algorithm)) {
     throw new HarnessError('PSC_USAGE', `--algorithm: "${values.algorithm}" is not one of ${algorithms.join(', ')}`);
   }
+  // A shared staging in miniature: pets that are not the client's, ids from any int64, lists newest first.
+  const seedPets = values['seed-pets'] === undefined ? 0 : Number(values['seed-pets']);
+  if (!Number.isInteger(seedPets) || seedPets < 0)
+    throw new HarnessError('PSC_USAGE', `--seed-pets: "${values['seed-pets']}" is not a whole number of pets`);
+  const idStart = values['id-start'];
+  if (idStart !== undefined && !/^-?\d{1,19}$/.test(idStart))
+    throw new HarnessError('PSC_USAGE', `--id-start: "${idStart}" is not an int64`);
+  const orders = ['oldest-first', 'newest-first'];
+  if (values['list-order'] !== undefined && !orders.includes(values['list-order']))
+    throw new HarnessError('PSC_USAGE', `--list-order: "${values['list-order']}" is not one of ${orders.join(', ')}`);
   let server: ReferenceServer;
   try {
     server = await startReferenceServer({
@@ -43,6 +61,9 @@ export async function serveCommand(argv: string[], out: Output, signal?: AbortSi
       windowSeconds,
       ...(values.algorithm ? { algorithm: values.algorithm as LimiterAlgorithm } : {}),
       faults: faultIds,
+      seedPets,
+      ...(idStart !== undefined ? { idStart } : {}),
+      ...(values['list-order'] ? { listOrder: values['list-order'] as ListOrder } : {}),
     });
   } catch (e) {
     throw new HarnessError('PSC_USAGE', (e as Error).message);
@@ -50,6 +71,7 @@ export async function serveCommand(argv: string[], out: Output, signal?: AbortSi
   // These keys belong to this throwaway local server; printing them is the point of `serve`.
   const lines = [`Reference Pet Store listening at ${server.url}`];
   if (faultIds.length > 0) lines.push(`Faults switched on: ${faultIds.join(', ')}`);
+  if (seedPets > 0) lines.push(`Existing pets: ${seedPets}, ids from ${server.options.idStart}`);
   lines.push(`export PETSTORE_TARGET=${server.url}`);
   for (const k of server.keys) {
     lines.push(`export ${keyVariable(k.plan)}=${k.key}`);

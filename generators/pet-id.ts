@@ -19,7 +19,8 @@ function petIdRange(c: Contract): IntegerRange {
   return integerRange(parameterOf('getPet', 'petId', c).schema);
 }
 
-const canonical = (d: string): string => BigInt(d).toString();
+/** How far an absent id keeps from every id the target has shown. */
+const NEIGHBOURHOOD = 2n ** 20n;
 
 export function existingPetId(ids: readonly string[]): fc.Arbitrary<PetIdCase> {
   if (ids.length === 0) throw new Error('generators: existingPetId needs at least one id');
@@ -29,18 +30,20 @@ export function existingPetId(ids: readonly string[]): fc.Arbitrary<PetIdCase> {
 /**
  * In-range ids the store does not hold. Mostly large unbiased values (a store counting from 1 never reaches them),
  * plus the range's far edges and the double-precision border, where a server rounding ids would find a neighbour.
+ * Each keeps clear of the given ids (those the target has shown) by NEIGHBOURHOOD: on a shared store, others' pets
+ * have ids near the run's own.
  */
 export function absentPetId(ids: readonly string[], c: Contract = loaded): fc.Arbitrary<PetIdCase> {
   const range = petIdRange(c);
-  const held = new Set(ids.map(canonical));
+  const shown = ids.map((d) => BigInt(d));
   const far = integerEdges(range).filter((n) => n > 2n ** 32n || n < -(2n ** 32n));
   return fc
     .oneof(
       { weight: 4, arbitrary: fc.noBias(fc.bigInt(range.min, range.max)) },
       { weight: 1, arbitrary: fc.constantFrom(...far) },
     )
+    .filter((n) => shown.every((s) => (n > s ? n - s : s - n) > NEIGHBOURHOOD))
     .map((n) => n.toString())
-    .filter((d) => !held.has(d))
     .map((d) => ({ segment: encodeURIComponent(d), kind: 'absent', digits: d }));
 }
 

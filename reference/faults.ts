@@ -7,6 +7,8 @@
  */
 import { exactInteger, INT64_MAX, INT64_MIN, isLosslessNumber, LosslessNumber } from '../http/lossless.js';
 import { errorReply, FREE, type Reply, STATUSES, splitAuthorization, type NewPetRecord } from './handlers.js';
+import type { PlanLimits } from '../spec/contract.js';
+import type { ReferenceKey } from './keys.js';
 import { composeSeams, type Modifier, replace, type Seams, wrap } from './seams.js';
 
 export interface Fault {
@@ -40,6 +42,12 @@ function salvage(body: unknown): Omit<NewPetRecord, 'id'> | null {
   const categoryId = c !== null && c >= INT64_MIN && c <= INT64_MAX ? c : 0n;
   const status = typeof body.status === 'string' && STATUSES.has(body.status) ? body.status : 'available';
   return { name: body.name, categoryId, status };
+}
+
+/** The limits of this server's Free key, when it has one (tests scale the plans down). */
+function freeLimits(keys: ReadonlyMap<string, ReferenceKey>): PlanLimits | undefined {
+  for (const k of keys.values()) if (k.plan === 'free') return k.limits;
+  return undefined;
 }
 
 /** The id a client put in its body, when it is an int64. */
@@ -661,10 +669,10 @@ const catalogue = [
   },
   {
     id: 'rl-free-numbers',
-    description: "every plan gets the Free plan's limits",
+    description: "every plan gets the limits of the server's Free key",
     catches: 'rate-limit-limit-plan',
     suite: 'rate-limit',
-    apply: replace('planLimits', () => FREE),
+    apply: replace('planLimits', (ctx) => freeLimits(ctx.keys) ?? FREE),
   },
   {
     id: 'rl-ban-403',

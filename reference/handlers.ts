@@ -10,7 +10,8 @@
  *   limits; it is reported, never enforced. `WWW-Authenticate: Bearer realm="petstore"`, with error="invalid_token"
  *   when a bearer token was given. The scheme name is case-insensitive (RFC 9110 §11.1).
  * - listPets: limit must be a decimal integer 1..100 (default 20) and status one of the enum; anything else, or a
- *   repeated parameter, gets 400 Error. Unknown query parameters are ignored. Pets come oldest first.
+ *   repeated parameter, gets 400 Error. Unknown query parameters are ignored. Pets come oldest first (newest first
+ *   when the server is started so).
  * - createPet: the body must be UTF-8 JSON whatever the Content-Type says (any media type is accepted when the bytes
  *   parse). name is any string, including empty (the spec gives no limits). categoryId must be a JSON integer within
  *   int64, judged on its exact digits: 1.0 and 1e3 count as integers (JSON Schema semantics) and are stored as 1 and
@@ -146,7 +147,7 @@ export interface HandlerSeams {
   /** The answer to a request without a valid key. */
   readonly unauthorized: (ctx: Ctx, tokenGiven: boolean) => Reply;
   /** The limits a key is held to. */
-  readonly planLimits: (key: ReferenceKey) => PlanLimits;
+  readonly planLimits: (ctx: Ctx, key: ReferenceKey) => PlanLimits;
   readonly ban: BanPolicy;
   /** The answer to a request the limiter refused (banned or over a limit). */
   readonly limited: (ctx: Ctx, rl: Decision) => Reply;
@@ -297,7 +298,7 @@ const noId: IdChoice = () => undefined;
 export const conformant: HandlerSeams = Object.freeze({
   authenticate,
   unauthorized,
-  planLimits: (key: ReferenceKey) => key.limits,
+  planLimits: (_ctx: Ctx, key: ReferenceKey) => key.limits,
   ban: Object.freeze({ after: undefined, status: 429 }),
   limited,
   rateHeadersOn: () => true,
@@ -530,7 +531,7 @@ function handle(base: HandlerContext, req: IncomingMessage, res: ServerResponse)
   }
   // A request served without a key (under an auth fault) is counted in the anonymous bucket, never enforced.
   const rl = auth.key
-    ? ctx.limiter.take(auth.key.key, seams.planLimits(auth.key), ctx.now)
+    ? ctx.limiter.take(auth.key.key, seams.planLimits(ctx, auth.key), ctx.now)
     : ctx.limiter.take(anonymous(req), FREE, ctx.now, false);
   if (!rl.allowed) return send(ctx, seams.limited(ctx, rl), rl);
 

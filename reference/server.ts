@@ -5,6 +5,7 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { faultSeams } from './faults.js';
+import { INT64_MAX, INT64_MIN } from '../http/lossless.js';
 import { createHandler } from './handlers.js';
 import { generateKeys, type ReferenceKey } from './keys.js';
 import { RateLimiter, type LimiterAlgorithm } from './limiter.js';
@@ -34,7 +35,22 @@ export interface ReferenceOptions {
   banAfter?: number;
   /** Ban length in seconds, default 2 × windowSeconds. */
   banSeconds?: number;
+  /** Pets already in the store at start (someone else's data, as on a shared staging); default 0. */
+  seedPets?: number;
+  /**
+   * The first id the store assigns, any int64 (e.g. 2^53 + 1); the seeded pets take the first ones, created pets
+   * the next; there must be room for them and a million more. A bigint, or its decimal digits (options cross a process
+   * boundary as JSON). Default 1.
+   */
+  idStart?: bigint | number | string;
+  /**
+   * The order of GET /pets (the spec shows none), default 'oldest-first'. With many existing pets and no pagination,
+   * only 'newest-first' lets a client see the pets it just created in a list.
+   */
+  listOrder?: ListOrder;
 }
+
+export type ListOrder = 'oldest-first' | 'newest-first';
 
 export interface ResolvedReferenceOptions {
   readonly host: string;
@@ -46,6 +62,10 @@ export interface ResolvedReferenceOptions {
   readonly faults: readonly string[];
   readonly banAfter: number;
   readonly banSeconds: number;
+  readonly seedPets: number;
+  /** Decimal digits of an int64. */
+  readonly idStart: string;
+  readonly listOrder: ListOrder;
 }
 
 export interface ReferenceServer {
@@ -56,6 +76,8 @@ export interface ReferenceServer {
   close(): Promise<void>;
 }
 
+const MAX_SEED_PETS = 1_000_000;
+
 const ALGORITHMS: readonly LimiterAlgorithm[] = ['fixed-window', 'sliding-window', 'token-bucket'];
 const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -65,12 +87,32 @@ function positive(name: string, value: number): number {
   return value;
 }
 
+function int64(value: bigint | number | string): bigint {
+  let n: bigint | null = null;
+  if (typeof value === 'bigint') n = value;
+  else if (typeof value === 'number' && Number.isSafeInteger(value)) n = BigInt(value);
+  else if (typeof value === 'string' && /^-?\d{1,19}$/.test(value)) n = BigInt(value);
+  if (n === null || n < INT64_MIN || n > INT64_MAX)
+    throw new Error(`reference: idStart must be an int64 (a bigint or its digits), got ${String(value)}`);
+  return n;
+}
+
 function resolveOptions(o: ReferenceOptions): ResolvedReferenceOptions {
   const windowSeconds = positive('windowSeconds', o.windowSeconds ?? 60);
   const algorithm = o.algorithm ?? 'fixed-window';
   if (!ALGORITHMS.includes(algorithm)) throw new Error(`reference: unknown algorithm ${JSON.stringify(algorithm)}`);
   const banAfter = o.banAfter ?? 10;
   if (!Number.isInteger(banAfter) || banAfter < 0) throw new Error(`reference: banAfter must be an integer ≥ 0`);
+  const seedPets = o.seedPets ?? 0;
+  if (!Number.isInteger(seedPets) || seedPets < 0 || seedPets > MAX_SEED_PETS)
+    throw new Error(`reference: seedPets must be an integer from 0 to ${MAX_SEED_PETS}, got ${seedPets}`);
+  const idStart = int64(o.idStart ?? 1n);
+  // Room for the seeded pets and for the ones a run creates: ids never leave int64.
+  if (idStart + BigInt(seedPets) + 1_000_000n > INT64_MAX)
+    throw new Error(`reference: idStart ${idStart} leaves no room for ${seedPets} seeded pets and new ones in int64`);
+  const listOrder = o.listOrder ?? 'oldest-first';
+  if (listOrder !== 'oldest-first' && listOrder !== 'newest-first')
+    throw new Error(`reference: unknown listOrder ${JSON.stringify(listOrder)}`);
   const keys = o.keys ?? generateKeys();
   if (new Set(keys.map((k) => k.key)).size !== keys.length) throw new Error('reference: duplicate keys');
   return Object.freeze({
@@ -83,6 +125,9 @@ function resolveOptions(o: ReferenceOptions): ResolvedReferenceOptions {
     faults: Object.freeze([...(o.faults ?? [])]),
     banAfter,
     banSeconds: positive('banSeconds', o.banSeconds ?? 2 * windowSeconds),
+    seedPets,
+    idStart: idStart.toString(),
+    listOrder,
   });
 }
 
@@ -97,7 +142,8 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     banMs: opts.banSeconds * 1000,
     defects: limiterDefects(seams),
   });
-  const store = new PetStore(seams.firstId ?? 1n);
+  const store = new PetStore(seams.firstId ?? BigInt(opts.idStart), opts.listOrder === 'newest-first');
+  store.seed(opts.seedPets, Date.now());
   const server = createServer(
     { keepAliveTimeout: 5_000 },
     createHandler({

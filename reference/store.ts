@@ -20,8 +20,23 @@ export class PetStore {
   private readonly byStatus = new Map<string, Pet[]>();
   private next: bigint;
 
-  constructor(firstId: bigint = 1n) {
+  constructor(
+    firstId: bigint = 1n,
+    private readonly newestFirst = false,
+  ) {
     this.next = firstId;
+  }
+
+  /**
+   * Adds `count` pets that were there before anyone asked (a shared store's other data): varied names, categories
+   * and statuses, created a day before `now`, with the next ids.
+   */
+  seed(count: number, now: number): void {
+    const statuses = ['available', 'pending', 'sold'];
+    for (let i = 0; i < count; i++) {
+      const categoryId = BigInt((i * 7919) % 1000);
+      this.add({ name: `existing pet ${i}`, categoryId, status: statuses[i % 3]! }, now - 86_400_000);
+    }
   }
 
   get size(): number {
@@ -68,9 +83,10 @@ export class PetStore {
     return this.byId.get(id);
   }
 
-  /** Oldest first, filtered by status when given, at most `limit` (Infinity for all). */
+  /** Oldest first (or newest first), filtered by status when given, at most `limit` (Infinity for all). */
   list(status: string | undefined, limit: number): Pet[] {
     const source = status === undefined ? this.all : (this.byStatus.get(status) ?? []);
-    return source.slice(0, limit);
+    if (!this.newestFirst) return source.slice(0, limit);
+    return source.slice(Math.max(0, source.length - limit)).reverse();
   }
 }

@@ -351,6 +351,17 @@ describe('get-404', () => {
     );
     expect(get404.run({ exchange: exchange({ operation: 'getPet', status: 400 }), petId })).toHaveLength(1);
   });
+
+  it("a 200 with a valid Pet of exactly that id is another client's pet (observation); any other 200 fails", () => {
+    const petId = '9007199254740993';
+    const pet = (id: string) => `{"id":${id},"name":"theirs","categoryId":1,"status":"sold"}`;
+    const judged = (body: string) =>
+      get404.run({ exchange: exchange({ operation: 'getPet', status: 200, body }), petId });
+    expect(judged(pet(petId)).map((f) => f.level)).toEqual(['observation']);
+    expect(judged(pet('9007199254740992')).map((f) => f.level)).toEqual(['violation']);
+    expect(judged(`{"id":${petId},"name":"no category"}`).map((f) => f.level)).toEqual(['violation']);
+    expect(judged('null').map((f) => f.level)).toEqual(['violation']);
+  });
 });
 
 describe('get-invalid-id', () => {

@@ -42,6 +42,10 @@ describe('serve refuses what it cannot start', () => {
     [['--fault', 'auth-403,no-such-fault', '--fault', 'other-typo'], /unknown fault "no-such-fault", "other-typo"/],
     [['--fault', 'auth-403,'], /unknown fault ""/],
     [['--json'], /--json goes with --list-faults/],
+    [['--seed-pets', 'many'], /--seed-pets: "many" is not a whole number/],
+    [['--id-start', '9223372036854775808'], /idStart must be an int64/],
+    [['--id-start', '1e3'], /--id-start: "1e3" is not an int64/],
+    [['--list-order', 'random'], /--list-order: "random" is not one of/],
   ])('serve %j exits 2 naming it', async (args, message) => {
     const r = await cli(['serve', ...args]);
     expect(r.code).toBe(2);
@@ -111,6 +115,21 @@ describe('serve with several faults', () => {
       const denied = await fetch(`${url}/pets`);
       await denied.arrayBuffer();
       expect(denied.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    });
+  });
+});
+
+describe('serve with existing pets', () => {
+  it("--seed-pets and --id-start: pets that are not the client's, ids beyond 2^53, newest first on request", async () => {
+    const args = ['--seed-pets', '300', '--id-start', '9007199254740993', '--list-order', 'newest-first'];
+    await withServe(args, async (url, key, printed) => {
+      expect(printed).toContain('Existing pets: 300, ids from 9007199254740993');
+      const auth = { authorization: `Bearer ${key}` };
+      const first = await fetch(`${url}/pets/9007199254740993`, { headers: auth });
+      expect(first.status).toBe(200);
+      expect(await first.text()).toMatch(/^\{"id":9007199254740993,/);
+      const page = await fetch(`${url}/pets?limit=2`, { headers: auth });
+      expect((await page.text()).match(/"id":(\d+)/g)).toEqual(['"id":9007199254741292', '"id":9007199254741291']);
     });
   });
 });

@@ -37,6 +37,16 @@ describe('pet ids', () => {
     );
   });
 
+  it('absentPetId keeps 2^20 clear of every id the target has shown (others create pets near ours)', () => {
+    const shown = ['9007199254745993', '42'];
+    for (const c of fc.sample(absentPetId(shown), { seed: SEED, numRuns: 1000 })) {
+      for (const s of shown) {
+        const gap = BigInt(c.digits!) - BigInt(s);
+        expect(gap > 2n ** 20n || gap < -(2n ** 20n), c.digits).toBe(true);
+      }
+    }
+  });
+
   it('invalidPetId segments are never an int64, are encoded, and are never dot-segments', () => {
     const cases = fc.sample(invalidPetId(), { seed: SEED, numRuns: 1000 });
     for (const c of cases) {

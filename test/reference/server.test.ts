@@ -283,3 +283,44 @@ describe('listPets', () => {
     }
   });
 });
+
+describe('existing pets and where ids start', () => {
+  test('seeded pets are listed and retrievable with ids from idStart; created pets take the next ids', async () => {
+    const s = await startReferenceServer({ seedPets: 5, idStart: '9007199254740993' });
+    try {
+      const listed = await call(s, 'GET', '/pets');
+      expect(listed.json.map((p: { id: unknown }) => text(p.id))).toEqual([
+        '9007199254740993',
+        '9007199254740994',
+        '9007199254740995',
+        '9007199254740996',
+        '9007199254740997',
+      ]);
+      expect(new Set(listed.json.map((p: { status: string }) => p.status))).toEqual(
+        new Set(['available', 'pending', 'sold']),
+      );
+      const got = await call(s, 'GET', '/pets/9007199254740995');
+      expect(got.status).toBe(200);
+      expect(text(got.json.id)).toBe('9007199254740995');
+      const made = await call(s, 'POST', '/pets', { body: createBody('new', 1) });
+      expect(text(made.json.id)).toBe('9007199254740998');
+      expect(s.options).toMatchObject({ seedPets: 5, idStart: '9007199254740993' });
+    } finally {
+      await s.close();
+    }
+  });
+
+  test('idStart takes any int64 with room after it, as a bigint, a safe number or digits', async () => {
+    const s = await startReferenceServer({ idStart: -(2n ** 63n) });
+    try {
+      const made = await call(s, 'POST', '/pets', { body: createBody('low', 1) });
+      expect(text(made.json.id)).toBe('-9223372036854775808');
+    } finally {
+      await s.close();
+    }
+    await expect(startReferenceServer({ idStart: '9223372036854775807' })).rejects.toThrow(/no room/);
+    await expect(startReferenceServer({ idStart: '9223372036854775808' })).rejects.toThrow(/idStart must be an int64/);
+    await expect(startReferenceServer({ idStart: 2 ** 60 })).rejects.toThrow(/idStart must be an int64/);
+    await expect(startReferenceServer({ seedPets: -1 })).rejects.toThrow(/seedPets/);
+  });
+});
