@@ -5,7 +5,7 @@
 import type { Config, PlanKey } from '../config/config.js';
 import { HarnessError } from '../config/errors.js';
 import { HttpClient, UNREACHABLE_CODES } from '../http/client.js';
-import { header } from '../http/exchange.js';
+import { rateLimitNumber } from '../http/rate-limit-headers.js';
 import { listPets } from '../runner/requests.js';
 
 /** Rough requests per suite for a given --runs, from what each scenario sends per case. */
@@ -63,9 +63,9 @@ export async function preflight(
         `the ${key.plan} key (${key.key.placeholder}) was refused with ${status} by ${config.target}: check the key, or it may be banned`,
       );
     }
-    const remaining = Number(header(ex, 'x-ratelimit-remaining'));
+    const remaining = rateLimitNumber(ex, 'remaining');
     let runs = config.runs;
-    if (Number.isInteger(remaining) && remaining >= 0 && key.limits) {
+    if (remaining !== null && key.limits) {
       // Remaining speaks for the current window only; the pacer waits windows out, so only the daily quota bounds the run.
       const dayLeft = remaining <= key.limits.requestsPerMinute ? key.limits.requestsPerDay : remaining;
       const need = estimateRequests(functionalSuites, runs);
@@ -77,7 +77,7 @@ export async function preflight(
         runs = scaled;
       }
     }
-    return { remaining: Number.isInteger(remaining) ? remaining : null, runs, notes };
+    return { remaining, runs, notes };
   } finally {
     await client.close();
   }

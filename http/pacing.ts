@@ -6,8 +6,7 @@
  */
 import { KeyBlockedError } from '../config/errors.js';
 import type { Exchange } from './exchange.js';
-import { header } from './exchange.js';
-import { parseRetryAfter } from './retry-after.js';
+import { readRateLimit } from './rate-limit-headers.js';
 
 export interface PacerOptions {
   /** Requests kept in reserve: when Remaining falls to this, wait for the reset. */
@@ -84,11 +83,10 @@ export class Pacer {
     const s = this.state(label);
     const res = ex.response;
     if (!res) return null;
-    const remaining = Number(header(ex, 'x-ratelimit-remaining'));
-    const reset = Number(header(ex, 'x-ratelimit-reset'));
-    if (Number.isInteger(remaining)) s.remaining = remaining;
+    const rl = readRateLimit(ex, this.o.now());
+    if (rl.remaining !== null) s.remaining = rl.remaining;
     // Reset is epoch seconds per the spec; a value that is not a plausible epoch is ignored for pacing.
-    if (Number.isInteger(reset) && reset > 1e9 && reset < 1e11) s.resetAt = reset * 1000;
+    if (rl.resetAtMs !== null) s.resetAt = rl.resetAtMs;
     if (res.status !== 429) {
       s.consecutive429 = 0;
       return null;
@@ -100,8 +98,7 @@ export class Pacer {
         `key ${label}: ${s.consecutive429} responses in a row were 429 after waiting Retry-After; the key looks banned`,
       );
     }
-    const ra = parseRetryAfter(header(ex, 'retry-after'), this.o.now(), header(ex, 'date'));
-    const base = ra?.ms ?? 1000;
+    const base = rl.retryAfterMs ?? 1000;
     const backoff = 500 * 2 ** (s.consecutive429 - 1);
     const wait = Math.max(base, backoff) + Math.floor(this.o.random() * 250);
     if (wait > this.o.maxWaitMs)

@@ -20,18 +20,11 @@ function specWords(id: string): string {
   }
 }
 
-/** The command line that replays the run that found `f`. */
-export function replayLine(report: ConformanceReport, f: Finding): string {
-  const suite = f.operation ?? '';
+/** The command that reruns the suite that recorded a finding (the whole run when the finding names no suite). */
+export function rerunCommand(report: ConformanceReport, f: Finding): string {
   const target = report.target.embedded ? '' : ` --target ${report.target.url}`;
-  return `petstore-conformance run${target} --seed ${report.seed} --runs ${report.runs}${suite ? ` --suite ${suiteOf(f)}` : ''}`;
-}
-
-function suiteOf(f: Finding): string {
-  if (f.checkId.startsWith('auth-')) return 'auth';
-  if (f.checkId.startsWith('rl-')) return 'rate-limit';
-  if (f.checkId === 'model-consistency') return 'stateful';
-  return f.operation ?? 'createPet';
+  const suite = f.suite ? ` --suite ${f.suite}` : '';
+  return `petstore-conformance run${target} --seed ${report.seed} --runs ${report.runs}${suite}`;
 }
 
 export function findingBlock(report: ConformanceReport, f: Finding, mark: string): string[] {
@@ -45,7 +38,7 @@ export function findingBlock(report: ConformanceReport, f: Finding, mark: string
     );
   }
   lines.push(
-    `    replay: ${replayLine(report, f)}${f.repro?.path ? `   (fast-check seed ${f.repro.seed}, path "${f.repro.path}")` : ''}`,
+    `    replay: ${rerunCommand(report, f)}${f.repro?.path ? `   (fast-check seed ${f.repro.seed}, path "${f.repro.path}")` : ''}`,
   );
   const ex = f.exchanges[0];
   if (ex) lines.push(`    reproduce: ${ex.curl}`);
@@ -176,9 +169,7 @@ export function rateLimitLines(report: ConformanceReport): string[] {
   if (rows.length === 0) return [];
   const out = ['Rate limits, per plan key'];
   for (const r of rows) {
-    const failed = report.findings.some(
-      (f) => f.checkId.startsWith('rl-') && f.level === 'violation' && f.message.includes(r.plan ?? '\u0000'),
-    );
+    const failed = report.findings.some((f) => f.level === 'violation' && f.suite === r.suite && f.keyPlan === r.plan);
     if (r.suite === 'quota') {
       out.push(
         `  ${failed ? '✗' : '✓'} ${r.plan} daily quota ${r.requestsPerDay}: accepted ${r.accepted} of ${r.sent} sent; daily Retry-After ${r.dailyRetryAfterSeconds ?? '-'} s`,

@@ -11,6 +11,7 @@ import { Pacer } from '../http/pacing.js';
 import type { Check, Finding } from '../checks/check.js';
 import { applyResponseChecks, responseChecks } from '../checks/registry.js';
 import { FindingLog } from './findings.js';
+import type { RateLimitResult } from './rate-limit-results.js';
 
 export interface RunSettings {
   readonly target: string;
@@ -30,6 +31,14 @@ export interface RunSettings {
   readonly maxBodyBytes?: number;
   /** Length of the target's rate-limit "minute" window in seconds (60 per the spec; the embedded server's is shorter). */
   readonly windowSeconds?: number;
+}
+
+/** How `send` treats a request; the defaults suit the functional suites. */
+export interface SendOptions {
+  /** Wait first when the key's headers show its window spent (default true). */
+  readonly pace?: boolean;
+  /** On a 429, wait Retry-After and resend (default true). Off where each 429 is itself the evidence. */
+  readonly resendOn429?: boolean;
 }
 
 const TIMEOUT_CODES = new Set([
@@ -54,10 +63,16 @@ export class RunContext {
   /** Pauses left for a created pet that is not yet retrievable: a target whose retries keep failing is not lagging. */
   lagRetriesLeft = 3;
   /** Per-plan numbers of the rate-limit and quota suites (runner/scenarios/rate-limit.ts), for the reports. */
-  readonly rateLimitResults: unknown[] = [];
+  readonly rateLimitResults: RateLimitResult[] = [];
   private scope: Finding[] | null = null;
+  /** The class of case being sent (see inCase), stamped on what it provokes. */
+  private caseClass: string | null = null;
 
-  constructor(readonly settings: RunSettings) {
+  /** `suite` names the suite this context runs, stamped on every finding it records. */
+  constructor(
+    readonly settings: RunSettings,
+    readonly suite: string | null = null,
+  ) {
     const { connectTimeoutMs, headersTimeoutMs, bodyTimeoutMs, maxBodyBytes } = settings;
     this.client = new HttpClient({
       baseUrl: settings.target,
@@ -93,9 +108,29 @@ export class RunContext {
     return f.level === 'violation' || (this.settings.strict && f.level === 'warning');
   }
 
+  /**
+   * Records findings, stamped with what this context knows and the check could not: the suite, and the class of case
+   * that provoked them (a check that knows the case class better keeps its own).
+   */
   record(findings: readonly Finding[]): void {
-    if (this.scope) this.scope.push(...findings);
-    else this.log.add(findings);
+    const stamped = findings.map((f) => ({
+      ...f,
+      suite: f.suite ?? this.suite,
+      caseClass: f.caseClass ?? this.caseClass,
+    }));
+    if (this.scope) this.scope.push(...stamped);
+    else this.log.add(stamped);
+  }
+
+  /** Runs `fn` as one case of the given class: the findings of what it sends carry that class in their signature. */
+  async inCase<T>(caseClass: string, fn: () => Promise<T>): Promise<T> {
+    const outer = this.caseClass;
+    this.caseClass = caseClass;
+    try {
+      return await fn();
+    } finally {
+      this.caseClass = outer;
+    }
   }
 
   /** Runs a behavioural check on its evidence and records what it finds. */
@@ -132,16 +167,18 @@ export class RunContext {
    * Sends a request the suites mean to judge: paced, every response checked; a 429 is waited out and the request
    * resent (a few times at most), and the exchange returned is the last one.
    */
-  async send(req: OutgoingRequest): Promise<Exchange> {
+  async send(req: OutgoingRequest, options: SendOptions = {}): Promise<Exchange> {
     const label = req.auth.keyPlan;
     // Requests with a deliberately bad key are judged as they come: a 429 there is itself the answer.
-    const paced = label !== 'none' && label !== 'invalid';
+    const keyed = label !== 'none' && label !== 'invalid';
+    const paced = keyed && options.pace !== false;
+    const resend = keyed && options.resendOn429 !== false;
     for (;;) {
       if (paced) await this.pacer.before(label);
       const ex = await this.client.send(req);
       this.check(ex);
       this.noteStall(ex);
-      if (!paced) return ex;
+      if (!resend) return ex;
       const wait = this.pacer.after(label, ex);
       if (wait === null) return ex;
       await this.pacer.wait(wait, `429 on ${req.method} ${req.path}`);

@@ -17,6 +17,7 @@ import { rateLimitScenario } from './scenarios/rate-limit.js';
 import { quotaScenario } from './scenarios/quota.js';
 import type { Finding } from '../checks/check.js';
 import type { OperationStats } from './findings.js';
+import type { RateLimitResult } from './rate-limit-results.js';
 
 export interface SuiteDefinition {
   readonly name: SuiteName;
@@ -64,14 +65,8 @@ const definitions: SuiteDefinition[] = [
   },
 ];
 
-const extra = new Map<SuiteName, SuiteDefinition>();
-/** Lets the rate-limit suites (which need several keys and their own timing) join the registry. */
-export function registerSuite(def: SuiteDefinition): void {
-  extra.set(def.name, def);
-}
-
 export function suiteDefinition(name: SuiteName): SuiteDefinition {
-  const def = extra.get(name) ?? definitions.find((d) => d.name === name);
+  const def = definitions.find((d) => d.name === name);
   if (!def) throw new Error(`no suite named ${name}`);
   return def;
 }
@@ -87,7 +82,7 @@ export interface SuiteResult {
   readonly stats: Readonly<Record<string, OperationStats>>;
   readonly occurrences: Readonly<Record<string, number>>;
   readonly exchanges: number;
-  readonly rateLimits: readonly unknown[];
+  readonly rateLimits: readonly RateLimitResult[];
   readonly durationMs: number;
   /** Set when the suite could not finish (e.g. the key was blocked); the findings so far are kept. */
   readonly aborted: { readonly code: HarnessErrorCode; readonly message: string } | null;
@@ -95,7 +90,7 @@ export interface SuiteResult {
 
 export async function runSuite(name: SuiteName, settings: RunSettings): Promise<SuiteResult & { ctx: RunContext }> {
   const def = suiteDefinition(name);
-  const ctx = new RunContext(settings);
+  const ctx = new RunContext(settings, name);
   const t0 = performance.now();
   let aborted: SuiteResult['aborted'] = null;
   try {

@@ -8,39 +8,23 @@
 import { KeyBlockedError } from '../../config/errors.js';
 import { sleep } from '../../http/pacing.js';
 import type { Exchange } from '../../http/exchange.js';
+import { rateLimitNumber as rl, retryAfterMs } from '../../http/rate-limit-headers.js';
 import {
   banObserved,
   dailyQuota,
   isAccepted,
   maxRetryAfterWaitMs,
   notMinuteRefusal,
-  retryAfterMs,
-  rl,
   shape429,
   type QuotaStop,
 } from '../../checks/rate-limit.js';
 import { statusOf } from '../../checks/facts.js';
 import type { RunContext } from '../context.js';
-import type { PlanName } from '../../spec/contract.js';
+import type { QuotaResult } from '../rate-limit-results.js';
 import * as req from '../requests.js';
 
 const PACE = 0.9;
 
-export interface QuotaResult {
-  readonly suite: 'quota';
-  readonly plan: PlanName;
-  readonly requestsPerDay: number;
-  readonly requestsPerMinute: number;
-  readonly windowSeconds: number;
-  readonly sent: number;
-  readonly accepted: number;
-  readonly dailyRetryAfterSeconds: number | null;
-  /** X-RateLimit-Reset of the daily 429 (epoch s). */
-  readonly dailyReset: number | null;
-  readonly waitedMs: number;
-  readonly durationMs: number;
-  readonly stopped: QuotaStop | null;
-}
 /** Minute-limit 429s waited out before giving up (they should not happen below the minute rate). */
 const MAX_MINUTE_WAITS = 3;
 /** Longest quota run started: the suite's hook timeout is 60 min, and minute waits and the summary need room. */
@@ -131,8 +115,8 @@ export async function quotaScenario(ctx: RunContext): Promise<void> {
     }
     const delay = start + i * spacing - Date.now();
     if (delay > 0) await sleep(delay);
-    const ex = await ctx.client.send(req.listPets(auth, '?limit=1'));
-    ctx.check(ex);
+    // The one send path (recorded, checked), unpaced and never resent: this loop does its own pacing and waiting.
+    const ex = await ctx.send(req.listPets(auth, '?limit=1'), { pace: false, resendOn429: false });
     sent++;
     const status = statusOf(ex);
     if (status === 401 || status === 403) {

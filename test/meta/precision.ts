@@ -41,10 +41,6 @@ export const alsoTrips: Readonly<Record<string, Readonly<Record<string, string>>
     'rate-limit-remaining-range': 'also: Remaining counts the real plan limit, above the 100 shown',
   },
   // --- rate-limit suite
-  'rl-headers-missing-429': { 'rl-429-shape': 'echo: the 429 headers are judged again by the rate-limit check' },
-  'rl-remaining-negative': { 'rl-429-shape': 'echo: the 429 headers are judged again by the rate-limit check' },
-  'rl-no-retry-after': { 'rl-429-shape': 'echo: the Retry-After is judged again by the rate-limit check' },
-  'rl-retry-after-fractional': { 'rl-429-shape': 'echo: the Retry-After is judged again by the rate-limit check' },
   'rl-503': { 'rl-429-shape': 'echo: the 503 fails no-5xx and is judged again by the rate-limit check' },
   'rl-ban-403': { 'status-documented': 'echo: the ban 403 is judged again as an undocumented status' },
   'rl-shared-limits': {
@@ -52,7 +48,10 @@ export const alsoTrips: Readonly<Record<string, Readonly<Record<string, string>>
     'rl-not-stricter-than-plan': "also: a roomier plan is refused at the first key's smaller limit",
     'rl-burst-enforced': 'also: keys measured side by side drain the one shared counter under each other',
   },
-  'rl-free-numbers': { 'rl-per-key': "also: every key is held to the Free plan's limit, not its own" },
+  'rl-free-numbers': {
+    'rl-per-key': "also: every key is held to the Free plan's limit, not its own",
+    'rl-burst-enforced': "also: a key whose plan allows fewer than Free's 60 per minute admits a burst beyond it",
+  },
 };
 
 /** Checks a fault's run reported (violation or warning) that are neither the check it names nor an allowed one. */

@@ -4,7 +4,6 @@
  */
 import { describe, expect, test } from 'vitest';
 import { generateKeys, type LimiterAlgorithm } from '../../reference/server.js';
-import type { RateLimitResult } from '../../runner/scenarios/rate-limit.js';
 import { PLANS, runRateLimit } from './support.js';
 
 const WINDOW_S = 2;
@@ -17,7 +16,7 @@ describe.concurrent('the faultless reference server passes', () => {
       const r = await runRateLimit('rate-limit', { windowSeconds: WINDOW_S, algorithm, plans: PLANS });
       expect(r.aborted).toBeNull();
       expect(failing(r.findings)).toEqual([]);
-      const results = r.rateLimitResults as RateLimitResult[];
+      const results = r.keyResults;
       expect(results.map((x) => x.plan).sort()).toEqual(['business', 'free', 'pro']);
       for (const x of results) {
         // Every key was paced, burst to a 429, waited Retry-After and was accepted again.
@@ -71,7 +70,7 @@ describe.concurrent('targets the spec leaves room for: recorded, never failed', 
       /^enterprise key: daily quota exhausted \(or the key banned\) after \d+ accepted in its burst: Retry-After \d+ s, beyond one 2 s window/,
     );
     // The key is not used after its daily 429: nothing waited, nothing sent after it.
-    const res = r.rateLimitResults[0] as RateLimitResult;
+    const res = r.keyResults[0]!;
     expect(res.waitedMs).toBe(0);
     const sent = r.exchangeList.filter((e) => e.keyPlan === 'enterprise');
     expect(sent.at(-1)?.response?.status).toBe(429);
@@ -92,7 +91,7 @@ describe.concurrent('targets the spec leaves room for: recorded, never failed', 
     expect(ban.map((f) => f.level)).toEqual(['observation']);
     expect(ban[0]?.message).toMatch(/Retry-After 59\d s, beyond one 2 s window; stopped using the key/);
     expect(r.findings.filter((f) => f.checkId === 'rl-retry-after-honoured')).toEqual([]);
-    expect((r.rateLimitResults[0] as RateLimitResult).recovered).toBe(false);
+    expect(r.keyResults[0]?.recovered).toBe(false);
   });
 
   test('quota suite: a run projected beyond 50 min is refused before it sends anything, saying why', async () => {

@@ -1,13 +1,59 @@
-/** Runs the rate-limit or quota suite in-process against a reference server (windows of a few seconds). */
+/**
+ * Runs the rate-limit or quota suite in-process against a reference server (windows of a few seconds).
+ *
+ * Time is compressed (a 2 s window instead of 60 s), so the plans' limits are compressed with it: the contract's
+ * 1,000 per window would ask this machine for 500 requests a second, and a burst slower than the limiter's refill
+ * measures the machine, not the limiter. The test plans keep the contract's order and ratios roughly, at rates a
+ * loaded machine sustains (about what a 60 s window asks at the real limits).
+ */
+import { contract, type PlanLimits, type PlanName } from '../../spec/contract.js';
 import { planKeys, startReferenceServer, type ReferenceOptions } from '../../reference/server.js';
+import { randomKey, type ReferenceKey } from '../../reference/keys.js';
 import { runSuite } from '../../runner/suites.js';
 import type { SuiteName } from '../../config/config.js';
+import type { KeyRateLimitResult } from '../../runner/rate-limit-results.js';
+
+export const PLANS = ['free', 'pro', 'business'] as const;
+
+/** Per-window limits of the test plans (the day limits are the contract's). */
+export const TEST_LIMITS: Readonly<Record<(typeof PLANS)[number], number>> = { free: 10, pro: 25, business: 50 };
+
+/** One key per plan of PLANS with the test limits; `second` adds a second key of that plan. */
+export function testKeys(second?: PlanName): ReferenceKey[] {
+  const keys = PLANS.map((plan) => key(plan));
+  if (second) keys.push(key(second));
+  return keys;
+}
+
+function key(plan: PlanName): ReferenceKey {
+  const limits: PlanLimits = {
+    requestsPerMinute: TEST_LIMITS[plan as (typeof PLANS)[number]] ?? 10,
+    requestsPerDay: contract.plans[plan]?.requestsPerDay ?? 1000,
+  };
+  return { key: randomKey(plan), plan, limits };
+}
+
+/**
+ * The seed sets where in the wall clock's second the run starts (seed × 100 ms past a whole second): Reset and
+ * Retry-After are whole seconds, so ten seeds meet ten different roundings.
+ */
+async function startAtPhaseOf(seed: number): Promise<void> {
+  const phase = (seed * 100) % 1000;
+  const now = Date.now();
+  const wait = (phase - (now % 1000) + 1000) % 1000;
+  await new Promise((r) => setTimeout(r, wait));
+}
 
 export async function runRateLimit(
   suite: SuiteName,
-  options: ReferenceOptions & { plans?: readonly string[]; onWait?: (ms: number, reason: string) => void },
+  options: ReferenceOptions & {
+    plans?: readonly string[];
+    seed?: number;
+    onWait?: (ms: number, reason: string) => void;
+  },
 ) {
-  const server = await startReferenceServer(options);
+  if (options.seed !== undefined) await startAtPhaseOf(options.seed);
+  const server = await startReferenceServer({ keys: testKeys(), ...options });
   try {
     const keys = planKeys(server.keys.filter((k) => !options.plans || options.plans.includes(k.plan)));
     const t0 = performance.now();
@@ -15,7 +61,7 @@ export async function runRateLimit(
       target: server.url,
       keys,
       key: keys[0]!,
-      seed: 1,
+      seed: options.seed ?? 1,
       runs: 10,
       strict: false,
       windowSeconds: server.options.windowSeconds,
@@ -25,11 +71,10 @@ export async function runRateLimit(
       ...result,
       wallMs: performance.now() - t0,
       rateLimitResults: ctx.rateLimitResults,
+      keyResults: ctx.rateLimitResults.filter((x): x is KeyRateLimitResult => x.suite === 'rate-limit'),
       exchangeList: ctx.exchanges,
     };
   } finally {
     await server.close();
   }
 }
-
-export const PLANS = ['free', 'pro', 'business'] as const;

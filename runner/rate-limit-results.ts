@@ -1,0 +1,49 @@
+/**
+ * What the rate-limit and quota suites measured, per key, for the reports: the numbers behind each verdict and, when
+ * a key was not (fully) measured, why.
+ */
+import type { PlanName } from '../spec/contract.js';
+import type { QuotaStop } from '../checks/rate-limit.js';
+
+/** One key through the rate-limit suite's phases (runner/scenarios/rate-limit.ts). */
+export interface KeyRateLimitResult {
+  readonly suite: 'rate-limit';
+  readonly plan: PlanName;
+  readonly limit: number;
+  readonly windowSeconds: number;
+  readonly paced: { readonly sent: number; readonly spanMs: number; readonly got429: boolean };
+  readonly burst: {
+    readonly fromRemaining: number | null;
+    readonly accepted: number;
+    readonly allowance: number;
+    readonly first429AtRequest: number | null;
+  } | null;
+  readonly retryAfterSeconds: number | null;
+  /** Time spent waiting (rest, Retry-After), ms. */
+  readonly waitedMs: number;
+  readonly recovered: boolean | null;
+  /** Requests this key spent in the suite. */
+  readonly requests: number;
+  readonly durationMs: number;
+  /** Why the key was not (fully) measured, when it was not. */
+  readonly note: string | null;
+}
+
+/** The smallest daily quota spent in full (runner/scenarios/quota.ts). */
+export interface QuotaResult {
+  readonly suite: 'quota';
+  readonly plan: PlanName;
+  readonly requestsPerDay: number;
+  readonly requestsPerMinute: number;
+  readonly windowSeconds: number;
+  readonly sent: number;
+  readonly accepted: number;
+  readonly dailyRetryAfterSeconds: number | null;
+  /** X-RateLimit-Reset of the daily 429 (epoch s). */
+  readonly dailyReset: number | null;
+  readonly waitedMs: number;
+  readonly durationMs: number;
+  readonly stopped: QuotaStop | null;
+}
+
+export type RateLimitResult = KeyRateLimitResult | QuotaResult;

@@ -1,0 +1,65 @@
+// The one reader of the rate-limit headers, shared by the checks, the pacing policy and the preflight.
+import { describe, expect, test } from 'vitest';
+import type { Exchange } from '../../http/exchange.js';
+import { rateLimitValue, readRateLimit, resetEpochMs, retryAfterMs } from '../../http/rate-limit-headers.js';
+
+const NOW = Date.UTC(2026, 0, 1, 0, 0, 0);
+
+function ex(headers: Record<string, string | string[]>, status = 200): Exchange {
+  return {
+    seq: 1,
+    operation: 'listPets',
+    keyPlan: 'free',
+    request: { method: 'GET', url: 'http://x/v1/pets', path: '/pets', headers: {}, body: null },
+    response: {
+      status,
+      headers,
+      body: new Uint8Array(),
+      bodyText: '',
+      truncated: false,
+      json: undefined,
+      jsonError: null,
+    },
+    error: null,
+    startedAt: NOW,
+    durationMs: 10,
+  };
+}
+
+describe('readRateLimit', () => {
+  test('reads the three headers as integers and a plausible epoch-seconds Reset as ms', () => {
+    const r = readRateLimit(
+      ex({ 'x-ratelimit-limit': '60', 'x-ratelimit-remaining': ' 59 ', 'x-ratelimit-reset': String(NOW / 1000 + 30) }),
+    );
+    expect(r).toEqual({
+      limit: 60,
+      remaining: 59,
+      reset: NOW / 1000 + 30,
+      resetAtMs: NOW + 30_000,
+      retryAfterMs: null,
+    });
+  });
+
+  test('a value that is not digits, or repeated with different values, reads as null; identical repeats collapse', () => {
+    expect(rateLimitValue(ex({ 'x-ratelimit-remaining': '-1' }), 'remaining')).toBeNull();
+    expect(rateLimitValue(ex({ 'x-ratelimit-reset': '1712345678.123' }), 'reset')).toBeNull();
+    expect(rateLimitValue(ex({ 'x-ratelimit-limit': ['60', '1000'] }), 'limit')).toBeNull();
+    expect(rateLimitValue(ex({ 'x-ratelimit-limit': ['60', '60'] }), 'limit')).toBe(60n);
+    expect(rateLimitValue(ex({}), 'limit')).toBeNull();
+  });
+
+  test('a Reset in milliseconds or in seconds remaining is not an epoch to wait for', () => {
+    expect(resetEpochMs(NOW)).toBeNull();
+    expect(resetEpochMs(30)).toBeNull();
+    expect(resetEpochMs(NOW / 1000)).toBe(NOW);
+  });
+
+  test('Retry-After: delta-seconds, or an HTTP-date from the Date header; a fraction is neither form', () => {
+    expect(retryAfterMs(ex({ 'retry-after': '3' }, 429))).toBe(3000);
+    const date = new Date(NOW).toUTCString();
+    expect(retryAfterMs(ex({ 'retry-after': new Date(NOW + 5000).toUTCString(), date }, 429))).toBe(5000);
+    // Without a Date header, an HTTP-date is measured from when the response arrived.
+    expect(retryAfterMs(ex({ 'retry-after': new Date(NOW + 5000).toUTCString() }, 429))).toBe(4990);
+    expect(retryAfterMs(ex({ 'retry-after': '0.25' }, 429))).toBeNull();
+  });
+});
