@@ -20,8 +20,8 @@ function specWords(id: string): string {
   }
 }
 
-/** The command that reruns the suite that recorded a finding (the whole run when the finding names no suite). */
-export function rerunCommand(report: ConformanceReport, f: Finding): string {
+/** The command line that reruns the suite that recorded `f` (the whole run when the finding names no suite). */
+export function replayLine(report: ConformanceReport, f: Finding): string {
   const target = report.target.embedded ? '' : ` --target ${report.target.url}`;
   const suite = f.suite ? ` --suite ${f.suite}` : '';
   return `petstore-conformance run${target} --seed ${report.seed} --runs ${report.runs}${suite}`;
@@ -38,7 +38,7 @@ export function findingBlock(report: ConformanceReport, f: Finding, mark: string
     );
   }
   lines.push(
-    `    replay: ${rerunCommand(report, f)}${f.repro?.path ? `   (fast-check seed ${f.repro.seed}, path "${f.repro.path}")` : ''}`,
+    `    replay: ${replayLine(report, f)}${f.repro?.path ? `   (fast-check seed ${f.repro.seed}, path "${f.repro.path}")` : ''}`,
   );
   const ex = f.exchanges[0];
   if (ex) lines.push(`    reproduce: ${ex.curl}`);

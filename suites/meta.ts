@@ -1,7 +1,7 @@
 /** What the conformance suites hand to reporters through vitest's task.meta. */
 import type { Finding } from '../checks/check.js';
-import type { HarnessErrorCode } from '../config/errors.js';
 import type { Exchange, RecordedResponse } from '../http/exchange.js';
+import type { HarnessErrorCode } from '../config/errors.js';
 import type { OperationStats } from '../runner/findings.js';
 
 export interface SuiteMeta {

@@ -4,7 +4,7 @@ import type { Finding } from '../../checks/check.js';
 import { dailyQuota } from '../../checks/rate-limit.js';
 import { ApiKey } from '../../http/redact.js';
 import { buildConformanceReport } from '../../reports/conformance-report.js';
-import { rerunCommand, renderTerminalSummary } from '../../reports/conformance-text.js';
+import { replayLine, renderTerminalSummary } from '../../reports/conformance-text.js';
 import { RunContext } from '../../runner/context.js';
 import type { SuiteMeta } from '../../suites/meta.js';
 import { exchange, NOW_S } from '../checks/fixtures.js';
@@ -74,7 +74,7 @@ describe('findings carry their suite and key plan', () => {
     const report = reportOf('quota', findings, [
       { suite: 'quota', plan: 'enterprise', requestsPerDay: 8, accepted: 20, sent: 20 },
     ]);
-    expect(rerunCommand(report, findings[0]!)).toBe(
+    expect(replayLine(report, findings[0]!)).toBe(
       'petstore-conformance run --target http://127.0.0.1:9/v1 --seed 7 --runs 3 --suite quota',
     );
     const text = renderTerminalSummary(report);
@@ -85,6 +85,6 @@ describe('findings carry their suite and key plan', () => {
   it('a finding of a response check names the suite whose request provoked it, not one guessed from its operation', async () => {
     const [f] = await recorded('auth', (ctx) => ctx.check(exchange({ operation: 'getPet', status: 500 })));
     expect(f).toMatchObject({ checkId: 'no-5xx', suite: 'auth', operation: 'getPet' });
-    expect(rerunCommand(reportOf('auth', [f!]), f!)).toMatch(/--suite auth$/);
+    expect(replayLine(reportOf('auth', [f!]), f!)).toMatch(/--suite auth$/);
   });
 });
