@@ -42,6 +42,8 @@ describe('serve refuses what it cannot start', () => {
     [['--fault', 'auth-403,no-such-fault', '--fault', 'other-typo'], /unknown fault "no-such-fault", "other-typo"/],
     [['--fault', 'auth-403,'], /unknown fault ""/],
     [['--json'], /--json goes with --list-faults/],
+    // Two faults that replace one seam: one of them would silently vanish.
+    [['--fault', 'create-202,create-200'], /faults create-202, create-200 cannot be combined/],
   ])('serve %j exits 2 naming it', async (args, message) => {
     const r = await cli(['serve', ...args]);
     expect(r.code).toBe(2);
