@@ -11,7 +11,7 @@ export {
 export { enumMember, notEnumMember } from './enum.js';
 export { beyondDigits, beyondEdges, integerDigits, integerEdges, nonIntegerText } from './integer.js';
 export { INT64_EDGES, beyondInt64Digits, int64Digits } from './int64.js';
-export { invalidNewPet, markerName, type InvalidBody } from './invalid-new-pet.js';
+export { invalidNewPet, invalidNewPetKinds, markerName, type InvalidBody } from './invalid-new-pet.js';
 export { invalidListQuery, validListQuery, type ListQuery } from './list-query.js';
 export {
   LONG_NAME_BYTES,

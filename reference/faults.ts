@@ -56,6 +56,15 @@ function clientId(body: unknown): bigint | undefined {
   return n !== null && n >= INT64_MIN && n <= INT64_MAX ? n : undefined;
 }
 
+/** A fault that coerces a categoryId of the wrong type into a number before validation (undefined: leaves it). */
+function coerceCategoryId(to: (c: unknown) => unknown): Modifier {
+  return wrap('validate', (prev) => (body) => {
+    if (!isObject(body) || !Object.hasOwn(body, 'categoryId')) return prev(body);
+    const c = to(body.categoryId);
+    return c === undefined ? prev(body) : prev({ ...body, categoryId: c });
+  });
+}
+
 const catalogue = [
   // --- authentication
   {
@@ -288,6 +297,38 @@ const catalogue = [
       return typeof c === 'string' && /^-?\d{1,19}$/.test(c)
         ? prev({ ...(body as object), categoryId: new LosslessNumber(c) })
         : prev(body);
+    }),
+  },
+  // Type coercion, as web frameworks do by default in body validation: each class is its own defect.
+  {
+    id: 'create-coerce-boolean',
+    description: 'a boolean categoryId is accepted as 1 or 0',
+    catches: 'create-invalid-rejected',
+    suite: 'createPet',
+    apply: coerceCategoryId((c) => (typeof c === 'boolean' ? new LosslessNumber(c ? '1' : '0') : undefined)),
+  },
+  {
+    id: 'create-coerce-null',
+    description: 'a null categoryId is accepted as 0',
+    catches: 'create-invalid-rejected',
+    suite: 'createPet',
+    apply: coerceCategoryId((c) => (c === null ? new LosslessNumber('0') : undefined)),
+  },
+  {
+    id: 'create-coerce-array',
+    description: 'a one-element array categoryId ([7]) is accepted as its element',
+    catches: 'create-invalid-rejected',
+    suite: 'createPet',
+    apply: coerceCategoryId((c) => (Array.isArray(c) && c.length === 1 && isLosslessNumber(c[0]) ? c[0] : undefined)),
+  },
+  {
+    id: 'create-coerce-number-name',
+    description: 'a number given as name (123) is accepted as its text ("123")',
+    catches: 'create-invalid-rejected',
+    suite: 'createPet',
+    apply: wrap('validate', (prev) => (body) => {
+      const name = isObject(body) ? body.name : undefined;
+      return isLosslessNumber(name) ? prev({ ...(body as object), name: (name as LosslessNumber).value }) : prev(body);
     }),
   },
   {
@@ -691,6 +732,18 @@ const catalogue = [
 ] as const satisfies readonly Fault[];
 
 export type FaultId = (typeof catalogue)[number]['id'];
+
+/**
+ * The coercion classics a web framework's body validation accepts by default (an integer as a numeric string,
+ * booleans, null, a one-element array, a number for a string): the reference server's `coercion` setting.
+ */
+export const COERCION_FAULTS: readonly FaultId[] = [
+  'create-categoryid-string-accepted',
+  'create-coerce-boolean',
+  'create-coerce-null',
+  'create-coerce-array',
+  'create-coerce-number-name',
+];
 
 export const faults: readonly Fault[] = Object.freeze(catalogue.map((f) => Object.freeze({ ...f })));
 

@@ -1,13 +1,11 @@
 /**
  * The embedded default target: the reference Pet Store on a loopback port with keys it generates, in a child process
- * (child.ts), and the environment the suites' workers read (target, keys). Its minute window is short so
- * the rate-limit suite is quick.
+ * (child.ts). Its minute window is short so the rate-limit suite is quick.
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import type { ReferenceKey, ReferenceOptions, ResolvedReferenceOptions } from './server.js';
-import { keyVariable } from '../config/config.js';
 import { ApiKey, registerSecret } from '../http/redact.js';
 
 export const EMBEDDED_WINDOW_SECONDS = 2;

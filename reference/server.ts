@@ -4,7 +4,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { faultSeams } from './faults.js';
+import { COERCION_FAULTS, faultSeams } from './faults.js';
 import { INT64_MAX, INT64_MIN } from '../http/lossless.js';
 import { createHandler } from './handlers.js';
 import { generateKeys, type ReferenceKey } from './keys.js';
@@ -31,6 +31,8 @@ export interface ReferenceOptions {
   algorithm?: LimiterAlgorithm;
   /** Fault ids from the catalogue (faults.ts); an unknown id, or faults that cannot be combined, throw. */
   faults?: readonly string[];
+  /** Accept the coercion classics too (COERCION_FAULTS: "5", true, null, [7] for an integer, 123 for a string). */
+  coercion?: boolean;
   /** Requests sent while limited (after a 429, before its Retry-After elapsed) before the key is banned; default 10. */
   banAfter?: number;
   /** Ban length in seconds, default 2 × windowSeconds. */
@@ -122,7 +124,7 @@ function resolveOptions(o: ReferenceOptions): ResolvedReferenceOptions {
     windowSeconds,
     dayWindowSeconds: positive('dayWindowSeconds', o.dayWindowSeconds ?? 86_400),
     algorithm,
-    faults: Object.freeze([...(o.faults ?? [])]),
+    faults: Object.freeze([...new Set([...(o.faults ?? []), ...(o.coercion ? COERCION_FAULTS : [])])]),
     banAfter,
     banSeconds: positive('banSeconds', o.banSeconds ?? 2 * windowSeconds),
     seedPets,

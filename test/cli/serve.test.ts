@@ -46,6 +46,8 @@ describe('serve refuses what it cannot start', () => {
     [['--id-start', '9223372036854775808'], /idStart must be an int64/],
     [['--id-start', '1e3'], /--id-start: "1e3" is not an int64/],
     [['--list-order', 'random'], /--list-order: "random" is not one of/],
+    // Two faults that replace one seam: one of them would silently vanish.
+    [['--fault', 'create-202,create-200'], /faults create-202, create-200 cannot be combined/],
   ])('serve %j exits 2 naming it', async (args, message) => {
     const r = await cli(['serve', ...args]);
     expect(r.code).toBe(2);

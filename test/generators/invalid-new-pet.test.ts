@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { invalidNewPet, type InvalidBody } from '../../generators/invalid-new-pet.js';
+import { invalidNewPet, invalidNewPetKinds, type InvalidBody } from '../../generators/invalid-new-pet.js';
 import { isInt64, parseLossless, plain } from '../../http/lossless.js';
 import { contract } from '../../spec/contract.js';
 import { validateSchema } from '../../spec/validators.js';
@@ -44,17 +44,20 @@ describe('invalidNewPet', () => {
       'name of type boolean',
       'name of type null',
       'name of type array',
+      'name as a one-element array',
       'name of type object',
       'categoryId of type string',
       'categoryId of type boolean',
       'categoryId of type null',
       'categoryId of type array',
+      'categoryId as a one-element array',
       'categoryId of type object',
       'categoryId beyond int64',
       'status of type number',
       'status of type boolean',
       'status of type null',
       'status of type array',
+      'status as a one-element array',
       'status of type object',
       'unknown status',
       'null body',
@@ -101,4 +104,31 @@ describe('invalidNewPet', () => {
     for (const c of withName) expect((JSON.parse(c.body!) as { name: string }).name).toBe(c.marker);
     expect(cases.filter((c) => c.reason === 'missing name').every((c) => c.marker === null)).toBe(true);
   });
+});
+
+describe('invalidNewPetKinds', () => {
+  const kindOf = (r: string) =>
+    r
+      .replace(/\(.*\)|".*"|-?\d+(\.\d+)?([eE][+-]?\d+)?/g, '')
+      .replace(/\s+/g, ' ')
+      .trim();
+  const all = new Set(cases.map((c) => kindOf(c.reason)));
+
+  it.each([1, 2, 3, 99])(
+    'one sample of each kind (seed %i) sends every kind, the coercion classics among them',
+    (seed) => {
+      const once = invalidNewPetKinds().map((k) => fc.sample(k, { seed, numRuns: 1 })[0]!);
+      const sent = new Set(once.map((c) => kindOf(c.reason)));
+      expect(sent).toEqual(all);
+      for (const c of once) expect(defect(c), `${c.reason}: ${c.body}`).not.toBeNull();
+      for (const classic of [
+        'categoryId of type string',
+        'categoryId of type boolean',
+        'categoryId of type null',
+        'categoryId as a one-element array',
+        'name of type number',
+      ])
+        expect(sent, classic).toContain(classic);
+    },
+  );
 });

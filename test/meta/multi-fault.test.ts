@@ -1,15 +1,17 @@
 /**
  * Every defect in one run (issue 11): the reference server with 4 to 6 faults at once, one run of the suites those
  * faults belong to, and every fault of the combination reported as its own distinct defect: a violation (or warning)
- * of the check it names, on the operation where it shows. The faults of a combination are chosen not to mask each
+ * of the check it names, on the operation where it shows, not folded into another defect as its echo; the terminal
+ * report prints one block per distinct defect. The faults of a combination are chosen not to mask each
  * other (none breaks the path another is seen on); the test holds them to not sharing a defect either, not even one
  * of the reviewed echoes of precision.ts, so that each defect found can only be the one fault's.
  */
 import { describe, expect, test } from 'vitest';
-import type { Finding } from '../../checks/check.js';
 import type { SuiteName } from '../../config/config.js';
 import { faults, type Fault } from '../../reference/faults.js';
 import { planKeys, startReferenceServer } from '../../reference/server.js';
+import { buildConformanceReport, type SuiteOutcome } from '../../reports/conformance-report.js';
+import { renderTerminalSummary } from '../../reports/conformance-text.js';
 import { runSuite } from '../../runner/suites.js';
 import type { OperationId } from '../../spec/contract.js';
 import { alsoTrips } from './precision.js';
@@ -102,7 +104,6 @@ const fault = (id: string): Fault => {
   return f;
 };
 const name = (combo: readonly Shown[]) => combo.map(([id]) => id).join(' + ');
-const fails = (f: Finding) => f.level === 'violation' || f.level === 'warning';
 
 describe('combinations of faults', () => {
   test('there are at least 10, of 4 to 6 faults, each fault with its own defect and none an echo of another', () => {
@@ -121,25 +122,51 @@ describe('combinations of faults', () => {
   });
 
   test.concurrent.each(combinations.map((c) => [name(c), c] as const))(
-    '%s: one run reports each as its own defect',
+    '%s: one run reports each as its own defect, one terminal block per defect',
     async (_name, combo) => {
       const server = await startReferenceServer({ faults: combo.map(([id]) => id), windowSeconds: 5 });
-      const findings: Finding[] = [];
+      const outcomes: SuiteOutcome[] = [];
       try {
         const keys = planKeys(server.keys);
         const key = keys.find((k) => k.plan === 'enterprise')!;
         const suites = [...new Set(combo.map(([id]) => fault(id).suite as SuiteName))];
         for (const suite of suites) {
-          const r = await runSuite(suite, { target: server.url, keys, key, seed: 42, runs: 40, strict: false });
-          findings.push(...r.findings);
+          const { ctx: _ctx, ...r } = await runSuite(suite, {
+            target: server.url,
+            keys,
+            key,
+            seed: 42,
+            runs: 40,
+            strict: false,
+          });
+          const meta = { ...r, seed: 42, observations: [] };
+          outcomes.push({ meta, findings: r.findings, failedTests: 0 });
         }
       } finally {
         await server.close();
       }
-      const seen = [...new Set(findings.filter(fails).map((f) => `${f.checkId} on ${f.operation}`))].sort();
+      const report = buildConformanceReport({
+        tool: { name: 'petstore-conformance', version: 'test' },
+        target: { url: server.url, embedded: false },
+        seed: 42,
+        runs: 40,
+        strict: false,
+        startedAt: new Date(),
+        durationMs: 0,
+        outcomes,
+        errors: [],
+        notes: [],
+      });
+      // Each fault is a defect of its own: not folded into another as its echo.
+      const roots = report.defects.filter((d) => d.echoOf === undefined);
+      const seen = roots.map((d) => `${d.checkId} on ${d.operation}`);
       for (const [id, op] of combo) {
         expect(seen, `${id} → ${fault(id).catches} on ${op}`).toContain(`${fault(id).catches} on ${op}`);
       }
+      const blocks = renderTerminalSummary(report)
+        .split('\n')
+        .filter((l) => /^[✗!] /.test(l));
+      expect(blocks).toHaveLength(roots.length);
     },
   );
 });

@@ -171,6 +171,10 @@ const cases: Record<FaultId, Case> = {
   'create-missing-field-accepted': { probe: invalidAccepted('{"name":"x"}') },
   'create-categoryid-string-accepted': { probe: invalidAccepted('{"name":"x","categoryId":"42"}') },
   'create-fractional-accepted': { probe: invalidAccepted('{"name":"x","categoryId":1.5}') },
+  'create-coerce-boolean': { probe: invalidAccepted('{"name":"x","categoryId":true}') },
+  'create-coerce-null': { probe: invalidAccepted('{"name":"x","categoryId":null}') },
+  'create-coerce-array': { probe: invalidAccepted('{"name":"x","categoryId":[7]}') },
+  'create-coerce-number-name': { probe: invalidAccepted('{"name":123,"categoryId":1}') },
   'create-invalid-status-accepted': { probe: invalidAccepted('{"name":"x","categoryId":1,"status":"bogus"}') },
   'create-400-still-created': {
     probe: async (s) => {
