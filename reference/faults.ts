@@ -397,7 +397,7 @@ const catalogue = [
   {
     id: 'rl-window-never-resets',
     description: 'the minute counter never resets (tokens never refill)',
-    catches: 'rl-retry-after-honoured',
+    catches: 'rl-honoured-not-banned',
     suite: 'rate-limit',
   },
   {
@@ -410,6 +410,24 @@ const catalogue = [
     id: 'rl-shared-limits',
     description: 'all keys share one counter, with the limits of the first key seen',
     catches: 'rl-per-key',
+    suite: 'rate-limit',
+  },
+  {
+    id: 'rl-shared-counter',
+    description: "one counter for all keys, each key still held to and told its own plan's limit",
+    catches: 'rl-per-key',
+    suite: 'rate-limit',
+  },
+  {
+    id: 'rl-per-route',
+    description: "one counter per key and operation: a key gets its plan's limit on every operation",
+    catches: 'rl-one-counter-per-key',
+    suite: 'rate-limit',
+  },
+  {
+    id: 'rl-ban-honoured',
+    description: 'every 429 bans the key for two windows, even when the client waits what Retry-After said',
+    catches: 'rl-honoured-not-banned',
     suite: 'rate-limit',
   },
   {

@@ -506,7 +506,7 @@ function handle(base: HandlerContext, faults: Faults, req: IncomingMessage, res:
   }
   // A key served under an auth fault (none or unknown) is counted in the anonymous bucket, never enforced.
   const rl = auth.key
-    ? ctx.limiter.take(auth.key.key, limitsOf(ctx, auth.key), ctx.now)
+    ? ctx.limiter.take(auth.key.key, limitsOf(ctx, auth.key), ctx.now, true, r?.op)
     : ctx.limiter.take(anonymous(req), FREE, ctx.now, false);
   if (!rl.allowed) return sendLimited(ctx, rl);
 

@@ -103,6 +103,9 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
       dailyNotEnforced: faults.has('rl-daily-not-enforced'),
       retryAfterHalved: faults.has('rl-retry-after-short'),
       sharedAcrossKeys: faults.has('rl-shared-limits'),
+      sharedCounter: faults.has('rl-shared-counter'),
+      perRoute: faults.has('rl-per-route'),
+      banOnLimit: faults.has('rl-ban-honoured'),
     },
   });
   const store = new PetStore(faults.has('ids-beyond-int64') ? 2n ** 63n : 1n);

@@ -51,6 +51,8 @@ const CHECK_IDS = [
   'rl-rejected-not-counted',
   'rl-per-key',
   'rl-daily-quota',
+  'rl-one-counter-per-key',
+  'rl-honoured-not-banned',
 ];
 const SUITES = ['auth', 'listPets', 'createPet', 'getPet', 'stateful', 'rate-limit', 'quota'];
 
@@ -276,6 +278,19 @@ const cases: Record<FaultId, Case> = {
   'rl-shared-limits': {
     options: tight(2),
     probe: async (s) => (await first429(s), (await call(s, 'GET', '/pets', { plan: 'pro' })).status !== 200),
+  },
+  'rl-shared-counter': {
+    probe: async (s) => (
+      await get(s, '/pets'), (await call(s, 'GET', '/pets', { plan: 'pro' })).headers['x-ratelimit-remaining'] !== '299'
+    ),
+  },
+  'rl-per-route': { options: tight(1), probe: async (s) => (await first429(s), (await created(s)).status === 201) },
+  'rl-ban-honoured': {
+    options: tight(1),
+    probe: async (s) => {
+      await sleep(Number((await first429(s)).headers['retry-after']) * 1000 + 20);
+      return (await get(s, '/pets')).status !== 200;
+    },
   },
   'rl-free-numbers': {
     probe: async (s) => (await call(s, 'GET', '/pets', { plan: 'pro' })).headers['x-ratelimit-limit'] !== '300',
