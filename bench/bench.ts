@@ -7,11 +7,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { embeddedEnv, startEmbedded } from '../cli/embedded.js';
+import { startEmbedded } from '../reference/launcher.js';
 import { faults } from '../reference/faults.js';
 import { generateKeys, planKeys, startReferenceServer, type ReferenceOptions } from '../reference/server.js';
 import { runSuite } from '../runner/suites.js';
-import { roomiestKey, type SuiteName } from '../config/config.js';
+import { keyEnv, roomiestKey, type SuiteName } from '../config/config.js';
 import type { ConformanceReport } from '../reports/conformance-report.js';
 import { benchLoad } from '../load/bench.js';
 
@@ -58,7 +58,7 @@ for (const [name, suites] of [
   const out = join(dir, 'ratio.json');
   const har = join(dir, 'ratio.har');
   await cli(['run', '--target', server.url, '--seed', '7', '--suite', FUNCTIONAL, '--json', out, '--har', har], {
-    ...embeddedEnv(server),
+    ...keyEnv(server.keys),
     PETSTORE_RUNS: '320',
   });
   const rep = report(out);

@@ -1,7 +1,7 @@
 /** Authentication (section 5): a missing or invalid key gets 401; a valid key, in any scheme casing, is accepted. */
 import type { Exchange } from '../http/exchange.js';
 import { defineCheck, finding, type Check } from './check.js';
-import { guarded, opLabel, statusOf } from './facts.js';
+import { opLabel, statusOf } from './facts.js';
 
 export interface AuthEvidence {
   readonly exchange: Exchange;
@@ -11,56 +11,51 @@ export interface AuthEvidence {
 
 export const authRejected: Check<AuthEvidence> = defineCheck({
   id: 'auth-rejected',
-  clause: '5-401-missing-invalid',
-  level: 'violation',
+  clauses: ['5-401-missing-invalid'],
+  covers: ['1-auth-required'],
+  levels: ['violation'],
   area: 'auth',
   title: 'A missing or invalid key gets 401.',
-  run: guarded(
-    () => authRejected,
-    ({ exchange: ex, variant }) => {
-      const status = statusOf(ex);
-      // 429 is documented for every operation: it says nothing about the key.
-      if (variant.valid || status === null || status === 401 || status === 429) return [];
-      const what = status === 403 ? '403 instead of 401' : String(status);
-      return [
-        finding(
-          authRejected,
-          ex,
-          `received ${what} for ${opLabel(ex)} with ${variant.name}\nthe spec documents 401 for a missing or invalid key`,
-          {
-            expected: '401',
-            actual: String(status),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex, variant }) => {
+    const status = statusOf(ex);
+    // 429 is documented for every operation: it says nothing about the key.
+    if (variant.valid || status === null || status === 401 || status === 429) return [];
+    const what = status === 403 ? '403 instead of 401' : String(status);
+    return [
+      finding(
+        authRejected,
+        ex,
+        `received ${what} for ${opLabel(ex)} with ${variant.name}\nthe spec documents 401 for a missing or invalid key`,
+        {
+          expected: '401',
+          actual: String(status),
+        },
+      ),
+    ];
+  },
 });
 
 export const authValidAccepted: Check<AuthEvidence> = defineCheck({
   id: 'auth-valid-accepted',
-  clause: '5-bearer-scheme',
-  level: 'violation',
+  clauses: ['5-bearer-scheme'],
+  levels: ['violation'],
   area: 'auth',
   title: 'A valid key (scheme name in any case) is not answered 401 or 403.',
-  run: guarded(
-    () => authValidAccepted,
-    ({ exchange: ex, variant }) => {
-      const status = statusOf(ex);
-      if (!variant.valid || (status !== 401 && status !== 403)) return [];
-      return [
-        finding(
-          authValidAccepted,
-          ex,
-          `received ${status} for ${opLabel(ex)} with ${variant.name}\nthe spec documents Authorization: Bearer <API_KEY> (scheme case-insensitive) as accepted`,
-          {
-            expected: 'not 401/403',
-            actual: String(status),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex, variant }) => {
+    const status = statusOf(ex);
+    if (!variant.valid || (status !== 401 && status !== 403)) return [];
+    return [
+      finding(
+        authValidAccepted,
+        ex,
+        `received ${status} for ${opLabel(ex)} with ${variant.name}\nthe spec documents Authorization: Bearer <API_KEY> (scheme case-insensitive) as accepted`,
+        {
+          expected: 'not 401/403',
+          actual: String(status),
+        },
+      ),
+    ];
+  },
 });
 
 export const authChecks: readonly Check<AuthEvidence>[] = [authRejected, authValidAccepted];

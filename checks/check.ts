@@ -5,6 +5,7 @@
 import type { OperationId } from '../spec/contract.js';
 import type { Exchange } from '../http/exchange.js';
 import { toCurl } from '../http/curl.js';
+import { clause as clauseOf } from '../spec/clauses.js';
 
 /** violation fails the run; warning is should-level (fails with --strict); observation records a gap's behaviour. */
 export type Level = 'violation' | 'warning' | 'observation';
@@ -37,9 +38,22 @@ export interface Repro {
 
 export interface Finding {
   readonly checkId: string;
+  /** One of the check's declared clauses. */
   readonly clause: string;
+  /** One of the check's declared levels (or 'warning' for a harness error, see `harnessError`). */
   readonly level: Level;
   readonly operation: OperationId | null;
+  /** The suite that recorded the finding (stamped by the run context; null outside a suite). */
+  readonly suite: string | null;
+  /** Which key the evidence used, by plan ('none'/'invalid' for deliberately bad keys; null when no key is known). */
+  readonly keyPlan: KeyPlan | null;
+  /**
+   * The class of case that provoked it (an invalid-body kind, an auth variant, an id or query class), when the
+   * scenario knows it: with check and operation, the finding's signature.
+   */
+  readonly caseClass: string | null;
+  /** Set when the check itself failed on odd evidence: a defect of the harness, not of the target. */
+  readonly harnessError?: true;
   /** Two lines at most: what was received, what is documented. */
   readonly message: string;
   readonly expected?: string;
@@ -48,16 +62,32 @@ export interface Finding {
   repro?: Repro;
 }
 
-export interface Check<E> {
+export type KeyPlan = Exchange['keyPlan'];
+
+export type Area = 'response' | 'auth' | 'listPets' | 'createPet' | 'getPet' | 'stateful' | 'rate-limit';
+
+/** What a check says about itself: everything it can emit is declared here, so its definition is its whole truth. */
+export interface CheckDefinition<E> {
   readonly id: string;
-  readonly clause: string;
-  /** The level of what this check finds. */
-  readonly level: Level;
+  /** Every clause its findings can cite, the primary first. */
+  readonly clauses: readonly [string, ...string[]];
+  /** Every level its findings can have, the default first (a harness error is always a warning besides). */
+  readonly levels: readonly [Level, ...Level[]];
+  /** Clauses the check speaks for without citing them in a finding (e.g. body-schema validates the PetStatus enum). */
+  readonly covers?: readonly string[];
   /** Spec area the check belongs to (its file). */
-  readonly area: 'response' | 'auth' | 'listPets' | 'createPet' | 'getPet' | 'stateful' | 'rate-limit';
+  readonly area: Area;
   /** One line: what the check verifies. */
   readonly title: string;
   run(evidence: E): Finding[];
+}
+
+export interface Check<E> extends CheckDefinition<E> {
+  /** The primary clause (clauses[0]): what JUnit names and the clause-coverage test read. */
+  readonly clause: string;
+  /** The default level (levels[0]). */
+  readonly level: Level;
+  readonly covers: readonly string[];
 }
 
 export function refOf(ex: Exchange): ExchangeRef {
@@ -77,19 +107,45 @@ export function refOf(ex: Exchange): ExchangeRef {
   };
 }
 
-/** Builds a finding of `check` about the given exchanges. */
+export interface FindingDetail {
+  readonly expected?: string;
+  readonly actual?: string;
+  /** Defaults to the first exchange's operation. */
+  readonly operation?: OperationId | null;
+  /** One of the check's declared clauses; defaults to the primary. */
+  readonly clause?: string;
+  /** One of the check's declared levels; defaults to the default level. */
+  readonly level?: Level;
+  /** Defaults to the first exchange's key plan. */
+  readonly keyPlan?: KeyPlan | null;
+  readonly caseClass?: string | null;
+}
+
+/**
+ * Builds a finding of `check` about the given exchanges. The clause and level must be among those the check declares,
+ * and a gap clause backs only observations: anything else is a harness bug (the guard turns it into a warning).
+ */
 export function finding(
-  check: Pick<Check<unknown>, 'id' | 'clause' | 'level'>,
+  check: Pick<Check<unknown>, 'id' | 'clauses' | 'levels'>,
   exchanges: Exchange | readonly Exchange[],
   message: string,
-  detail: { expected?: string; actual?: string; operation?: OperationId | null } = {},
+  detail: FindingDetail = {},
 ): Finding {
   const list = Array.isArray(exchanges) ? (exchanges as readonly Exchange[]) : [exchanges as Exchange];
+  const clause = detail.clause ?? check.clauses[0];
+  const level = detail.level ?? check.levels[0];
+  if (!check.clauses.includes(clause)) throw new Error(`${check.id} does not declare clause ${clause}`);
+  if (!check.levels.includes(level)) throw new Error(`${check.id} does not declare level ${level}`);
+  if (level !== 'observation' && clauseOf(clause).level === 'gap')
+    throw new Error(`${check.id}: gap clause ${clause} backs only observations, not a ${level}`);
   return {
     checkId: check.id,
-    clause: check.clause,
-    level: check.level,
+    clause,
+    level,
     operation: detail.operation !== undefined ? detail.operation : (list[0]?.operation ?? null),
+    suite: null,
+    keyPlan: detail.keyPlan !== undefined ? detail.keyPlan : (list[0]?.keyPlan ?? null),
+    caseClass: detail.caseClass ?? null,
     message,
     ...(detail.expected !== undefined ? { expected: detail.expected } : {}),
     ...(detail.actual !== undefined ? { actual: detail.actual } : {}),
@@ -97,7 +153,57 @@ export function finding(
   };
 }
 
-export function defineCheck<E>(check: Check<E>): Check<E> {
+/** A finding at level observation (the check must declare it): what a gap's behaviour was, or why nothing was judged. */
+export function observation(
+  check: Pick<Check<unknown>, 'id' | 'clauses' | 'levels'>,
+  exchanges: Exchange | readonly Exchange[],
+  message: string,
+  detail: Omit<FindingDetail, 'level'> = {},
+): Finding {
+  return finding(check, exchanges, message, { ...detail, level: 'observation' });
+}
+
+/** The exchange an evidence object is about, when it names one (for a harness error's finding). */
+function exchangeOf(evidence: unknown): Exchange | null {
+  const ev = evidence as { exchange?: unknown; create?: unknown; rejection?: unknown } | null;
+  const ex = ev?.exchange ?? ev?.create ?? ev?.rejection;
+  return ex && typeof ex === 'object' && 'request' in ex ? (ex as Exchange) : null;
+}
+
+/**
+ * Freezes a check and guards its run: a bug of the harness on some odd evidence becomes a visible warning of that
+ * check (fails with --strict), never a crash and never a violation of the target.
+ */
+export function defineCheck<E>(definition: CheckDefinition<E>): Check<E> {
+  const check: Check<E> = {
+    ...definition,
+    clauses: Object.freeze([...definition.clauses]) as unknown as Check<E>['clauses'],
+    levels: Object.freeze([...definition.levels]) as unknown as Check<E>['levels'],
+    covers: Object.freeze([...(definition.covers ?? [])]),
+    clause: definition.clauses[0],
+    level: definition.levels[0],
+    run(evidence: E): Finding[] {
+      try {
+        return definition.run(evidence);
+      } catch (e) {
+        const ex = exchangeOf(evidence);
+        return [
+          {
+            checkId: definition.id,
+            clause: definition.clauses[0],
+            level: 'warning',
+            operation: ex?.operation ?? null,
+            suite: null,
+            keyPlan: ex?.keyPlan ?? null,
+            caseClass: null,
+            harnessError: true,
+            message: `${definition.id} could not judge this evidence (harness error)\n${String((e as Error)?.message ?? e).slice(0, 200)}`,
+            exchanges: ex ? [refOf(ex)] : [],
+          },
+        ];
+      }
+    },
+  };
   return Object.freeze(check);
 }
 

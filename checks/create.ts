@@ -4,8 +4,8 @@
  * int64 values beyond 2^53 must not compare equal by rounding.
  */
 import type { Exchange } from '../http/exchange.js';
-import { defineCheck, finding, show, type Check } from './check.js';
-import { exactId, guarded, isObject, jsonOf, opLabel, queryOf, statusOf } from './facts.js';
+import { defineCheck, finding, observation, show, type Check } from './check.js';
+import { exactId, isObject, jsonOf, opLabel, queryOf, statusOf } from './facts.js';
 
 export interface SentPet {
   readonly name: string;
@@ -82,246 +82,226 @@ function describeName(name: string): string {
 
 export const create201: Check<CreateEvidence> = defineCheck({
   id: 'create-201',
-  clause: '4.2-create-201',
-  level: 'violation',
+  clauses: ['4.2-create-201', 'gap-2-category-record'],
+  levels: ['violation', 'observation'],
   area: 'createPet',
   title: 'A valid NewPet gets 201 (a 400 for an edge name is recorded by name-limits instead).',
-  run: guarded(
-    () => create201,
-    ({ exchange: ex, sent, nameEdge, categoriesOpen }) => {
-      const status = statusOf(ex);
-      if (status === null || status === 201 || status === 429) return [];
-      // A refusal (any 4xx but auth) of what the spec leaves open is recorded by name-limits or here, never failed:
-      // edge names (gap-2-name-limits), categories the target may not know, and categoryId ≤ 0 (gap-2-category-record).
-      const refusal = status >= 400 && status < 500 && status !== 401 && status !== 403;
-      if (refusal && nameEdge) return [];
-      const category = /^-?\d+$/.test(sent.categoryId) ? BigInt(sent.categoryId) : null;
-      if (refusal && (categoriesOpen === false || category === null || category <= 0n)) {
-        return [
-          finding(
-            { ...create201, clause: 'gap-2-category-record', level: 'observation' },
-            ex,
-            `a valid NewPet with categoryId ${sent.categoryId} answered ${status}${categoriesOpen === false ? ' before the target had accepted fresh categoryIds' : ''}\nthe spec does not show which categories exist`,
-            {
-              actual: String(status),
-            },
-          ),
-        ];
-      }
-      const err = jsonOf(ex);
-      const said = isObject(err) && typeof err.message === 'string' ? ` (${show(err.message, 80)})` : '';
+  run: ({ exchange: ex, sent, nameEdge, categoriesOpen }) => {
+    const status = statusOf(ex);
+    if (status === null || status === 201 || status === 429) return [];
+    // A refusal (any 4xx but auth) of what the spec leaves open is recorded by name-limits or here, never failed:
+    // edge names (gap-2-name-limits), categories the target may not know, and categoryId ≤ 0 (gap-2-category-record).
+    const refusal = status >= 400 && status < 500 && status !== 401 && status !== 403;
+    if (refusal && nameEdge) return [];
+    const category = /^-?\d+$/.test(sent.categoryId) ? BigInt(sent.categoryId) : null;
+    if (refusal && (categoriesOpen === false || category === null || category <= 0n)) {
       return [
-        finding(
+        observation(
           create201,
           ex,
-          `received ${status}${said} for ${opLabel(ex)} with a valid NewPet (${describeName(sent.name)})\nthe spec documents 201 for a valid NewPet`,
+          `a valid NewPet with categoryId ${sent.categoryId} answered ${status}${categoriesOpen === false ? ' before the target had accepted fresh categoryIds' : ''}\nthe spec does not show which categories exist`,
           {
-            expected: '201',
             actual: String(status),
+            clause: 'gap-2-category-record',
           },
         ),
       ];
-    },
-  ),
+    }
+    const err = jsonOf(ex);
+    const said = isObject(err) && typeof err.message === 'string' ? ` (${show(err.message, 80)})` : '';
+    return [
+      finding(
+        create201,
+        ex,
+        `received ${status}${said} for ${opLabel(ex)} with a valid NewPet (${describeName(sent.name)})\nthe spec documents 201 for a valid NewPet`,
+        {
+          expected: '201',
+          actual: String(status),
+        },
+      ),
+    ];
+  },
 });
 
 export const nameLimits: Check<CreateEvidence> = defineCheck({
   id: 'name-limits',
-  clause: 'gap-2-name-limits',
-  level: 'observation',
+  clauses: ['gap-2-name-limits'],
+  levels: ['observation'],
   area: 'createPet',
   title: 'Records how names at the edges (empty, whitespace, very long, unusual) are answered.',
-  run: guarded(
-    () => nameLimits,
-    ({ exchange: ex, sent, nameEdge }) => {
-      const status = statusOf(ex);
-      if (!nameEdge || status === null || status === 429 || status < 200 || status > 499) return [];
-      return [
-        finding(
-          nameLimits,
-          ex,
-          `${describeName(sent.name)} answered ${status}\nthe spec shows no length or character limits for name`,
-          {
-            actual: String(status),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex, sent, nameEdge }) => {
+    const status = statusOf(ex);
+    if (!nameEdge || status === null || status === 429 || status < 200 || status > 499) return [];
+    return [
+      finding(
+        nameLimits,
+        ex,
+        `${describeName(sent.name)} answered ${status}\nthe spec shows no length or character limits for name`,
+        {
+          actual: String(status),
+        },
+      ),
+    ];
+  },
 });
 
 export const createEcho: Check<CreateEvidence> = defineCheck({
   id: 'create-echo',
-  clause: '4.2-create-echo',
-  level: 'violation',
+  clauses: ['4.2-create-echo'],
+  levels: ['violation'],
   area: 'createPet',
   title: 'The 201 body carries name, categoryId (exact digits) and status as sent.',
-  run: guarded(
-    () => createEcho,
-    ({ exchange: ex, sent }) => {
-      const pet = createdPet(ex);
-      if (!pet) return [];
-      const diffs: string[] = [];
-      // Fields of the wrong type are the schema's business (body-schema): compare only comparable values.
-      if (typeof pet.name === 'string' && pet.name !== sent.name)
-        diffs.push(`name ${show(pet.name, 60)} (sent ${show(sent.name, 60)})`);
-      const got = exactId(pet.categoryId);
-      const want = exactId(sent.categoryId);
-      if (got !== null && want !== null && got !== want) diffs.push(`categoryId ${got} (sent ${want})`);
-      if (
-        sent.status !== undefined &&
-        (pet.status === undefined || typeof pet.status === 'string') &&
-        pet.status !== sent.status
-      ) {
-        diffs.push(
-          `status ${pet.status === undefined ? 'absent' : show(pet.status, 30)} (sent ${show(sent.status, 30)})`,
-        );
-      }
-      if (diffs.length === 0) return [];
-      return [
-        finding(
-          createEcho,
-          ex,
-          `received ${diffs.join(', ')} in the 201 for ${opLabel(ex)}\nthe spec documents the animal added as the NewPet sent`,
-          {
-            expected: show(sent, 200),
-            actual: diffs.join(', '),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex, sent }) => {
+    const pet = createdPet(ex);
+    if (!pet) return [];
+    const diffs: string[] = [];
+    // Fields of the wrong type are the schema's business (body-schema): compare only comparable values.
+    if (typeof pet.name === 'string' && pet.name !== sent.name)
+      diffs.push(`name ${show(pet.name, 60)} (sent ${show(sent.name, 60)})`);
+    const got = exactId(pet.categoryId);
+    const want = exactId(sent.categoryId);
+    if (got !== null && want !== null && got !== want) diffs.push(`categoryId ${got} (sent ${want})`);
+    if (
+      sent.status !== undefined &&
+      (pet.status === undefined || typeof pet.status === 'string') &&
+      pet.status !== sent.status
+    ) {
+      diffs.push(
+        `status ${pet.status === undefined ? 'absent' : show(pet.status, 30)} (sent ${show(sent.status, 30)})`,
+      );
+    }
+    if (diffs.length === 0) return [];
+    return [
+      finding(
+        createEcho,
+        ex,
+        `received ${diffs.join(', ')} in the 201 for ${opLabel(ex)}\nthe spec documents the animal added as the NewPet sent`,
+        {
+          expected: show(sent, 200),
+          actual: diffs.join(', '),
+        },
+      ),
+    ];
+  },
 });
 
 export const createDefaultStatus: Check<CreateEvidence> = defineCheck({
   id: 'create-default-status',
-  clause: 'gap-2-default-status',
-  level: 'observation',
+  clauses: ['gap-2-default-status'],
+  levels: ['observation'],
   area: 'createPet',
   title: 'Records the status of an animal created without one.',
-  run: guarded(
-    () => createDefaultStatus,
-    ({ exchange: ex, sent }) => {
-      const pet = createdPet(ex);
-      if (!pet || sent.status !== undefined) return [];
-      const got = pet.status === undefined ? 'no status' : `status ${show(pet.status, 30)}`;
-      return [
-        finding(
-          createDefaultStatus,
-          ex,
-          `a NewPet without status answered ${got}\nthe spec does not show the default status`,
-          { actual: got },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex, sent }) => {
+    const pet = createdPet(ex);
+    if (!pet || sent.status !== undefined) return [];
+    const got = pet.status === undefined ? 'no status' : `status ${show(pet.status, 30)}`;
+    return [
+      finding(
+        createDefaultStatus,
+        ex,
+        `a NewPet without status answered ${got}\nthe spec does not show the default status`,
+        { actual: got },
+      ),
+    ];
+  },
 });
 
 export const createIdNotClientSupplied: Check<SuppliedIdEvidence> = defineCheck({
   id: 'create-id-not-client-supplied',
-  clause: '2-pet-id-assigned',
-  level: 'violation',
+  clauses: ['2-pet-id-assigned'],
+  levels: ['violation', 'observation'],
   area: 'createPet',
   title: 'An id sent in a NewPet is not taken: the service assigns ids.',
-  run: guarded(
-    () => createIdNotClientSupplied,
-    ({ exchange: ex, suppliedId }) => {
-      const status = statusOf(ex);
-      if (status === 400) {
-        return [
-          finding(
-            { ...createIdNotClientSupplied, level: 'observation' },
-            ex,
-            `a NewPet with an extra id answered 400\nthe spec says the client does not send id (rejecting it is allowed)`,
-            {
-              actual: '400',
-            },
-          ),
-        ];
-      }
-      const pet = createdPet(ex);
-      const supplied = exactId(suppliedId);
-      if (!pet || supplied === null || exactId(pet.id) !== supplied) return [];
+  run: ({ exchange: ex, suppliedId }) => {
+    const status = statusOf(ex);
+    if (status === 400) {
       return [
-        finding(
+        observation(
           createIdNotClientSupplied,
           ex,
-          `received id ${supplied}, the id the client sent, in the 201 for ${opLabel(ex)}\nthe spec documents id as assigned by the service`,
+          `a NewPet with an extra id answered 400\nthe spec says the client does not send id (rejecting it is allowed)`,
           {
-            expected: `an id other than ${supplied}`,
-            actual: String(supplied),
+            actual: '400',
           },
         ),
       ];
-    },
-  ),
+    }
+    const pet = createdPet(ex);
+    const supplied = exactId(suppliedId);
+    if (!pet || supplied === null || exactId(pet.id) !== supplied) return [];
+    return [
+      finding(
+        createIdNotClientSupplied,
+        ex,
+        `received id ${supplied}, the id the client sent, in the 201 for ${opLabel(ex)}\nthe spec documents id as assigned by the service`,
+        {
+          expected: `an id other than ${supplied}`,
+          actual: String(supplied),
+        },
+      ),
+    ];
+  },
 });
 
 export const createInvalidRejected: Check<InvalidCreateEvidence> = defineCheck({
   id: 'create-invalid-rejected',
-  clause: '4.2-create-400',
-  level: 'violation',
+  clauses: ['4.2-create-400'],
+  levels: ['violation'],
   area: 'createPet',
   title: 'A body missing required fields or with invalid values gets 400.',
-  run: guarded(
-    () => createInvalidRejected,
-    ({ exchange: ex, reason }) => {
-      const status = statusOf(ex);
-      if (status === null || status === 400 || status === 429) return [];
-      const what =
-        status >= 200 && status < 300
-          ? `accepted invalid body (${reason}): received ${status}`
-          : `received ${status} for an invalid body (${reason})`;
-      return [
-        finding(
-          createInvalidRejected,
-          ex,
-          `${what} for ${opLabel(ex)}\nthe spec documents 400 for a body missing required fields or with invalid values`,
-          {
-            expected: '400',
-            actual: String(status),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex, reason }) => {
+    const status = statusOf(ex);
+    if (status === null || status === 400 || status === 429) return [];
+    const what =
+      status >= 200 && status < 300
+        ? `accepted invalid body (${reason}): received ${status}`
+        : `received ${status} for an invalid body (${reason})`;
+    return [
+      finding(
+        createInvalidRejected,
+        ex,
+        `${what} for ${opLabel(ex)}\nthe spec documents 400 for a body missing required fields or with invalid values`,
+        {
+          expected: '400',
+          actual: String(status),
+        },
+      ),
+    ];
+  },
 });
 
 export const createInvalidNoEffect: Check<NoEffectEvidence> = defineCheck({
   id: 'create-invalid-no-effect',
-  clause: '4.2-create-400-no-effect',
-  level: 'violation',
+  clauses: ['4.2-create-400-no-effect'],
+  levels: ['violation'],
   area: 'createPet',
   title: 'A rejected body adds no animal.',
-  run: guarded(
-    () => createInvalidNoEffect,
-    ({ marker, lists }) => {
-      const hits: Exchange[] = [];
-      const ids: string[] = [];
-      for (const ex of lists ?? []) {
-        const json = jsonOf(ex);
-        if (statusOf(ex) !== 200 || !Array.isArray(json)) continue;
-        const found = json.filter((p) => isObject(p) && p.name === marker);
-        if (found.length) {
-          hits.push(ex);
-          ids.push(...found.map((p) => idText((p as Record<string, unknown>).id)));
-        }
+  run: ({ marker, lists }) => {
+    const hits: Exchange[] = [];
+    const ids: string[] = [];
+    for (const ex of lists ?? []) {
+      const json = jsonOf(ex);
+      if (statusOf(ex) !== 200 || !Array.isArray(json)) continue;
+      const found = json.filter((p) => isObject(p) && p.name === marker);
+      if (found.length) {
+        hits.push(ex);
+        ids.push(...found.map((p) => idText((p as Record<string, unknown>).id)));
       }
-      if (hits.length === 0) return [];
-      return [
-        finding(
-          createInvalidNoEffect,
-          hits,
-          `received a listed animal named ${show(marker, 60)} (id ${ids.slice(0, 3).join(', ')}) after its body was rejected\nthe spec documents that a rejected body adds no animal`,
-          {
-            expected: 'no animal with that name',
-            actual: `id ${ids.join(', ')}`.slice(0, 200),
-            operation: 'createPet',
-          },
-        ),
-      ];
-    },
-  ),
+    }
+    if (hits.length === 0) return [];
+    return [
+      finding(
+        createInvalidNoEffect,
+        hits,
+        `received a listed animal named ${show(marker, 60)} (id ${ids.slice(0, 3).join(', ')}) after its body was rejected\nthe spec documents that a rejected body adds no animal`,
+        {
+          expected: 'no animal with that name',
+          actual: `id ${ids.join(', ')}`.slice(0, 200),
+          operation: 'createPet',
+        },
+      ),
+    ];
+  },
 });
 
 /** A field of two pets compared: ids exactly, strings by code units; both absent is equal. */
@@ -340,51 +320,48 @@ function fieldText(field: string, v: unknown): string {
 
 export const createRetrievable: Check<RetrievableEvidence> = defineCheck({
   id: 'create-retrievable',
-  clause: '4.2-create-retrievable',
-  level: 'violation',
+  clauses: ['4.2-create-retrievable'],
+  levels: ['violation'],
   area: 'createPet',
   title: 'GET /pets/{id} of a created animal gives 200 with the same id, name, categoryId and status.',
-  run: guarded(
-    () => createRetrievable,
-    ({ create, get }) => {
-      const pet = createdPet(create);
-      const status = statusOf(get);
-      if (!pet || exactId(pet.id) === null || status === null || status === 429) return [];
-      const id = idText(pet.id);
-      if (status !== 200) {
-        return [
-          finding(
-            createRetrievable,
-            [create, get],
-            `received ${status} for GET /pets/${id} after it was created\nthe spec documents an added animal as retrievable (200)`,
-            {
-              expected: '200',
-              actual: String(status),
-              operation: 'getPet',
-            },
-          ),
-        ];
-      }
-      const got = jsonOf(get);
-      if (!isObject(got)) return [];
-      const diffs = ['id', 'name', 'categoryId', 'status']
-        .filter((f) => !sameField(f, pet[f], got[f]))
-        .map((f) => `${f} ${fieldText(f, got[f])} (created ${fieldText(f, pet[f])})`);
-      if (diffs.length === 0) return [];
+  run: ({ create, get }) => {
+    const pet = createdPet(create);
+    const status = statusOf(get);
+    if (!pet || exactId(pet.id) === null || status === null || status === 429) return [];
+    const id = idText(pet.id);
+    if (status !== 200) {
       return [
         finding(
           createRetrievable,
           [create, get],
-          `received ${diffs.join(', ')} for GET /pets/${id}\nthe spec documents the added animal as the one fetched`,
+          `received ${status} for GET /pets/${id} after it was created\nthe spec documents an added animal as retrievable (200)`,
           {
-            expected: show(pet, 200),
-            actual: show(got, 200),
+            expected: '200',
+            actual: String(status),
             operation: 'getPet',
           },
         ),
       ];
-    },
-  ),
+    }
+    const got = jsonOf(get);
+    if (!isObject(got)) return [];
+    const diffs = ['id', 'name', 'categoryId', 'status']
+      .filter((f) => !sameField(f, pet[f], got[f]))
+      .map((f) => `${f} ${fieldText(f, got[f])} (created ${fieldText(f, pet[f])})`);
+    if (diffs.length === 0) return [];
+    return [
+      finding(
+        createRetrievable,
+        [create, get],
+        `received ${diffs.join(', ')} for GET /pets/${id}\nthe spec documents the added animal as the one fetched`,
+        {
+          expected: show(pet, 200),
+          actual: show(got, 200),
+          operation: 'getPet',
+        },
+      ),
+    ];
+  },
 });
 
 function queryStatus(ex: Exchange): string | null {
@@ -393,80 +370,74 @@ function queryStatus(ex: Exchange): string | null {
 
 export const createListed: Check<ListedEvidence> = defineCheck({
   id: 'create-listed',
-  clause: '4.2-create-retrievable',
-  level: 'violation',
+  clauses: ['4.2-create-retrievable'],
+  levels: ['violation'],
   area: 'createPet',
   title: 'A created animal appears in the list filtered by its status (judged only when the page is not full).',
-  run: guarded(
-    () => createListed,
-    ({ create, list, limit }) => {
-      const pet = createdPet(create);
-      const json = jsonOf(list);
-      const id = pet ? exactId(pet.id) : null;
-      if (!pet || id === null || statusOf(list) !== 200 || !Array.isArray(json)) return [];
-      // A full page may hold the animal on a later page; a filter other than its status says nothing about it.
-      if (!(json.length < limit)) return [];
-      // Pagination is a gap: a page shorter than limit that points to a next page (Link rel=next, a cursor, a total
-      // above what was shown) may still hold the animal later.
-      if (hasMorePages(list, json.length)) return [];
-      const filter = queryStatus(list);
-      if (filter !== null && filter !== pet.status) return [];
-      if (json.some((p) => isObject(p) && exactId(p.id) === id)) return [];
-      return [
-        finding(
-          createListed,
-          [create, list],
-          `received ${json.length} animals without id ${id} for ${opLabel(list)}${filter ? ` (status=${filter})` : ''}\nthe spec documents an added animal as listed`,
-          {
-            expected: `id ${id} listed`,
-            actual: `${json.length} animals, none with id ${id}`,
-            operation: 'listPets',
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ create, list, limit }) => {
+    const pet = createdPet(create);
+    const json = jsonOf(list);
+    const id = pet ? exactId(pet.id) : null;
+    if (!pet || id === null || statusOf(list) !== 200 || !Array.isArray(json)) return [];
+    // A full page may hold the animal on a later page; a filter other than its status says nothing about it.
+    if (!(json.length < limit)) return [];
+    // Pagination is a gap: a page shorter than limit that points to a next page (Link rel=next, a cursor, a total
+    // above what was shown) may still hold the animal later.
+    if (hasMorePages(list, json.length)) return [];
+    const filter = queryStatus(list);
+    if (filter !== null && filter !== pet.status) return [];
+    if (json.some((p) => isObject(p) && exactId(p.id) === id)) return [];
+    return [
+      finding(
+        createListed,
+        [create, list],
+        `received ${json.length} animals without id ${id} for ${opLabel(list)}${filter ? ` (status=${filter})` : ''}\nthe spec documents an added animal as listed`,
+        {
+          expected: `id ${id} listed`,
+          actual: `${json.length} animals, none with id ${id}`,
+          operation: 'listPets',
+        },
+      ),
+    ];
+  },
 });
 
 export const idsUnique: Check<IdsUniqueEvidence> = defineCheck({
   id: 'ids-unique',
-  clause: '2-pet-id-unique',
-  level: 'violation',
+  clauses: ['2-pet-id-unique'],
+  levels: ['violation'],
   area: 'createPet',
   title: 'No two created animals share an id (exact digits).',
-  run: guarded(
-    () => idsUnique,
-    ({ creates }) => {
-      const seen = new Map<bigint, Exchange>();
-      const dups: Exchange[] = [];
-      const dupIds = new Set<string>();
-      for (const ex of creates ?? []) {
-        const pet = createdPet(ex);
-        const id = pet ? exactId(pet.id) : null;
-        if (id === null) continue;
-        const first = seen.get(id);
-        if (first) {
-          if (!dups.includes(first)) dups.push(first);
-          dups.push(ex);
-          dupIds.add(id.toString());
-        } else seen.set(id, ex);
-      }
-      if (dupIds.size === 0) return [];
-      const list = [...dupIds].slice(0, 3).join(', ');
-      return [
-        finding(
-          idsUnique,
-          dups.slice(0, 10),
-          `received id ${list} for more than one created animal\nthe spec documents id as a unique identifier`,
-          {
-            expected: 'unique ids',
-            actual: `duplicated: ${[...dupIds].join(', ')}`.slice(0, 200),
-            operation: 'createPet',
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ creates }) => {
+    const seen = new Map<bigint, Exchange>();
+    const dups: Exchange[] = [];
+    const dupIds = new Set<string>();
+    for (const ex of creates ?? []) {
+      const pet = createdPet(ex);
+      const id = pet ? exactId(pet.id) : null;
+      if (id === null) continue;
+      const first = seen.get(id);
+      if (first) {
+        if (!dups.includes(first)) dups.push(first);
+        dups.push(ex);
+        dupIds.add(id.toString());
+      } else seen.set(id, ex);
+    }
+    if (dupIds.size === 0) return [];
+    const list = [...dupIds].slice(0, 3).join(', ');
+    return [
+      finding(
+        idsUnique,
+        dups.slice(0, 10),
+        `received id ${list} for more than one created animal\nthe spec documents id as a unique identifier`,
+        {
+          expected: 'unique ids',
+          actual: `duplicated: ${[...dupIds].join(', ')}`.slice(0, 200),
+          operation: 'createPet',
+        },
+      ),
+    ];
+  },
 });
 
 export const createChecks: readonly Check<any>[] = [

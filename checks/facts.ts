@@ -5,7 +5,6 @@
 import { contract, type OperationId, type OperationSpec } from '../spec/contract.js';
 import type { Exchange } from '../http/exchange.js';
 import { exactInteger, isLosslessNumber } from '../http/lossless.js';
-import { finding, type Check, type Finding } from './check.js';
 
 export function opSpec(id: OperationId | null | undefined): OperationSpec | null {
   return id ? (contract.operations.get(id) ?? null) : null;
@@ -55,30 +54,6 @@ export function exactId(v: unknown): bigint | null {
   } catch {
     return null;
   }
-}
-
-/** Wraps a check's body: a bug in the harness on some odd evidence becomes a visible warning (fails with --strict), never a crash. */
-export function guarded<E>(
-  check: () => Pick<Check<unknown>, 'id' | 'clause'>,
-  run: (evidence: E) => Finding[],
-): (evidence: E) => Finding[] {
-  return (evidence: E) => {
-    try {
-      return run(evidence);
-    } catch (e) {
-      const ev = evidence as { exchange?: Exchange; create?: Exchange } | null;
-      const ex = ev?.exchange ?? ev?.create;
-      const c = check();
-      return [
-        finding(
-          { id: c.id, clause: c.clause, level: 'warning' },
-          ex && typeof ex === 'object' ? [ex] : [],
-          `${c.id} could not judge this evidence (harness error)\n${String((e as Error)?.message ?? e).slice(0, 200)}`,
-          { operation: ex?.operation ?? null },
-        ),
-      ];
-    }
-  };
 }
 
 /** The query of a request's path, or null when it cannot be read. */

@@ -1,7 +1,7 @@
 /** getPet (4.3, deprecated but working until 2030-12-05): found gives 200, never created gives 404. */
 import type { Exchange } from '../http/exchange.js';
-import { defineCheck, finding, show, type Check } from './check.js';
-import { guarded, opLabel, statusOf } from './facts.js';
+import { defineCheck, finding, observation, show, type Check } from './check.js';
+import { opLabel, statusOf } from './facts.js';
 
 export interface GetFoundEvidence {
   readonly exchange: Exchange;
@@ -17,94 +17,87 @@ export interface GetIdEvidence {
 
 export const get200: Check<GetFoundEvidence> = defineCheck({
   id: 'get-200',
-  clause: '4.3-get-200',
-  level: 'violation',
+  clauses: ['4.3-get-200'],
+  covers: ['4.3-deprecated'],
+  levels: ['violation'],
   area: 'getPet',
   title: 'GET /pets/{petId} of an existing animal gets 200.',
-  run: guarded(
-    () => get200,
-    ({ exchange: ex, expected }) => {
-      const status = statusOf(ex);
-      if (status === null || status === 200 || status === 429) return [];
-      const by = expected && typeof expected.seq === 'number' ? ` created by #${expected.seq}` : '';
-      return [
-        finding(
-          get200,
-          expected ? [ex, expected] : ex,
-          `received ${status} for ${opLabel(ex)} of an animal${by}\nthe spec documents 200 for an animal that exists`,
-          {
-            expected: '200',
-            actual: String(status),
-            operation: 'getPet',
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex, expected }) => {
+    const status = statusOf(ex);
+    if (status === null || status === 200 || status === 429) return [];
+    const by = expected && typeof expected.seq === 'number' ? ` created by #${expected.seq}` : '';
+    return [
+      finding(
+        get200,
+        expected ? [ex, expected] : ex,
+        `received ${status} for ${opLabel(ex)} of an animal${by}\nthe spec documents 200 for an animal that exists`,
+        {
+          expected: '200',
+          actual: String(status),
+          operation: 'getPet',
+        },
+      ),
+    ];
+  },
 });
 
 export const get404: Check<GetIdEvidence> = defineCheck({
   id: 'get-404',
-  clause: '4.3-get-404',
-  level: 'violation',
+  clauses: ['4.3-get-404', 'gap-4-invalid-petid'],
+  levels: ['violation', 'observation'],
   area: 'getPet',
   title: 'GET /pets/{petId} of an int64 id never created gets 404.',
-  run: guarded(
-    () => get404,
-    ({ exchange: ex, petId }) => {
-      const status = statusOf(ex);
-      if (status === null || status === 404 || status === 429) return [];
-      // Ids are assigned by the service: a 4xx for an id it could never assign (≤ 0) is a reasonable reading, recorded.
-      if (status >= 400 && status < 500 && status !== 401 && status !== 403 && /^(-\d+|0)$/.test(String(petId))) {
-        return [
-          finding(
-            { ...get404, clause: 'gap-4-invalid-petid', level: 'observation' },
-            ex,
-            `petId ${petId} (not positive) answered ${status}\nthe spec does not show whether ids are positive`,
-            {
-              actual: String(status),
-            },
-          ),
-        ];
-      }
+  run: ({ exchange: ex, petId }) => {
+    const status = statusOf(ex);
+    if (status === null || status === 404 || status === 429) return [];
+    // Ids are assigned by the service: a 4xx for an id it could never assign (≤ 0) is a reasonable reading, recorded.
+    if (status >= 400 && status < 500 && status !== 401 && status !== 403 && /^(-\d+|0)$/.test(String(petId))) {
       return [
-        finding(
+        observation(
           get404,
           ex,
-          `received ${status} for GET /pets/${show(String(petId), 60).slice(1, -1)} which was never created\nthe spec documents 404 for no animal with that identifier`,
+          `petId ${petId} (not positive) answered ${status}\nthe spec does not show whether ids are positive`,
           {
-            expected: '404',
             actual: String(status),
+            clause: 'gap-4-invalid-petid',
           },
         ),
       ];
-    },
-  ),
+    }
+    return [
+      finding(
+        get404,
+        ex,
+        `received ${status} for GET /pets/${show(String(petId), 60).slice(1, -1)} which was never created\nthe spec documents 404 for no animal with that identifier`,
+        {
+          expected: '404',
+          actual: String(status),
+        },
+      ),
+    ];
+  },
 });
 
 export const getInvalidId: Check<GetIdEvidence> = defineCheck({
   id: 'get-invalid-id',
-  clause: 'gap-4-invalid-petid',
-  level: 'observation',
+  clauses: ['gap-4-invalid-petid'],
+  levels: ['observation'],
   area: 'getPet',
   title: 'Records how a petId that is not an int64 is answered (any 4xx is fine).',
-  run: guarded(
-    () => getInvalidId,
-    ({ exchange: ex, petId }) => {
-      const status = statusOf(ex);
-      if (status === null || status === 429) return [];
-      return [
-        finding(
-          getInvalidId,
-          ex,
-          `petId ${show(String(petId), 60)} answered ${status}\nthe spec does not show the answer to a petId that is not an int64`,
-          {
-            actual: String(status),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex, petId }) => {
+    const status = statusOf(ex);
+    if (status === null || status === 429) return [];
+    return [
+      finding(
+        getInvalidId,
+        ex,
+        `petId ${show(String(petId), 60)} answered ${status}\nthe spec does not show the answer to a petId that is not an int64`,
+        {
+          actual: String(status),
+        },
+      ),
+    ];
+  },
 });
 
 export const getChecks: readonly Check<any>[] = [get200, get404, getInvalidId];

@@ -46,7 +46,7 @@ export function parseIntegerHeader(value: string | undefined | null): bigint | n
   return /^\d{1,40}$/.test(v) ? BigInt(v) : null;
 }
 
-export { isRetryAfter, parseHttpDate, retryAfterSeconds as parseRetryAfter } from '../http/retry-after.js';
+export { isRetryAfter, parseHttpDate } from '../http/retry-after.js';
 
 /** The response's Date header as epoch ms, or null when absent or unparseable (Date.parse is lenient on purpose). */
 export function responseDate(ex: { response: RecordedResponse | null }): number | null {

@@ -1,7 +1,7 @@
 /** listPets (4.1): a valid query gets 200 with at most `limit` (default 20) animals of the filtered status. */
 import { parameter } from '../spec/contract.js';
 import type { Exchange } from '../http/exchange.js';
-import { exactId, guarded, isObject, jsonOf, opLabel, statusOf } from './facts.js';
+import { exactId, isObject, jsonOf, opLabel, statusOf } from './facts.js';
 import { defineCheck, finding, show, type Check } from './check.js';
 import { readHeader, headerValues } from './headers.js';
 import { contract } from '../spec/contract.js';
@@ -29,173 +29,157 @@ const rawQuery = (q: ListEvidence['query']): string => (q.raw ? q.raw.replace(/^
 
 export const list200: Check<ListEvidence> = defineCheck({
   id: 'list-200',
-  clause: '4.1-list-200',
-  level: 'violation',
+  clauses: ['4.1-list-200'],
+  levels: ['violation'],
   area: 'listPets',
   title: 'A valid list query gets 200.',
-  run: guarded(
-    () => list200,
-    ({ exchange: ex, query, valid }) => {
-      const status = statusOf(ex);
-      if (!valid || status === null || status === 200 || status === 429) return [];
-      return [
-        finding(
-          list200,
-          ex,
-          `received ${status} for ${opLabel(ex)} with ${rawQuery(query)}\nthe spec documents 200 for a valid query`,
-          {
-            expected: '200',
-            actual: String(status),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex, query, valid }) => {
+    const status = statusOf(ex);
+    if (!valid || status === null || status === 200 || status === 429) return [];
+    return [
+      finding(
+        list200,
+        ex,
+        `received ${status} for ${opLabel(ex)} with ${rawQuery(query)}\nthe spec documents 200 for a valid query`,
+        {
+          expected: '200',
+          actual: String(status),
+        },
+      ),
+    ];
+  },
 });
 
 export const listLimitRespected: Check<ListEvidence> = defineCheck({
   id: 'list-limit-respected',
-  clause: '4.1-limit-range',
-  level: 'violation',
+  clauses: ['4.1-limit-range'],
+  covers: ['8-page-size'],
+  levels: ['violation'],
   area: 'listPets',
   title: 'A list answers at most `limit` animals.',
-  run: guarded(
-    () => listLimitRespected,
-    ({ exchange: ex, query, valid }) => {
-      const list = items(ex);
-      const limit = query.limit;
-      if (!valid || list === null || typeof limit !== 'number' || list.length <= limit) return [];
-      return [
-        finding(
-          listLimitRespected,
-          ex,
-          `received ${list.length} animals for limit=${limit}\nthe spec documents limit as the maximum number returned`,
-          {
-            expected: `<= ${limit}`,
-            actual: String(list.length),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex, query, valid }) => {
+    const list = items(ex);
+    const limit = query.limit;
+    if (!valid || list === null || typeof limit !== 'number' || list.length <= limit) return [];
+    return [
+      finding(
+        listLimitRespected,
+        ex,
+        `received ${list.length} animals for limit=${limit}\nthe spec documents limit as the maximum number returned`,
+        {
+          expected: `<= ${limit}`,
+          actual: String(list.length),
+        },
+      ),
+    ];
+  },
 });
 
 export const listDefaultLimit: Check<ListEvidence> = defineCheck({
   id: 'list-default-limit',
-  clause: '4.1-limit-default',
-  level: 'violation',
+  clauses: ['4.1-limit-default'],
+  levels: ['violation'],
   area: 'listPets',
   title: 'Without limit, a list answers at most the default (20) animals.',
-  run: guarded(
-    () => listDefaultLimit,
-    ({ exchange: ex, query, valid }) => {
-      const list = items(ex);
-      const max = defaultLimit();
-      if (!valid || list === null || query.limit !== undefined || list.length <= max) return [];
-      return [
-        finding(
-          listDefaultLimit,
-          ex,
-          `received ${list.length} animals with no limit\nthe spec documents a default limit of ${max}`,
-          {
-            expected: `<= ${max}`,
-            actual: String(list.length),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex, query, valid }) => {
+    const list = items(ex);
+    const max = defaultLimit();
+    if (!valid || list === null || query.limit !== undefined || list.length <= max) return [];
+    return [
+      finding(
+        listDefaultLimit,
+        ex,
+        `received ${list.length} animals with no limit\nthe spec documents a default limit of ${max}`,
+        {
+          expected: `<= ${max}`,
+          actual: String(list.length),
+        },
+      ),
+    ];
+  },
 });
 
 export const listStatusFilter: Check<ListEvidence> = defineCheck({
   id: 'list-status-filter',
-  clause: '4.1-status-filter',
-  level: 'violation',
+  clauses: ['4.1-status-filter'],
+  levels: ['violation'],
   area: 'listPets',
   title: 'With a status filter, every animal listed has that status.',
-  run: guarded(
-    () => listStatusFilter,
-    ({ exchange: ex, query, valid }) => {
-      const list = items(ex);
-      const want = query.status;
-      if (!valid || list === null || typeof want !== 'string') return [];
-      const wrong = list.filter((p) => !isObject(p) || p.status !== want);
-      if (wrong.length === 0) return [];
-      const shown = wrong.slice(0, 3).map((p) => {
-        if (!isObject(p)) return show(p, 40);
-        const id = exactId(p.id);
-        return `id ${id ?? show(p.id, 30)} status ${p.status === undefined ? 'absent' : show(p.status, 30)}`;
-      });
-      return [
-        finding(
-          listStatusFilter,
-          ex,
-          `received ${wrong.length} of ${list.length} animals not ${want} for status=${want} (${shown.join('; ')})\nthe spec documents status as restricting the result to animals with this status`,
-          {
-            expected: `every status ${want}`,
-            actual: shown.join('; '),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex, query, valid }) => {
+    const list = items(ex);
+    const want = query.status;
+    if (!valid || list === null || typeof want !== 'string') return [];
+    const wrong = list.filter((p) => !isObject(p) || p.status !== want);
+    if (wrong.length === 0) return [];
+    const shown = wrong.slice(0, 3).map((p) => {
+      if (!isObject(p)) return show(p, 40);
+      const id = exactId(p.id);
+      return `id ${id ?? show(p.id, 30)} status ${p.status === undefined ? 'absent' : show(p.status, 30)}`;
+    });
+    return [
+      finding(
+        listStatusFilter,
+        ex,
+        `received ${wrong.length} of ${list.length} animals not ${want} for status=${want} (${shown.join('; ')})\nthe spec documents status as restricting the result to animals with this status`,
+        {
+          expected: `every status ${want}`,
+          actual: shown.join('; '),
+        },
+      ),
+    ];
+  },
 });
 
 export const listInvalidQuery: Check<ListEvidence> = defineCheck({
   id: 'list-invalid-query',
-  clause: 'gap-4-out-of-range-limit',
-  level: 'observation',
+  clauses: ['gap-4-out-of-range-limit', 'gap-4-unknown-status-filter'],
+  levels: ['observation'],
   area: 'listPets',
   title: 'Records how an out-of-range limit or unknown status filter is answered (any 400 or 200 is fine).',
-  run: guarded(
-    () => listInvalidQuery,
-    ({ exchange: ex, query, valid }) => {
-      const status = statusOf(ex);
-      if (valid || status === null || status === 429) return [];
-      const statusInvalid = typeof query.status === 'string' && !contract.petStatuses.includes(query.status);
-      const clause = statusInvalid ? 'gap-4-unknown-status-filter' : 'gap-4-out-of-range-limit';
-      const list = items(ex);
-      const what = list !== null ? `${status} with ${list.length} animals` : String(status);
-      const gap = statusInvalid ? 'an unknown status filter' : 'an out-of-range limit';
-      return [
-        finding(
-          { ...listInvalidQuery, clause },
-          ex,
-          `${rawQuery(query)} answered ${what}\nthe spec does not show the answer to ${gap}`,
-          {
-            actual: what,
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex, query, valid }) => {
+    const status = statusOf(ex);
+    if (valid || status === null || status === 429) return [];
+    const statusInvalid = typeof query.status === 'string' && !contract.petStatuses.includes(query.status);
+    const clause = statusInvalid ? 'gap-4-unknown-status-filter' : 'gap-4-out-of-range-limit';
+    const list = items(ex);
+    const what = list !== null ? `${status} with ${list.length} animals` : String(status);
+    const gap = statusInvalid ? 'an unknown status filter' : 'an out-of-range limit';
+    return [
+      finding(
+        listInvalidQuery,
+        ex,
+        `${rawQuery(query)} answered ${what}\nthe spec does not show the answer to ${gap}`,
+        {
+          actual: what,
+          clause,
+        },
+      ),
+    ];
+  },
 });
 
 const PAGINATION_HINT = /page|cursor|total|offset|next|continuation/i;
 
 export const listPagination: Check<ListEvidence> = defineCheck({
   id: 'list-pagination',
-  clause: 'gap-4-pagination',
-  level: 'observation',
+  clauses: ['gap-4-pagination'],
+  levels: ['observation'],
   area: 'listPets',
   title: 'Records pagination hints of a list answer (Link, X-Total-Count, page/cursor headers).',
-  run: guarded(
-    () => listPagination,
-    ({ exchange: ex }) => {
-      if (statusOf(ex) !== 200) return [];
-      const names = Object.keys((ex.response?.headers as object | undefined) ?? {})
-        .filter((n) => n === 'link' || PAGINATION_HINT.test(n))
-        .sort();
-      const hints = names.map((n) => {
-        const h = readHeader(ex, n);
-        return `${n}: ${h.kind === 'value' ? show(h.value, 80) : show(headerValues(ex, n).join(' | '), 80)}`;
-      });
-      const message = names.length
-        ? `list answered with pagination headers ${names.join(', ')}\nthe spec shows no pagination beyond limit`
-        : `list answered with no pagination headers (Link, X-Total-Count, page or cursor)\nthe spec shows no pagination beyond limit`;
-      return [finding(listPagination, ex, message, { actual: hints.join('; ') || 'none' })];
-    },
-  ),
+  run: ({ exchange: ex }) => {
+    if (statusOf(ex) !== 200) return [];
+    const names = Object.keys((ex.response?.headers as object | undefined) ?? {})
+      .filter((n) => n === 'link' || PAGINATION_HINT.test(n))
+      .sort();
+    const hints = names.map((n) => {
+      const h = readHeader(ex, n);
+      return `${n}: ${h.kind === 'value' ? show(h.value, 80) : show(headerValues(ex, n).join(' | '), 80)}`;
+    });
+    const message = names.length
+      ? `list answered with pagination headers ${names.join(', ')}\nthe spec shows no pagination beyond limit`
+      : `list answered with no pagination headers (Link, X-Total-Count, page or cursor)\nthe spec shows no pagination beyond limit`;
+    return [finding(listPagination, ex, message, { actual: hints.join('; ') || 'none' })];
+  },
 });
 
 export const listChecks: readonly Check<ListEvidence>[] = [

@@ -2,15 +2,15 @@
  * Rate-limit behaviour (section 8), judged on what the rate-limit and quota scenarios measured. The scenarios send
  * and time the requests; these checks only compare numbers, and stay sound whatever limiter the target uses (fixed
  * window, sliding window, token bucket): refill is allowed only as far as elapsed time explains it, and counting
- * against the plan is done only where the target's own headers showed no refill (see /work/shared/field-notes.md).
+ * against the plan is done only where the target's own headers showed no refill. A single response's headers,
+ * Retry-After and body are the response checks' (checks/response.ts): these checks never judge them again.
  */
 import type { PlanLimits, PlanName } from '../spec/contract.js';
 import type { Exchange } from '../http/exchange.js';
 import { rateLimitNumber, retryAfterMs } from '../http/rate-limit-headers.js';
-import { digits, exactInteger } from '../http/lossless.js';
-import { defineCheck, finding, show, type Check, type Finding } from './check.js';
-import { guarded, isObject, jsonOf, statusOf } from './facts.js';
-import { isRetryAfter, readHeader, responseDate } from './headers.js';
+import { defineCheck, finding, observation, type Check, type Finding } from './check.js';
+import { statusOf } from './facts.js';
+import { responseDate } from './headers.js';
 
 /** Longest window of the spec ("per day"), seconds; a daily 429's Reset lies within it. */
 const DAY_S = 86_400;
@@ -35,10 +35,6 @@ export const isAccepted = (ex: Exchange): boolean => {
   const s = statusOf(ex);
   return s !== null && s >= 200 && s < 300;
 };
-
-/** An Error body's status field as written (exact digits for numbers). */
-const statusField = (json: unknown): string =>
-  isObject(json) ? (digits(json.status) ?? show(json.status, 40)) : 'missing (not an object)';
 
 /** Refill that elapsed time can explain: `limit` requests per window, rounded down. */
 export function refillAllowance(elapsedMs: number, limit: number, windowSeconds: number): number {
@@ -77,22 +73,6 @@ export function notMinuteRefusal(
   if (perDay !== null && perDay !== perMinute && limit === perDay)
     return `X-RateLimit-Limit ${limit}, the plan's requests per day`;
   return null;
-}
-
-/**
- * A refusal body judged only where the spec is clear (section 7 rule 1: an Error's status equals the HTTP status):
- * 'wrong' when it is an object with a numeric status other than 429; 'other' for any other body (its format is a gap).
- */
-function body429(
-  ex: Exchange,
-): { kind: 'error-429' } | { kind: 'wrong'; status: string } | { kind: 'other'; what: string } {
-  const json = jsonOf(ex);
-  if (json === undefined)
-    return { kind: 'other', what: `a body that is not JSON (${show(ex.response?.bodyText ?? '', 60)})` };
-  if (isObject(json) && digits(json.status) !== null) {
-    return exactInteger(json.status) === 429n ? { kind: 'error-429' } : { kind: 'wrong', status: statusField(json) };
-  }
-  return { kind: 'other', what: `JSON without a numeric status (${show(ex.response?.bodyText ?? '', 60)})` };
 }
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
@@ -249,182 +229,173 @@ export interface UnauthenticatedEvidence {
 
 export const notStricterThanPlan: Check<NotStricterEvidence> = defineCheck({
   id: 'rl-not-stricter-than-plan',
-  clause: '8-plan-limits',
-  level: 'violation',
+  clauses: ['8-plan-limits'],
+  levels: ['violation', 'observation'],
   area: 'rate-limit',
   title: "A key pacing itself under its plan's rate gets no 429, and a rested key gets its plan's whole limit.",
-  run: guarded(
-    () => notStricterThanPlan,
-    (ev) => {
-      const observe = { ...notStricterThanPlan, level: 'observation' as const };
-      if (ev.kind === 'paced') {
-        if (!ev.rejection) return [];
-        const s = statusOf(ev.rejection);
-        const prev = ev.previous ? rl(ev.previous, 'remaining') : null;
-        const daily = notMinuteRefusal(ev.rejection, ev.windowSeconds, ev.limit, ev.requestsPerDay ?? null);
-        if (daily !== null) {
-          return [
-            finding(
-              observe,
-              [ev.rejection],
-              `${ev.plan} key: daily quota exhausted (or the key banned) on paced request ${ev.sent}: ${daily}\nnot a minute-limit refusal: the key was not measured further`,
-              { operation: 'listPets' },
-            ),
-          ];
-        }
-        if (ev.rested !== true) {
-          return [
-            finding(
-              observe,
-              ev.previous ? [ev.previous, ev.rejection] : [ev.rejection],
-              `${ev.plan} key: received ${s} on paced request ${ev.sent} at 0.9 × ${ev.limit} per ${ev.windowSeconds} s, but the key was not shown rested before pacing (its headers did not describe a rested minute window)\nearlier use of the key can explain it: not judged`,
-              { operation: 'listPets' },
-            ),
-          ];
-        }
-        return [
-          finding(
-            notStricterThanPlan,
-            ev.previous ? [ev.previous, ev.rejection] : [ev.rejection],
-            `received ${s} on paced request ${ev.sent} of the ${ev.plan} key after ${secs(ev.spanMs)} at 0.9 × ${ev.limit} per ${ev.windowSeconds} s${prev !== null ? ` (previous Remaining ${prev})` : ''}\nthe spec documents ${ev.limit} requests per minute for the ${ev.plan} plan`,
-            {
-              expected: `no 429 below ${ev.limit} per ${ev.windowSeconds} s`,
-              actual: `${s} at request ${ev.sent}`,
-            },
-          ),
-        ];
-      }
-      if (ev.kind !== 'window' || !ev.account) return [];
-      const a = ev.account;
-      // Counting against the plan needs the minute window's own headers (a Limit that is the day's says nothing here).
-      if (a.accepted >= ev.limit || rl(a.rested, 'limit') !== ev.limit) return [];
-      const how =
-        a.by === 'idle'
-          ? `, rested after two idle windows at Remaining ${rl(a.rested, 'remaining')}, unless another client used this key`
-          : '';
-      return [
-        finding(
-          notStricterThanPlan,
-          [a.rested, a.rejection],
-          `received ${statusOf(a.rejection)} after ${a.accepted} accepted requests from a rested ${ev.plan} key within one window (no refill shown, ${secs(a.spanMs)}${how})\nthe spec documents ${ev.limit} requests per minute for the ${ev.plan} plan`,
-          {
-            expected: `${ev.limit} accepted`,
-            actual: `${a.accepted} accepted`,
-          },
-        ),
-      ];
-    },
-  ),
-});
-
-export const burstEnforced: Check<BurstEvidence> = defineCheck({
-  id: 'rl-burst-enforced',
-  clause: '8-rule-1-429',
-  level: 'violation',
-  area: 'rate-limit',
-  title: 'From a known Remaining R, a prompt burst is accepted R times (plus what refill explains), then gets 429.',
-  run: guarded(
-    () => burstEnforced,
-    (ev) => {
-      const observe = { ...burstEnforced, level: 'observation' as const };
-      if (ev.kind === 'skipped') {
-        return [
-          finding(observe, ev.exchanges, `${ev.plan} key (${ev.limit} per minute) not measured: ${ev.reason}`, {
-            operation: 'listPets',
-          }),
-        ];
-      }
-      if (ev.kind !== 'burst' || !ev.known || !Array.isArray(ev.exchanges)) return [];
-      const L = ev.limit;
-      const daily = ev.rejection
-        ? notMinuteRefusal(ev.rejection, ev.windowSeconds, L, ev.requestsPerDay ?? null)
-        : null;
+  run: (ev) => {
+    if (ev.kind === 'paced') {
+      if (!ev.rejection) return [];
+      const s = statusOf(ev.rejection);
+      const prev = ev.previous ? rl(ev.previous, 'remaining') : null;
+      const daily = notMinuteRefusal(ev.rejection, ev.windowSeconds, ev.limit, ev.requestsPerDay ?? null);
       if (daily !== null) {
         return [
-          finding(
-            observe,
-            [ev.known, ev.rejection!],
-            `${ev.plan} key: daily quota exhausted (or the key banned) after ${ev.accepted} accepted in its burst: ${daily}\nnot a minute-limit refusal: the key was not measured further`,
+          observation(
+            notStricterThanPlan,
+            [ev.rejection],
+            `${ev.plan} key: daily quota exhausted (or the key banned) on paced request ${ev.sent}: ${daily}\nnot a minute-limit refusal: the key was not measured further`,
             { operation: 'listPets' },
           ),
         ];
       }
-      const out: Finding[] = [];
-      const allowance = refillAllowance(ev.elapsedMs, L, ev.windowSeconds) + (ev.continuous ? 1 : 0);
-      // "The limit in force" may be the day's: Remaining counts the minute window only when Limit is the plan's minute.
-      const knownLimit = rl(ev.known, 'limit');
-      const R = knownLimit === L ? ev.knownRemaining : null;
-      const all = [ev.known, ...ev.exchanges];
-      if (R === null) {
-        out.push(...againstPlanOnly(ev, allowance, knownLimit, all));
-      } else {
-        const upper = R + allowance;
-        const detail = `${ev.accepted} accepted in ${secs(ev.elapsedMs)} from Remaining ${R} (refill allowance ${allowance}${ev.remeasured ? ', measured again after a window boundary' : ''})`;
-        if (!ev.rejection) {
-          if (ev.accepted > upper) {
-            out.push(
-              finding(
-                burstEnforced,
-                all.slice(0, 1).concat(all.slice(-1)),
-                `received no 429 for the ${ev.plan} key: ${detail}, cap ${ev.cap}\nthe spec documents 429 for a request over the limit (${L} per minute)`,
-                {
-                  expected: `429 after at most ${upper}`,
-                  actual: `${ev.accepted} accepted, no 429`,
-                },
-              ),
-            );
-          } else {
-            out.push(
-              finding(
-                observe,
-                [ev.known],
-                `${ev.plan} key: no 429 within the cap of ${ev.cap} requests, but refill can explain the ${ev.accepted} accepted (${detail}): not measured\nthe burst was too slow for this limit and window`,
-              ),
-            );
-          }
-        } else if (ev.accepted < R) {
+      if (ev.rested !== true) {
+        return [
+          observation(
+            notStricterThanPlan,
+            ev.previous ? [ev.previous, ev.rejection] : [ev.rejection],
+            `${ev.plan} key: received ${s} on paced request ${ev.sent} at 0.9 × ${ev.limit} per ${ev.windowSeconds} s, but the key was not shown rested before pacing (its headers did not describe a rested minute window)\nearlier use of the key can explain it: not judged`,
+            { operation: 'listPets' },
+          ),
+        ];
+      }
+      return [
+        finding(
+          notStricterThanPlan,
+          ev.previous ? [ev.previous, ev.rejection] : [ev.rejection],
+          `received ${s} on paced request ${ev.sent} of the ${ev.plan} key after ${secs(ev.spanMs)} at 0.9 × ${ev.limit} per ${ev.windowSeconds} s${prev !== null ? ` (previous Remaining ${prev})` : ''}\nthe spec documents ${ev.limit} requests per minute for the ${ev.plan} plan`,
+          {
+            expected: `no 429 below ${ev.limit} per ${ev.windowSeconds} s`,
+            actual: `${s} at request ${ev.sent}`,
+          },
+        ),
+      ];
+    }
+    if (ev.kind !== 'window' || !ev.account) return [];
+    const a = ev.account;
+    // Counting against the plan needs the minute window's own headers (a Limit that is the day's says nothing here).
+    if (a.accepted >= ev.limit || rl(a.rested, 'limit') !== ev.limit) return [];
+    const how =
+      a.by === 'idle'
+        ? `, rested after two idle windows at Remaining ${rl(a.rested, 'remaining')}, unless another client used this key`
+        : '';
+    return [
+      finding(
+        notStricterThanPlan,
+        [a.rested, a.rejection],
+        `received ${statusOf(a.rejection)} after ${a.accepted} accepted requests from a rested ${ev.plan} key within one window (no refill shown, ${secs(a.spanMs)}${how})\nthe spec documents ${ev.limit} requests per minute for the ${ev.plan} plan`,
+        {
+          expected: `${ev.limit} accepted`,
+          actual: `${a.accepted} accepted`,
+        },
+      ),
+    ];
+  },
+});
+
+export const burstEnforced: Check<BurstEvidence> = defineCheck({
+  id: 'rl-burst-enforced',
+  clauses: ['8-rule-1-429'],
+  levels: ['violation', 'observation'],
+  area: 'rate-limit',
+  title: 'From a known Remaining R, a prompt burst is accepted R times (plus what refill explains), then gets 429.',
+  run: (ev) => {
+    if (ev.kind === 'skipped') {
+      return [
+        observation(burstEnforced, ev.exchanges, `${ev.plan} key (${ev.limit} per minute) not measured: ${ev.reason}`, {
+          operation: 'listPets',
+          keyPlan: ev.plan,
+        }),
+      ];
+    }
+    if (ev.kind !== 'burst' || !ev.known || !Array.isArray(ev.exchanges)) return [];
+    const L = ev.limit;
+    const daily = ev.rejection ? notMinuteRefusal(ev.rejection, ev.windowSeconds, L, ev.requestsPerDay ?? null) : null;
+    if (daily !== null) {
+      return [
+        observation(
+          burstEnforced,
+          [ev.known, ev.rejection!],
+          `${ev.plan} key: daily quota exhausted (or the key banned) after ${ev.accepted} accepted in its burst: ${daily}\nnot a minute-limit refusal: the key was not measured further`,
+          { operation: 'listPets' },
+        ),
+      ];
+    }
+    const out: Finding[] = [];
+    const allowance = refillAllowance(ev.elapsedMs, L, ev.windowSeconds) + (ev.continuous ? 1 : 0);
+    // "The limit in force" may be the day's: Remaining counts the minute window only when Limit is the plan's minute.
+    const knownLimit = rl(ev.known, 'limit');
+    const R = knownLimit === L ? ev.knownRemaining : null;
+    const all = [ev.known, ...ev.exchanges];
+    if (R === null) {
+      out.push(...againstPlanOnly(ev, allowance, knownLimit, all));
+    } else {
+      const upper = R + allowance;
+      const detail = `${ev.accepted} accepted in ${secs(ev.elapsedMs)} from Remaining ${R} (refill allowance ${allowance}${ev.remeasured ? ', measured again after a window boundary' : ''})`;
+      if (!ev.rejection) {
+        if (ev.accepted > upper) {
           out.push(
             finding(
               burstEnforced,
-              [ev.known, ev.rejection],
-              `received ${statusOf(ev.rejection)} after ${ev.accepted} accepted from the ${ev.plan} key's reported Remaining ${R}: stricter than it reported\nthe spec documents Remaining as the requests remaining in the window`,
+              all.slice(0, 1).concat(all.slice(-1)),
+              `received no 429 for the ${ev.plan} key: ${detail}, cap ${ev.cap}\nthe spec documents 429 for a request over the limit (${L} per minute)`,
               {
-                expected: `at least ${R} accepted`,
-                actual: `${ev.accepted} accepted`,
+                expected: `429 after at most ${upper}`,
+                actual: `${ev.accepted} accepted, no 429`,
               },
             ),
           );
-        } else if (ev.accepted > upper) {
+        } else {
           out.push(
-            finding(
+            observation(
               burstEnforced,
-              [ev.known, ev.rejection],
-              `received the first ${statusOf(ev.rejection)} for the ${ev.plan} key only after ${detail}\nthe spec documents 429 for a request over the limit (${L} per minute)`,
-              {
-                expected: `at most ${upper} accepted`,
-                actual: `${ev.accepted} accepted`,
-              },
+              [ev.known],
+              `${ev.plan} key: no 429 within the cap of ${ev.cap} requests, but refill can explain the ${ev.accepted} accepted (${detail}): not measured\nthe burst was too slow for this limit and window`,
             ),
           );
         }
-      }
-      const a = ev.account;
-      if (a && a.accepted > L && rl(a.rested, 'limit') === L) {
+      } else if (ev.accepted < R) {
         out.push(
           finding(
             burstEnforced,
-            [a.rested, a.rejection],
-            `received the first ${statusOf(a.rejection)} after ${a.accepted} accepted requests from a rested ${ev.plan} key within one window (no refill shown, ${secs(a.spanMs)})\nthe spec documents ${L} requests per minute for the ${ev.plan} plan`,
+            [ev.known, ev.rejection],
+            `received ${statusOf(ev.rejection)} after ${ev.accepted} accepted from the ${ev.plan} key's reported Remaining ${R}: stricter than it reported\nthe spec documents Remaining as the requests remaining in the window`,
             {
-              expected: `at most ${L} accepted`,
-              actual: `${a.accepted} accepted`,
+              expected: `at least ${R} accepted`,
+              actual: `${ev.accepted} accepted`,
+            },
+          ),
+        );
+      } else if (ev.accepted > upper) {
+        out.push(
+          finding(
+            burstEnforced,
+            [ev.known, ev.rejection],
+            `received the first ${statusOf(ev.rejection)} for the ${ev.plan} key only after ${detail}\nthe spec documents 429 for a request over the limit (${L} per minute)`,
+            {
+              expected: `at most ${upper} accepted`,
+              actual: `${ev.accepted} accepted`,
             },
           ),
         );
       }
-      return out;
-    },
-  ),
+    }
+    const a = ev.account;
+    if (a && a.accepted > L && rl(a.rested, 'limit') === L) {
+      out.push(
+        finding(
+          burstEnforced,
+          [a.rested, a.rejection],
+          `received the first ${statusOf(a.rejection)} after ${a.accepted} accepted requests from a rested ${ev.plan} key within one window (no refill shown, ${secs(a.spanMs)})\nthe spec documents ${L} requests per minute for the ${ev.plan} plan`,
+          {
+            expected: `at most ${L} accepted`,
+            actual: `${a.accepted} accepted`,
+          },
+        ),
+      );
+    }
+    return out;
+  },
 });
 
 /**
@@ -440,7 +411,6 @@ function againstPlanOnly(
   all: readonly Exchange[],
 ): Finding[] {
   const L = ev.limit;
-  const observe = { ...burstEnforced, level: 'observation' as const };
   const hard = 2 * L + allowance;
   const soft = L + allowance;
   const why =
@@ -464,16 +434,16 @@ function againstPlanOnly(
   }
   if (!ev.rejection)
     return [
-      finding(
-        observe,
+      observation(
+        burstEnforced,
         [ev.known],
         `${ev.plan} key: no 429 within the cap of ${ev.cap} requests (${detail}): not measured`,
       ),
     ];
   if (ev.accepted > soft)
     return [
-      finding(
-        observe,
+      observation(
+        burstEnforced,
         [ev.known, ev.rejection],
         `${ev.plan} key: 429 after ${detail}: more than the plan's ${L} unless a window boundary was crossed, which these headers cannot show`,
       ),
@@ -483,67 +453,22 @@ function againstPlanOnly(
 
 export const shape429: Check<ShapeEvidence> = defineCheck({
   id: 'rl-429-shape',
-  clause: '7-429-retry-after',
-  level: 'violation',
+  clauses: ['8-rule-1-429'],
+  levels: ['violation'],
   area: 'rate-limit',
-  title:
-    'A request over the limit gets 429 with Retry-After and the X-RateLimit headers; an Error body in it has status 429.',
-  run: guarded(
-    () => shape429,
-    ({ exchange: ex }) => {
-      if (!ex) return [];
-      const status = statusOf(ex);
-      if (status === null) return [];
-      if (status !== 429) {
-        return [
-          finding(
-            shape429,
-            ex,
-            `received ${status} where the key was over its limit\nthe spec documents 429 Too Many Requests (section 8 rule 1)`,
-            {
-              expected: '429',
-              actual: String(status),
-            },
-          ),
-        ];
-      }
-      const problems: string[] = [];
-      const ra = readHeader(ex, 'retry-after');
-      if (ra.kind !== 'value' || !isRetryAfter(ra.value))
-        problems.push(`Retry-After ${ra.kind === 'value' ? show(ra.value, 40) : ra.kind}`);
-      for (const h of ['limit', 'remaining', 'reset'] as const) {
-        if (rl(ex, h) === null)
-          problems.push(`X-RateLimit-${h[0]!.toUpperCase()}${h.slice(1)} missing or not an integer`);
-      }
-      // The 429 body format is a gap (section 7 rule 3): only an Error-like object contradicting its status fails.
-      const body = body429(ex);
-      if (body.kind === 'wrong') problems.push(`an Error body whose status is ${body.status}`);
-      const out: Finding[] = [];
-      if (problems.length > 0) {
-        out.push(
-          finding(
-            shape429,
-            ex,
-            `received a 429 with ${problems.join(', ')}\nthe spec documents Retry-After, the X-RateLimit headers and an Error whose status equals the HTTP status`,
-            {
-              expected: 'Retry-After, X-RateLimit-*, Error status 429',
-              actual: problems.join('; '),
-            },
-          ),
-        );
-      }
-      if (body.kind === 'other') {
-        out.push(
-          finding(
-            { ...shape429, level: 'observation' },
-            ex,
-            `429 body is ${body.what}\nthe spec does not show the 429 body format (section 7 rule 3)`,
-          ),
-        );
-      }
-      return out;
-    },
-  ),
+  title: 'A request over the limit gets 429 (its Retry-After, headers and body are judged by the response checks).',
+  run: ({ exchange: ex }) => {
+    const status = statusOf(ex);
+    if (status === null || status === 429) return [];
+    return [
+      finding(
+        shape429,
+        ex,
+        `received ${status} where the key was over its limit\nthe spec documents 429 Too Many Requests (section 8 rule 1)`,
+        { expected: '429', actual: String(status) },
+      ),
+    ];
+  },
 });
 
 function resetMovedLater(later: Exchange, earlier: Exchange): boolean | null {
@@ -554,402 +479,353 @@ function resetMovedLater(later: Exchange, earlier: Exchange): boolean | null {
 
 export const retryAfterHonoured: Check<RecoveryEvidence> = defineCheck({
   id: 'rl-retry-after-honoured',
-  clause: '8-rule-2-retry-after',
-  level: 'violation',
+  clauses: ['8-rule-2-retry-after'],
+  levels: ['violation', 'observation'],
   area: 'rate-limit',
   title: 'After waiting what Retry-After says, a request is accepted.',
-  run: guarded(
-    () => retryAfterHonoured,
-    (ev) => {
-      if (!Array.isArray(ev.attempts) || !ev.first429) return [];
-      const [a0, a1] = ev.attempts;
-      if (!a0 || isAccepted(a0.exchange) || statusOf(a0.exchange) !== 429) return [];
-      const ra =
-        ev.retryAfterMs === null
-          ? 'no valid Retry-After (waited for the reset instead)'
-          : `Retry-After ${ev.retryAfterMs / 1000} s`;
-      // Whole-second Retry-After may understate the real wait by up to a second: only a wait beyond that is evidence.
-      const beyond0 = ev.retryAfterMs === null || a0.waitedMs >= ev.retryAfterMs + ROUNDING_MS;
-      const ra1 = retryAfterMs(a0.exchange);
-      const beyond1 = !!a1 && (ra1 === null || a1.waitedMs >= ra1 + ROUNDING_MS);
-      if (!beyond0 || (a1 && statusOf(a1.exchange) === 429 && !beyond1)) {
-        return [
-          finding(
-            { ...retryAfterHonoured, level: 'observation' },
-            [ev.first429, a0.exchange],
-            `${ev.plan} key: 429 after waiting ${ra} (${secs(a0.waitedMs)}), within Retry-After's one-second rounding\nnot judged: a wait rounded to whole seconds may be up to a second short`,
-          ),
-        ];
-      }
-      if (a1 && statusOf(a1.exchange) === 429) {
-        return [
-          finding(
-            retryAfterHonoured,
-            [ev.first429, a0.exchange, a1.exchange],
-            `received 429 for the ${ev.plan} key after waiting ${ra} (${secs(a0.waitedMs)}) and again after the next Retry-After (${secs(a1.waitedMs)})\nthe spec documents waiting Retry-After before retrying: the window never reset or Retry-After is too short`,
-            {
-              expected: 'a request accepted after Retry-After',
-              actual: '429 twice',
-            },
-          ),
-        ];
-      }
-      // Still limited, but the target's own Reset did not move: it was not extended, Retry-After was simply too short.
-      if (
-        a1 &&
-        isAccepted(a1.exchange) &&
-        ev.retryAfterMs !== null &&
-        resetMovedLater(a0.exchange, ev.first429) === false
-      ) {
-        return [
-          finding(
-            retryAfterHonoured,
-            [ev.first429, a0.exchange],
-            `received 429 for the ${ev.plan} key after waiting ${ra} (${secs(a0.waitedMs)} after the first 429); its X-RateLimit-Reset had not moved (${rl(a0.exchange, 'reset')})\nthe spec documents waiting Retry-After before retrying: Retry-After is shorter than the real wait`,
-            {
-              expected: 'accepted after Retry-After',
-              actual: `429 after ${secs(a0.waitedMs)}`,
-            },
-          ),
-        ];
-      }
-      return [];
-    },
-  ),
+  run: (ev) => {
+    if (!Array.isArray(ev.attempts) || !ev.first429) return [];
+    const [a0, a1] = ev.attempts;
+    if (!a0 || isAccepted(a0.exchange) || statusOf(a0.exchange) !== 429) return [];
+    const ra =
+      ev.retryAfterMs === null
+        ? 'no valid Retry-After (waited for the reset instead)'
+        : `Retry-After ${ev.retryAfterMs / 1000} s`;
+    // Whole-second Retry-After may understate the real wait by up to a second: only a wait beyond that is evidence.
+    const beyond0 = ev.retryAfterMs === null || a0.waitedMs >= ev.retryAfterMs + ROUNDING_MS;
+    const ra1 = retryAfterMs(a0.exchange);
+    const beyond1 = !!a1 && (ra1 === null || a1.waitedMs >= ra1 + ROUNDING_MS);
+    if (!beyond0 || (a1 && statusOf(a1.exchange) === 429 && !beyond1)) {
+      return [
+        observation(
+          retryAfterHonoured,
+          [ev.first429, a0.exchange],
+          `${ev.plan} key: 429 after waiting ${ra} (${secs(a0.waitedMs)}), within Retry-After's one-second rounding\nnot judged: a wait rounded to whole seconds may be up to a second short`,
+        ),
+      ];
+    }
+    if (a1 && statusOf(a1.exchange) === 429) {
+      return [
+        finding(
+          retryAfterHonoured,
+          [ev.first429, a0.exchange, a1.exchange],
+          `received 429 for the ${ev.plan} key after waiting ${ra} (${secs(a0.waitedMs)}) and again after the next Retry-After (${secs(a1.waitedMs)})\nthe spec documents waiting Retry-After before retrying: the window never reset or Retry-After is too short`,
+          {
+            expected: 'a request accepted after Retry-After',
+            actual: '429 twice',
+          },
+        ),
+      ];
+    }
+    // Still limited, but the target's own Reset did not move: it was not extended, Retry-After was simply too short.
+    if (
+      a1 &&
+      isAccepted(a1.exchange) &&
+      ev.retryAfterMs !== null &&
+      resetMovedLater(a0.exchange, ev.first429) === false
+    ) {
+      return [
+        finding(
+          retryAfterHonoured,
+          [ev.first429, a0.exchange],
+          `received 429 for the ${ev.plan} key after waiting ${ra} (${secs(a0.waitedMs)} after the first 429); its X-RateLimit-Reset had not moved (${rl(a0.exchange, 'reset')})\nthe spec documents waiting Retry-After before retrying: Retry-After is shorter than the real wait`,
+          {
+            expected: 'accepted after Retry-After',
+            actual: `429 after ${secs(a0.waitedMs)}`,
+          },
+        ),
+      ];
+    }
+    return [];
+  },
 });
 
 export const rejectedNotCounted: Check<RecoveryEvidence> = defineCheck({
   id: 'rl-rejected-not-counted',
-  clause: '8-header-remaining',
-  level: 'violation',
+  clauses: ['8-header-remaining'],
+  levels: ['violation', 'observation'],
   area: 'rate-limit',
   title: 'Rejected requests do not consume quota: the window does not extend under 429s.',
-  run: guarded(
-    () => rejectedNotCounted,
-    (ev) => {
-      if (!Array.isArray(ev.attempts) || !ev.first429) return [];
-      const [a0, a1] = ev.attempts;
-      if (!a0) return [];
-      const s0 = statusOf(a0.exchange);
-      if (s0 === 429 && a1 && isAccepted(a1.exchange) && resetMovedLater(a0.exchange, ev.first429) === true) {
-        const ra2 = retryAfterMs(a0.exchange);
-        const message = `received 429 for the ${ev.plan} key after waiting its Retry-After, with X-RateLimit-Reset moved from ${rl(ev.first429, 'reset')} to ${rl(a0.exchange, 'reset')} after ${ev.rejected} rejected requests`;
-        const withinRounding = ev.retryAfterMs !== null && a0.waitedMs < ev.retryAfterMs + ROUNDING_MS;
-        if ((ra2 !== null && ra2 <= 1000) || withinRounding) {
-          // One second is the granularity of Retry-After: a continuous limiter may round this way.
-          const why = withinRounding
-            ? `waited ${secs(a0.waitedMs)} for Retry-After ${ev.retryAfterMs! / 1000} s`
-            : 'the next Retry-After was ≤ 1 s';
-          return [
-            finding(
-              { ...rejectedNotCounted, level: 'observation' },
-              [ev.first429, a0.exchange],
-              `${message}; ${why}\nwithin Retry-After's one-second granularity: not judged`,
-            ),
-          ];
-        }
+  run: (ev) => {
+    if (!Array.isArray(ev.attempts) || !ev.first429) return [];
+    const [a0, a1] = ev.attempts;
+    if (!a0) return [];
+    const s0 = statusOf(a0.exchange);
+    if (s0 === 429 && a1 && isAccepted(a1.exchange) && resetMovedLater(a0.exchange, ev.first429) === true) {
+      const ra2 = retryAfterMs(a0.exchange);
+      const message = `received 429 for the ${ev.plan} key after waiting its Retry-After, with X-RateLimit-Reset moved from ${rl(ev.first429, 'reset')} to ${rl(a0.exchange, 'reset')} after ${ev.rejected} rejected requests`;
+      const withinRounding = ev.retryAfterMs !== null && a0.waitedMs < ev.retryAfterMs + ROUNDING_MS;
+      if ((ra2 !== null && ra2 <= 1000) || withinRounding) {
+        // One second is the granularity of Retry-After: a continuous limiter may round this way.
+        const why = withinRounding
+          ? `waited ${secs(a0.waitedMs)} for Retry-After ${ev.retryAfterMs! / 1000} s`
+          : 'the next Retry-After was ≤ 1 s';
+        return [
+          observation(
+            rejectedNotCounted,
+            [ev.first429, a0.exchange],
+            `${message}; ${why}\nwithin Retry-After's one-second granularity: not judged`,
+          ),
+        ];
+      }
+      return [
+        finding(
+          rejectedNotCounted,
+          [ev.first429, a0.exchange, a1.exchange],
+          `${message}\nthe spec documents Remaining as the requests remaining: rejected requests extended the window`,
+          {
+            expected: 'the window unchanged by rejected requests',
+            actual: `Reset ${rl(ev.first429, 'reset')} → ${rl(a0.exchange, 'reset')}`,
+          },
+        ),
+      ];
+    }
+    // A fresh fixed window should start full: one that starts short by exactly the rejected requests was charged them.
+    if (
+      isAccepted(a0.exchange) &&
+      ev.fixedLike &&
+      ev.rejected >= 1 &&
+      resetMovedLater(a0.exchange, ev.first429) === true
+    ) {
+      const remaining = rl(a0.exchange, 'remaining');
+      if (rl(a0.exchange, 'limit') === ev.limit && remaining === ev.limit - 1 - ev.rejected) {
         return [
           finding(
             rejectedNotCounted,
-            [ev.first429, a0.exchange, a1.exchange],
-            `${message}\nthe spec documents Remaining as the requests remaining: rejected requests extended the window`,
+            [ev.first429, a0.exchange],
+            `received Remaining ${remaining} on the first request of the ${ev.plan} key's new window (Limit ${ev.limit}), after ${ev.rejected} rejected requests\nthe spec documents Remaining as the requests remaining: the rejected requests were charged to the new window`,
             {
-              expected: 'the window unchanged by rejected requests',
-              actual: `Reset ${rl(ev.first429, 'reset')} → ${rl(a0.exchange, 'reset')}`,
+              expected: `Remaining ${ev.limit - 1}`,
+              actual: `Remaining ${remaining}`,
             },
           ),
         ];
       }
-      // A fresh fixed window should start full: one that starts short by exactly the rejected requests was charged them.
-      if (
-        isAccepted(a0.exchange) &&
-        ev.fixedLike &&
-        ev.rejected >= 1 &&
-        resetMovedLater(a0.exchange, ev.first429) === true
-      ) {
-        const remaining = rl(a0.exchange, 'remaining');
-        if (rl(a0.exchange, 'limit') === ev.limit && remaining === ev.limit - 1 - ev.rejected) {
-          return [
-            finding(
-              rejectedNotCounted,
-              [ev.first429, a0.exchange],
-              `received Remaining ${remaining} on the first request of the ${ev.plan} key's new window (Limit ${ev.limit}), after ${ev.rejected} rejected requests\nthe spec documents Remaining as the requests remaining: the rejected requests were charged to the new window`,
-              {
-                expected: `Remaining ${ev.limit - 1}`,
-                actual: `Remaining ${remaining}`,
-              },
-            ),
-          ];
-        }
-      }
-      return [];
-    },
-  ),
+    }
+    return [];
+  },
 });
 
 export const perKey: Check<PerKeyEvidence> = defineCheck({
   id: 'rl-per-key',
-  clause: '8-plan-limits',
-  level: 'violation',
+  clauses: ['8-plan-limits'],
+  levels: ['violation'],
   area: 'rate-limit',
   title: "Limits are per key: one key's use does not limit another, and each key reports its own plan's limit.",
-  run: guarded(
-    () => perKey,
-    (ev) => {
-      if (ev.kind === 'isolation') return isolationFindings(ev);
-      if (ev.kind === 'interference') {
-        const prev = rl(ev.previous, 'remaining');
-        if (prev === null || prev <= 0 || ev.bursting.length === 0) return [];
-        return [
+  run: (ev) => {
+    if (ev.kind === 'isolation') return isolationFindings(ev);
+    if (ev.kind === 'interference') {
+      const prev = rl(ev.previous, 'remaining');
+      if (prev === null || prev <= 0 || ev.bursting.length === 0) return [];
+      return [
+        finding(
+          perKey,
+          [ev.previous, ev.rejection],
+          `received ${statusOf(ev.rejection)} for the paced ${ev.plan} key (its previous Remaining ${prev}) while the ${ev.bursting.join(', ')} key was bursting\nthe spec documents limits per key and plan`,
+          {
+            expected: 'no 429 while the key has requests remaining',
+            actual: `${statusOf(ev.rejection)} with Remaining ${prev} before`,
+          },
+        ),
+      ];
+    }
+    const out: Finding[] = [];
+    if (ev.kind !== 'limits' || !Array.isArray(ev.keys)) return [];
+    const ks = ev.keys;
+    for (let i = 0; i < ks.length; i++) {
+      for (let j = i + 1; j < ks.length; j++) {
+        const a = ks[i]!;
+        const b = ks[j]!;
+        if (a.reported === null || a.reported !== b.reported) continue;
+        const aSet = [a.limits.requestsPerMinute, a.limits.requestsPerDay];
+        const bSet = [b.limits.requestsPerMinute, b.limits.requestsPerDay];
+        // Two plans that share a number may rightly report it both.
+        if (aSet.some((n) => bSet.includes(n))) continue;
+        const exs = [a.exchange, b.exchange].filter((x): x is Exchange => x !== null);
+        out.push(
           finding(
             perKey,
-            [ev.previous, ev.rejection],
-            `received ${statusOf(ev.rejection)} for the paced ${ev.plan} key (its previous Remaining ${prev}) while the ${ev.bursting.join(', ')} key was bursting\nthe spec documents limits per key and plan`,
+            exs,
+            `received X-RateLimit-Limit ${a.reported} for both the ${a.plan} and the ${b.plan} key\nthe spec documents ${a.limits.requestsPerMinute} and ${b.limits.requestsPerMinute} per minute for these plans`,
             {
-              expected: 'no 429 while the key has requests remaining',
-              actual: `${statusOf(ev.rejection)} with Remaining ${prev} before`,
+              expected: `${a.limits.requestsPerMinute} and ${b.limits.requestsPerMinute}`,
+              actual: `${a.reported} and ${b.reported}`,
+              operation: 'listPets',
             },
           ),
-        ];
+        );
       }
-      const out: Finding[] = [];
-      if (ev.kind !== 'limits' || !Array.isArray(ev.keys)) return [];
-      const ks = ev.keys;
-      for (let i = 0; i < ks.length; i++) {
-        for (let j = i + 1; j < ks.length; j++) {
-          const a = ks[i]!;
-          const b = ks[j]!;
-          if (a.reported === null || a.reported !== b.reported) continue;
-          const aSet = [a.limits.requestsPerMinute, a.limits.requestsPerDay];
-          const bSet = [b.limits.requestsPerMinute, b.limits.requestsPerDay];
-          // Two plans that share a number may rightly report it both.
-          if (aSet.some((n) => bSet.includes(n))) continue;
-          const exs = [a.exchange, b.exchange].filter((x): x is Exchange => x !== null);
-          out.push(
-            finding(
-              perKey,
-              exs,
-              `received X-RateLimit-Limit ${a.reported} for both the ${a.plan} and the ${b.plan} key\nthe spec documents ${a.limits.requestsPerMinute} and ${b.limits.requestsPerMinute} per minute for these plans`,
-              {
-                expected: `${a.limits.requestsPerMinute} and ${b.limits.requestsPerMinute}`,
-                actual: `${a.reported} and ${b.reported}`,
-                operation: 'listPets',
-              },
-            ),
-          );
-        }
-      }
-      return out;
-    },
-  ),
+    }
+    return out;
+  },
 });
 
 export const dailyQuota: Check<DailyQuotaEvidence> = defineCheck({
   id: 'rl-daily-quota',
-  clause: '8-plan-limits',
-  level: 'violation',
+  clauses: ['8-plan-limits'],
+  levels: ['violation', 'observation'],
   area: 'rate-limit',
   title: "A key gets about its plan's requests per day, then 429 with Retry-After and a Reset at the day's end.",
-  run: guarded(
-    () => dailyQuota,
-    (ev) => {
-      if (!ev.limits || typeof ev.accepted !== 'number') return [];
-      const D = ev.limits.requestsPerDay;
-      if (ev.stopped === 'too-long') {
+  run: (ev) => {
+    if (!ev.limits || typeof ev.accepted !== 'number') return [];
+    const D = ev.limits.requestsPerDay;
+    if (ev.stopped === 'too-long') {
+      return [
+        observation(
+          dailyQuota,
+          [],
+          `${ev.plan} key: daily quota not measured: ${ev.note ?? 'the run would take too long'}`,
+          { operation: 'listPets', keyPlan: ev.plan },
+        ),
+      ];
+    }
+    // A day limiter may refill continuously too: what elapsed time explains, plus one for fractional state.
+    const allowance = Math.floor((Math.max(0, ev.elapsedMs) * D) / (DAY_S * 1000)) + 1;
+    const out: Finding[] = [];
+    const counted = ev.known
+      ? `${ev.acceptedAfterKnown} accepted after Remaining ${rl(ev.known, 'remaining')} of the day window`
+      : `${ev.accepted} accepted`;
+    if (!ev.rejection) {
+      const over = ev.known
+        ? ev.acceptedAfterKnown > (rl(ev.known, 'remaining') ?? D) + allowance
+        : ev.accepted > D + allowance;
+      if (over) {
         return [
           finding(
-            { ...dailyQuota, level: 'observation' },
-            [],
-            `${ev.plan} key: daily quota not measured: ${ev.note ?? 'the run would take too long'}`,
-            { operation: 'listPets' },
+            dailyQuota,
+            ev.known ? [ev.known] : [],
+            `received no daily 429 for the ${ev.plan} key: ${counted} (${ev.sent} sent in ${secs(ev.elapsedMs)})\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
+            {
+              expected: `429 after at most ${D + allowance}`,
+              actual: `${ev.accepted} accepted`,
+              operation: 'listPets',
+              keyPlan: ev.plan,
+            },
           ),
         ];
       }
-      // A day limiter may refill continuously too: what elapsed time explains, plus one for fractional state.
-      const allowance = Math.floor((Math.max(0, ev.elapsedMs) * D) / (DAY_S * 1000)) + 1;
-      const observe = { ...dailyQuota, level: 'observation' as const };
-      const out: Finding[] = [];
-      const counted = ev.known
-        ? `${ev.acceptedAfterKnown} accepted after Remaining ${rl(ev.known, 'remaining')} of the day window`
-        : `${ev.accepted} accepted`;
-      if (!ev.rejection) {
-        const over = ev.known
-          ? ev.acceptedAfterKnown > (rl(ev.known, 'remaining') ?? D) + allowance
-          : ev.accepted > D + allowance;
-        if (over) {
-          return [
-            finding(
-              dailyQuota,
-              ev.known ? [ev.known] : [],
-              `received no daily 429 for the ${ev.plan} key: ${counted} (${ev.sent} sent in ${secs(ev.elapsedMs)})\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
-              {
-                expected: `429 after at most ${D + allowance}`,
-                actual: `${ev.accepted} accepted`,
-                operation: 'listPets',
-              },
-            ),
-          ];
-        }
-        return [
-          finding(
-            observe,
-            [],
-            `${ev.plan} key: stopped at the ${ev.stopped ?? 'request'} cap after ${ev.accepted} accepted without a daily 429: not measured${ev.note ? ` (${ev.note})` : ''}`,
-            { operation: 'listPets' },
-          ),
-        ];
-      }
-      const r = ev.rejection;
-      const status = statusOf(r);
-      if (status !== 429) {
-        out.push(
-          finding(
-            dailyQuota,
-            r,
-            `received ${status} when the ${ev.plan} key's daily quota ran out\nthe spec documents 429 for a request over the limit`,
-            { expected: '429', actual: String(status) },
-          ),
-        );
-        return out;
-      }
-      if (ev.known) {
-        const R = rl(ev.known, 'remaining');
-        if (R !== null && ev.acceptedAfterKnown < R) {
-          out.push(
-            finding(
-              dailyQuota,
-              [ev.known, r],
-              `received the daily 429 for the ${ev.plan} key after ${counted}: stricter than it reported\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
-              { expected: `${R} accepted`, actual: `${ev.acceptedAfterKnown}` },
-            ),
-          );
-        } else if (R !== null && ev.acceptedAfterKnown > R + allowance) {
-          out.push(
-            finding(
-              dailyQuota,
-              [ev.known, r],
-              `received the daily 429 for the ${ev.plan} key only after ${counted}\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
-              { expected: `at most ${R + allowance}`, actual: `${ev.acceptedAfterKnown}` },
-            ),
-          );
-        }
-      } else if (ev.accepted > D + allowance) {
-        out.push(
-          finding(
-            dailyQuota,
-            r,
-            `received the daily 429 for the ${ev.plan} key only after ${ev.accepted} accepted\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
-            { expected: `at most ${D + allowance}`, actual: String(ev.accepted) },
-          ),
-        );
-      } else if (ev.accepted < D) {
-        out.push(
-          finding(
-            observe,
-            r,
-            `${ev.plan} key: daily 429 after ${ev.accepted} accepted (plan ${D}); this key's earlier use today is unknown`,
-          ),
-        );
-      }
-      const ra = readHeader(r, 'retry-after');
-      if (ra.kind !== 'value' || !isRetryAfter(ra.value)) {
-        out.push(
-          finding(
-            dailyQuota,
-            r,
-            `received the daily 429 with Retry-After ${ra.kind === 'value' ? show(ra.value, 40) : ra.kind}\nthe spec documents Retry-After on a 429`,
-            { expected: 'delta-seconds or HTTP-date', actual: ra.kind === 'value' ? ra.value : ra.kind },
-          ),
-        );
-      }
-      const body = body429(r);
-      if (body.kind === 'other')
-        out.push(
-          finding(
-            observe,
-            r,
-            `daily 429 body is ${body.what}\nthe spec does not show the 429 body format (section 7 rule 3)`,
-          ),
-        );
-      else if (body.kind === 'wrong') {
-        out.push(
-          finding(
-            dailyQuota,
-            r,
-            `received a daily 429 whose body status is ${body.status}\nthe spec documents an Error whose status equals the HTTP status`,
-            { expected: '429', actual: body.status },
-          ),
-        );
-      }
-      const reset = rl(r, 'reset');
-      const date = responseDate(r) ?? r.startedAt;
-      const ref = Math.floor(date / 1000);
-      if (reset !== null) {
-        const tooEarly = ev.minuteReset !== null && reset < ev.minuteReset;
-        const tooLate = reset > ref + DAY_S + SKEW_S;
-        if (tooEarly || tooLate || reset < ref - SKEW_S) {
-          out.push(
-            finding(
-              dailyQuota,
-              r,
-              `received X-RateLimit-Reset ${reset} on the daily 429 (${reset - ref} s ahead${tooEarly ? `, before the minute window's reset ${ev.minuteReset}` : ''})\nthe spec documents a reset of the daily limit: at the day boundary, within ${DAY_S} s`,
-              { expected: `between ${ev.minuteReset ?? ref} and ${ref + DAY_S}`, actual: String(reset) },
-            ),
-          );
-        }
-      }
+      return [
+        observation(
+          dailyQuota,
+          [],
+          `${ev.plan} key: stopped at the ${ev.stopped ?? 'request'} cap after ${ev.accepted} accepted without a daily 429: not measured${ev.note ? ` (${ev.note})` : ''}`,
+          { operation: 'listPets', keyPlan: ev.plan },
+        ),
+      ];
+    }
+    const r = ev.rejection;
+    const status = statusOf(r);
+    if (status !== 429) {
+      out.push(
+        finding(
+          dailyQuota,
+          r,
+          `received ${status} when the ${ev.plan} key's daily quota ran out\nthe spec documents 429 for a request over the limit`,
+          { expected: '429', actual: String(status) },
+        ),
+      );
       return out;
-    },
-  ),
+    }
+    if (ev.known) {
+      const R = rl(ev.known, 'remaining');
+      if (R !== null && ev.acceptedAfterKnown < R) {
+        out.push(
+          finding(
+            dailyQuota,
+            [ev.known, r],
+            `received the daily 429 for the ${ev.plan} key after ${counted}: stricter than it reported\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
+            { expected: `${R} accepted`, actual: `${ev.acceptedAfterKnown}` },
+          ),
+        );
+      } else if (R !== null && ev.acceptedAfterKnown > R + allowance) {
+        out.push(
+          finding(
+            dailyQuota,
+            [ev.known, r],
+            `received the daily 429 for the ${ev.plan} key only after ${counted}\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
+            { expected: `at most ${R + allowance}`, actual: `${ev.acceptedAfterKnown}` },
+          ),
+        );
+      }
+    } else if (ev.accepted > D + allowance) {
+      out.push(
+        finding(
+          dailyQuota,
+          r,
+          `received the daily 429 for the ${ev.plan} key only after ${ev.accepted} accepted\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
+          { expected: `at most ${D + allowance}`, actual: String(ev.accepted) },
+        ),
+      );
+    } else if (ev.accepted < D) {
+      out.push(
+        observation(
+          dailyQuota,
+          r,
+          `${ev.plan} key: daily 429 after ${ev.accepted} accepted (plan ${D}); this key's earlier use today is unknown`,
+        ),
+      );
+    }
+    // Retry-After, the body and a Reset outside epoch seconds are the response checks' (each fact judged once): here
+    // only what the day window adds, a Reset that comes before the minute window's own.
+    const reset = rl(r, 'reset');
+    const ref = Math.floor((responseDate(r) ?? r.startedAt) / 1000);
+    const plausible = reset !== null && reset >= ref - SKEW_S && reset <= ref + DAY_S + SKEW_S;
+    if (plausible && ev.minuteReset !== null && reset < ev.minuteReset) {
+      out.push(
+        finding(
+          dailyQuota,
+          r,
+          `received X-RateLimit-Reset ${reset} on the daily 429 (${reset - ref} s ahead), before the minute window's reset ${ev.minuteReset}\nthe spec documents a reset of the daily limit: at the day boundary, within ${DAY_S} s`,
+          { expected: `between ${ev.minuteReset} and ${ref + DAY_S}`, actual: String(reset) },
+        ),
+      );
+    }
+    return out;
+  },
 });
 
 export const banObserved: Check<BanEvidence> = defineCheck({
   id: 'rl-ban-observed',
-  clause: '8-rule-3-ban',
-  level: 'observation',
+  clauses: ['8-rule-3-ban'],
+  covers: ['5-ban', 'gap-8-ban-duration'],
+  levels: ['observation'],
   area: 'rate-limit',
   title: 'Records a key that appears banned (429s that outlast Retry-After, or 401/403 for a key that worked).',
-  run: guarded(
-    () => banObserved,
-    (ev) =>
-      Array.isArray(ev.exchanges)
-        ? [
-            finding(
-              banObserved,
-              ev.exchanges,
-              `the ${ev.plan} key appears banned: ${ev.reason}\nthe spec says a key may be temporarily banned after requests that follow a 429; its duration is not shown`,
-              { operation: 'listPets' },
-            ),
-          ]
-        : [],
-  ),
+  run: (ev) =>
+    Array.isArray(ev.exchanges)
+      ? [
+          finding(
+            banObserved,
+            ev.exchanges,
+            `the ${ev.plan} key appears banned: ${ev.reason}\nthe spec says a key may be temporarily banned after requests that follow a 429; its duration is not shown`,
+            { operation: 'listPets', keyPlan: ev.plan },
+          ),
+        ]
+      : [],
 });
 
 export const unauthenticatedRateLimited: Check<UnauthenticatedEvidence> = defineCheck({
   id: 'rl-401-rate-limited',
-  clause: 'gap-8-401-rate-limited',
-  level: 'observation',
+  clauses: ['gap-8-401-rate-limited'],
+  levels: ['observation'],
   area: 'rate-limit',
   title: 'Records whether responses to an invalid key carry rate-limit headers or get 429.',
-  run: guarded(
-    () => unauthenticatedRateLimited,
-    ({ exchanges }) => {
-      if (!Array.isArray(exchanges) || exchanges.length === 0) return [];
-      const statuses = exchanges.map((e) => statusOf(e) ?? 'no answer');
-      const withHeaders = exchanges.filter(
-        (e) => rl(e, 'limit') !== null && rl(e, 'remaining') !== null && rl(e, 'reset') !== null,
-      );
-      const limited = statuses.filter((s) => s === 429).length;
-      const limits = [...new Set(withHeaders.map((e) => rl(e, 'limit')))];
-      return [
-        finding(
-          unauthenticatedRateLimited,
-          exchanges,
-          `${exchanges.length} requests with an invalid key got ${statuses.join(', ')}; ${withHeaders.length} carried X-RateLimit headers${limits.length ? ` (Limit ${limits.join(', ')})` : ''}${limited ? `; ${limited} were 429` : ''}\nthe spec does not show whether 401 responses are rate-limited`,
-        ),
-      ];
-    },
-  ),
+  run: ({ exchanges }) => {
+    if (!Array.isArray(exchanges) || exchanges.length === 0) return [];
+    const statuses = exchanges.map((e) => statusOf(e) ?? 'no answer');
+    const withHeaders = exchanges.filter(
+      (e) => rl(e, 'limit') !== null && rl(e, 'remaining') !== null && rl(e, 'reset') !== null,
+    );
+    const limited = statuses.filter((s) => s === 429).length;
+    const limits = [...new Set(withHeaders.map((e) => rl(e, 'limit')))];
+    return [
+      finding(
+        unauthenticatedRateLimited,
+        exchanges,
+        `${exchanges.length} requests with an invalid key got ${statuses.join(', ')}; ${withHeaders.length} carried X-RateLimit headers${limits.length ? ` (Limit ${limits.join(', ')})` : ''}${limited ? `; ${limited} were 429` : ''}\nthe spec does not show whether 401 responses are rate-limited`,
+      ),
+    ];
+  },
 });
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -1035,45 +911,42 @@ function windowEndLowerBound(first429: Exchange): number | null {
 
 export const oneCounterPerKey: Check<OtherOperationsEvidence> = defineCheck({
   id: 'rl-one-counter-per-key',
-  clause: '8-plan-limits',
-  level: 'violation',
+  clauses: ['8-plan-limits'],
+  levels: ['violation'],
   area: 'rate-limit',
   title:
     "A key's limit spans its operations: just after its 429 on one, the others are refused too or show the same counter.",
-  run: guarded(
-    () => oneCounterPerKey,
-    (ev) => {
-      if (!ev.first429 || !Array.isArray(ev.probes) || statusOf(ev.first429) !== 429) return [];
-      const end = windowEndLowerBound(ev.first429);
-      if (end === null) return [];
-      const out: Finding[] = [];
-      for (const p of ev.probes) {
-        const status = statusOf(p);
-        // Refused, or an answer that is not the limiter's (a ban, an error): nothing about the counter here.
-        if (status === null || status === 429 || status === 401 || status === 403 || status >= 500) continue;
-        if (p.startedAt >= end) continue;
-        const remaining = rl(p, 'remaining');
-        if (remaining === null || rl(p, 'limit') !== ev.limit) continue;
-        // What refill since the 429 explains, and one for a continuous limiter's fraction.
-        const allowance =
-          refillAllowance(p.startedAt + p.durationMs - ev.first429.startedAt, ev.limit, ev.windowSeconds) + 1;
-        if (remaining <= allowance) continue;
-        out.push(
-          finding(
-            oneCounterPerKey,
-            [ev.first429, p],
-            `received ${status} with X-RateLimit-Remaining ${remaining} for ${p.request.method} ${p.request.path} of the ${ev.key} key ${secs(p.startedAt - ev.first429.startedAt)} after its 429 on GET /pets, in the same window\nthe spec documents the limit per key and plan, not per operation: a fresh allowance on another operation`,
-            {
-              expected: `429, or Remaining at most ${allowance}`,
-              actual: `${status}, Remaining ${remaining}`,
-              operation: p.operation,
-            },
-          ),
-        );
-      }
-      return out;
-    },
-  ),
+  run: (ev) => {
+    if (!ev.first429 || !Array.isArray(ev.probes) || statusOf(ev.first429) !== 429) return [];
+    const end = windowEndLowerBound(ev.first429);
+    if (end === null) return [];
+    const out: Finding[] = [];
+    for (const p of ev.probes) {
+      const status = statusOf(p);
+      // Refused, or an answer that is not the limiter's (a ban, an error): nothing about the counter here.
+      if (status === null || status === 429 || status === 401 || status === 403 || status >= 500) continue;
+      if (p.startedAt >= end) continue;
+      const remaining = rl(p, 'remaining');
+      if (remaining === null || rl(p, 'limit') !== ev.limit) continue;
+      // What refill since the 429 explains, and one for a continuous limiter's fraction.
+      const allowance =
+        refillAllowance(p.startedAt + p.durationMs - ev.first429.startedAt, ev.limit, ev.windowSeconds) + 1;
+      if (remaining <= allowance) continue;
+      out.push(
+        finding(
+          oneCounterPerKey,
+          [ev.first429, p],
+          `received ${status} with X-RateLimit-Remaining ${remaining} for ${p.request.method} ${p.request.path} of the ${ev.key} key ${secs(p.startedAt - ev.first429.startedAt)} after its 429 on GET /pets, in the same window\nthe spec documents the limit per key and plan, not per operation: a fresh allowance on another operation`,
+          {
+            expected: `429, or Remaining at most ${allowance}`,
+            actual: `${status}, Remaining ${remaining}`,
+            operation: p.operation,
+          },
+        ),
+      );
+    }
+    return out;
+  },
 });
 
 /**
@@ -1113,29 +986,26 @@ export function banLike(
 
 export const honouredNotBanned: Check<HonouredEvidence> = defineCheck({
   id: 'rl-honoured-not-banned',
-  clause: '8-rule-2-retry-after',
-  level: 'violation',
+  clauses: ['8-rule-2-retry-after'],
+  levels: ['violation'],
   area: 'rate-limit',
   title:
     'A key that sent nothing after its 429 until Retry-After had passed is not refused then: no ban for a client that honoured it.',
-  run: guarded(
-    () => honouredNotBanned,
-    (ev) => {
-      if (!ev.first429 || !ev.attempt?.exchange) return [];
-      const ra = retryAfterMs(ev.first429);
-      if (ra === null || ev.attempt.waitedMs < ra + ROUNDING_MS) return [];
-      const why = banLike(ev.attempt.exchange, ev.first429, ev);
-      if (why === null) return [];
-      return [
-        finding(
-          honouredNotBanned,
-          [ev.first429, ev.attempt.exchange],
-          `refused after Retry-After was honoured: the ${ev.key} key sent nothing after its 429 (Retry-After ${ra / 1000} s) and waited ${secs(ev.attempt.waitedMs)}; its next request got ${why}\nthe spec documents waiting Retry-After before retrying; a ban is for clients that keep sending after a 429`,
-          { expected: 'accepted after Retry-After', actual: why, operation: 'listPets' },
-        ),
-      ];
-    },
-  ),
+  run: (ev) => {
+    if (!ev.first429 || !ev.attempt?.exchange) return [];
+    const ra = retryAfterMs(ev.first429);
+    if (ra === null || ev.attempt.waitedMs < ra + ROUNDING_MS) return [];
+    const why = banLike(ev.attempt.exchange, ev.first429, ev);
+    if (why === null) return [];
+    return [
+      finding(
+        honouredNotBanned,
+        [ev.first429, ev.attempt.exchange],
+        `refused after Retry-After was honoured: the ${ev.key} key sent nothing after its 429 (Retry-After ${ra / 1000} s) and waited ${secs(ev.attempt.waitedMs)}; its next request got ${why}\nthe spec documents waiting Retry-After before retrying; a ban is for clients that keep sending after a 429`,
+        { expected: 'accepted after Retry-After', actual: why, operation: 'listPets' },
+      ),
+    ];
+  },
 });
 
 export const rateLimitChecks: readonly Check<any>[] = Object.freeze([

@@ -1,4 +1,4 @@
-/** Every check of the catalogue (/work/notes/checks.md), by id. Ids are unique; a test holds the catalogue to it. */
+/** Every check, by id: the one catalogue the suites, the reports, the load tally and the tests read. Ids are unique. */
 import type { Check, Finding } from './check.js';
 import { authChecks } from './auth.js';
 import { createChecks } from './create.js';
@@ -10,6 +10,7 @@ import { rateLimitChecks } from './rate-limit.js';
 
 export const responseChecks: readonly Check<ResponseEvidence>[] = responseCheckList;
 
+// biome-ignore lint/suspicious/noExplicitAny: a catalogue of checks over different evidence types
 export const allChecks: readonly Check<any>[] = Object.freeze([
   ...responseChecks,
   ...authChecks,
@@ -20,16 +21,25 @@ export const allChecks: readonly Check<any>[] = Object.freeze([
   ...rateLimitChecks,
 ]);
 
+// biome-ignore lint/suspicious/noExplicitAny: see allChecks
 const byId = new Map<string, Check<any>>();
 for (const c of allChecks) {
   if (byId.has(c.id)) throw new Error(`checks: duplicate check id ${c.id}`);
   byId.set(c.id, c);
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: see allChecks
 export function checkById(id: string): Check<any> {
   const c = byId.get(id);
   if (!c) throw new Error(`checks: unknown check id ${id}`);
   return c;
+}
+
+/** The response checks of the given ids, in catalogue order (an unknown id throws: a harness error). */
+export function responseChecksById(ids: readonly string[]): readonly Check<ResponseEvidence>[] {
+  for (const id of ids)
+    if (!responseChecks.some((c) => c.id === id)) throw new Error(`checks: ${id} is no response check`);
+  return responseChecks.filter((c) => ids.includes(c.id));
 }
 
 /** Runs every response check on one exchange. */

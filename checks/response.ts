@@ -8,7 +8,7 @@ import type { Exchange } from '../http/exchange.js';
 import { digits, isInt64, isLosslessNumber, plain } from '../http/lossless.js';
 import { rateLimitValue, type RateLimitName } from '../http/rate-limit-headers.js';
 import { defineCheck, finding, show, type Check } from './check.js';
-import { documentedStatuses, exactId, guarded, isObject, jsonOf, opLabel, statusOf } from './facts.js';
+import { documentedStatuses, exactId, isObject, jsonOf, opLabel, statusOf } from './facts.js';
 import {
   hasBearerChallenge,
   isRetryAfter,
@@ -70,169 +70,153 @@ function describeHeader(h: HeaderRead): string {
 
 export const statusDocumented: Check<ResponseEvidence> = defineCheck({
   id: 'status-documented',
-  clause: '4-documented-status',
-  level: 'violation',
+  clauses: ['4-documented-status'],
+  levels: ['violation'],
   area: 'response',
   title: 'The status is one the operation documents (429 everywhere).',
-  run: guarded(
-    () => statusDocumented,
-    ({ exchange: ex }) => {
-      const status = statusOf(ex);
-      if (status === null || ex.operation === null) return [];
-      if (documentedStatuses(ex.operation).includes(status)) return [];
-      // 5xx belongs to no-5xx; a 4xx to a request the spec does not define is a gap, not a violation.
-      if (status >= 500) return [];
-      if (status >= 400 && status < 500 && requestOutsideSpec(ex)) return [];
-      return [
-        finding(
-          statusDocumented,
-          ex,
-          `received ${status} for ${opLabel(ex)}\nthe spec documents ${statusList(ex.operation)}`,
-          {
-            expected: statusList(ex.operation),
-            actual: String(status),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex }) => {
+    const status = statusOf(ex);
+    if (status === null || ex.operation === null) return [];
+    if (documentedStatuses(ex.operation).includes(status)) return [];
+    // 5xx belongs to no-5xx; a 4xx to a request the spec does not define is a gap, not a violation.
+    if (status >= 500) return [];
+    if (status >= 400 && status < 500 && requestOutsideSpec(ex)) return [];
+    return [
+      finding(
+        statusDocumented,
+        ex,
+        `received ${status} for ${opLabel(ex)}\nthe spec documents ${statusList(ex.operation)}`,
+        {
+          expected: statusList(ex.operation),
+          actual: String(status),
+        },
+      ),
+    ];
+  },
 });
 
 export const no5xx: Check<ResponseEvidence> = defineCheck({
   id: 'no-5xx',
-  clause: '7-no-5xx',
-  level: 'violation',
+  clauses: ['7-no-5xx'],
+  levels: ['violation'],
   area: 'response',
   title: 'The target never answers with a 5xx.',
-  run: guarded(
-    () => no5xx,
-    ({ exchange: ex }) => {
-      const status = statusOf(ex);
-      if (status === null || status < 500 || status > 599) return [];
-      const documented = ex.operation ? statusList(ex.operation) : '200, 201, 400, 401, 404, 429';
-      return [
-        finding(no5xx, ex, `received ${status} for ${opLabel(ex)}\nthe spec documents no 5xx (${documented})`, {
-          expected: documented,
-          actual: String(status),
-        }),
-      ];
-    },
-  ),
+  run: ({ exchange: ex }) => {
+    const status = statusOf(ex);
+    if (status === null || status < 500 || status > 599) return [];
+    const documented = ex.operation ? statusList(ex.operation) : '200, 201, 400, 401, 404, 429';
+    return [
+      finding(no5xx, ex, `received ${status} for ${opLabel(ex)}\nthe spec documents no 5xx (${documented})`, {
+        expected: documented,
+        actual: String(status),
+      }),
+    ];
+  },
 });
 
 export const transportOk: Check<ResponseEvidence> = defineCheck({
   id: 'transport-ok',
-  clause: '7-no-5xx',
-  level: 'violation',
+  clauses: ['7-no-5xx'],
+  levels: ['violation'],
   area: 'response',
   title: 'The target answers with HTTP: no reset, timeout, refusal or invalid HTTP.',
-  run: guarded(
-    () => transportOk,
-    ({ exchange: ex }) => {
-      if (!ex.error && ex.response) return [];
-      const what = ex.error ? `${ex.error.code}: ${String(ex.error.message).slice(0, 160)}` : 'no response recorded';
-      const documented = ex.operation ? statusList(ex.operation) : 'an HTTP status';
-      return [
-        finding(
-          transportOk,
-          ex,
-          `received no HTTP answer for ${opLabel(ex)} (${what})\nthe spec documents ${documented}`,
-          {
-            expected: documented,
-            actual: ex.error?.code ?? 'no response',
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex }) => {
+    if (!ex.error && ex.response) return [];
+    const what = ex.error ? `${ex.error.code}: ${String(ex.error.message).slice(0, 160)}` : 'no response recorded';
+    const documented = ex.operation ? statusList(ex.operation) : 'an HTTP status';
+    return [
+      finding(
+        transportOk,
+        ex,
+        `received no HTTP answer for ${opLabel(ex)} (${what})\nthe spec documents ${documented}`,
+        {
+          expected: documented,
+          actual: ex.error?.code ?? 'no response',
+        },
+      ),
+    ];
+  },
 });
 
 export const contentTypeJson: Check<ResponseEvidence> = defineCheck({
   id: 'content-type-json',
-  clause: '1-json-media-type',
-  level: 'violation',
+  clauses: ['1-json-media-type'],
+  levels: ['violation'],
   area: 'response',
   title: 'A documented JSON response has Content-Type application/json (parameters allowed).',
-  run: guarded(
-    () => contentTypeJson,
-    ({ exchange: ex }) => {
-      if (!jsonBodyDocumented(ex)) return [];
-      const h = readHeader(ex, 'content-type');
-      if (h.kind === 'value' && mediaType(h.value) === 'application/json') return [];
-      return [
-        finding(
-          contentTypeJson,
-          ex,
-          `received Content-Type ${describeHeader(h)} on ${statusOf(ex)} for ${opLabel(ex)}\nthe spec documents application/json`,
-          {
-            expected: 'application/json',
-            actual: h.kind === 'value' ? h.value : describeHeader(h),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex }) => {
+    if (!jsonBodyDocumented(ex)) return [];
+    const h = readHeader(ex, 'content-type');
+    if (h.kind === 'value' && mediaType(h.value) === 'application/json') return [];
+    return [
+      finding(
+        contentTypeJson,
+        ex,
+        `received Content-Type ${describeHeader(h)} on ${statusOf(ex)} for ${opLabel(ex)}\nthe spec documents application/json`,
+        {
+          expected: 'application/json',
+          actual: h.kind === 'value' ? h.value : describeHeader(h),
+        },
+      ),
+    ];
+  },
 });
 
 export const jsonParses: Check<ResponseEvidence> = defineCheck({
   id: 'json-parses',
-  clause: '1-json-media-type',
-  level: 'violation',
+  clauses: ['1-json-media-type'],
+  levels: ['violation'],
   area: 'response',
   title: 'The body of a documented JSON response parses as JSON.',
-  run: guarded(
-    () => jsonParses,
-    ({ exchange: ex }) => {
-      if (!jsonBodyDocumented(ex) || ex.response!.json !== undefined) return [];
-      const why = ex.response!.jsonError ?? 'not JSON';
-      return [
-        finding(
-          jsonParses,
-          ex,
-          `received a body that is not JSON on ${statusOf(ex)} for ${opLabel(ex)} (${why.slice(0, 120)})\nthe spec documents a JSON body`,
-          {
-            expected: 'a JSON body',
-            actual: show(ex.response!.bodyText ?? '', 120),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex }) => {
+    if (!jsonBodyDocumented(ex) || ex.response!.json !== undefined) return [];
+    const why = ex.response!.jsonError ?? 'not JSON';
+    return [
+      finding(
+        jsonParses,
+        ex,
+        `received a body that is not JSON on ${statusOf(ex)} for ${opLabel(ex)} (${why.slice(0, 120)})\nthe spec documents a JSON body`,
+        {
+          expected: 'a JSON body',
+          actual: show(ex.response!.bodyText ?? '', 120),
+        },
+      ),
+    ];
+  },
 });
 
 export const bodySchema: Check<ResponseEvidence> = defineCheck({
   id: 'body-schema',
-  clause: '2-pet-schema',
-  level: 'violation',
+  clauses: ['2-pet-schema', '2-pets-array', '2-error-schema'],
+  covers: ['2-petstatus-enum'],
+  levels: ['violation'],
   area: 'response',
   title: 'The body matches the schema documented for the operation and status (Pet, Pets or Error).',
-  run: guarded(
-    () => bodySchema,
-    ({ exchange: ex }) => {
-      const json = jsonOf(ex);
-      if (!jsonBodyDocumented(ex) || json === undefined) return [];
-      const status = statusOf(ex)!;
-      const errors = validateResponseBody(ex.operation!, status, plain(json));
-      if (errors.length === 0) return [];
-      const name = schemaNameOf(ex.operation, status);
-      const clause = name ? schemaClause[name] : bodySchema.clause;
-      const first = errors
-        .slice(0, 3)
-        .map((e) => e.message)
-        .join('; ');
-      return [
-        finding(
-          { ...bodySchema, clause },
-          ex,
-          `received a body that is not ${name ?? 'the documented schema'} on ${status} for ${opLabel(ex)}: ${first}${errors.length > 3 ? ` (+${errors.length - 3})` : ''}\nthe spec documents ${name ?? 'a schema'} for ${status}`,
-          {
-            expected: name ?? 'documented schema',
-            actual: show(json, 200),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex }) => {
+    const json = jsonOf(ex);
+    if (!jsonBodyDocumented(ex) || json === undefined) return [];
+    const status = statusOf(ex)!;
+    const errors = validateResponseBody(ex.operation!, status, plain(json));
+    if (errors.length === 0) return [];
+    const name = schemaNameOf(ex.operation, status);
+    const clause = name ? schemaClause[name] : bodySchema.clauses[0];
+    const first = errors
+      .slice(0, 3)
+      .map((e) => e.message)
+      .join('; ');
+    return [
+      finding(
+        bodySchema,
+        ex,
+        `received a body that is not ${name ?? 'the documented schema'} on ${status} for ${opLabel(ex)}: ${first}${errors.length > 3 ? ` (+${errors.length - 3})` : ''}\nthe spec documents ${name ?? 'a schema'} for ${status}`,
+        {
+          expected: name ?? 'documented schema',
+          clause,
+          actual: show(json, 200),
+        },
+      ),
+    ];
+  },
 });
 
 /** The Pet objects of a Pet or Pets body (non-objects are the schema's business). */
@@ -246,70 +230,64 @@ function petsOf(ex: Exchange): Record<string, unknown>[] {
 
 export const int64Exact: Check<ResponseEvidence> = defineCheck({
   id: 'int64-exact',
-  clause: '2-int64',
-  level: 'violation',
+  clauses: ['2-int64'],
+  levels: ['violation'],
   area: 'response',
   title: 'Every id and categoryId of a Pet is an integer within int64, judged on its exact digits.',
-  run: guarded(
-    () => int64Exact,
-    ({ exchange: ex }) => {
-      if (statusOf(ex) === 429) return [];
-      const bad: string[] = [];
-      for (const pet of petsOf(ex)) {
-        for (const field of ['id', 'categoryId'] as const) {
-          const v = pet[field];
-          // A non-number (string, null, missing) fails the schema already: do not report it twice.
-          if (!isLosslessNumber(v) && typeof v !== 'number') continue;
-          if (!isInt64(v)) bad.push(`${field} ${(digits(v) ?? '?').slice(0, 60)}`);
-        }
+  run: ({ exchange: ex }) => {
+    if (statusOf(ex) === 429) return [];
+    const bad: string[] = [];
+    for (const pet of petsOf(ex)) {
+      for (const field of ['id', 'categoryId'] as const) {
+        const v = pet[field];
+        // A non-number (string, null, missing) fails the schema already: do not report it twice.
+        if (!isLosslessNumber(v) && typeof v !== 'number') continue;
+        if (!isInt64(v)) bad.push(`${field} ${(digits(v) ?? '?').slice(0, 60)}`);
       }
-      if (bad.length === 0) return [];
-      return [
-        finding(
-          int64Exact,
-          ex,
-          `received ${bad.slice(0, 3).join(', ')}${bad.length > 3 ? ` (+${bad.length - 3})` : ''} on ${statusOf(ex)} for ${opLabel(ex)}\nthe spec documents id and categoryId as int64 integers`,
-          {
-            expected: 'integer in [-9223372036854775808, 9223372036854775807]',
-            actual: bad.join(', ').slice(0, 300),
-          },
-        ),
-      ];
-    },
-  ),
+    }
+    if (bad.length === 0) return [];
+    return [
+      finding(
+        int64Exact,
+        ex,
+        `received ${bad.slice(0, 3).join(', ')}${bad.length > 3 ? ` (+${bad.length - 3})` : ''} on ${statusOf(ex)} for ${opLabel(ex)}\nthe spec documents id and categoryId as int64 integers`,
+        {
+          expected: 'integer in [-9223372036854775808, 9223372036854775807]',
+          actual: bad.join(', ').slice(0, 300),
+        },
+      ),
+    ];
+  },
 });
 
 export const errorStatusMatches: Check<ResponseEvidence> = defineCheck({
   id: 'error-status-matches',
-  clause: '7-rule-1-status-matches',
-  level: 'violation',
+  clauses: ['7-rule-1-status-matches'],
+  levels: ['violation'],
   area: 'response',
   title: 'The status field of an Error body equals the HTTP status.',
-  run: guarded(
-    () => errorStatusMatches,
-    ({ exchange: ex }) => {
-      const status = statusOf(ex);
-      const json = jsonOf(ex);
-      if (status === null || status < 400 || status > 499 || !isObject(json)) return [];
-      const field = json.status;
-      // Only a numeric status is judged here; a missing or quoted one is the schema's business.
-      if (!isLosslessNumber(field) && typeof field !== 'number') return [];
-      const n = exactId(field);
-      if (n === BigInt(status)) return [];
-      const shown = (digits(field) ?? '?').slice(0, 40);
-      return [
-        finding(
-          errorStatusMatches,
-          ex,
-          `received an Error with status ${shown} on ${status} for ${opLabel(ex)}\nthe spec documents status equal to the HTTP status (${status})`,
-          {
-            expected: String(status),
-            actual: shown,
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex }) => {
+    const status = statusOf(ex);
+    const json = jsonOf(ex);
+    if (status === null || status < 400 || status > 499 || !isObject(json)) return [];
+    const field = json.status;
+    // Only a numeric status is judged here; a missing or quoted one is the schema's business.
+    if (!isLosslessNumber(field) && typeof field !== 'number') return [];
+    const n = exactId(field);
+    if (n === BigInt(status)) return [];
+    const shown = (digits(field) ?? '?').slice(0, 40);
+    return [
+      finding(
+        errorStatusMatches,
+        ex,
+        `received an Error with status ${shown} on ${status} for ${opLabel(ex)}\nthe spec documents status equal to the HTTP status (${status})`,
+        {
+          expected: String(status),
+          actual: shown,
+        },
+      ),
+    ];
+  },
 });
 
 const RL_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const;
@@ -331,305 +309,279 @@ function rateLimitApplies(ex: Exchange): boolean {
 
 export const rateLimitHeadersPresent: Check<ResponseEvidence> = defineCheck({
   id: 'rate-limit-headers-present',
-  clause: '8-headers-every-response',
-  level: 'violation',
+  clauses: ['8-headers-every-response'],
+  levels: ['violation', 'warning'],
   area: 'response',
   title: 'X-RateLimit-Limit, -Remaining and -Reset are present on every response, each a non-negative integer.',
-  run: guarded(
-    () => rateLimitHeadersPresent,
-    ({ exchange: ex }) => {
-      if (!rateLimitApplies(ex)) return [];
-      const problems: string[] = [];
-      for (const name of RL_HEADERS) {
-        const h = readHeader(ex, name);
-        if (h.kind === 'absent') problems.push(`no ${RL_NAMES[name]}`);
-        else if (h.kind === 'conflict' || parseIntegerHeader(h.value) === null)
-          problems.push(`${RL_NAMES[name]} ${describeHeader(h)}`);
-      }
-      if (problems.length === 0) return [];
-      // A request with no valid key has no plan to count against (gap-8-401-rate-limited): a limiter placed after
-      // authentication sends no headers there. Still worth saying, as the spec lists them on every response.
-      const keyless = (ex.keyPlan === 'none' || ex.keyPlan === 'invalid') && problems.every((p) => p.startsWith('no '));
-      const check = keyless ? { ...rateLimitHeadersPresent, level: 'warning' as const } : rateLimitHeadersPresent;
-      return [
-        finding(
-          check,
-          ex,
-          `received ${problems.join(', ')} on ${statusOf(ex)} for ${opLabel(ex)}\nthe spec documents X-RateLimit-Limit, -Remaining and -Reset (integers) on every response`,
-          {
-            expected: 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset as integers',
-            actual: problems.join(', '),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex }) => {
+    if (!rateLimitApplies(ex)) return [];
+    const problems: string[] = [];
+    for (const name of RL_HEADERS) {
+      const h = readHeader(ex, name);
+      if (h.kind === 'absent') problems.push(`no ${RL_NAMES[name]}`);
+      else if (h.kind === 'conflict' || parseIntegerHeader(h.value) === null)
+        problems.push(`${RL_NAMES[name]} ${describeHeader(h)}`);
+    }
+    if (problems.length === 0) return [];
+    // A request with no valid key has no plan to count against (gap-8-401-rate-limited): a limiter placed after
+    // authentication sends no headers there. Still worth saying, as the spec lists them on every response.
+    const keyless = (ex.keyPlan === 'none' || ex.keyPlan === 'invalid') && problems.every((p) => p.startsWith('no '));
+    return [
+      finding(
+        rateLimitHeadersPresent,
+        ex,
+        `received ${problems.join(', ')} on ${statusOf(ex)} for ${opLabel(ex)}\nthe spec documents X-RateLimit-Limit, -Remaining and -Reset (integers) on every response`,
+        {
+          expected: 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset as integers',
+          actual: problems.join(', '),
+          level: keyless ? 'warning' : 'violation',
+        },
+      ),
+    ];
+  },
 });
 
 export const rateLimitRemainingRange: Check<ResponseEvidence> = defineCheck({
   id: 'rate-limit-remaining-range',
-  clause: '8-header-remaining',
-  level: 'violation',
+  clauses: ['8-header-remaining'],
+  levels: ['violation'],
   area: 'response',
   title: '0 <= X-RateLimit-Remaining <= X-RateLimit-Limit.',
-  run: guarded(
-    () => rateLimitRemainingRange,
-    ({ exchange: ex }) => {
-      if (!rateLimitApplies(ex)) return [];
-      const limit = rateLimitHeader(ex, 'x-ratelimit-limit');
-      const remaining = rateLimitHeader(ex, 'x-ratelimit-remaining');
-      if (limit === null || remaining === null || remaining <= limit) return [];
-      return [
-        finding(
-          rateLimitRemainingRange,
-          ex,
-          `received X-RateLimit-Remaining ${remaining} above X-RateLimit-Limit ${limit} for ${opLabel(ex)}\nthe spec documents Remaining as what is left of Limit`,
-          {
-            expected: `0..${limit}`,
-            actual: String(remaining),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex }) => {
+    if (!rateLimitApplies(ex)) return [];
+    const limit = rateLimitHeader(ex, 'x-ratelimit-limit');
+    const remaining = rateLimitHeader(ex, 'x-ratelimit-remaining');
+    if (limit === null || remaining === null || remaining <= limit) return [];
+    return [
+      finding(
+        rateLimitRemainingRange,
+        ex,
+        `received X-RateLimit-Remaining ${remaining} above X-RateLimit-Limit ${limit} for ${opLabel(ex)}\nthe spec documents Remaining as what is left of Limit`,
+        {
+          expected: `0..${limit}`,
+          actual: String(remaining),
+        },
+      ),
+    ];
+  },
 });
 
 export const rateLimitResetEpoch: Check<ResponseEvidence> = defineCheck({
   id: 'rate-limit-reset-epoch',
-  clause: '8-header-reset',
-  level: 'violation',
+  clauses: ['8-header-reset'],
+  levels: ['violation'],
   area: 'response',
   title: 'X-RateLimit-Reset is Unix epoch seconds, not in the past and at most a day ahead of the Date header.',
-  run: guarded(
-    () => rateLimitResetEpoch,
-    ({ exchange: ex, now }) => {
-      if (!rateLimitApplies(ex)) return [];
-      const reset = rateLimitHeader(ex, 'x-ratelimit-reset');
-      if (reset === null) return [];
-      const date = responseDate(ex);
-      const refMs = date ?? (Number.isFinite(now) ? now : null);
-      if (refMs === null) return [];
-      const ref = Math.floor(refMs / 1000);
-      const lo = BigInt(ref - RESET_SKEW_S);
-      const hi = BigInt(ref + LONGEST_WINDOW_S + RESET_SKEW_S);
-      if (reset >= lo && reset <= hi) return [];
-      const refName = date !== null ? 'the Date header' : 'the local clock';
-      let why: string;
-      if (reset > hi && reset >= BigInt(ref) * 100n) why = 'looks like milliseconds';
-      else if (reset < lo && reset <= BigInt(LONGEST_WINDOW_S) * 400n)
-        why = 'looks like seconds remaining, not a timestamp';
-      else if (reset < lo) why = `is ${BigInt(ref) - reset} s in the past`;
-      else why = `is ${reset - BigInt(ref)} s ahead, beyond the longest window (a day)`;
-      return [
-        finding(
-          rateLimitResetEpoch,
-          ex,
-          `received X-RateLimit-Reset ${reset} which ${why} (reference ${ref}, ${refName})\nthe spec documents a Unix timestamp in seconds`,
-          {
-            expected: `epoch seconds in [${lo}, ${hi}]`,
-            actual: String(reset),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex, now }) => {
+    if (!rateLimitApplies(ex)) return [];
+    const reset = rateLimitHeader(ex, 'x-ratelimit-reset');
+    if (reset === null) return [];
+    const date = responseDate(ex);
+    const refMs = date ?? (Number.isFinite(now) ? now : null);
+    if (refMs === null) return [];
+    const ref = Math.floor(refMs / 1000);
+    const lo = BigInt(ref - RESET_SKEW_S);
+    const hi = BigInt(ref + LONGEST_WINDOW_S + RESET_SKEW_S);
+    if (reset >= lo && reset <= hi) return [];
+    const refName = date !== null ? 'the Date header' : 'the local clock';
+    let why: string;
+    if (reset > hi && reset >= BigInt(ref) * 100n) why = 'looks like milliseconds';
+    else if (reset < lo && reset <= BigInt(LONGEST_WINDOW_S) * 400n)
+      why = 'looks like seconds remaining, not a timestamp';
+    else if (reset < lo) why = `is ${BigInt(ref) - reset} s in the past`;
+    else why = `is ${reset - BigInt(ref)} s ahead, beyond the longest window (a day)`;
+    return [
+      finding(
+        rateLimitResetEpoch,
+        ex,
+        `received X-RateLimit-Reset ${reset} which ${why} (reference ${ref}, ${refName})\nthe spec documents a Unix timestamp in seconds`,
+        {
+          expected: `epoch seconds in [${lo}, ${hi}]`,
+          actual: String(reset),
+        },
+      ),
+    ];
+  },
 });
 
 export const rateLimitLimitPlan: Check<ResponseEvidence> = defineCheck({
   id: 'rate-limit-limit-plan',
-  clause: '8-header-limit',
-  level: 'violation',
+  clauses: ['8-header-limit'],
+  levels: ['violation'],
   area: 'response',
   title: "X-RateLimit-Limit is one of the key's plan limits (per minute or per day).",
-  run: guarded(
-    () => rateLimitLimitPlan,
-    ({ exchange: ex, plan }) => {
-      // Requests without a valid key have no plan (gap-8-401-rate-limited).
-      if (!plan || !rateLimitApplies(ex) || ex.keyPlan === 'none' || ex.keyPlan === 'invalid') return [];
-      const limit = rateLimitHeader(ex, 'x-ratelimit-limit');
-      if (limit === null) return [];
-      const allowed = [plan.requestsPerMinute, plan.requestsPerDay].filter((n) => Number.isSafeInteger(n));
-      if (allowed.length === 0 || allowed.some((n) => BigInt(n) === limit)) return [];
-      return [
-        finding(
-          rateLimitLimitPlan,
-          ex,
-          `received X-RateLimit-Limit ${limit} for a ${ex.keyPlan} key on ${opLabel(ex)}\nthe spec documents ${allowed.join(' per minute or ')} per day for that plan`,
-          {
-            expected: allowed.join(' or '),
-            actual: String(limit),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex, plan }) => {
+    // Requests without a valid key have no plan (gap-8-401-rate-limited).
+    if (!plan || !rateLimitApplies(ex) || ex.keyPlan === 'none' || ex.keyPlan === 'invalid') return [];
+    const limit = rateLimitHeader(ex, 'x-ratelimit-limit');
+    if (limit === null) return [];
+    const allowed = [plan.requestsPerMinute, plan.requestsPerDay].filter((n) => Number.isSafeInteger(n));
+    if (allowed.length === 0 || allowed.some((n) => BigInt(n) === limit)) return [];
+    return [
+      finding(
+        rateLimitLimitPlan,
+        ex,
+        `received X-RateLimit-Limit ${limit} for a ${ex.keyPlan} key on ${opLabel(ex)}\nthe spec documents ${allowed.join(' per minute or ')} per day for that plan`,
+        {
+          expected: allowed.join(' or '),
+          actual: String(limit),
+        },
+      ),
+    ];
+  },
 });
 
 export const retryAfterValid: Check<ResponseEvidence> = defineCheck({
   id: 'retry-after-valid',
-  clause: '7-429-retry-after',
-  level: 'violation',
+  clauses: ['7-429-retry-after'],
+  covers: ['gap-8-retry-after-format'],
+  levels: ['violation'],
   area: 'response',
   title: 'A 429 carries Retry-After as delta-seconds or an HTTP-date (RFC 9110 §10.2.3).',
-  run: guarded(
-    () => retryAfterValid,
-    ({ exchange: ex }) => {
-      if (statusOf(ex) !== 429) return [];
-      const h = readHeader(ex, 'retry-after');
-      if (h.kind === 'value' && isRetryAfter(h.value)) return [];
-      return [
-        finding(
-          retryAfterValid,
-          ex,
-          `received Retry-After ${describeHeader(h)} on 429 for ${opLabel(ex)}\nthe spec documents Retry-After on a 429 (delta-seconds or an HTTP-date)`,
-          {
-            expected: 'delta-seconds or HTTP-date',
-            actual: h.kind === 'value' ? h.value : describeHeader(h),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex }) => {
+    if (statusOf(ex) !== 429) return [];
+    const h = readHeader(ex, 'retry-after');
+    if (h.kind === 'value' && isRetryAfter(h.value)) return [];
+    return [
+      finding(
+        retryAfterValid,
+        ex,
+        `received Retry-After ${describeHeader(h)} on 429 for ${opLabel(ex)}\nthe spec documents Retry-After on a 429 (delta-seconds or an HTTP-date)`,
+        {
+          expected: 'delta-seconds or HTTP-date',
+          actual: h.kind === 'value' ? h.value : describeHeader(h),
+        },
+      ),
+    ];
+  },
 });
 
 export const errorBody429: Check<ResponseEvidence> = defineCheck({
   id: 'error-body-429',
-  clause: '7-error-media-type',
-  level: 'warning',
+  clauses: ['7-error-media-type'],
+  covers: ['gap-7-rule-3-429-body'],
+  levels: ['warning'],
   area: 'response',
   title: 'A 429 body should be an Error in application/json (its format is not shown: a warning only).',
-  run: guarded(
-    () => errorBody429,
-    ({ exchange: ex }) => {
-      if (statusOf(ex) !== 429) return [];
-      const h = readHeader(ex, 'content-type');
-      const type = h.kind === 'value' ? mediaType(h.value) : null;
-      const json = jsonOf(ex);
-      let got: string | null = null;
-      if (type !== 'application/json') got = `Content-Type ${describeHeader(h)}`;
-      else if (json === undefined) got = 'a body that is not JSON';
-      else {
-        const errors = validateSchema('Error', plain(json));
-        if (errors.length > 0) got = `JSON that is not an Error: ${errors[0]!.message}`;
-      }
-      if (got === null) return [];
-      return [
-        finding(
-          errorBody429,
-          ex,
-          `received ${got} on 429 for ${opLabel(ex)}\nthe spec shows no 429 body format; errors carry an Error in application/json`,
-          {
-            expected: 'Error in application/json',
-            actual: show(ex.response?.bodyText ?? '', 120),
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex }) => {
+    if (statusOf(ex) !== 429) return [];
+    const h = readHeader(ex, 'content-type');
+    const type = h.kind === 'value' ? mediaType(h.value) : null;
+    const json = jsonOf(ex);
+    let got: string | null = null;
+    if (type !== 'application/json') got = `Content-Type ${describeHeader(h)}`;
+    else if (json === undefined) got = 'a body that is not JSON';
+    else {
+      const errors = validateSchema('Error', plain(json));
+      if (errors.length > 0) got = `JSON that is not an Error: ${errors[0]!.message}`;
+    }
+    if (got === null) return [];
+    return [
+      finding(
+        errorBody429,
+        ex,
+        `received ${got} on 429 for ${opLabel(ex)}\nthe spec shows no 429 body format; errors carry an Error in application/json`,
+        {
+          expected: 'Error in application/json',
+          actual: show(ex.response?.bodyText ?? '', 120),
+        },
+      ),
+    ];
+  },
 });
 
 export const wwwAuthenticate: Check<ResponseEvidence> = defineCheck({
   id: 'www-authenticate',
-  clause: '5-www-authenticate',
-  level: 'warning',
+  clauses: ['5-www-authenticate'],
+  levels: ['warning'],
   area: 'response',
   title: 'A 401 carries WWW-Authenticate with a Bearer challenge.',
-  run: guarded(
-    () => wwwAuthenticate,
-    ({ exchange: ex }) => {
-      if (statusOf(ex) !== 401) return [];
-      const values = readHeader(ex, 'www-authenticate');
-      // Several challenges may come as repeated headers: any Bearer one will do.
-      const all = values.kind === 'value' ? [values.value] : values.kind === 'conflict' ? [...values.values] : [];
-      if (all.some(hasBearerChallenge)) return [];
-      return [
-        finding(
-          wwwAuthenticate,
-          ex,
-          `received WWW-Authenticate ${describeHeader(values)} on 401 for ${opLabel(ex)}\nRFC 9110 §11.6.1 and RFC 6750 want a Bearer challenge on a 401`,
-          {
-            expected: 'Bearer challenge',
-            actual: all.join(', ') || 'absent',
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex }) => {
+    if (statusOf(ex) !== 401) return [];
+    const values = readHeader(ex, 'www-authenticate');
+    // Several challenges may come as repeated headers: any Bearer one will do.
+    const all = values.kind === 'value' ? [values.value] : values.kind === 'conflict' ? [...values.values] : [];
+    if (all.some(hasBearerChallenge)) return [];
+    return [
+      finding(
+        wwwAuthenticate,
+        ex,
+        `received WWW-Authenticate ${describeHeader(values)} on 401 for ${opLabel(ex)}\nRFC 9110 §11.6.1 and RFC 6750 want a Bearer challenge on a 401`,
+        {
+          expected: 'Bearer challenge',
+          actual: all.join(', ') || 'absent',
+        },
+      ),
+    ];
+  },
 });
 
 export const deprecationHeaders: Check<ResponseEvidence> = defineCheck({
   id: 'deprecation-headers',
-  clause: 'gap-9-deprecation-headers',
-  level: 'observation',
+  clauses: ['gap-9-deprecation-headers'],
+  levels: ['observation'],
   area: 'response',
   title: 'Records the Deprecation, Sunset and Link headers the deprecated getPet answers with.',
-  run: guarded(
-    () => deprecationHeaders,
-    ({ exchange: ex }) => {
-      const status = statusOf(ex);
-      if (ex.operation !== 'getPet' || status === null || status < 200 || status > 499) return [];
-      const dep = readHeader(ex, 'deprecation');
-      const sunset = readHeader(ex, 'sunset');
-      const link = readHeader(ex, 'link');
-      const parts: string[] = [];
-      if (dep.kind !== 'absent') {
-        const ok = dep.kind === 'value' && parseDeprecation(dep.value) !== null;
-        parts.push(`Deprecation ${describeHeader(dep)}${ok ? '' : ' (not an RFC 9745 @<seconds> date)'}`);
-      }
-      if (sunset.kind !== 'absent') {
-        const ok = sunset.kind === 'value' && parseHttpDate(sunset.value) !== null;
-        parts.push(`Sunset ${describeHeader(sunset)}${ok ? '' : ' (not an HTTP-date)'}`);
-      }
-      if (
-        link.kind !== 'absent' &&
-        /rel\s*=\s*"?[^"]*\b(deprecation|sunset)\b/i.test(link.kind === 'value' ? link.value : link.values.join(','))
-      ) {
-        parts.push(`Link ${describeHeader(link)}`);
-      }
-      const message = parts.length
-        ? `getPet ${status} answered with ${parts.join(', ')}\nthe spec shows no deprecation response headers (getPet is deprecated, removal 2030-12-05)`
-        : `getPet ${status} answered with no Deprecation, Sunset or deprecation Link header\nthe spec shows no deprecation response headers (getPet is deprecated, removal 2030-12-05)`;
-      return [finding(deprecationHeaders, ex, message, { actual: parts.join(', ') || 'none' })];
-    },
-  ),
+  run: ({ exchange: ex }) => {
+    const status = statusOf(ex);
+    if (ex.operation !== 'getPet' || status === null || status < 200 || status > 499) return [];
+    const dep = readHeader(ex, 'deprecation');
+    const sunset = readHeader(ex, 'sunset');
+    const link = readHeader(ex, 'link');
+    const parts: string[] = [];
+    if (dep.kind !== 'absent') {
+      const ok = dep.kind === 'value' && parseDeprecation(dep.value) !== null;
+      parts.push(`Deprecation ${describeHeader(dep)}${ok ? '' : ' (not an RFC 9745 @<seconds> date)'}`);
+    }
+    if (sunset.kind !== 'absent') {
+      const ok = sunset.kind === 'value' && parseHttpDate(sunset.value) !== null;
+      parts.push(`Sunset ${describeHeader(sunset)}${ok ? '' : ' (not an HTTP-date)'}`);
+    }
+    if (
+      link.kind !== 'absent' &&
+      /rel\s*=\s*"?[^"]*\b(deprecation|sunset)\b/i.test(link.kind === 'value' ? link.value : link.values.join(','))
+    ) {
+      parts.push(`Link ${describeHeader(link)}`);
+    }
+    const message = parts.length
+      ? `getPet ${status} answered with ${parts.join(', ')}\nthe spec shows no deprecation response headers (getPet is deprecated, removal 2030-12-05)`
+      : `getPet ${status} answered with no Deprecation, Sunset or deprecation Link header\nthe spec shows no deprecation response headers (getPet is deprecated, removal 2030-12-05)`;
+    return [finding(deprecationHeaders, ex, message, { actual: parts.join(', ') || 'none' })];
+  },
 });
 
 export const extraFields: Check<ResponseEvidence> = defineCheck({
   id: 'extra-fields',
-  clause: 'gap-extra-fields',
-  level: 'observation',
+  clauses: ['gap-extra-fields'],
+  levels: ['observation'],
   area: 'response',
   title: 'Records body properties beyond the Pet or Error schema.',
-  run: guarded(
-    () => extraFields,
-    ({ exchange: ex }) => {
-      if (!jsonBodyDocumented(ex)) return [];
-      const name = schemaNameOf(ex.operation, statusOf(ex));
-      const json = jsonOf(ex);
-      const objects =
-        name === 'Pets' ? (Array.isArray(json) ? json.filter(isObject) : []) : isObject(json) ? [json] : [];
-      const schemaName = name === 'Error' ? 'Error' : 'Pet';
-      const known = Object.keys((contract.schemas[schemaName]?.properties as object | undefined) ?? {});
-      const extra = new Set<string>();
-      for (const o of objects) for (const k of Object.keys(o)) if (!known.includes(k) && extra.size < 50) extra.add(k);
-      if (extra.size === 0) return [];
-      const list = [...extra]
-        .sort()
-        .map((k) => show(k, 40))
-        .join(', ');
-      return [
-        finding(
-          extraFields,
-          ex,
-          `${schemaName} bodies on ${statusOf(ex)} for ${opLabel(ex)} carry extra fields ${list}\nthe spec documents ${known.join(', ')} (extra fields are allowed)`,
-          {
-            expected: known.join(', '),
-            actual: list,
-          },
-        ),
-      ];
-    },
-  ),
+  run: ({ exchange: ex }) => {
+    if (!jsonBodyDocumented(ex)) return [];
+    const name = schemaNameOf(ex.operation, statusOf(ex));
+    const json = jsonOf(ex);
+    const objects = name === 'Pets' ? (Array.isArray(json) ? json.filter(isObject) : []) : isObject(json) ? [json] : [];
+    const schemaName = name === 'Error' ? 'Error' : 'Pet';
+    const known = Object.keys((contract.schemas[schemaName]?.properties as object | undefined) ?? {});
+    const extra = new Set<string>();
+    for (const o of objects) for (const k of Object.keys(o)) if (!known.includes(k) && extra.size < 50) extra.add(k);
+    if (extra.size === 0) return [];
+    const list = [...extra]
+      .sort()
+      .map((k) => show(k, 40))
+      .join(', ');
+    return [
+      finding(
+        extraFields,
+        ex,
+        `${schemaName} bodies on ${statusOf(ex)} for ${opLabel(ex)} carry extra fields ${list}\nthe spec documents ${known.join(', ')} (extra fields are allowed)`,
+        {
+          expected: known.join(', '),
+          actual: list,
+        },
+      ),
+    ];
+  },
 });
 
 export const responseCheckList: readonly Check<ResponseEvidence>[] = [

@@ -1,39 +1,93 @@
-/** The model test's agreement with the target: the command computes it, this check turns a disagreement into a finding. */
+/**
+ * The model test's agreement with the target. The stateful scenario keeps a model of the pets this run created and
+ * hands over, for each step, what the model expects; this check compares it with what the target answered.
+ */
 import type { Exchange } from '../http/exchange.js';
-import { defineCheck, finding, type Check } from './check.js';
-import { guarded, isRateLimited } from './facts.js';
+import { digits } from '../http/lossless.js';
+import { defineCheck, finding, show, type Check, type Finding } from './check.js';
+import { isObject, jsonOf, statusOf } from './facts.js';
 
-export interface ModelEvidence {
-  readonly exchange: Exchange;
-  /** What the model expects, in words. */
-  readonly expected: string;
-  /** What the target did, in words. */
-  readonly actual: string;
-  readonly ok: boolean;
+/** A pet as the model knows it: the fields it was created with (status as the target answered it). */
+export interface ModelPet {
+  readonly name: unknown;
+  /** Exact digits. */
+  readonly categoryId: string | null;
+  readonly status: unknown;
+}
+
+export type ModelEvidence =
+  /** A 201: the model expects an id that none of the pets it holds has. */
+  | { readonly kind: 'created'; readonly exchange: Exchange; readonly knownIds: readonly string[] }
+  /** GET /pets/{id} of a pet the model holds: 200 with the model's fields. */
+  | { readonly kind: 'fetched'; readonly exchange: Exchange; readonly id: string; readonly pet: ModelPet }
+  /** A list: wherever it shows a pet the model holds, it shows the model's fields. */
+  | { readonly kind: 'listed'; readonly exchange: Exchange; readonly pets: ReadonlyMap<string, ModelPet> };
+
+interface Seen {
+  readonly id: string | null;
+  readonly name: unknown;
+  readonly categoryId: string | null;
+  readonly status: unknown;
+}
+
+function seen(value: unknown): Seen | null {
+  if (!isObject(value)) return null;
+  return { id: digits(value.id), name: value.name, categoryId: digits(value.categoryId), status: value.status };
+}
+
+const sameFields = (m: ModelPet, p: Seen): boolean =>
+  p.name === m.name && p.categoryId === m.categoryId && p.status === m.status;
+
+const describe = (id: string, m: ModelPet): string =>
+  show({ id, name: m.name, categoryId: m.categoryId, ...(m.status !== undefined ? { status: m.status } : {}) });
+
+function disagree(ex: Exchange, expected: string, actual: string): Finding {
+  return finding(
+    modelConsistency,
+    ex,
+    `received ${actual.slice(0, 200)}\nthe model of the spec expects ${expected.slice(0, 200)}`,
+    { expected, actual },
+  );
 }
 
 export const modelConsistency: Check<ModelEvidence> = defineCheck({
   id: 'model-consistency',
-  clause: '4.2-create-retrievable',
-  level: 'violation',
+  clauses: ['4.2-create-retrievable'],
+  levels: ['violation'],
   area: 'stateful',
   title: 'The target agrees with a model of the catalogue across a sequence of operations.',
-  run: guarded(
-    () => modelConsistency,
-    ({ exchange: ex, expected, actual, ok }) => {
-      // 429 is documented everywhere: the model cannot know what the target would have answered.
-      if (ok || isRateLimited(ex)) return [];
+  run: (ev) => {
+    const ex = ev.exchange;
+    const status = statusOf(ex);
+    // 429 is documented everywhere: the model cannot know what the target would have answered.
+    if (status === null || status === 429) return [];
+    if (ev.kind === 'created') {
+      // Anything but a 201 with an id is create-201's and the schema's business.
+      const id = status === 201 ? (seen(jsonOf(ex))?.id ?? null) : null;
+      if (id === null || !ev.knownIds.includes(id)) return [];
       return [
-        finding(
-          modelConsistency,
+        disagree(
           ex,
-          `received ${String(actual).slice(0, 200)}\nthe model of the spec expects ${String(expected).slice(0, 200)}`,
-          {
-            expected: String(expected),
-            actual: String(actual),
-          },
+          `a new id, not one of the ${ev.knownIds.length} this run created`,
+          `id ${id} (already assigned to another pet)`,
         ),
       ];
-    },
-  ),
+    }
+    if (ev.kind === 'fetched') {
+      const got = status === 200 ? seen(jsonOf(ex)) : null;
+      if (got !== null && got.id === ev.id && sameFields(ev.pet, got)) return [];
+      return [disagree(ex, `200 with ${describe(ev.id, ev.pet)}`, `${status} with ${show(jsonOf(ex) ?? null)}`)];
+    }
+    const body = jsonOf(ex);
+    if (status !== 200 || !Array.isArray(body)) return [];
+    const out: Finding[] = [];
+    for (const item of body) {
+      const got = seen(item);
+      if (got === null || got.id === null) continue;
+      const mine = ev.pets.get(got.id);
+      if (!mine || sameFields(mine, got)) continue;
+      out.push(disagree(ex, `pet ${got.id} listed as created: ${describe(got.id, mine)}`, show(got)));
+    }
+    return out;
+  },
 });

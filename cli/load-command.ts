@@ -7,11 +7,11 @@ import { appendFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadConfig, readEnv, type Env } from '../config/config.js';
 import { exitCodeOf, HarnessError } from '../config/errors.js';
+import { allowedOnTarget } from '../config/production.js';
 import { scrub } from '../http/redact.js';
 import { profileNamed } from '../load/profiles.js';
 import { createProgress, type ProgressStream } from '../load/progress.js';
 import { runLoad } from '../load/run-load.js';
-import { assertLoadAllowed } from '../load/safety.js';
 import { resolveLoadTarget } from '../load/target.js';
 import { loadThresholds } from '../reports/thresholds.js';
 import { writeRunReport } from '../reports/write-report.js';
@@ -53,7 +53,7 @@ export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promi
       { target: values.target, allowProduction: values['allow-production'], envFile: values['env-file'] },
       io.env ?? readEnv(values['env-file']),
     );
-    assertLoadAllowed(config);
+    allowedOnTarget(config, 'load', true);
     const thresholds = loadThresholds(values.thresholds ?? null);
     const target = await resolveLoadTarget(config, profile);
     let written: Awaited<ReturnType<typeof writeRunReport>>;

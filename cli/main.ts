@@ -12,6 +12,8 @@ Usage:
   petstore-conformance run [--target URL] [--suite NAME]... [--seed N] [--runs N] [--strict]
                            [--json FILE] [--junit FILE] [--replay-dir DIR] [--env-file FILE]
   petstore-conformance serve [--port N] [--window SECONDS] [--algorithm fixed-window|sliding-window|token-bucket]
+                             [--fault ID[,ID]...]...
+  petstore-conformance serve --list-faults [--json]
   petstore-conformance load [--profile smoke|nightly] [--target URL] [--out DIR] [--thresholds FILE] [--allow-production]
   petstore-conformance report merge DIR... [--out DIR]
   petstore-conformance replay FILE [--target URL]

@@ -3,25 +3,27 @@
  * run the conformance suites through vitest (JUnit through vitest's own reporter), then summarise, write reports and
  * return the exit code: 0 conformant, 1 violations, 2 usage, 3 unreachable or blocked.
  */
-import { mkdirSync, readFileSync, writeFileSync, appendFileSync } from 'node:fs';
-import { Writable } from 'node:stream';
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { functionalKey, keyVariable, loadConfig, readEnv, type Config, type Flags } from '../config/config.js';
-import { ExitCode, HarnessError } from '../config/errors.js';
-import { buildReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
-import { renderMarkdown, renderSummary } from '../reports/conformance-text.js';
+import { type Config, type Flags, functionalKey, loadConfig } from '../config/config.js';
+import { ExitCode } from '../config/errors.js';
+import { allowedOnTarget } from '../config/production.js';
+import { ApiKey, registerSecret, scrub } from '../http/redact.js';
+import { buildConformanceReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
+import { renderMarkdown, renderTerminalSummary } from '../reports/conformance-text.js';
+import { writeHar } from '../reports/har.js';
 import { writeReplays } from '../reports/replay-file.js';
-import { mergeHarParts } from '../reports/har.js';
 import { guardSecrets } from '../reports/secret-gate.js';
-import type { Finding } from '../checks/check.js';
-import '../suites/meta.js';
+import type { ExchangeData } from '../suites/meta.js';
+import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
 import { parseFlags } from './args.js';
-import { EMBEDDED_WINDOW_SECONDS, embeddedEnv, startEmbedded, type EmbeddedServer } from './embedded.js';
-import { preflight } from './preflight.js';
-import { scrub } from '../http/redact.js';
-import { toolVersion } from './version.js';
+import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../reference/launcher.js';
 import type { Output } from './output.js';
+import { preflight } from './preflight.js';
+import { SuiteReporter } from './suite-reporter.js';
+import { toolVersion } from './version.js';
 
 const FUNCTIONAL = ['auth', 'listPets', 'createPet', 'getPet', 'stateful'];
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -59,64 +61,56 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   const startedAt = new Date();
   const t0 = performance.now();
   let server: EmbeddedServer | null = null;
-  const workerEnv: Record<string, string> = {};
   try {
     if (config.target === null) {
       server = await startEmbedded({
         windowSeconds: config.rateWindowGiven ? config.rateWindowSeconds : EMBEDDED_WINDOW_SECONDS,
       });
-      Object.assign(workerEnv, embeddedEnv(server));
-      // Keys and target now come from the server; seed and runs stay as first resolved (random seed, embedded default).
-      const first = config;
+      // Target, keys and window now come from the server; everything else stays as resolved.
       config = Object.freeze({
-        ...loadConfig({ ...flags, target: server.url }, { ...readEnv(flags.envFile), ...workerEnv }),
-        seed: first.seed,
-        runs: first.runs,
+        ...config,
+        target: server.url,
+        keys: server.keys.map((k) => ({
+          plan: k.plan,
+          key: registerSecret(new ApiKey(k.key, k.plan)),
+          limits: k.limits,
+        })),
+        rateWindowSeconds: server.options.windowSeconds,
       });
       out.progress(`embedded reference server at ${server.url}`);
     }
     const notes: string[] = [];
-    if (config.productionUrl === config.target && !config.allowProduction) {
-      // The rate-limit and quota suites exhaust keys on purpose: never on production by accident.
-      const loading: string[] = config.suites.filter((s) => s === 'rate-limit' || s === 'quota');
-      if (loading.length > 0 && values.suite !== undefined) {
-        throw new HarnessError(
-          'PSC_PRODUCTION_REFUSED',
-          `--suite ${loading.join(',')} exhausts keys on purpose: refusing ${config.target}, which is PETSTORE_PRODUCTION_URL (pass --allow-production to override)`,
-        );
-      }
-      if (loading.length > 0) {
-        config = Object.freeze({ ...config, suites: config.suites.filter((s) => !loading.includes(s)) });
-        notes.push(
-          `the target is PETSTORE_PRODUCTION_URL: the rate-limit suite was left out (pass --allow-production to include it)`,
-        );
-      }
+    // The rate-limit and quota suites exhaust keys on purpose: never on production by accident.
+    const exhausting: string[] = config.suites.filter((s) => s === 'rate-limit' || s === 'quota');
+    if (
+      exhausting.length > 0 &&
+      !allowedOnTarget(config, `--suite ${exhausting.join(',')}`, values.suite !== undefined)
+    ) {
+      config = Object.freeze({ ...config, suites: config.suites.filter((s) => !exhausting.includes(s)) });
+      notes.push(
+        `the target is PETSTORE_PRODUCTION_URL: the rate-limit suite was left out (pass --allow-production to include it)`,
+      );
     }
     const key = functionalKey(config)!;
     const functional = config.suites.filter((s) => FUNCTIONAL.includes(s));
     const pre = await preflight(config, key, functional);
     notes.push(...pre.notes);
     for (const n of notes) out.progress(`note: ${n}`);
-    // The workers read the same configuration from their environment: keys may have come from --env-file.
-    for (const k of config.keys) workerEnv[keyVariable(k.plan)] = k.key.reveal();
-    const enterprise = config.keys.find((k) => k.plan === 'enterprise')?.limits;
-    if (enterprise)
-      workerEnv.PETSTORE_ENTERPRISE_LIMITS = `${enterprise.requestsPerMinute}/${enterprise.requestsPerDay}`;
-    if (config.productionUrl) workerEnv.PETSTORE_PRODUCTION_URL = config.productionUrl;
-    workerEnv.PETSTORE_RATE_WINDOW_SECONDS = String(config.rateWindowSeconds);
-    Object.assign(workerEnv, {
-      PETSTORE_TARGET: config.target!,
-      PETSTORE_SEED: String(config.seed),
-      PETSTORE_RUNS: String(pre.runs),
-      PETSTORE_STRICT: config.strict ? '1' : '0',
-      ...(config.harFile ? { PETSTORE_HAR_FILE: resolve(config.harFile) } : {}),
+    const worker = toWorkerConfig({
+      target: config.target!,
+      keys: config.keys,
+      functionalKey: key,
+      seed: config.seed,
+      runs: pre.runs,
+      strict: config.strict,
+      windowSeconds: config.rateWindowSeconds,
+      recordExchanges: config.harFile !== null,
     });
-    if (server) workerEnv.PETSTORE_RATE_WINDOW_SECONDS = String(server.options.windowSeconds);
     out.progress(
       `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${pre.runs})`,
     );
-    const { outcomes, errors } = await runSuites(config, workerEnv);
-    const report = buildReport({
+    const { outcomes, errors, exchanges } = await runSuites(config, worker);
+    const report = buildConformanceReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
       target: { url: config.target!, embedded: server !== null },
       seed: config.seed,
@@ -128,7 +122,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       errors,
       notes,
     });
-    writeOutputs(report, config, out);
+    writeOutputs(report, config, exchanges, out);
     return exitCodeFor(report);
   } finally {
     await server?.close();
@@ -140,9 +134,14 @@ export function exitCodeFor(report: ConformanceReport): number {
   return report.verdict === 'violations' ? ExitCode.violations : ExitCode.conformant;
 }
 
-function writeOutputs(report: ConformanceReport, config: Config, out: Output): void {
+function writeOutputs(
+  report: ConformanceReport,
+  config: Config,
+  exchanges: readonly ExchangeData[],
+  out: Output,
+): void {
   // The last gate: nothing leaves the process with a key in it.
-  const summary = guardSecrets(renderSummary(report), 'terminal summary');
+  const summary = guardSecrets(renderTerminalSummary(report), 'terminal summary');
   out.result(summary);
   const files: [string, string][] = [];
   if (config.jsonReport) files.push([config.jsonReport, `${JSON.stringify(report, null, 2)}\n`]);
@@ -153,11 +152,8 @@ function writeOutputs(report: ConformanceReport, config: Config, out: Output): v
     writeFileSync(path, guardSecrets(text, path));
   }
   if (config.harFile) {
-    const n = mergeHarParts(
-      config.harFile,
-      config.suites.map((s) => `${config.harFile}.${s}.part`),
-      report.tool.version,
-    );
+    mkdirSync(dirname(resolve(config.harFile)), { recursive: true });
+    const n = writeHar(config.harFile, exchanges, report.tool.version);
     out.progress(`HAR: ${n} exchanges in ${config.harFile}`);
   }
   if (config.junitReport) {
@@ -172,30 +168,22 @@ function writeOutputs(report: ConformanceReport, config: Config, out: Output): v
   }
 }
 
-async function runSuites(
-  config: Config,
-  env: Record<string, string>,
-): Promise<{ outcomes: SuiteOutcome[]; errors: string[] }> {
-  // The workers inherit this process's environment; put it back afterwards so that nothing outlives the run.
-  const previous = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
-  Object.assign(process.env, env);
-  try {
-    return await startAndCollect(config);
-  } finally {
-    for (const [k, v] of Object.entries(previous)) {
-      if (v === undefined) delete process.env[k];
-      else process.env[k] = v;
-    }
-  }
+interface Collected {
+  readonly outcomes: SuiteOutcome[];
+  readonly errors: string[];
+  readonly exchanges: ExchangeData[];
 }
 
-async function startAndCollect(config: Config): Promise<{ outcomes: SuiteOutcome[]; errors: string[] }> {
+/** Runs the suite files through vitest's node API: configuration goes in by `provide`, results come back by reporter. */
+async function runSuites(config: Config, worker: WorkerConfig): Promise<Collected> {
   const { startVitest } = await import('vitest/node');
   const files = config.suites.map((s) => `suites/${s}.suite.ts`);
-  const reporters: unknown[] = [{ onInit() {} }];
+  const collector = new SuiteReporter(root);
+  const reporters: unknown[] = [collector];
   if (config.junitReport)
     reporters.push(['junit', { outputFile: resolve(config.junitReport), suiteName: 'petstore-conformance' }]);
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
+  const exitCode = process.exitCode;
   const vitest = await startVitest(
     'test',
     files,
@@ -205,40 +193,16 @@ async function startAndCollect(config: Config): Promise<{ outcomes: SuiteOutcome
       watch: false,
       reporters: reporters as never,
       passWithNoTests: false,
+      provide: { petstore: worker },
     },
     {},
     { stdout: sink, stderr: sink },
   );
-  process.exitCode = 0;
-  const outcomes: SuiteOutcome[] = [];
-  const errors: string[] = [];
-  if (!vitest) return { outcomes, errors: ['vitest could not start'] };
-  try {
-    for (const mod of vitest.state.getTestModules()) {
-      let meta: SuiteOutcome['meta'] | undefined;
-      const findings: Finding[] = [];
-      let failedTests = 0;
-      for (const test of mod.children.allTests()) {
-        const m = test.meta();
-        if (m.suite) meta = m.suite;
-        if (m.findings) findings.push(...m.findings);
-        const r = test.result();
-        if (r.state === 'failed') {
-          failedTests++;
-          if (!m.findings && !m.suite) errors.push(`${test.fullName}: ${r.errors?.[0]?.message ?? 'failed'}`);
-        }
-      }
-      if (meta) outcomes.push({ meta, findings, failedTests });
-      else {
-        const err =
-          mod.errors()[0]?.message ??
-          [...mod.children.allTests()].map((t) => t.result().errors?.[0]?.message).find(Boolean);
-        errors.push(`${mod.moduleId.replace(`${root}/`, '')}: the suite did not run${err ? `: ${err}` : ''}`);
-      }
-    }
-    for (const e of vitest.state.getUnhandledErrors()) errors.push(`unhandled: ${(e as Error)?.message ?? String(e)}`);
-  } finally {
-    await vitest.close();
-  }
-  return { outcomes, errors };
+  // vitest sets the process's exit code from the tests' results; the verdict is ours to give.
+  process.exitCode = exitCode;
+  if (!vitest) return { outcomes: [], errors: ['vitest could not start'], exchanges: [] };
+  await vitest.close();
+  const errors = [...collector.errors];
+  if (!collector.finished) errors.push('vitest did not finish the run');
+  return { outcomes: collector.outcomes, errors, exchanges: collector.exchanges };
 }

@@ -1,17 +1,29 @@
-/** `petstore-conformance serve`: the reference Pet Store alone, printing its URL and the keys it generated. */
+/**
+ * `petstore-conformance serve`: the reference Pet Store alone, printing its URL and the keys it generated, with any
+ * number of faults of the catalogue switched on; `--list-faults` prints the catalogue (`--json`: as data).
+ */
 import { startReferenceServer, type LimiterAlgorithm, type ReferenceServer } from '../reference/server.js';
+import { faults } from '../reference/faults.js';
 import { keyVariable, loadConfig } from '../config/config.js';
-import { HarnessError } from '../config/errors.js';
+import { ExitCode, HarnessError } from '../config/errors.js';
 import { parseFlags } from './args.js';
 import type { Output } from './output.js';
 
-export async function serveCommand(argv: string[], _out: Output, signal?: AbortSignal): Promise<number> {
+export async function serveCommand(argv: string[], out: Output, signal?: AbortSignal): Promise<number> {
   const { values } = parseFlags(argv, {
     port: { type: 'string' },
     window: { type: 'string' },
     algorithm: { type: 'string' },
     fault: { type: 'string', multiple: true },
+    'list-faults': { type: 'boolean' },
+    json: { type: 'boolean' },
   });
+  if (values['list-faults']) {
+    out.result(values.json ? `${JSON.stringify(faultCatalogue(), null, 2)}\n` : faultTable());
+    return ExitCode.conformant;
+  }
+  if (values.json) throw new HarnessError('PSC_USAGE', '--json goes with --list-faults');
+  const faultIds = selectedFaults(values.fault ?? []);
   const port = values.port === undefined ? 0 : Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new HarnessError('PSC_USAGE', `--port: "${values.port}" is not a port number`);
@@ -30,13 +42,15 @@ export async function serveCommand(argv: string[], _out: Output, signal?: AbortS
       port,
       windowSeconds,
       ...(values.algorithm ? { algorithm: values.algorithm as LimiterAlgorithm } : {}),
-      faults: values.fault ?? [],
+      faults: faultIds,
     });
   } catch (e) {
     throw new HarnessError('PSC_USAGE', (e as Error).message);
   }
   // These keys belong to this throwaway local server; printing them is the point of `serve`.
-  const lines = [`Reference Pet Store listening at ${server.url}`, `export PETSTORE_TARGET=${server.url}`];
+  const lines = [`Reference Pet Store listening at ${server.url}`];
+  if (faultIds.length > 0) lines.push(`Faults switched on: ${faultIds.join(', ')}`);
+  lines.push(`export PETSTORE_TARGET=${server.url}`);
   for (const k of server.keys) {
     lines.push(`export ${keyVariable(k.plan)}=${k.key}`);
     if (k.plan === 'enterprise')
@@ -50,5 +64,33 @@ export async function serveCommand(argv: string[], _out: Output, signal?: AbortS
     signal?.addEventListener('abort', stop);
   });
   await server.close();
-  return 0;
+  return ExitCode.conformant;
+}
+
+/** `--fault a --fault b,c`: the ids in order, each once; an id the catalogue lacks is a usage error naming it. */
+function selectedFaults(given: readonly string[]): string[] {
+  const ids = [...new Set(given.flatMap((v) => v.split(',')).map((id) => id.trim()))];
+  const known = new Set(faults.map((f) => f.id));
+  const unknown = ids.filter((id) => !known.has(id));
+  if (unknown.length > 0) {
+    throw new HarnessError(
+      'PSC_USAGE',
+      `--fault: unknown fault ${unknown.map((id) => JSON.stringify(id)).join(', ')} (serve --list-faults shows them)`,
+    );
+  }
+  return ids;
+}
+
+/** The catalogue as data: what each fault breaks, which check must catch it, and which suite shows it. */
+function faultCatalogue() {
+  return faults.map(({ id, description, catches, suite }) => ({ id, description, catches, suite }));
+}
+
+function faultTable(): string {
+  const rows = [
+    ['id', 'suite', 'catches', 'description'],
+    ...faultCatalogue().map((f) => [f.id, f.suite, f.catches, f.description]),
+  ];
+  const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return `${rows.map((r) => r.map((c, i) => (i < 3 ? c.padEnd(widths[i]!) : c)).join('  ')).join('\n')}\n`;
 }

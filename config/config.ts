@@ -122,6 +122,24 @@ export function keyVariable(plan: PlanName): string {
   return `PETSTORE_API_KEY_${plan.toUpperCase()}`;
 }
 
+/**
+ * The variables a user sets for these keys: the one inverse of the key reading below, for launching the CLI as a user
+ * would (bench, tests). The CLI itself never turns its configuration back into variables.
+ */
+export function keyEnv(
+  keys: readonly { readonly plan: PlanName; readonly key: string; readonly limits: PlanLimits | null }[],
+): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const k of keys) {
+    const name = keyVariable(k.plan);
+    // A second key of a plan joins the first as a comma list (key1,key2), as loadConfig reads it.
+    env[name] = env[name] === undefined ? k.key : `${env[name]},${k.key}`;
+    if (k.plan === 'enterprise' && k.limits)
+      env.PETSTORE_ENTERPRISE_LIMITS = `${k.limits.requestsPerMinute}/${k.limits.requestsPerDay}`;
+  }
+  return env;
+}
+
 export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile)): Config {
   const rawTarget = flags.target ?? env.PETSTORE_TARGET;
   const targetName = flags.target !== undefined ? '--target' : 'PETSTORE_TARGET';
@@ -196,7 +214,7 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     strict,
     jsonReport: flags.json ?? null,
     junitReport: flags.junit ?? null,
-    harFile: flags.har ?? env.PETSTORE_HAR_FILE ?? null,
+    harFile: flags.har ?? null,
     replayDir: flags.replayDir ?? null,
     productionUrl,
     allowProduction: flags.allowProduction === true,

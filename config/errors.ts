@@ -1,6 +1,6 @@
 /**
  * Errors of the harness itself (not findings about the target), in one catalogue with stable codes. Callers match on
- * `code`; exit codes are mapped here and nowhere else.
+ * the code (or the subclass that carries it), never on a message; exit codes are mapped here and nowhere else.
  */
 export const ExitCode = {
   conformant: 0,
@@ -13,10 +13,10 @@ const catalogue = {
   PSC_USAGE: { exit: ExitCode.usage, title: 'bad command line' },
   PSC_CONFIG: { exit: ExitCode.usage, title: 'bad configuration' },
   PSC_PRODUCTION_REFUSED: { exit: ExitCode.usage, title: 'refused to load production' },
-  PSC_SPEC: { exit: ExitCode.usage, title: 'unusable specification' },
   PSC_UNREACHABLE: { exit: ExitCode.blocked, title: 'target unreachable' },
   PSC_KEY_BANNED: { exit: ExitCode.blocked, title: 'API key banned or blocked' },
-  PSC_QUOTA: { exit: ExitCode.blocked, title: 'quota cannot cover the run' },
+  // A target that stops answering mid-suite is itself the finding (its transport-ok violations), not a blocked run.
+  PSC_TARGET_STALLED: { exit: ExitCode.violations, title: 'target stopped answering' },
   PSC_SECRET_LEAK: { exit: ExitCode.blocked, title: 'a secret would have been written' },
 } as const;
 
@@ -30,12 +30,31 @@ export class HarnessError extends Error {
   ) {
     super(message);
     this.name = 'HarnessError';
-    this.exitCode = catalogue[code].exit;
+    this.exitCode = exitCodeFor(code);
   }
+}
+
+/** The exit code of a code; codes also travel as data (a suite's abort reaches the report through task.meta). */
+export function exitCodeFor(code: HarnessErrorCode): number {
+  return catalogue[code].exit;
 }
 
 export function exitCodeOf(e: unknown): number {
   return e instanceof HarnessError ? e.exitCode : ExitCode.blocked;
 }
 
-export const errorCatalogue = catalogue;
+/** A key the target refuses, bans, or that the run cannot wait for: the suites stop using it. */
+export class KeyBlockedError extends HarnessError {
+  constructor(message: string) {
+    super('PSC_KEY_BANNED', message);
+    this.name = 'KeyBlockedError';
+  }
+}
+
+/** Requests kept timing out: the suite stops rather than wait out every case. */
+export class TargetStalledError extends HarnessError {
+  constructor(message: string) {
+    super('PSC_TARGET_STALLED', message);
+    this.name = 'TargetStalledError';
+  }
+}

@@ -4,6 +4,7 @@
  * what Retry-After says, backing off exponentially with jitter, and stop using a key after a few 429s in a row
  * (section 8 rule 3: continuing after a 429 may get the key banned).
  */
+import { KeyBlockedError } from '../config/errors.js';
 import type { Exchange } from './exchange.js';
 import { readRateLimit } from './rate-limit-headers.js';
 
@@ -25,10 +26,6 @@ interface KeyState {
   remaining: number | null;
   resetAt: number | null;
   consecutive429: number;
-}
-
-export class KeyBlockedError extends Error {
-  readonly code = 'PSC_KEY_BANNED';
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));

@@ -43,19 +43,6 @@ export function isRetryAfter(value: string | undefined | null): boolean {
   return /^\d+$/.test(value.trim()) || parseHttpDate(value) !== null;
 }
 
-/**
- * Retry-After as seconds to wait from `nowMs` (for a date form; pass the response's Date when known), or null when
- * it is neither form. A date in the past means no wait: 0.
- */
-/** Retry-After as whole seconds to wait from `nowMs` (date form), or null when it is neither form. */
-export function retryAfterSeconds(value: string | undefined | null, nowMs: number): number | null {
-  if (typeof value !== 'string') return null;
-  const v = value.trim();
-  if (/^\d+$/.test(v)) return Number(v);
-  const t = parseHttpDate(v);
-  return t === null ? null : Math.max(0, Math.ceil((t - nowMs) / 1000));
-}
-
 export type RetryAfter =
   | { readonly kind: 'seconds'; readonly ms: number }
   | { readonly kind: 'date'; readonly ms: number };

@@ -1,14 +1,34 @@
 /**
- * Conformance under load, cheap enough for autocannon's synchronous onResponse hook: every response's status and
- * rate-limit headers are checked (check ids and clauses as in the check catalogue), and one body in `sampleEvery` is
- * parsed and validated with the spec's compiled validators. Counts, with a few examples, never the bodies themselves.
+ * Conformance under load, cheap enough for autocannon's synchronous onResponse hook. Each response is judged by the
+ * response checks of the catalogue (checks/response.ts, selected by id): the status and rate-limit header checks on
+ * every response, and the body checks on one body in `sampleEvery`. Counts, with a few examples, never the bodies.
+ *
+ * Cost: most responses conform, so a fast path first tests a condition that implies every selected check passes
+ * (documented status below 500, plain-digit rate-limit headers with Remaining ≤ Limit, delta-seconds Retry-After on a
+ * 429) and allocates nothing. Whatever fails it, and every sampled body, is judged by the checks themselves: the
+ * verdict is always theirs, and a test holds the fast path to that.
  */
-import { contract, operation, type OperationId } from '../spec/contract.js';
-import { hasResponseSchema, validateResponseBody } from '../spec/validators.js';
+import { responseChecksById } from '../checks/registry.js';
+import type { ResponseEvidence } from '../checks/response.js';
+import type { Exchange, RecordedRequest } from '../http/exchange.js';
+import { parseLossless } from '../http/lossless.js';
+import { contract, operation, type OperationId, type PlanName } from '../spec/contract.js';
+import { hasResponseSchema } from '../spec/validators.js';
 import type { ConformanceExample, ConformanceSummary } from './model.js';
 
 const MAX_EXAMPLES = 10;
-const DIGITS = /^\d+$/;
+
+/** The response checks applied to every response under load, and those that read a body (sampled ones only). */
+export const HEADER_CHECK_IDS = [
+  'status-documented',
+  'no-5xx',
+  'rate-limit-headers-present',
+  'rate-limit-remaining-range',
+  'retry-after-valid',
+] as const;
+export const BODY_CHECK_IDS = ['json-parses', 'body-schema'] as const;
+const headerChecks = responseChecksById(HEADER_CHECK_IDS);
+const allChecks = responseChecksById([...HEADER_CHECK_IDS, ...BODY_CHECK_IDS]);
 
 /** autocannon passes header names in the server's casing; repeated headers come as arrays. */
 export function lowerHeaders(raw: Record<string, string | string[] | undefined> | undefined): Record<string, string> {
@@ -22,13 +42,78 @@ export function lowerHeaders(raw: Record<string, string | string[] | undefined> 
   return out;
 }
 
-function validRetryAfter(value: string): boolean {
-  if (DIGITS.test(value.trim())) return true;
-  // HTTP-date (RFC 9110 §5.6.7): IMF-fixdate and the obsolete forms all carry a weekday name and a GMT zone.
-  return /^[A-Za-z]{3,9}, .+ GMT$/.test(value.trim()) && !Number.isNaN(Date.parse(value));
+/** Headers as the HTTP client records them: names lower-cased, a header repeated (in any casing) as an array. */
+function recordedHeaders(
+  raw: Record<string, string | string[] | undefined> | undefined,
+): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [name, value] of Object.entries(raw ?? {})) {
+    if (value === undefined) continue;
+    const key = name.toLowerCase();
+    const values = Array.isArray(value) ? value.map(String) : [String(value)];
+    const prev = out[key];
+    const all = prev === undefined ? values : [...(Array.isArray(prev) ? prev : [prev]), ...values];
+    out[key] = all.length === 1 ? all[0]! : all;
+  }
+  return out;
 }
 
-/** What the hot path needs of one operation, computed once (the contract lookups build strings and arrays). */
+/**
+ * The request each operation stands for. The load mix only sends requests the spec defines (valid queries, a known
+ * id, an ordinary NewPet), and the checks are told so: an undocumented 4xx to them is a violation.
+ */
+const standIn: Record<OperationId, RecordedRequest> = {
+  listPets: { method: 'GET', url: '', path: '/pets', headers: {}, body: null },
+  createPet: {
+    method: 'POST',
+    url: '',
+    path: '/pets',
+    headers: { 'content-type': 'application/json' },
+    body: new TextEncoder().encode('{"name":"load","categoryId":1}'),
+  },
+  getPet: { method: 'GET', url: '', path: '/pets/1', headers: {}, body: null },
+};
+const NO_BYTES = new Uint8Array(0);
+
+/** The exchange the checks read, from what autocannon hands a hook; the body is parsed only when it is judged. */
+export function loadExchange(
+  op: OperationId,
+  status: number,
+  rawHeaders: Record<string, string | string[] | undefined> | undefined,
+  body: string | null,
+  keyPlan: PlanName,
+): Exchange {
+  let json: unknown;
+  let jsonError: string | null = null;
+  if (body !== null) {
+    try {
+      json = body.length === 0 ? undefined : parseLossless(body);
+      if (body.length === 0) jsonError = 'empty body';
+    } catch (e) {
+      jsonError = (e as Error).message;
+    }
+  }
+  return {
+    seq: 0,
+    operation: op,
+    keyPlan,
+    request: standIn[op],
+    response: {
+      status,
+      headers: recordedHeaders(rawHeaders),
+      body: NO_BYTES,
+      bodyText: body ?? '',
+      truncated: false,
+      json,
+      jsonError,
+    },
+    error: null,
+    startedAt: Date.now(),
+    durationMs: 0,
+  };
+}
+
+/** What the fast path needs of one operation, computed once. */
 interface OperationInfo {
   readonly documented: ReadonlySet<number>;
   readonly withSchema: ReadonlySet<number>;
@@ -46,7 +131,7 @@ function infoOf(op: OperationId): OperationInfo {
   return info;
 }
 
-// The headers read on every response: the rate-limit headers, then Retry-After. Only names of these lengths are
+// The headers the fast path reads: the rate-limit headers, then Retry-After. Only names of these lengths are
 // lower-cased, so a response's other headers cost one length test each.
 const WANTED: readonly string[] = [...contract.rateLimitHeaders, 'retry-after'];
 const WANTED_INDEX = new Map(WANTED.map((name, i) => [name, i]));
@@ -54,6 +139,15 @@ const WANTED_LENGTHS = new Set(WANTED.map((name) => name.length));
 const RETRY_AFTER = WANTED.length - 1;
 const LIMIT = WANTED.indexOf('x-ratelimit-limit');
 const REMAINING = WANTED.indexOf('x-ratelimit-remaining');
+/** Plain digits, short enough to compare as JS numbers exactly. */
+const DIGITS = /^\d{1,15}$/;
+
+export interface TallyOptions {
+  /** The plan of the key the load uses (the checks read it only to tell a keyless request). */
+  readonly keyPlan?: PlanName;
+  /** Off: every response is judged by the checks (what the fast path is tested against). */
+  readonly fastPath?: boolean;
+}
 
 export class ConformanceTally {
   private responses = 0;
@@ -62,15 +156,20 @@ export class ConformanceTally {
   private readonly byCheck: Record<string, number> = {};
   private readonly examples: ConformanceExample[] = [];
   private seen = 0;
-  /** The wanted headers of the response being checked (same semantics as lowerHeaders), reused between calls. */
+  /** The wanted headers of the response being checked, reused between calls. */
   private readonly values: (string | undefined)[] = WANTED.map(() => undefined);
+  private readonly keyPlan: PlanName;
+  private readonly fastPath: boolean;
 
-  constructor(private readonly sampleEvery: number) {}
+  constructor(
+    private readonly sampleEvery: number,
+    options: TallyOptions = {},
+  ) {
+    this.keyPlan = options.keyPlan ?? 'free';
+    this.fastPath = options.fastPath ?? true;
+  }
 
-  /**
-   * Checks one response; returns whether it conformed. Never throws for what the target sent. The conformant case
-   * allocates nothing; a failure is re-examined by `explain`, which names every problem.
-   */
+  /** Checks one response; returns whether it conformed. Never throws for what the target sent. */
   check(
     op: OperationId,
     status: number,
@@ -82,127 +181,62 @@ export class ConformanceTally {
     // 429 bodies are not sampled: their format is a gap in the spec (a warning elsewhere, never a violation).
     const sampled = status !== 429 && info.withSchema.has(status) && this.seen++ % this.sampleEvery === 0;
     if (sampled) this.validated++;
-    this.readHeaders(rawHeaders);
-    if (
-      status < 500 &&
-      info.documented.has(status) &&
-      this.headersConform(status) &&
-      (!sampled || bodyConforms(op, status, body))
-    )
+    else if (this.fastPath && status < 500 && info.documented.has(status) && this.headersPlain(rawHeaders, status))
       return true;
-    return this.explain(op, status, sampled, body);
+    return this.judge(op, status, rawHeaders, sampled ? body : null);
   }
 
-  private readHeaders(raw: Record<string, string | string[] | undefined> | undefined): void {
+  /** Whether the rate-limit headers (and a 429's Retry-After) are in their plainest valid form; allocates nothing. */
+  private headersPlain(raw: Record<string, string | string[] | undefined> | undefined, status: number): boolean {
     const v = this.values;
     for (let i = 0; i < v.length; i++) v[i] = undefined;
-    if (!raw) return;
+    if (!raw) return false;
     for (const name in raw) {
       if (!WANTED_LENGTHS.has(name.length)) continue;
       const i = WANTED_INDEX.get(name) ?? WANTED_INDEX.get(name.toLowerCase());
+      if (i === undefined) continue;
       const value = raw[name];
-      if (i === undefined || value === undefined) continue;
-      const text = typeof value === 'string' ? value : Array.isArray(value) ? value.join(', ') : String(value);
-      const prev = v[i];
-      v[i] = prev === undefined ? text : `${prev}, ${text}`;
+      // Repeated (as an array or under two casings): the checks decide.
+      if (typeof value !== 'string' || v[i] !== undefined) return false;
+      v[i] = value;
     }
-  }
-
-  private headersConform(status: number): boolean {
-    const v = this.values;
     for (let i = 0; i < RETRY_AFTER; i++) {
       const text = v[i];
-      if (text === undefined || !DIGITS.test(text.trim())) return false;
+      if (text === undefined || !DIGITS.test(text)) return false;
     }
-    const limit = v[LIMIT];
-    const remaining = v[REMAINING];
-    if (limit !== undefined && remaining !== undefined && Number(remaining.trim()) > Number(limit.trim())) return false;
+    if (Number(v[REMAINING]) > Number(v[LIMIT])) return false;
     if (status === 429) {
       const ra = v[RETRY_AFTER];
-      if (ra === undefined || !validRetryAfter(ra)) return false;
+      if (ra === undefined || !DIGITS.test(ra)) return false;
     }
     return true;
   }
 
-  /** The slow path: every problem of a response that failed the fast check, counted once, with examples. */
-  private explain(op: OperationId, status: number, sampled: boolean, body: string): boolean {
-    const problems: { checkId: string; clause: string; message: string }[] = [];
-    const documented = infoOf(op).documented;
-    if (!documented.has(status)) {
-      problems.push({
-        checkId: 'status-documented',
-        clause: '4-documented-status',
-        message: `${status} is not documented for ${op} (documented: ${[...documented].join(', ')})`,
-      });
-    }
-    if (status >= 500) problems.push({ checkId: 'no-5xx', clause: '7-no-5xx', message: `server error ${status}` });
-    const v = this.values;
-    const numbers: (number | undefined)[] = [];
-    for (let i = 0; i < RETRY_AFTER; i++) {
-      const name = WANTED[i]!;
-      const text = v[i];
-      if (text === undefined || !DIGITS.test(text.trim())) {
-        problems.push({
-          checkId: 'rate-limit-headers-present',
-          clause: '8-headers-every-response',
-          message:
-            text === undefined
-              ? `${name} missing`
-              : `${name} is not a non-negative integer: ${JSON.stringify(text.slice(0, 40))}`,
-        });
-      } else numbers[i] = Number(text.trim());
-    }
-    const limit = numbers[LIMIT];
-    const remaining = numbers[REMAINING];
-    if (limit !== undefined && remaining !== undefined && remaining > limit) {
-      problems.push({
-        checkId: 'rate-limit-remaining-range',
-        clause: '8-header-remaining',
-        message: `X-RateLimit-Remaining ${remaining} > X-RateLimit-Limit ${limit}`,
-      });
-    }
-    if (status === 429) {
-      const ra = v[RETRY_AFTER];
-      if (ra === undefined || !validRetryAfter(ra)) {
-        problems.push({
-          checkId: 'retry-after-valid',
-          clause: '7-429-retry-after',
-          message:
-            ra === undefined ? '429 without Retry-After' : `invalid Retry-After ${JSON.stringify(ra.slice(0, 40))}`,
-        });
+  /** The checks' verdict; each failing check is counted once per response, with a few examples. */
+  private judge(
+    op: OperationId,
+    status: number,
+    rawHeaders: Record<string, string | string[] | undefined> | undefined,
+    body: string | null,
+  ): boolean {
+    const ev: ResponseEvidence = {
+      exchange: loadExchange(op, status, rawHeaders, body, this.keyPlan),
+      plan: null,
+      now: Date.now(),
+    };
+    const failing = new Map<string, { clause: string; message: string }>();
+    for (const check of body === null ? headerChecks : allChecks) {
+      for (const f of check.run(ev)) {
+        if (f.level !== 'observation' && !failing.has(f.checkId))
+          failing.set(f.checkId, { clause: f.clause, message: f.message.replace('\n', ' — ') });
       }
     }
-    if (sampled) {
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(body);
-      } catch {
-        problems.push({
-          checkId: 'json-parses',
-          clause: '1-json-media-type',
-          message: `body is not JSON (${body.length} bytes)`,
-        });
-      }
-      if (parsed !== undefined) {
-        const errors = validateResponseBody(op, status, parsed);
-        if (errors.length > 0) {
-          problems.push({
-            checkId: 'body-schema',
-            clause: schemaClause(op, status),
-            message: errors
-              .slice(0, 3)
-              .map((e) => e.message)
-              .join('; '),
-          });
-        }
-      }
-    }
-    if (problems.length === 0) return true;
+    if (failing.size === 0) return true;
     this.bad++;
-    for (const p of problems) {
-      this.byCheck[p.checkId] = (this.byCheck[p.checkId] ?? 0) + 1;
+    for (const [checkId, p] of failing) {
+      this.byCheck[checkId] = (this.byCheck[checkId] ?? 0) + 1;
       if (this.examples.length < MAX_EXAMPLES)
-        this.examples.push({ ...p, operation: op, status, message: p.message.slice(0, 300) });
+        this.examples.push({ checkId, clause: p.clause, operation: op, status, message: p.message.slice(0, 300) });
     }
     return false;
   }
@@ -216,23 +250,4 @@ export class ConformanceTally {
       examples: [...this.examples],
     };
   }
-}
-
-/**
- * JSON.parse gives the same view as lossless-json + plain() for schema validation (numbers as JS numbers); the
- * digit-exact int64 checks belong to the functional suites.
- */
-function bodyConforms(op: OperationId, status: number, body: string): boolean {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(body);
-  } catch {
-    return false;
-  }
-  return validateResponseBody(op, status, parsed).length === 0;
-}
-
-function schemaClause(op: OperationId, status: number): string {
-  if (status >= 400) return '2-error-schema';
-  return op === 'listPets' ? '2-pets-array' : '2-pet-schema';
 }

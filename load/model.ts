@@ -7,7 +7,15 @@ import type { PlanName } from '../spec/contract.js';
 export const REPORT_SCHEMA_VERSION = 1;
 
 export type ProfileName = 'smoke' | 'nightly';
-export type ScenarioKind = 'mix-connections' | 'mix-rate' | 'plan-rate';
+/** A scenario's kind is declared by its file in load/scenarios/ (e.g. mix-connections, mix-rate, plan-rate). */
+export type ScenarioKind = string;
+/**
+ * What a scenario measures, so that the report's figures take each figure from the scenarios meant to give it:
+ * latency (its 2xx latencies enter p50/p99), throughput (its achieved rate is a closed-loop capacity), limiter (it
+ * judges a plan's rate limit).
+ */
+export type Measure = 'latency' | 'throughput' | 'limiter';
+export const MEASURES: readonly Measure[] = ['latency', 'throughput', 'limiter'];
 /** 429 is kept apart from other 4xx: fast rejections would otherwise pull the percentiles down. */
 export type StatusClass = '2xx' | '3xx' | '4xx' | '429' | '5xx';
 export const STATUS_CLASSES: readonly StatusClass[] = ['2xx', '3xx', '4xx', '429', '5xx'];
@@ -82,6 +90,8 @@ export interface LimiterOutcome {
 export interface ScenarioResult {
   readonly id: string;
   readonly kind: ScenarioKind;
+  /** Which figures this scenario feeds (absent in reports written before it existed: then it feeds only totals). */
+  readonly measures?: readonly Measure[];
   readonly title: string;
   readonly plan: PlanName | null;
   readonly multiplier: number | null;

@@ -6,13 +6,16 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlanName } from '../spec/contract.js';
 import { autocannon, type AcRawResult, type AcRequest } from './autocannon.js';
 import { ConformanceTally } from './conformance.js';
-import type { LatencyKind, LimiterOutcome, PlanLine, ScenarioKind, ScenarioResult } from './model.js';
+import type { LatencyKind, LimiterOutcome, Measure, PlanLine, ScenarioKind, ScenarioResult } from './model.js';
+import type { Profile } from './profiles.js';
 import type { Progress } from './progress.js';
 import { Recorder } from './recorder.js';
+import type { LoadTarget, TargetKey } from './target.js';
 
 export interface ScenarioSpec {
   readonly id: string;
   readonly kind: ScenarioKind;
+  readonly measures: readonly Measure[];
   readonly title: string;
   readonly plan: PlanName | null;
   readonly multiplier: number | null;
@@ -35,6 +38,44 @@ export interface ScenarioContext {
   /** Epoch ms when the whole run started. */
   readonly runStartedAt: number;
   readonly progress: Progress;
+}
+
+/** What every scenario of a load run is given. */
+export interface LoadEnv {
+  readonly target: LoadTarget;
+  /** The key with the most headroom: it carries the request mix. */
+  readonly mixKey: TargetKey;
+  readonly profile: Profile;
+  readonly ctx: ScenarioContext;
+}
+
+/**
+ * A kind of load scenario, declared in its own file under load/scenarios/: what it measures, how long an entry of it
+ * may take, and how it runs. A profile lists entries of these; nothing else needs to know the kind.
+ */
+export interface LoadScenario<P> {
+  readonly kind: ScenarioKind;
+  readonly measures: readonly Measure[];
+  /** Upper bound of an entry's wall time for a rate window (its own rests included, none after it). */
+  plannedSeconds(params: P, windowSeconds: number): number;
+  run(params: P, env: LoadEnv): Promise<ScenarioResult[]>;
+}
+
+/** One line of a profile: a scenario and its parameters. */
+export interface ScenarioEntry {
+  readonly kind: ScenarioKind;
+  readonly params: unknown;
+  plannedSeconds(windowSeconds: number): number;
+  run(env: LoadEnv): Promise<ScenarioResult[]>;
+}
+
+export function entry<P>(scenario: LoadScenario<P>, params: P): ScenarioEntry {
+  return {
+    kind: scenario.kind,
+    params,
+    plannedSeconds: (w) => scenario.plannedSeconds(params, w),
+    run: (env) => scenario.run(params, env),
+  };
 }
 
 export const SERVICE_TIME: LatencyKind = 'service time (open loop, no coordinated-omission correction)';
@@ -80,6 +121,7 @@ export async function runScenario(
   const result: ScenarioResult = {
     id: spec.id,
     kind: spec.kind,
+    measures: spec.measures,
     title: spec.title,
     plan: spec.plan,
     multiplier: spec.multiplier,

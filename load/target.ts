@@ -28,7 +28,7 @@ export async function resolveLoadTarget(config: Config, profile: Profile): Promi
   if (config.target === null) {
     // In its own process, as a real target would be: the server neither shares the generator's event loop (which
     // would cap both) nor counts in the generator's memory (its store grows by every pet the mix creates).
-    const { startEmbedded } = await import('../cli/embedded.js');
+    const { startEmbedded } = await import('../reference/launcher.js');
     const server = await startEmbedded({ port: 0, windowSeconds: profile.embeddedWindowSeconds });
     return {
       url: server.url,

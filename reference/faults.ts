@@ -1,17 +1,51 @@
 /**
- * Injectable faults of the reference server. Each is ONE defect, switched on by id, and names the check
- * (notes/checks.md) that must report it and the suite that exercises it. The meta-test runs that suite against the
- * server with the fault on and expects a finding of `catches`. Gaps of the spec (default status, name limits, order,
- * invalid query handling) are never faults: a server may choose either way there.
+ * The fault catalogue of the reference server. Each fault is ONE defect: a modifier of one seam of the conformant
+ * server (seams.ts), switched on by id. It names the check (its id in checks/registry.ts) that must report it and the
+ * suite that exercises it; the meta-tests run that suite against the server with the fault on and expect a finding
+ * of `catches`. Gaps of the spec (default status, name limits, order, invalid query handling) are never faults: a
+ * server may choose either way there.
  */
+import { exactInteger, INT64_MAX, INT64_MIN, isLosslessNumber, LosslessNumber } from '../http/lossless.js';
+import { errorReply, FREE, type Reply, STATUSES, splitAuthorization, type NewPetRecord } from './handlers.js';
+import { composeSeams, type Modifier, replace, type Seams, wrap } from './seams.js';
 
 export interface Fault {
   readonly id: string;
   readonly description: string;
-  /** The check id (notes/checks.md) that must report a violation (or warning for W checks). */
+  /** The check id that must report a violation (or a warning, for checks that warn). */
   readonly catches: string;
   /** Which suite exercises it: 'auth'|'listPets'|'createPet'|'getPet'|'stateful'|'rate-limit'|'quota'. */
   readonly suite: string;
+  /** What the fault changes: one seam, wrapped or replaced. */
+  readonly apply: Modifier;
+}
+
+const TEXT = 'text/plain; charset=utf-8';
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function withoutHeader(r: Reply, name: string): Reply {
+  const headers = { ...r.headers };
+  delete headers[name];
+  return { ...r, headers };
+}
+
+/** What create-400-still-created stores out of a rejected body: whatever of a pet it can read. */
+function salvage(body: unknown): Omit<NewPetRecord, 'id'> | null {
+  if (!isObject(body) || typeof body.name !== 'string') return null;
+  const c = exactInteger(body.categoryId);
+  const categoryId = c !== null && c >= INT64_MIN && c <= INT64_MAX ? c : 0n;
+  const status = typeof body.status === 'string' && STATUSES.has(body.status) ? body.status : 'available';
+  return { name: body.name, categoryId, status };
+}
+
+/** The id a client put in its body, when it is an int64. */
+function clientId(body: unknown): bigint | undefined {
+  const n = isObject(body) ? exactInteger(body.id) : null;
+  return n !== null && n >= INT64_MIN && n <= INT64_MAX ? n : undefined;
 }
 
 const catalogue = [
@@ -21,37 +55,77 @@ const catalogue = [
     description: 'any bearer token is accepted, known or not',
     catches: 'auth-rejected',
     suite: 'auth',
+    apply: wrap('authenticate', (prev) => (ctx, header, route) => {
+      const a = prev(ctx, header, route);
+      return !a.ok && a.tokenGiven ? { ok: true, key: null } : a;
+    }),
   },
   {
     id: 'auth-wrong-scheme',
     description: 'a valid key is accepted under any scheme (Basic, Token, none)',
     catches: 'auth-rejected',
     suite: 'auth',
+    apply: wrap('authenticate', (prev) => (ctx, header, route) => {
+      const a = prev(ctx, header, route);
+      if (a.ok || header === undefined) return a;
+      const { scheme, token, value } = splitAuthorization(header);
+      const key = scheme.toLowerCase() === 'bearer' ? undefined : (ctx.keys.get(token) ?? ctx.keys.get(value));
+      return key ? { ok: true, key } : a;
+    }),
   },
   {
     id: 'auth-create-open',
     description: 'POST /pets is served without an Authorization header',
     catches: 'auth-rejected',
     suite: 'auth',
+    apply: wrap(
+      'authenticate',
+      (prev) => (ctx, header, route) =>
+        (header ?? '').trim() === '' && route?.op === 'createPet' ? { ok: true, key: null } : prev(ctx, header, route),
+    ),
   },
   {
     id: 'auth-403',
     description: 'a missing or invalid key gets 403 instead of 401',
     catches: 'auth-rejected',
     suite: 'auth',
+    apply: wrap('unauthorized', (prev) => (ctx, tokenGiven) => {
+      const r = prev(ctx, tokenGiven);
+      return { ...r, status: 403, ...(r.error ? { error: { ...r.error, code: 'forbidden' } } : {}) };
+    }),
   },
-  { id: 'auth-401-no-body', description: '401 is sent with an empty body', catches: 'json-parses', suite: 'auth' },
+  {
+    id: 'auth-401-no-body',
+    description: '401 is sent with an empty body',
+    catches: 'json-parses',
+    suite: 'auth',
+    apply: wrap('unauthorized', (prev) => (ctx, tokenGiven) => ({
+      ...prev(ctx, tokenGiven),
+      error: undefined,
+      body: '',
+    })),
+  },
   {
     id: 'auth-bearer-case-sensitive',
     description: 'the scheme is compared case-sensitively: "bearer KEY" gets 401',
     catches: 'auth-valid-accepted',
     suite: 'auth',
+    apply: wrap('authenticate', (prev) => (ctx, header, route) => {
+      const scheme = header === undefined ? '' : splitAuthorization(header).scheme;
+      return scheme !== 'Bearer' && scheme.toLowerCase() === 'bearer'
+        ? { ok: false, tokenGiven: false }
+        : prev(ctx, header, route);
+    }),
   },
   {
     id: 'auth-no-www-authenticate',
     description: '401 carries no WWW-Authenticate header',
     catches: 'www-authenticate',
     suite: 'auth',
+    apply: wrap(
+      'unauthorized',
+      (prev) => (ctx, tokenGiven) => withoutHeader(prev(ctx, tokenGiven), 'www-authenticate'),
+    ),
   },
 
   // --- response shape, on whatever operation shows it first
@@ -60,54 +134,72 @@ const catalogue = [
     description: 'Error.status is always 400, whatever the HTTP status',
     catches: 'error-status-matches',
     suite: 'getPet',
+    apply: wrap('errorBody', (prev) => (e) => prev({ ...e, status: 400 })),
   },
   {
     id: 'error-text-plain',
     description: 'error responses are served as text/plain',
     catches: 'content-type-json',
     suite: 'createPet',
+    apply: wrap('contentType', (prev) => (r) => (r.status >= 400 && r.contentType === undefined ? TEXT : prev(r))),
   },
   {
     id: 'success-text-html',
     description: '2xx responses are served as text/html',
     catches: 'content-type-json',
     suite: 'listPets',
+    apply: wrap(
+      'contentType',
+      (prev) => (r) => (r.status >= 200 && r.status < 300 ? 'text/html; charset=utf-8' : prev(r)),
+    ),
   },
   {
     id: 'list-truncated-json',
     description: 'the list body loses its last byte (truncated JSON)',
     catches: 'json-parses',
     suite: 'listPets',
+    apply: wrap('listed', (prev) => (ctx, q, reply) => prev(ctx, q, { ...reply, body: reply.body?.slice(0, -1) })),
   },
   {
     id: 'list-wrapped',
     description: 'the list is wrapped in an object {"items":[...]}',
     catches: 'body-schema',
     suite: 'listPets',
+    apply: wrap('listed', (prev) => (ctx, q, reply) => prev(ctx, q, { ...reply, body: `{"items":${reply.body}}` })),
   },
   {
     id: 'pet-missing-categoryId',
     description: 'Pet bodies omit categoryId',
     catches: 'body-schema',
     suite: 'createPet',
+    apply: wrap('petMembers', (prev) => (pet) => {
+      const { categoryId: _, ...rest } = prev(pet);
+      return rest;
+    }),
   },
   {
     id: 'pet-id-string',
     description: 'Pet.id is serialized as a quoted string',
     catches: 'body-schema',
     suite: 'createPet',
+    apply: wrap('petMembers', (prev) => (pet) => {
+      const m = prev(pet);
+      return { ...m, id: `"${m.id}"` };
+    }),
   },
   {
     id: 'ids-beyond-int64',
     description: 'ids start at 2^63, beyond int64',
     catches: 'int64-exact',
     suite: 'createPet',
+    apply: replace('firstId', 2n ** 63n),
   },
   {
     id: 'create-202',
     description: 'createPet answers 202 Accepted, an undocumented status',
     catches: 'status-documented',
     suite: 'createPet',
+    apply: replace('createdStatus', 202),
   },
 
   // --- listPets
@@ -116,135 +208,226 @@ const catalogue = [
     description: 'limit is parsed but not applied: every matching pet comes back',
     catches: 'list-limit-respected',
     suite: 'listPets',
+    apply: wrap('listQuery', (prev) => (q) => ({ ...prev(q), limit: Infinity })),
   },
   {
     id: 'list-default-50',
     description: 'the default page size is 50 instead of 20',
     catches: 'list-default-limit',
     suite: 'listPets',
+    apply: replace('defaultLimit', 50),
   },
   {
     id: 'list-filter-leak',
     description: 'the status filter is ignored: other statuses leak into the list',
     catches: 'list-status-filter',
     suite: 'listPets',
+    apply: wrap('listQuery', (prev) => (q) => ({ ...prev(q), status: undefined })),
   },
   {
     id: 'list-limit-100-rejected',
     description: 'off-by-one range check: limit=100 gets 400',
     catches: 'list-200',
     suite: 'listPets',
+    apply: wrap('limitRange', (prev) => ({ ...prev, max: prev.max - 1 })),
   },
   {
     id: 'list-limit-1-rejected',
     description: 'off-by-one range check: limit=1 gets 400',
     catches: 'list-200',
     suite: 'listPets',
+    apply: wrap('limitRange', (prev) => ({ ...prev, min: prev.min + 1 })),
   },
   {
     id: 'list-invalid-limit-500',
     description: 'a non-numeric limit crashes the handler: 500',
     catches: 'no-5xx',
     suite: 'listPets',
+    apply: wrap(
+      'rejectQuery',
+      (prev) => (ctx, p) =>
+        p.kind === 'limit-not-integer'
+          ? errorReply(500, 'internal_error', `cannot read property of NaN (limit=${p.raw})`)
+          : prev(ctx, p),
+    ),
   },
 
   // --- createPet
-  { id: 'create-200', description: 'createPet answers 200 instead of 201', catches: 'create-201', suite: 'createPet' },
+  {
+    id: 'create-200',
+    description: 'createPet answers 200 instead of 201',
+    catches: 'create-201',
+    suite: 'createPet',
+    apply: replace('createdStatus', 200),
+  },
   {
     id: 'create-missing-field-accepted',
     description: 'a body missing name or categoryId is accepted with a filler value',
     catches: 'create-invalid-rejected',
     suite: 'createPet',
+    apply: wrap(
+      'validate',
+      (prev) => (body) => prev(isObject(body) ? { name: '', categoryId: new LosslessNumber('0'), ...body } : body),
+    ),
   },
   {
     id: 'create-categoryid-string-accepted',
     description: 'categoryId given as a string of digits ("42") is accepted',
     catches: 'create-invalid-rejected',
     suite: 'createPet',
+    apply: wrap('validate', (prev) => (body) => {
+      const c = isObject(body) ? body.categoryId : undefined;
+      return typeof c === 'string' && /^-?\d{1,19}$/.test(c)
+        ? prev({ ...(body as object), categoryId: new LosslessNumber(c) })
+        : prev(body);
+    }),
   },
   {
     id: 'create-fractional-accepted',
     description: 'a fractional categoryId (1.5) is accepted and truncated',
     catches: 'create-invalid-rejected',
     suite: 'createPet',
+    apply: wrap('validate', (prev) => (body) => {
+      const c = isObject(body) ? body.categoryId : undefined;
+      if (!isLosslessNumber(c) || exactInteger(c) !== null) return prev(body);
+      const truncated = Math.trunc(Number((c as LosslessNumber).value));
+      if (!Number.isFinite(truncated)) return prev(body);
+      return prev({ ...(body as object), categoryId: new LosslessNumber(BigInt(truncated).toString()) });
+    }),
   },
   {
     id: 'create-invalid-status-accepted',
     description: 'a status outside the enum is accepted and stored',
     catches: 'create-invalid-rejected',
     suite: 'createPet',
+    apply: wrap('validate', (prev) => (body) => {
+      if (!isObject(body) || typeof body.status !== 'string' || STATUSES.has(body.status)) return prev(body);
+      const { status, ...rest } = body;
+      const v = prev(rest);
+      return v.ok ? { ok: true, pet: { ...v.pet, status } } : v;
+    }),
   },
   {
     id: 'create-400-still-created',
     description: 'an invalid body gets 400 but the pet is stored anyway',
     catches: 'create-invalid-no-effect',
     suite: 'createPet',
+    apply: wrap('rejectBody', (prev) => (ctx, p) => {
+      const kept = p.kind === 'invalid' ? salvage(p.body) : null;
+      if (kept) ctx.store.add(kept, ctx.now);
+      return prev(ctx, p);
+    }),
   },
   {
     id: 'create-big-categoryid-rejected',
     description: 'categoryId beyond 2^53 (a valid int64) gets 400',
     catches: 'create-201',
     suite: 'createPet',
+    apply: wrap('validate', (prev) => (body) => {
+      const v = prev(body);
+      const big = v.ok && (v.pet.categoryId > MAX_SAFE || v.pet.categoryId < -MAX_SAFE);
+      return big ? { ok: false, reason: 'categoryId is too large' } : v;
+    }),
   },
   {
     id: 'create-int64-rounded',
     description: 'categoryId goes through a JS number and is rounded beyond 2^53',
     catches: 'create-echo',
     suite: 'createPet',
+    apply: wrap('validate', (prev) => (body) => {
+      const v = prev(body);
+      return v.ok ? { ok: true, pet: { ...v.pet, categoryId: BigInt(Number(v.pet.categoryId)) } } : v;
+    }),
   },
   {
     id: 'create-name-nfc',
     description: 'names are NFC-normalised (e + U+0301 becomes U+00E9)',
     catches: 'create-echo',
     suite: 'createPet',
+    apply: wrap('storePet', (prev) => (ctx, pet) => prev(ctx, { ...pet, name: pet.name.normalize('NFC') })),
   },
   {
     id: 'create-name-emoji-stripped',
     description: 'characters beyond the BMP (emoji) are stripped from names',
     catches: 'create-echo',
     suite: 'createPet',
+    apply: wrap(
+      'storePet',
+      (prev) => (ctx, pet) => prev(ctx, { ...pet, name: pet.name.replace(/[\u{10000}-\u{10FFFF}]/gu, '') }),
+    ),
   },
   {
     id: 'create-name-trimmed',
     description: 'leading and trailing whitespace is trimmed from names',
     catches: 'create-echo',
     suite: 'createPet',
+    apply: wrap('storePet', (prev) => (ctx, pet) => prev(ctx, { ...pet, name: pet.name.trim() })),
   },
   {
     id: 'create-status-not-persisted',
     description: 'the sent status is ignored: every pet is stored and returned as available',
     catches: 'create-echo',
     suite: 'createPet',
+    apply: wrap('storePet', (prev) => (ctx, pet) => prev(ctx, { ...pet, status: 'available' })),
   },
   {
     id: 'create-status-echo-only',
     description: 'the 201 echoes the sent status but the store keeps available',
     catches: 'create-retrievable',
     suite: 'createPet',
+    apply: wrap('storePet', (prev) => (ctx, pet) => {
+      const c = prev(ctx, { ...pet, status: 'available' });
+      return { ...c, shown: { ...c.shown, status: pet.status } };
+    }),
   },
   {
     id: 'create-malformed-500',
     description: 'malformed JSON crashes the handler: 500',
     catches: 'no-5xx',
     suite: 'createPet',
+    apply: wrap(
+      'rejectBody',
+      (prev) => (ctx, p) =>
+        p.kind === 'malformed' ? errorReply(500, 'internal_error', 'Unexpected token in JSON') : prev(ctx, p),
+    ),
   },
   {
     id: 'create-client-id-honoured',
     description: 'a client-supplied id is used as the pet id',
     catches: 'create-id-not-client-supplied',
     suite: 'createPet',
+    apply: wrap('chooseId', (prev) => (ctx) => {
+      const later = prev(ctx);
+      return async (body) => clientId(body) ?? (await later(body));
+    }),
   },
   {
     id: 'create-duplicate-ids',
     description: 'the id is read at request start and stored 30 ms later: concurrent creates share ids',
     catches: 'ids-unique',
     suite: 'createPet',
+    apply: wrap('chooseId', (prev) => (ctx) => {
+      // Read before the body arrives, as a naive "count + 1" would be.
+      const racy = ctx.store.peekNextId();
+      const later = prev(ctx);
+      return async (body) => {
+        await delay(30);
+        return (await later(body)) ?? racy;
+      };
+    }),
   },
   {
     id: 'create-not-listed',
     description: 'the list is served from a cache that hides pets younger than 60 s',
     catches: 'create-listed',
     suite: 'createPet',
+    apply: wrap(
+      'listSelection',
+      (prev) => (ctx, q) =>
+        prev(ctx, { ...q, limit: Infinity })
+          .filter((p) => p.createdAt <= ctx.now - 60_000)
+          .slice(0, q.limit),
+    ),
   },
 
   // --- getPet
@@ -253,43 +436,65 @@ const catalogue = [
     description: 'getPet answers 404 for every odd id (an index off by one)',
     catches: 'get-200',
     suite: 'getPet',
+    apply: wrap('lookup', (prev) => (ctx, id) => (id % 2n !== 0n ? undefined : prev(ctx, id))),
   },
   {
     id: 'list-reset-at-max',
     description: 'GET /pets?limit=100 resets the connection instead of answering',
     catches: 'transport-ok',
     suite: 'listPets',
+    apply: wrap(
+      'listed',
+      (prev) => (ctx, q, reply) => (q.limit === 100 ? { ...reply, drop: true } : prev(ctx, q, reply)),
+    ),
   },
   {
     id: 'list-marks-sold',
     description: 'any list request marks every pending pet as sold',
     catches: 'model-consistency',
     suite: 'stateful',
+    apply: wrap('listed', (prev) => (ctx, q, reply) => {
+      for (const p of ctx.store.list('pending', Infinity)) ctx.store.overwrite({ ...p, status: 'sold' });
+      return prev(ctx, q, reply);
+    }),
   },
-  { id: 'get-absent-500', description: 'an absent id crashes the handler: 500', catches: 'no-5xx', suite: 'getPet' },
+  {
+    id: 'get-absent-500',
+    description: 'an absent id crashes the handler: 500',
+    catches: 'no-5xx',
+    suite: 'getPet',
+    apply: replace('notFound', () => errorReply(500, 'internal_error', 'cannot read properties of undefined')),
+  },
   {
     id: 'get-absent-200-null',
     description: 'an absent id gets 200 with a null body',
     catches: 'get-404',
     suite: 'getPet',
+    apply: replace('notFound', () => ({ status: 200, body: 'null' })),
   },
   {
     id: 'get-invalid-id-500',
     description: 'a non-numeric petId crashes the handler: 500',
     catches: 'no-5xx',
     suite: 'getPet',
+    apply: replace('invalidId', () => errorReply(500, 'internal_error', 'cannot convert petId to BigInt')),
   },
   {
     id: 'get-not-retrievable',
     description: 'getPet answers 404 for every id, created or not',
     catches: 'create-retrievable',
     suite: 'createPet',
+    apply: replace('lookup', () => undefined),
   },
   {
     id: 'get-wrong-name',
     description: 'getPet returns a display name ("<name> (deprecated)") instead of the name',
     catches: 'create-retrievable',
     suite: 'createPet',
+    apply: wrap('lookup', (prev) => (ctx, id) => {
+      const p = prev(ctx, id);
+      return p && { ...p, name: `${p.name} (deprecated)` };
+    }),
   },
 
   // --- rate-limit headers (checked on every response)
@@ -298,54 +503,69 @@ const catalogue = [
     description: 'no X-RateLimit-* headers on any response',
     catches: 'rate-limit-headers-present',
     suite: 'listPets',
+    apply: replace('rateHeadersOn', () => false),
   },
   {
     id: 'rl-headers-missing-4xx',
     description: 'X-RateLimit-* headers missing on 4xx responses',
     catches: 'rate-limit-headers-present',
     suite: 'auth',
+    apply: wrap('rateHeadersOn', (prev) => (status) => status < 400 && prev(status)),
   },
   {
     id: 'rl-headers-missing-429',
     description: 'X-RateLimit-* headers missing on 429 responses',
     catches: 'rate-limit-headers-present',
     suite: 'rate-limit',
+    apply: wrap('rateHeadersOn', (prev) => (status) => status !== 429 && prev(status)),
   },
   {
     id: 'rl-reset-ms',
     description: 'X-RateLimit-Reset is epoch milliseconds',
     catches: 'rate-limit-reset-epoch',
     suite: 'listPets',
+    apply: replace('resetHeader', (_ctx, rl) => String(Math.ceil(rl.resetAt))),
   },
   {
     id: 'rl-reset-relative',
     description: 'X-RateLimit-Reset is seconds until the reset, not an epoch time',
     catches: 'rate-limit-reset-epoch',
     suite: 'listPets',
+    apply: replace('resetHeader', (ctx, rl) => String(Math.max(0, Math.ceil((rl.resetAt - ctx.now) / 1000)))),
   },
   {
     id: 'rl-reset-fractional',
     description: 'X-RateLimit-Reset carries a fraction (1712345678.123)',
     catches: 'rate-limit-headers-present',
     suite: 'listPets',
+    apply: replace('resetHeader', (_ctx, rl) => (rl.resetAt / 1000).toFixed(3)),
   },
   {
     id: 'rl-remaining-above-limit',
     description: 'Remaining reports the day window while Limit reports the minute window',
     catches: 'rate-limit-remaining-range',
     suite: 'listPets',
+    apply: wrap('rateHeaders', (prev) => (ctx, status, rl) => ({
+      ...prev(ctx, status, rl),
+      remaining: String(rl.dayRemaining),
+    })),
   },
   {
     id: 'rl-remaining-negative',
     description: 'on 429, Remaining counts the rejected request and goes negative',
     catches: 'rate-limit-headers-present',
     suite: 'rate-limit',
+    apply: wrap('rateHeaders', (prev) => (ctx, status, rl) => {
+      const v = prev(ctx, status, rl);
+      return status === 429 ? { ...v, remaining: '-1' } : v;
+    }),
   },
   {
     id: 'rl-limit-constant',
     description: 'X-RateLimit-Limit is always 100, whatever the plan',
     catches: 'rate-limit-limit-plan',
     suite: 'listPets',
+    apply: wrap('rateHeaders', (prev) => (ctx, status, rl) => ({ ...prev(ctx, status, rl), limit: '100' })),
   },
 
   // --- 429 responses
@@ -354,19 +574,39 @@ const catalogue = [
     description: '429 without Retry-After',
     catches: 'retry-after-valid',
     suite: 'rate-limit',
+    apply: wrap('limited', (prev) => (ctx, rl) => withoutHeader(prev(ctx, rl), 'retry-after')),
   },
   {
     id: 'rl-retry-after-fractional',
     description: 'Retry-After in fractional seconds (0.25)',
     catches: 'retry-after-valid',
     suite: 'rate-limit',
+    apply: wrap('limited', (prev) => (ctx, rl) => {
+      const r = prev(ctx, rl);
+      return { ...r, headers: { ...r.headers, 'retry-after': (rl.waitMs / 1000).toFixed(2) } };
+    }),
   },
-  { id: 'rl-503', description: '503 instead of 429 when limited', catches: 'no-5xx', suite: 'rate-limit' },
+  {
+    id: 'rl-503',
+    description: '503 instead of 429 when limited',
+    catches: 'no-5xx',
+    suite: 'rate-limit',
+    apply: wrap('limited', (prev) => (ctx, rl) => {
+      const r = prev(ctx, rl);
+      return r.status === 429 ? { ...r, status: 503 } : r;
+    }),
+  },
   {
     id: 'rl-429-text-plain',
     description: '429 body is text/plain "Too Many Requests"',
     catches: 'error-body-429',
     suite: 'rate-limit',
+    apply: wrap('limited', (prev) => (ctx, rl) => ({
+      ...prev(ctx, rl),
+      error: undefined,
+      body: 'Too Many Requests',
+      contentType: TEXT,
+    })),
   },
 
   // --- limiter behaviour
@@ -375,78 +615,91 @@ const catalogue = [
     description: 'the minute limit admits plan + 1 requests',
     catches: 'rl-burst-enforced',
     suite: 'rate-limit',
+    apply: replace('minuteSlack', 1),
   },
   {
     id: 'rl-stricter',
     description: 'the minute limit admits plan - 1 requests while reporting the plan',
     catches: 'rl-not-stricter-than-plan',
     suite: 'rate-limit',
+    apply: replace('minuteSlack', -1),
   },
   {
     id: 'rl-not-enforced',
     description: 'requests over the limit are counted but never refused',
     catches: 'rl-burst-enforced',
     suite: 'rate-limit',
+    apply: replace('notEnforced', true),
   },
   {
     id: 'rl-retry-after-short',
     description: 'Retry-After is half the real wait (rounded down, at least 1)',
     catches: 'rl-retry-after-honoured',
     suite: 'rate-limit',
+    apply: replace('retryAfterHalved', true),
   },
   {
     id: 'rl-window-never-resets',
     description: 'the minute counter never resets (tokens never refill)',
     catches: 'rl-honoured-not-banned',
     suite: 'rate-limit',
+    apply: replace('neverResets', true),
   },
   {
     id: 'rl-rejected-counted',
     description: 'rejected requests are charged too, and the charge carries into the next window',
     catches: 'rl-rejected-not-counted',
     suite: 'rate-limit',
+    apply: replace('chargeRejected', true),
   },
   {
     id: 'rl-shared-limits',
     description: 'all keys share one counter, with the limits of the first key seen',
     catches: 'rl-per-key',
     suite: 'rate-limit',
+    apply: replace('sharedAcrossKeys', true),
   },
   {
     id: 'rl-shared-counter',
     description: "one counter for all keys, each key still held to and told its own plan's limit",
     catches: 'rl-per-key',
     suite: 'rate-limit',
+    apply: replace('sharedCounter', true),
   },
   {
     id: 'rl-per-route',
     description: "one counter per key and operation: a key gets its plan's limit on every operation",
     catches: 'rl-one-counter-per-key',
     suite: 'rate-limit',
+    apply: replace('perRoute', true),
   },
   {
     id: 'rl-ban-honoured',
     description: 'every 429 bans the key for two windows, even when the client waits what Retry-After said',
     catches: 'rl-honoured-not-banned',
     suite: 'rate-limit',
+    apply: replace('banOnLimit', true),
   },
   {
     id: 'rl-free-numbers',
     description: "every plan gets the Free plan's limits",
     catches: 'rate-limit-limit-plan',
     suite: 'rate-limit',
+    apply: replace('planLimits', () => FREE),
   },
   {
     id: 'rl-ban-403',
     description: 'any request before Retry-After elapsed bans the key with 403',
     catches: 'rl-429-shape',
     suite: 'rate-limit',
+    apply: replace('ban', { after: 0, status: 403 }),
   },
   {
     id: 'rl-daily-not-enforced',
     description: 'the daily quota is counted but never enforced',
     catches: 'rl-daily-quota',
     suite: 'quota',
+    apply: replace('dailyNotEnforced', true),
   },
 ] as const satisfies readonly Fault[];
 
@@ -454,16 +707,18 @@ export type FaultId = (typeof catalogue)[number]['id'];
 
 export const faults: readonly Fault[] = Object.freeze(catalogue.map((f) => Object.freeze({ ...f })));
 
-const known = new Set<string>(catalogue.map((f) => f.id));
+const index = new Map<string, number>(catalogue.map((f, i) => [f.id, i]));
 
-/** The faults switched on in one server. Unknown ids throw at start, so a typo never runs a faultless server. */
-export class FaultSet {
-  private readonly on: ReadonlySet<string>;
-  constructor(ids: readonly string[] = []) {
-    for (const id of ids) if (!known.has(id)) throw new Error(`reference: unknown fault id ${JSON.stringify(id)}`);
-    this.on = new Set(ids);
-  }
-  has(id: FaultId): boolean {
-    return this.on.has(id);
-  }
+/**
+ * The faults of these ids, in catalogue order (so that wraps compose the same way whatever order they were asked
+ * in). An unknown id throws, so a typo never runs a faultless server.
+ */
+export function selectFaults(ids: readonly string[]): Fault[] {
+  for (const id of ids) if (!index.has(id)) throw new Error(`reference: unknown fault id ${JSON.stringify(id)}`);
+  return [...new Set(ids)].sort((a, b) => index.get(a)! - index.get(b)!).map((id) => faults[index.get(id)!]!);
+}
+
+/** The server's seams with these faults on; throws for an unknown id or faults that cannot be combined. */
+export function faultSeams(ids: readonly string[]): Seams {
+  return composeSeams(selectFaults(ids));
 }

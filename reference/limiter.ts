@@ -19,7 +19,7 @@ import type { PlanLimits } from '../spec/contract.js';
 
 export type LimiterAlgorithm = 'fixed-window' | 'sliding-window' | 'token-bucket';
 
-/** Defects the limiter can be told to have (see faults.ts; the handler maps fault ids to these flags). */
+/** Defects the limiter can be told to have: each field is a seam of the server (seams.ts) that one fault sets. */
 export interface LimiterDefects {
   /** Added to the minute limit actually enforced (+1 off-by-one, -1 stricter); the headers keep the plan's. */
   readonly minuteSlack?: number;

@@ -4,10 +4,11 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { FaultSet } from './faults.js';
+import { faultSeams } from './faults.js';
 import { createHandler } from './handlers.js';
 import { generateKeys, type ReferenceKey } from './keys.js';
 import { RateLimiter, type LimiterAlgorithm } from './limiter.js';
+import { limiterDefects } from './seams.js';
 import { PetStore } from './store.js';
 
 export type { LimiterAlgorithm } from './limiter.js';
@@ -27,7 +28,7 @@ export interface ReferenceOptions {
   dayWindowSeconds?: number;
   /** Default 'fixed-window'. */
   algorithm?: LimiterAlgorithm;
-  /** Fault ids from the catalogue (faults.ts); an unknown id throws. */
+  /** Fault ids from the catalogue (faults.ts); an unknown id, or faults that cannot be combined, throw. */
   faults?: readonly string[];
   /** Requests sent while limited (after a 429, before its Retry-After elapsed) before the key is banned; default 10. */
   banAfter?: number;
@@ -87,35 +88,23 @@ function resolveOptions(o: ReferenceOptions): ResolvedReferenceOptions {
 
 export async function startReferenceServer(options: ReferenceOptions = {}): Promise<ReferenceServer> {
   const opts = resolveOptions(options);
-  const faults = new FaultSet(opts.faults);
+  const seams = faultSeams(opts.faults);
   const limiter = new RateLimiter({
     algorithm: opts.algorithm,
     windowMs: opts.windowSeconds * 1000,
     dayWindowMs: opts.dayWindowSeconds * 1000,
-    // The ban-403 fault bans on the first request that ignores a Retry-After.
-    banAfter: faults.has('rl-ban-403') ? 0 : opts.banAfter,
+    banAfter: seams.ban.after ?? opts.banAfter,
     banMs: opts.banSeconds * 1000,
-    defects: {
-      minuteSlack: faults.has('rl-off-by-one') ? 1 : faults.has('rl-stricter') ? -1 : 0,
-      notEnforced: faults.has('rl-not-enforced'),
-      neverResets: faults.has('rl-window-never-resets'),
-      chargeRejected: faults.has('rl-rejected-counted'),
-      dailyNotEnforced: faults.has('rl-daily-not-enforced'),
-      retryAfterHalved: faults.has('rl-retry-after-short'),
-      sharedAcrossKeys: faults.has('rl-shared-limits'),
-      sharedCounter: faults.has('rl-shared-counter'),
-      perRoute: faults.has('rl-per-route'),
-      banOnLimit: faults.has('rl-ban-honoured'),
-    },
+    defects: limiterDefects(seams),
   });
-  const store = new PetStore(faults.has('ids-beyond-int64') ? 2n ** 63n : 1n);
+  const store = new PetStore(seams.firstId ?? 1n);
   const server = createServer(
     { keepAliveTimeout: 5_000 },
     createHandler({
       store,
       limiter,
       keys: new Map(opts.keys.map((k) => [k.key, k])),
-      faults,
+      seams,
       maxBodyBytes: MAX_BODY_BYTES,
     }),
   );

@@ -46,7 +46,8 @@ export class PetStore {
     } else if (assigned >= this.next) {
       this.next = assigned + 1n;
     }
-    const pet: Pet = Object.freeze({ id: assigned, ...fields, createdAt: now });
+    const { name, categoryId, status } = fields;
+    const pet: Pet = Object.freeze({ id: assigned, name, categoryId, status, createdAt: now });
     this.byId.set(assigned, pet);
     this.all.push(pet);
     let list = this.byStatus.get(pet.status);
@@ -71,16 +72,5 @@ export class PetStore {
   list(status: string | undefined, limit: number): Pet[] {
     const source = status === undefined ? this.all : (this.byStatus.get(status) ?? []);
     return source.slice(0, limit);
-  }
-
-  /** Like list, but only pets created at or before `cutoff` (the stale-cache fault). */
-  listOlderThan(status: string | undefined, limit: number, cutoff: number): Pet[] {
-    const source = status === undefined ? this.all : (this.byStatus.get(status) ?? []);
-    const out: Pet[] = [];
-    for (const pet of source) {
-      if (out.length >= limit) break;
-      if (pet.createdAt <= cutoff) out.push(pet);
-    }
-    return out;
   }
 }

@@ -3,6 +3,7 @@
  * Markdown summary and replay files are rendered from. Built from what the suites handed over in task.meta.
  */
 import type { Finding } from '../checks/check.js';
+import { ExitCode, exitCodeFor } from '../config/errors.js';
 import type { SuiteMeta } from '../suites/meta.js';
 
 export const CONFORMANCE_SCHEMA_VERSION = 1;
@@ -16,7 +17,7 @@ export interface OperationTotals {
   observations: number;
 }
 
-export type Verdict = 'conformant' | 'violations' | 'blocked';
+export type ConformanceVerdict = 'conformant' | 'violations' | 'blocked';
 
 export interface ConformanceReport {
   readonly schemaVersion: number;
@@ -27,7 +28,7 @@ export interface ConformanceReport {
   readonly strict: boolean;
   readonly startedAt: string;
   readonly durationMs: number;
-  readonly verdict: Verdict;
+  readonly verdict: ConformanceVerdict;
   readonly totals: OperationTotals;
   readonly operations: Readonly<Record<string, OperationTotals>>;
   readonly suites: readonly {
@@ -61,7 +62,7 @@ export interface SuiteOutcome {
   readonly failedTests: number;
 }
 
-export function buildReport(input: {
+export function buildConformanceReport(input: {
   tool: ConformanceReport['tool'];
   target: ConformanceReport['target'];
   seed: number;
@@ -101,9 +102,9 @@ export function buildReport(input: {
   }
   const failing = findings.some((f) => f.level === 'violation' || (input.strict && f.level === 'warning'));
   // A banned key blocks the run (exit 3); a target that stalls is itself the finding (its transport-ok violations).
-  const aborted = input.outcomes.some((o) => o.meta.aborted?.code === 'PSC_KEY_BANNED');
+  const aborted = input.outcomes.some((o) => o.meta.aborted && exitCodeFor(o.meta.aborted.code) === ExitCode.blocked);
   const failedTests = input.outcomes.reduce((n, o) => n + o.failedTests, 0);
-  const verdict: Verdict =
+  const verdict: ConformanceVerdict =
     aborted || input.errors.length > 0 ? 'blocked' : failing || failedTests > 0 ? 'violations' : 'conformant';
   return {
     schemaVersion: CONFORMANCE_SCHEMA_VERSION,

@@ -20,17 +20,11 @@ function specWords(id: string): string {
   }
 }
 
-export function replayCommand(report: ConformanceReport, f: Finding): string {
-  const suite = f.operation ?? '';
+/** The command line that reruns the suite that recorded `f` (the whole run when the finding names no suite). */
+export function replayLine(report: ConformanceReport, f: Finding): string {
   const target = report.target.embedded ? '' : ` --target ${report.target.url}`;
-  return `petstore-conformance run${target} --seed ${report.seed} --runs ${report.runs}${suite ? ` --suite ${suiteOf(f)}` : ''}`;
-}
-
-function suiteOf(f: Finding): string {
-  if (f.checkId.startsWith('auth-')) return 'auth';
-  if (f.checkId.startsWith('rl-')) return 'rate-limit';
-  if (f.checkId === 'model-consistency') return 'stateful';
-  return f.operation ?? 'createPet';
+  const suite = f.suite ? ` --suite ${f.suite}` : '';
+  return `petstore-conformance run${target} --seed ${report.seed} --runs ${report.runs}${suite}`;
 }
 
 export function findingBlock(report: ConformanceReport, f: Finding, mark: string): string[] {
@@ -44,14 +38,14 @@ export function findingBlock(report: ConformanceReport, f: Finding, mark: string
     );
   }
   lines.push(
-    `    replay: ${replayCommand(report, f)}${f.repro?.path ? `   (fast-check seed ${f.repro.seed}, path "${f.repro.path}")` : ''}`,
+    `    replay: ${replayLine(report, f)}${f.repro?.path ? `   (fast-check seed ${f.repro.seed}, path "${f.repro.path}")` : ''}`,
   );
   const ex = f.exchanges[0];
   if (ex) lines.push(`    reproduce: ${ex.curl}`);
   return lines;
 }
 
-export function renderSummary(report: ConformanceReport): string {
+export function renderTerminalSummary(report: ConformanceReport): string {
   const out: string[] = [];
   out.push(
     `petstore-conformance ${report.tool.version} · ${report.target.url}${report.target.embedded ? ' (embedded reference server)' : ''} · seed ${report.seed} · runs ${report.runs}${report.strict ? ' · strict' : ''}`,
@@ -175,9 +169,7 @@ export function rateLimitLines(report: ConformanceReport): string[] {
   if (rows.length === 0) return [];
   const out = ['Rate limits, per plan key'];
   for (const r of rows) {
-    const failed = report.findings.some(
-      (f) => f.checkId.startsWith('rl-') && f.level === 'violation' && f.message.includes(r.plan ?? '\u0000'),
-    );
+    const failed = report.findings.some((f) => f.level === 'violation' && f.suite === r.suite && f.keyPlan === r.plan);
     if (r.suite === 'quota') {
       out.push(
         `  ${failed ? '✗' : '✓'} ${r.plan} daily quota ${r.requestsPerDay}: accepted ${r.accepted} of ${r.sent} sent; daily Retry-After ${r.dailyRetryAfterSeconds ?? '-'} s`,

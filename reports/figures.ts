@@ -1,16 +1,19 @@
-/** The key figures of a run, computed from its scenarios (percentiles from merged histograms, never averaged). */
+/**
+ * The key figures of a run, computed from its scenarios (percentiles from merged histograms, never averaged). Each
+ * figure comes from the scenarios that declare they measure it (ScenarioResult.measures), never from their kind.
+ */
 import { mergeHistograms } from '../load/histogram.js';
-import type { ScenarioResult } from '../load/model.js';
+import type { Measure, ScenarioResult } from '../load/model.js';
 import type { KeyFigures } from './model.js';
 
 const round = (n: number, digits = 3) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 export function computeFigures(scenarios: readonly ScenarioResult[]): KeyFigures {
-  const mix = scenarios.filter((s) => s.kind !== 'plan-rate');
-  const hists = mix.flatMap((s) => (s.latency['2xx'] ? [s.latency['2xx'].histogram] : []));
+  const measuring = (m: Measure) => scenarios.filter((s) => s.measures?.includes(m) === true);
+  const hists = measuring('latency').flatMap((s) => (s.latency['2xx'] ? [s.latency['2xx'].histogram] : []));
   const merged = hists.length > 0 ? mergeHistograms(hists) : null;
   const has = merged !== null && merged.totalCount > 0;
-  const closed = scenarios.filter((s) => s.kind === 'mix-connections' && s.responses > 0);
+  const closed = measuring('throughput').filter((s) => s.responses > 0);
   let responses = 0;
   let failures = 0;
   let attempts = 0;
@@ -21,7 +24,7 @@ export function computeFigures(scenarios: readonly ScenarioResult[]): KeyFigures
     failures += s.errors + fivexx;
     attempts += s.responses + s.errors;
   }
-  const limiters = scenarios.flatMap((s) => (s.limiter ? [s.limiter] : []));
+  const limiters = measuring('limiter').flatMap((s) => (s.limiter ? [s.limiter] : []));
   const first = limiters.flatMap((l) => (l.firstWindowRatio === null ? [] : [l.firstWindowRatio]));
   const accepted = limiters.flatMap((l) => (l.acceptedRatio === null ? [] : [l.acceptedRatio]));
   return {

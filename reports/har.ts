@@ -2,8 +2,8 @@
  * HAR 1.2 export of every exchange of a run (optional, --har FILE). Keys appear only as placeholders: the recorded
  * request never held them, and the file passes the secret gate like every other file.
  */
-import { readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
-import type { Exchange } from '../http/exchange.js';
+import { writeFileSync } from 'node:fs';
+import type { ExchangeData } from '../suites/meta.js';
 import { guardSecrets } from './secret-gate.js';
 
 export interface HarEntry {
@@ -36,7 +36,7 @@ export interface HarEntry {
   _error?: string;
 }
 
-export function harEntry(ex: Exchange): HarEntry {
+export function harEntry(ex: ExchangeData): HarEntry {
   const url = new URL(ex.request.url);
   const body = ex.request.body === null ? null : Buffer.from(ex.request.body).toString('utf8');
   const resHeaders = Object.entries(ex.response?.headers ?? {}).flatMap(([name, v]) =>
@@ -79,21 +79,11 @@ export function harEntry(ex: Exchange): HarEntry {
   };
 }
 
-/** A suite worker appends its entries to a part file; the CLI merges the parts into one HAR. */
-export function appendHarPart(partPath: string, exchanges: readonly Exchange[]): void {
-  writeFileSync(partPath, guardSecrets(`${exchanges.map((e) => JSON.stringify(harEntry(e))).join('\n')}\n`, partPath), {
-    flag: 'a',
-  });
-}
-
-export function mergeHarParts(path: string, parts: readonly string[], version: string): number {
-  const entries: HarEntry[] = [];
-  for (const part of parts) {
-    if (!existsSync(part)) continue;
-    for (const line of readFileSync(part, 'utf8').split('\n')) if (line) entries.push(JSON.parse(line) as HarEntry);
-    rmSync(part);
-  }
-  const har = { log: { version: '1.2', creator: { name: 'petstore-conformance', version }, entries } };
+/** Writes one HAR of the given exchanges (in the order given), through the secret gate; returns how many. */
+export function writeHar(path: string, exchanges: readonly ExchangeData[], version: string): number {
+  const har = {
+    log: { version: '1.2', creator: { name: 'petstore-conformance', version }, entries: exchanges.map(harEntry) },
+  };
   writeFileSync(path, guardSecrets(JSON.stringify(har), path));
-  return entries.length;
+  return exchanges.length;
 }

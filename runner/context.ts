@@ -4,6 +4,7 @@
  * 429 wait Retry-After and resend (each 429 is itself checked and recorded).
  */
 import type { PlanKey } from '../config/config.js';
+import { TargetStalledError } from '../config/errors.js';
 import { HttpClient, type AuthSpec, type OutgoingRequest } from '../http/client.js';
 import type { Exchange } from '../http/exchange.js';
 import { Pacer } from '../http/pacing.js';
@@ -48,10 +49,6 @@ const TIMEOUT_CODES = new Set([
 ]);
 const MAX_TIMEOUTS_IN_A_ROW = 5;
 
-export class TargetStalledError extends Error {
-  readonly code = 'PSC_TARGET_STALLED';
-}
-
 export class RunContext {
   readonly client: HttpClient;
   readonly pacer: Pacer;
@@ -68,8 +65,14 @@ export class RunContext {
   /** Per-plan numbers of the rate-limit and quota suites (runner/scenarios/rate-limit.ts), for the reports. */
   readonly rateLimitResults: RateLimitResult[] = [];
   private scope: Finding[] | null = null;
+  /** The class of case being sent (see inCase), stamped on what it provokes. */
+  private caseClass: string | null = null;
 
-  constructor(readonly settings: RunSettings) {
+  /** `suite` names the suite this context runs, stamped on every finding it records. */
+  constructor(
+    readonly settings: RunSettings,
+    readonly suite: string | null = null,
+  ) {
     const { connectTimeoutMs, headersTimeoutMs, bodyTimeoutMs, maxBodyBytes } = settings;
     this.client = new HttpClient({
       baseUrl: settings.target,
@@ -105,9 +108,29 @@ export class RunContext {
     return f.level === 'violation' || (this.settings.strict && f.level === 'warning');
   }
 
+  /**
+   * Records findings, stamped with what this context knows and the check could not: the suite, and the class of case
+   * that provoked them (a check that knows the case class better keeps its own).
+   */
   record(findings: readonly Finding[]): void {
-    if (this.scope) this.scope.push(...findings);
-    else this.log.add(findings);
+    const stamped = findings.map((f) => ({
+      ...f,
+      suite: f.suite ?? this.suite,
+      caseClass: f.caseClass ?? this.caseClass,
+    }));
+    if (this.scope) this.scope.push(...stamped);
+    else this.log.add(stamped);
+  }
+
+  /** Runs `fn` as one case of the given class: the findings of what it sends carry that class in their signature. */
+  async inCase<T>(caseClass: string, fn: () => Promise<T>): Promise<T> {
+    const outer = this.caseClass;
+    this.caseClass = caseClass;
+    try {
+      return await fn();
+    } finally {
+      this.caseClass = outer;
+    }
   }
 
   /** Runs a behavioural check on its evidence and records what it finds. */

@@ -15,8 +15,8 @@ export function petOf(value: unknown): PetView | null {
   return { id: digits(o.id), name: o.name, categoryId: digits(o.categoryId), status: o.status };
 }
 
-/** The pet in a 200/201 body, or null. */
-export function createdPet(ex: Exchange): PetView | null {
+/** The pet a 200 or 201 returned (a create or a get), or null. */
+export function returnedPet(ex: Exchange): PetView | null {
   const s = ex.response?.status;
   return s === 200 || s === 201 ? petOf(ex.response?.json) : null;
 }

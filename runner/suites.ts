@@ -3,6 +3,7 @@
  * files in suites/ and the project's own tests both run suites through here, so they run the same logic.
  */
 import type { SuiteName } from '../config/config.js';
+import { type HarnessErrorCode, KeyBlockedError, TargetStalledError } from '../config/errors.js';
 import type { OperationId } from '../spec/contract.js';
 import { allChecks } from '../checks/registry.js';
 import type { Check } from '../checks/check.js';
@@ -64,14 +65,8 @@ const definitions: SuiteDefinition[] = [
   },
 ];
 
-const extra = new Map<SuiteName, SuiteDefinition>();
-/** Lets the rate-limit suites (which need several keys and their own timing) join the registry. */
-export function registerSuite(def: SuiteDefinition): void {
-  extra.set(def.name, def);
-}
-
 export function suiteDefinition(name: SuiteName): SuiteDefinition {
-  const def = extra.get(name) ?? definitions.find((d) => d.name === name);
+  const def = definitions.find((d) => d.name === name);
   if (!def) throw new Error(`no suite named ${name}`);
   return def;
 }
@@ -90,20 +85,19 @@ export interface SuiteResult {
   readonly rateLimits: readonly RateLimitResult[];
   readonly durationMs: number;
   /** Set when the suite could not finish (e.g. the key was blocked); the findings so far are kept. */
-  readonly aborted: { readonly code: string; readonly message: string } | null;
+  readonly aborted: { readonly code: HarnessErrorCode; readonly message: string } | null;
 }
 
 export async function runSuite(name: SuiteName, settings: RunSettings): Promise<SuiteResult & { ctx: RunContext }> {
   const def = suiteDefinition(name);
-  const ctx = new RunContext(settings);
+  const ctx = new RunContext(settings, name);
   const t0 = performance.now();
   let aborted: SuiteResult['aborted'] = null;
   try {
     await def.run(ctx);
   } catch (e) {
-    const err = e as { code?: string; message?: string };
-    if (err.code === 'PSC_KEY_BANNED' || err.code === 'PSC_TARGET_STALLED')
-      aborted = { code: err.code, message: err.message ?? String(e) };
+    // A blocked key or a stalled target stops the suite; what it found so far still counts.
+    if (e instanceof KeyBlockedError || e instanceof TargetStalledError) aborted = { code: e.code, message: e.message };
     else throw e;
   } finally {
     await ctx.close();

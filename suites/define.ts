@@ -1,16 +1,17 @@
 /**
  * A conformance suite as vitest tests, thin over runner/: the scenario runs once in beforeAll, then one test per
  * (operation, check) passes or fails on that check's findings, which travel to reporters as data in task.meta.
- * The target, keys, seed and runs come from the configuration (the CLI sets them for the workers).
+ * The target, keys, seed and runs come from the CLI through vitest's `inject`. Suites write no files: exchanges travel
+ * as data too, and a reporter assembles the HAR.
  */
-import { beforeAll, describe, expect, test } from 'vitest';
-import './meta.js';
-import { contract } from '../spec/contract.js';
-import { functionalKey, loadConfig, type SuiteName } from '../config/config.js';
+import { beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Finding } from '../checks/check.js';
-import { runSuite, suiteChecks, suiteDefinition, type SuiteResult } from '../runner/suites.js';
-import type { SuiteMeta } from './meta.js';
-import { appendHarPart } from '../reports/har.js';
+import type { SuiteName } from '../config/config.js';
+import type { Exchange } from '../http/exchange.js';
+import { runSuite, type SuiteResult, suiteChecks, suiteDefinition } from '../runner/suites.js';
+import { contract } from '../spec/contract.js';
+import { exchangeData, type SuiteMeta } from './meta.js';
+import { workerSettings } from './worker-config.js';
 
 const SUITE_TIMEOUT_MS = 60 * 60 * 1000;
 const ALL_OPERATIONS = [...contract.operations.keys()];
@@ -41,26 +42,19 @@ function describeFinding(f: Finding): string {
 }
 
 export function defineConformanceSuite(name: SuiteName): void {
-  const config = loadConfig();
+  const provided = inject('petstore');
+  if (!provided)
+    throw new Error('no configuration provided: the conformance suites are run by `petstore-conformance run`');
+  const settings = workerSettings(provided);
   const def = suiteDefinition(name);
   let result: Omit<SuiteResult, 'ctx'> | undefined;
+  let exchanges: readonly Exchange[] = [];
 
   describe(def.title, () => {
     beforeAll(async () => {
-      const key = functionalKey(config);
-      if (!config.target || !key) throw new Error('no target or key configured for the conformance suites');
-      const { ctx, ...r } = await runSuite(name, {
-        target: config.target,
-        keys: config.keys,
-        key,
-        seed: config.seed,
-        runs: config.runs,
-        strict: config.strict,
-        onWait: announceWait,
-        windowSeconds: config.rateWindowSeconds,
-      });
+      const { ctx, ...r } = await runSuite(name, { ...settings, onWait: announceWait });
       result = r;
-      if (config.harFile) appendHarPart(`${config.harFile}.${name}.part`, ctx.exchanges);
+      if (provided.recordExchanges) exchanges = ctx.exchanges;
     }, SUITE_TIMEOUT_MS);
 
     test(`${name}: cases executed for every operation`, ({ task }) => {
@@ -72,11 +66,12 @@ export function defineConformanceSuite(name: SuiteName): void {
         exchanges: r.exchanges,
         durationMs: r.durationMs,
         aborted: r.aborted,
-        seed: config.seed,
+        seed: settings.seed,
         observations: r.findings.filter((f) => f.level === 'observation'),
         rateLimits: r.rateLimits,
       };
       task.meta.suite = meta;
+      if (provided.recordExchanges) task.meta.exchanges = exchanges.map(exchangeData);
       expect(r.aborted, r.aborted?.message).toBeNull();
       for (const op of def.operations) {
         expect(
@@ -97,7 +92,7 @@ export function defineConformanceSuite(name: SuiteName): void {
             (f) => f.checkId === check.id && (f.operation ?? def.operations[0]) === op,
           );
           task.meta.findings = mine;
-          const failing = mine.filter((f) => f.level === 'violation' || (config.strict && f.level === 'warning'));
+          const failing = mine.filter((f) => f.level === 'violation' || (settings.strict && f.level === 'warning'));
           expect(failing.map(describeFinding), `${check.title}`).toEqual([]);
         });
       }

@@ -4,20 +4,35 @@
  * drives a staging key into 429s and a possible ban; the throughput is measured over the responses that came.
  */
 import { mixGetCount, mixRequests, seedPets } from '../mix.js';
-import type { ScenarioSpec } from '../run-scenario.js';
 import type { Profile } from '../profiles.js';
+import { type LoadScenario, runScenario, type ScenarioSpec } from '../run-scenario.js';
 import type { TargetKey } from '../target.js';
+
+export interface MixConnectionsParams {
+  readonly connections: number;
+  readonly durationSeconds: number;
+}
+
+export const mixConnections: LoadScenario<MixConnectionsParams> = {
+  kind: 'mix-connections',
+  measures: ['latency', 'throughput'],
+  plannedSeconds: (p) => p.durationSeconds,
+  run: async (p, env) => [
+    await runScenario(mixConnectionsScenario(env.target.url, env.mixKey, env.profile, p), env.ctx),
+  ],
+};
 
 export function mixConnectionsScenario(
   url: string,
   key: TargetKey,
   profile: Profile,
-  run: Profile['mixConnections'][number],
+  run: MixConnectionsParams,
 ): ScenarioSpec {
   const basePath = new URL(url).pathname;
   return {
     id: `mix-connections-${run.connections}`,
-    kind: 'mix-connections',
+    kind: mixConnections.kind,
+    measures: mixConnections.measures,
     title: `mix, ${run.connections} connection${run.connections === 1 ? '' : 's'} (${key.plan} key)`,
     plan: key.plan,
     multiplier: null,

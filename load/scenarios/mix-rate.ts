@@ -3,16 +3,33 @@
  * latency is service time (coordinated-omission correction off).
  */
 import { mixGetCount, mixRequests, seedPets } from '../mix.js';
-import type { ScenarioSpec } from '../run-scenario.js';
 import type { Profile } from '../profiles.js';
+import { type LoadScenario, runScenario, type ScenarioSpec } from '../run-scenario.js';
 import type { TargetKey } from '../target.js';
+
+/** A fraction of the mix key's rate (below its limit), capped at maxRate req/s (a generous Enterprise key would
+ * otherwise ask for an open loop faster than any closed one). */
+export interface MixRateParams {
+  readonly fraction: number;
+  readonly maxRate: number;
+  readonly durationSeconds: number;
+}
+
+export const mixRate: LoadScenario<MixRateParams> = {
+  kind: 'mix-rate',
+  measures: ['latency'],
+  plannedSeconds: (p) => p.durationSeconds,
+  run: async (p, env) => [
+    await runScenario(mixRateScenario(env.target.url, env.target.windowSeconds, env.mixKey, env.profile, p), env.ctx),
+  ],
+};
 
 export function mixRateScenario(
   url: string,
   windowSeconds: number,
   key: TargetKey,
   profile: Profile,
-  run: Profile['mixRates'][number],
+  run: MixRateParams,
 ): ScenarioSpec {
   const basePath = new URL(url).pathname;
   // Rates below 1/s cannot be expressed in autocannon; the request bound keeps the window's total below the limit.
@@ -24,7 +41,8 @@ export function mixRateScenario(
     Math.floor(run.fraction * key.limits.requestsPerMinute) * Math.ceil(run.durationSeconds / windowSeconds);
   return {
     id: `mix-rate-${Math.round(run.fraction * 100)}pct`,
-    kind: 'mix-rate',
+    kind: mixRate.kind,
+    measures: mixRate.measures,
     title: `mix at ${rate} req/s (at most ${Math.round(run.fraction * 100)}% of the ${key.plan} rate)`,
     plan: key.plan,
     multiplier: run.fraction,

@@ -15,8 +15,22 @@ import { listRequest } from '../mix.js';
 import type { LimiterOutcome, ScenarioResult } from '../model.js';
 import type { Profile } from '../profiles.js';
 import type { Recorder } from '../recorder.js';
-import { runScenario, type ScenarioContext, type ScenarioSpec } from '../run-scenario.js';
+import { type LoadScenario, runScenario, type ScenarioContext, type ScenarioSpec } from '../run-scenario.js';
 import type { TargetKey } from '../target.js';
+
+/** Multiples of each plan's rate, run in turn (plans side by side). */
+export interface PlanRateParams {
+  readonly multipliers: readonly number[];
+}
+
+export const planRate: LoadScenario<PlanRateParams> = {
+  kind: 'plan-rate',
+  measures: ['limiter'],
+  // Runs above the limit last two windows; a window's rest between multipliers.
+  plannedSeconds: (p, w) => p.multipliers.reduce((n, m, i) => n + (m > 1 ? 2 : 1) * w + (i > 0 ? w : 0), 0),
+  run: (p, env) =>
+    runPlanRates(env.target.url, env.target.windowSeconds, env.target.keys, env.profile, p.multipliers, env.ctx),
+};
 
 export function planRateScenario(
   url: string,
@@ -38,7 +52,8 @@ export function planRateScenario(
   );
   return {
     id: `plan-rate-${key.plan}-${multiplier}x`,
-    kind: 'plan-rate',
+    kind: planRate.kind,
+    measures: planRate.measures,
     title: `${key.plan} key at ${multiplier}× its rate (${rate} req/s)`,
     plan: key.plan,
     multiplier,
@@ -94,13 +109,12 @@ export async function runPlanRates(
   windowSeconds: number,
   keys: readonly TargetKey[],
   profile: Profile,
+  multipliers: readonly number[],
   ctx: ScenarioContext,
 ): Promise<ScenarioResult[]> {
   // A key whose runs would not fit the profile's request cap (e.g. generous Enterprise limits) cannot show its limiter.
   const feasible = keys.filter((key) =>
-    profile.planMultipliers.every(
-      (m) => planRateScenario(url, windowSeconds, key, profile, m).maxRequests < profile.requestCap,
-    ),
+    multipliers.every((m) => planRateScenario(url, windowSeconds, key, profile, m).maxRequests < profile.requestCap),
   );
   for (const key of keys)
     if (!feasible.includes(key))
@@ -110,7 +124,7 @@ export async function runPlanRates(
   const perPlan = await Promise.all(
     feasible.map(async (key) => {
       const results: ScenarioResult[] = [];
-      for (const [i, m] of profile.planMultipliers.entries()) {
+      for (const [i, m] of multipliers.entries()) {
         if (i > 0) await sleep(windowSeconds * 1000);
         const spec = planRateScenario(url, windowSeconds, key, profile, m);
         results.push(await runScenario(spec, ctx, (rec) => limiterOutcome(spec, key, windowSeconds, rec)));

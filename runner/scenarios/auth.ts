@@ -8,14 +8,14 @@ import { AUTH_VARIANTS, newPetBody, validNewPet, type AuthVariant } from '../../
 import { authRejected, authValidAccepted } from '../../checks/auth.js';
 import type { OutgoingRequest, AuthSpec } from '../../http/client.js';
 import type { RunContext } from '../context.js';
-import { createdPet, usableId } from '../pets.js';
+import { returnedPet, usableId } from '../pets.js';
 import * as req from '../requests.js';
 
 export async function authScenario(ctx: RunContext): Promise<void> {
   const [pet] = fc.sample(validNewPet(), { seed: ctx.seed + 3, numRuns: 1 });
   const body = newPetBody(pet!);
   const made = await ctx.send(req.createPet(ctx.auth(), body));
-  const id = usableId(createdPet(made)?.id ?? null) ?? '1';
+  const id = usableId(returnedPet(made)?.id ?? null) ?? '1';
   const build: Record<OperationId, (auth: AuthSpec) => OutgoingRequest> = {
     listPets: (auth) => req.listPets(auth),
     createPet: (auth) => req.createPet(auth, body),

@@ -19,7 +19,7 @@ import {
 import type { Exchange } from '../../http/exchange.js';
 import type { RunContext } from '../context.js';
 import { checkProperty } from '../property.js';
-import { createdPet, listedPets, usableId } from '../pets.js';
+import { returnedPet, listedPets, usableId } from '../pets.js';
 import * as req from '../requests.js';
 import { sleep } from '../../http/pacing.js';
 
@@ -108,11 +108,11 @@ export async function createPetScenario(ctx: RunContext): Promise<void> {
     ctx.log.count('createPet', 'cases');
     const ex = await createAndJudge(ctx, pet);
     creates.push(ex);
-    const id = usableId(createdPet(ex)?.id ?? null);
+    const id = usableId(returnedPet(ex)?.id ?? null);
     if (id === null) return;
     const get = await fetchCreated(ctx, id);
     ctx.judge(createRetrievable, { create: ex, get });
-    const status = createdPet(ex)?.status;
+    const status = returnedPet(ex)?.status;
     if (listed < LISTED_SAMPLES && typeof status === 'string') {
       listed++;
       const limit = maxLimit();

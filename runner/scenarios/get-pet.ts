@@ -9,7 +9,7 @@ import { get200, get404, getInvalidId } from '../../checks/get.js';
 import type { Exchange } from '../../http/exchange.js';
 import type { RunContext } from '../context.js';
 import { checkProperty } from '../property.js';
-import { createdPet, usableId } from '../pets.js';
+import { returnedPet, usableId } from '../pets.js';
 import { createAndJudge } from './create-pet.js';
 import * as req from '../requests.js';
 
@@ -19,7 +19,7 @@ export async function getPetScenario(ctx: RunContext): Promise<void> {
   const byId = new Map<string, Exchange>();
   for (const pet of fc.sample(validNewPet(), { seed: ctx.seed + 11, numRuns: PETS_TO_FETCH })) {
     const ex = await createAndJudge(ctx, pet);
-    const id = usableId(createdPet(ex)?.id ?? null);
+    const id = usableId(returnedPet(ex)?.id ?? null);
     if (id !== null) byId.set(id, ex);
   }
   const ids = [...byId.keys()];

@@ -5,8 +5,8 @@
  * a run projected beyond MAX_QUOTA_MS is refused up front (the suite's hook timeout is 60 min), and no wait for a
  * minute-limit Retry-After exceeds one window and its slack.
  */
-
-import { KeyBlockedError, sleep } from '../../http/pacing.js';
+import { KeyBlockedError } from '../../config/errors.js';
+import { sleep } from '../../http/pacing.js';
 import type { Exchange } from '../../http/exchange.js';
 import { rateLimitNumber as rl, retryAfterMs } from '../../http/rate-limit-headers.js';
 import {

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Check } from '../../checks/check.js';
 import * as h from '../../checks/headers.js';
+import { parseRetryAfter } from '../../http/retry-after.js';
 import * as r from '../../checks/response.js';
 import { allChecks, applyResponseChecks } from '../../checks/registry.js';
 import fc from 'fast-check';
@@ -398,12 +399,14 @@ describe('header helpers', () => {
       expect(h.parseHttpDate(bad), bad).toBeNull();
     }
   });
-  it('parseRetryAfter gives seconds for both forms, null otherwise', () => {
+  it('parseRetryAfter gives the wait for both forms (a date from the response Date), null otherwise', () => {
     const now = Date.UTC(2025, 5, 1, 12, 0, 0);
-    expect(h.parseRetryAfter('120', now)).toBe(120);
-    expect(h.parseRetryAfter('Sun, 01 Jun 2025 12:00:30 GMT', now)).toBe(30);
-    expect(h.parseRetryAfter('Sun, 01 Jun 2025 11:00:00 GMT', now)).toBe(0);
-    for (const bad of ['0.25', '-1', 'soon', '1e3', '']) expect(h.parseRetryAfter(bad, now), bad).toBeNull();
+    expect(parseRetryAfter('120', now)).toEqual({ kind: 'seconds', ms: 120_000 });
+    expect(parseRetryAfter('Sun, 01 Jun 2025 12:00:30 GMT', now)).toEqual({ kind: 'date', ms: 30_000 });
+    expect(parseRetryAfter('Sun, 01 Jun 2025 11:00:00 GMT', now)).toEqual({ kind: 'date', ms: 0 });
+    const date = 'Sun, 01 Jun 2025 12:00:00 GMT';
+    expect(parseRetryAfter('Sun, 01 Jun 2025 12:00:30 GMT', now + 9_000, date)).toEqual({ kind: 'date', ms: 30_000 });
+    for (const bad of ['0.25', '-1', 'soon', '1e3', '']) expect(parseRetryAfter(bad, now), bad).toBeNull();
   });
   it('hasBearerChallenge is case-insensitive and ignores quoted text', () => {
     expect(h.hasBearerChallenge('bearer realm="x"')).toBe(true);

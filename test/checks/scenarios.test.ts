@@ -5,7 +5,7 @@ import * as c from '../../checks/create.js';
 import { get200, get404, getInvalidId } from '../../checks/get.js';
 import * as l from '../../checks/list.js';
 import { modelConsistency } from '../../checks/stateful.js';
-import { exchange } from './fixtures.js';
+import { exchange, PET } from './fixtures.js';
 
 // --- auth ---
 const invalid = { name: 'missing Authorization', valid: false };
@@ -369,14 +369,40 @@ describe('get-invalid-id', () => {
 
 // --- stateful ---
 describe('model-consistency', () => {
-  it('passes agreement and 429, fails disagreement with both sides in the message', () => {
-    const ex = exchange({ operation: 'getPet', status: 404 });
-    expect(modelConsistency.run({ exchange: ex, expected: 'x', actual: 'x', ok: true })).toEqual([]);
-    expect(
-      modelConsistency.run({ exchange: exchange({ status: 429 }), expected: 'a', actual: 'b', ok: false }),
-    ).toEqual([]);
-    const [f] = modelConsistency.run({ exchange: ex, expected: '200 with pet 3', actual: '404', ok: false });
+  const rex = { name: 'Rex', categoryId: '2', status: 'available' };
+  it('judges a fetched pet against the model: agreement and 429 pass, any other answer fails', () => {
+    const ok = exchange({ operation: 'getPet', body: PET });
+    expect(modelConsistency.run({ kind: 'fetched', exchange: ok, id: '1', pet: rex })).toEqual([]);
+    const limited = exchange({ operation: 'getPet', status: 429 });
+    expect(modelConsistency.run({ kind: 'fetched', exchange: limited, id: '1', pet: rex })).toEqual([]);
+    const [f] = modelConsistency.run({
+      kind: 'fetched',
+      exchange: exchange({ operation: 'getPet', status: 404 }),
+      id: '1',
+      pet: rex,
+    });
     expect(f?.level).toBe('violation');
-    expect(f?.message).toBe('received 404\nthe model of the spec expects 200 with pet 3');
+    expect(f?.message).toMatch(/^received 404 with .*\nthe model of the spec expects 200 with \{"id":"1","name":"Rex"/);
+    const sold = exchange({ operation: 'getPet', body: PET.replace('available', 'sold') });
+    expect(modelConsistency.run({ kind: 'fetched', exchange: sold, id: '1', pet: rex })).toHaveLength(1);
+  });
+  it('judges a list only where it shows a pet the model holds', () => {
+    const pets = new Map([['1', rex]]);
+    const other = '{"id":9,"name":"x","categoryId":2,"status":"sold"}';
+    expect(modelConsistency.run({ kind: 'listed', exchange: exchange({ body: `[${PET},${other}]` }), pets })).toEqual(
+      [],
+    );
+    const drifted = PET.replace('available', 'sold');
+    const found = modelConsistency.run({ kind: 'listed', exchange: exchange({ body: `[${drifted},${other}]` }), pets });
+    expect(found.map((f) => f.message.split('\n')[1])).toEqual([
+      'the model of the spec expects pet 1 listed as created: {"id":"1","name":"Rex","categoryId":"2","status":"available"}',
+    ]);
+  });
+  it('a created id the model already holds is a duplicate', () => {
+    const ex = exchange({ operation: 'createPet' });
+    expect(modelConsistency.run({ kind: 'created', exchange: ex, knownIds: ['7'] })).toEqual([]);
+    expect(modelConsistency.run({ kind: 'created', exchange: ex, knownIds: ['7', '1'] })[0]?.actual).toBe(
+      'id 1 (already assigned to another pet)',
+    );
   });
 });

@@ -102,13 +102,11 @@ describe('configuration errors exit 2 and name the flag or variable', () => {
 describe('an unreachable target exits 3 and names the URL', () => {
   it('closed port', async () => {
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
-    const t0 = performance.now();
     const r = await run(['run', '--target', url, '--env-file', goodEnv]);
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`target unreachable: ${url}`);
     expect(r.stderr).toMatch(/ECONNREFUSED/);
     expect(r.stderr).toMatch(/\[PSC_UNREACHABLE\]/);
-    expect(performance.now() - t0).toBeLessThan(5_000);
   });
 
   it('replay against a closed port', async () => {

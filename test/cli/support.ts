@@ -2,7 +2,7 @@
 import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import type { Output } from '../../cli/output.js';
-import { keyVariable } from '../../config/config.js';
+import { keyEnv } from '../../config/config.js';
 import { generateKeys, type ReferenceKey } from '../../reference/server.js';
 
 export interface Captured extends Output {
@@ -31,10 +31,7 @@ export function distinctiveKeys(tag: string): ReferenceKey[] {
 
 /** A .env file with every key of `keys` (and anything else given) for --env-file. */
 export function writeEnvFile(path: string, keys: readonly ReferenceKey[], extra: Record<string, string> = {}): string {
-  const lines = keys.map((k) => `${keyVariable(k.plan)}=${k.key}`);
-  const ent = keys.find((k) => k.plan === 'enterprise');
-  if (ent) lines.push(`PETSTORE_ENTERPRISE_LIMITS=${ent.limits.requestsPerMinute}/${ent.limits.requestsPerDay}`);
-  for (const [k, v] of Object.entries(extra)) lines.push(`${k}=${v}`);
+  const lines = Object.entries({ ...keyEnv(keys), ...extra }).map(([k, v]) => `${k}=${v}`);
   writeFileSync(path, `${lines.join('\n')}\n`);
   return path;
 }

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { HttpClient } from '../../http/client.js';
 import { toCurl } from '../../http/curl.js';
 import { ApiKey } from '../../http/redact.js';
-import { createdPet, usableId } from '../../runner/pets.js';
+import { returnedPet, usableId } from '../../runner/pets.js';
 import * as req from '../../runner/requests.js';
 
 const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse would read 9007199254740992
@@ -41,7 +41,7 @@ describe('HttpClient', () => {
   test('an id beyond 2^53 round-trips from a body into the next request URL exactly', async () => {
     const client = new HttpClient({ baseUrl: base });
     const created = await client.send(req.createPet(auth, '{"name":"Rex","categoryId":1}'));
-    const id = usableId(createdPet(created)?.id ?? null);
+    const id = usableId(returnedPet(created)?.id ?? null);
     expect(id).toBe(BIG);
     await client.send(req.getPet(auth, id!));
     expect(seen.at(-1)!.url).toBe(`/v1/pets/${BIG}`);

@@ -1,7 +1,8 @@
 // The pacing policy: wait for the window when Remaining is spent, honour Retry-After with backoff, stop a key that
 // keeps getting 429 (section 8 rule 3: continuing may get it banned).
 import { describe, expect, test } from 'vitest';
-import { KeyBlockedError, Pacer } from '../../http/pacing.js';
+import { KeyBlockedError } from '../../config/errors.js';
+import { Pacer } from '../../http/pacing.js';
 import type { Exchange } from '../../http/exchange.js';
 
 const NOW = Date.UTC(2026, 0, 1, 0, 0, 0);

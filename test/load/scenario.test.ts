@@ -53,10 +53,10 @@ describe('load scenarios against the reference server', () => {
       };
       const r = await runScenario(spec, ctx);
       expect(r.conformance.nonConformant).toBe(100);
-      expect(r.conformance.byCheck['rate-limit-headers-present']).toBe(300);
+      expect(r.conformance.byCheck['rate-limit-headers-present']).toBe(100);
       expect(r.conformance.byCheck['body-schema']).toBeGreaterThan(0);
       expect(r.conformance.examples.length).toBeGreaterThan(0);
-      expect(r.conformance.examples[0]!.message).toMatch(/x-ratelimit-limit missing/);
+      expect(r.conformance.examples.some((e) => /no X-RateLimit-Limit/.test(e.message))).toBe(true);
     } finally {
       await s.close();
     }

@@ -1,6 +1,7 @@
 /** The rate-limit checks on synthetic evidence: each passes what a conformant limiter does and fails the defect. */
 import { describe, expect, it } from 'vitest';
 import * as c from '../../checks/rate-limit.js';
+import { applyResponseChecks } from '../../checks/registry.js';
 import { exchange, NOW, NOW_S, type ExchangeInit } from '../checks/fixtures.js';
 
 const FREE = { requestsPerMinute: 60, requestsPerDay: 1000 };
@@ -128,36 +129,19 @@ describe('rl-not-stricter-than-plan', () => {
 });
 
 describe('rl-429-shape', () => {
-  it('passes a full 429', () => {
+  it('passes a 429, whatever its headers and body (the response checks judge those)', () => {
     expect(c.shape429.run({ exchange: limited() })).toEqual([]);
+    const bare = limited(0, NOW_S + 30, {
+      body: 'Too Many Requests',
+      headers: { 'retry-after': undefined, 'x-ratelimit-reset': undefined, 'content-type': 'text/plain' },
+    });
+    expect(c.shape429.run({ exchange: bare })).toEqual([]);
   });
-  it('fails 403 or 503 instead of 429, a missing Retry-After, missing headers, a wrong Error status', () => {
+  it('fails 403 or 503 instead of 429', () => {
     expect(c.shape429.run({ exchange: exchange({ status: 403 }) })[0]?.message).toMatch(
       /^received 403 where the key was over its limit/,
     );
-    expect(c.shape429.run({ exchange: exchange({ status: 503 }) })[0]?.level).toBe('violation');
-    expect(
-      c.shape429.run({ exchange: limited(0, NOW_S + 30, { headers: { 'retry-after': undefined } }) })[0]?.message,
-    ).toContain('Retry-After absent');
-    expect(
-      c.shape429.run({ exchange: limited(0, NOW_S + 30, { headers: { 'retry-after': '0.25' } }) })[0]?.message,
-    ).toContain('Retry-After "0.25"');
-    expect(
-      c.shape429.run({ exchange: limited(0, NOW_S + 30, { headers: { 'x-ratelimit-reset': undefined } }) })[0]?.message,
-    ).toContain('X-RateLimit-Reset missing');
-    expect(
-      c.shape429.run({ exchange: limited(0, NOW_S + 30, { body: '{"code":"x","message":"m","status":400}' }) })[0]
-        ?.message,
-    ).toContain('status is 400');
-  });
-  it('a body that is not JSON is only an observation (its format is not shown)', () => {
-    expect(
-      ids(
-        c.shape429.run({
-          exchange: limited(0, NOW_S + 30, { body: 'Too Many Requests', headers: { 'content-type': 'text/plain' } }),
-        }),
-      ),
-    ).toEqual(['rl-429-shape:observation']);
+    expect(ids(c.shape429.run({ exchange: exchange({ status: 503 }) }))).toEqual(['rl-429-shape:violation']);
   });
 });
 
@@ -271,7 +255,7 @@ describe('rl-daily-quota', () => {
   it('passes the day quota spent, then a 429 with Retry-After and a Reset at the day boundary', () => {
     expect(c.dailyQuota.run(ev({}))).toEqual([]);
   });
-  it('fails no daily 429, a count beyond the quota, a Reset before the minute reset or beyond a day', () => {
+  it('fails no daily 429, a count beyond the quota, a Reset before the minute reset', () => {
     expect(
       c.dailyQuota.run(ev({ rejection: null, acceptedAfterKnown: 4, accepted: 10, stopped: 'over-quota' }))[0]?.message,
     ).toMatch(/^received no daily 429/);
@@ -279,8 +263,9 @@ describe('rl-daily-quota', () => {
       'only after 4 accepted after Remaining 2',
     );
     expect(c.dailyQuota.run(ev({ acceptedAfterKnown: 1 }))[0]?.message).toContain('stricter than it reported');
-    expect(c.dailyQuota.run(ev({ rejection: day(0, 429, NOW_S - 100) }))[0]?.message).toContain('X-RateLimit-Reset');
-    expect(c.dailyQuota.run(ev({ rejection: day(0, 429, NOW_S + 200_000) }))[0]?.message).toContain('within 86400 s');
+    // A Reset in the past or beyond a day is rate-limit-reset-epoch's, judged on every response: not again here.
+    expect(c.dailyQuota.run(ev({ rejection: day(0, 429, NOW_S - 100) }))).toEqual([]);
+    expect(c.dailyQuota.run(ev({ rejection: day(0, 429, NOW_S + 200_000) }))).toEqual([]);
     expect(c.dailyQuota.run(ev({ minuteReset: NOW_S + 7200 }))[0]?.message).toContain(
       "before the minute window's reset",
     );
@@ -390,57 +375,77 @@ describe("a daily 429 (or a ban) is not the minute limit's", () => {
   });
 });
 
-describe('429 bodies: the format is a gap; only an Error whose numeric status is not 429 fails', () => {
-  const body = (b: string) => limited(0, NOW_S + 30, { body: b });
-  it("{statusCode, error, message} (Fastify's), a string status, an array: observations only", () => {
+describe('a 429 is judged once, by the response checks; the rate-limit checks judge counts and timing', () => {
+  const LIM = { requestsPerMinute: 5, requestsPerDay: 8 };
+  const daily = (over: ExchangeInit = {}) =>
+    exchange({
+      status: 429,
+      ...over,
+      headers: {
+        'x-ratelimit-limit': '8',
+        'x-ratelimit-remaining': '0',
+        'x-ratelimit-reset': String(NOW_S + 3600),
+        'retry-after': '3600',
+        ...over.headers,
+      },
+    });
+  const quota = (rejection: ReturnType<typeof exchange>): c.DailyQuotaEvidence => ({
+    plan: 'enterprise',
+    limits: LIM,
+    sent: 9,
+    accepted: 8,
+    rejection,
+    known: null,
+    acceptedAfterKnown: 0,
+    minuteReset: NOW_S + 1,
+    elapsedMs: 2000,
+    stopped: null,
+  });
+  const recovery = (first429: ReturnType<typeof exchange>): c.RecoveryEvidence => ({
+    plan: 'enterprise',
+    limit: 5,
+    first429,
+    retryAfterMs: null,
+    rejected: 1,
+    attempts: [{ exchange: at(4, NOW_S + 90), waitedMs: 31_000 }],
+    fixedLike: true,
+  });
+  /** Every check that sees this 429: the response checks, and each rate-limit check it is evidence for. */
+  const judged = (ex: ReturnType<typeof exchange>) => [
+    ...applyResponseChecks({ exchange: ex, plan: LIM, now: NOW }),
+    ...c.shape429.run({ exchange: ex }),
+    ...c.dailyQuota.run(quota(ex)),
+    ...c.retryAfterHonoured.run(recovery(ex)),
+    ...c.rejectedNotCounted.run(recovery(ex)),
+  ];
+  const violations = (ex: ReturnType<typeof exchange>) => ids(judged(ex).filter((f) => f.level === 'violation'));
+
+  it('a conformant daily 429 yields nothing', () => {
+    expect(violations(daily())).toEqual([]);
+  });
+  it('one malformed Retry-After on a 429 yields exactly one violation: retry-after-valid', () => {
+    for (const value of ['0.25', 'soon', '-1'])
+      expect(violations(daily({ headers: { 'retry-after': value } })), value).toEqual(['retry-after-valid:violation']);
+    expect(violations(daily({ headers: { 'retry-after': undefined } }))).toEqual(['retry-after-valid:violation']);
+  });
+  it('an Error body whose status is not 429 yields exactly one violation: error-status-matches', () => {
+    for (const b of ['{"code":"q","message":"m","status":403}', '{"code":"x","message":"m","status":429.5}'])
+      expect(violations(daily({ body: b })), b).toEqual(['error-status-matches:violation']);
+    expect(violations(daily({ body: '{"code":"x","message":"m","status":429.0}' }))).toEqual([]);
+  });
+  it("a body whose format is not an Error is a warning of error-body-429 only (the 429 body's format is a gap)", () => {
     for (const b of [
       '{"statusCode":429,"error":"Too Many Requests","message":"Rate limit exceeded, retry in 1 minute"}',
       '{"status":"429"}',
       '[]',
-      '"slow down"',
     ]) {
-      const f = c.shape429.run({ exchange: body(b) });
-      expect(ids(f), b).toEqual(['rl-429-shape:observation']);
-      expect(f[0]?.message, b).toContain('the spec does not show the 429 body format');
+      const found = judged(daily({ body: b })).filter((f) => f.level !== 'observation');
+      expect(ids(found), b).toEqual(['error-body-429:warning']);
     }
   });
-  it('an Error of status 429 passes (429.0 too); a numeric status of 500 or 429.5 fails', () => {
-    expect(c.shape429.run({ exchange: body('{"code":"x","message":"m","status":429.0}') })).toEqual([]);
-    expect(c.shape429.run({ exchange: body('{"code":"x","message":"m","status":500}') })[0]?.actual).toBe(
-      'an Error body whose status is 500',
-    );
-    expect(ids(c.shape429.run({ exchange: body('{"status":429.5}') }))).toEqual(['rl-429-shape:violation']);
-  });
-  it('the daily 429 alike', () => {
-    const LIM = { requestsPerMinute: 5, requestsPerDay: 8 };
-    const daily = (b: string) =>
-      exchange({
-        status: 429,
-        body: b,
-        headers: {
-          'x-ratelimit-limit': '8',
-          'x-ratelimit-remaining': '0',
-          'x-ratelimit-reset': String(NOW_S + 3600),
-          'retry-after': '3600',
-        },
-      });
-    const ev = (rejection: ReturnType<typeof exchange>): c.DailyQuotaEvidence => ({
-      plan: 'enterprise',
-      limits: LIM,
-      sent: 9,
-      accepted: 8,
-      rejection,
-      known: null,
-      acceptedAfterKnown: 0,
-      minuteReset: NOW_S + 1,
-      elapsedMs: 2000,
-      stopped: null,
-    });
-    expect(
-      ids(c.dailyQuota.run(ev(daily('{"statusCode":429,"error":"Too Many Requests","message":"quota"}')))),
-    ).toEqual(['rl-daily-quota:observation']);
-    expect(ids(c.dailyQuota.run(ev(daily('{"code":"q","message":"m","status":403}'))))).toEqual([
-      'rl-daily-quota:violation',
+  it('missing rate-limit headers on a 429 yield exactly one violation: rate-limit-headers-present', () => {
+    expect(violations(daily({ headers: { 'x-ratelimit-reset': undefined } }))).toEqual([
+      'rate-limit-headers-present:violation',
     ]);
   });
 });

@@ -34,8 +34,10 @@ describe.concurrent('rate limiting over HTTP', () => {
           expect(r.headers['x-ratelimit-limit']).toBe('5');
         }
         const wait = expect429(await call(server, 'GET', '/pets'));
-        // The sliding counter still weighs the burst 200 ms into the next window: 1.2 s rounds up to 2.
-        expect(wait).toBe(algorithm === 'sliding-window' ? 2 : 1);
+        // The sliding counter still weighs the burst into the next window: up to 2 s when the burst fitted in one
+        // window, 1 s when a slow machine spread it over a boundary (the weighted count then decays sooner).
+        expect(wait).toBeGreaterThanOrEqual(1);
+        expect(wait).toBeLessThanOrEqual(algorithm === 'sliding-window' ? 2 : 1);
         // Another key, and the anonymous bucket of 401s, are untouched.
         expect((await call(server, 'GET', '/pets', { plan: 'free' })).status).toBe(200);
         expect((await call(server, 'GET', '/pets', { auth: null })).status).toBe(401);

@@ -22,6 +22,7 @@ export function mixScenario(
   return {
     id,
     kind: 'mix-connections',
+    measures: ['latency', 'throughput'],
     title: `mix ${id}`,
     plan: 'enterprise',
     multiplier: null,
@@ -69,6 +70,7 @@ export function planScenario(multiplier: number, accepted: number, rejected: num
       [1, rejected],
     ]),
     kind: 'plan-rate',
+    measures: ['limiter'],
     title: `free key at ${multiplier}× its rate`,
     plan: 'free',
     multiplier,

@@ -110,7 +110,7 @@ describe('thresholds', () => {
         [1, 990],
         [100, 10],
       ]),
-      mixScenario('b', [[1, 1000]], { kind: 'mix-rate' }),
+      mixScenario('b', [[1, 1000]], { kind: 'mix-rate', measures: ['latency'] }),
       planScenario(0.9, 54, 2, 0),
       planScenario(2, 57, 180, 5),
     ]);

@@ -1,12 +1,12 @@
 /**
  * The embedded default target: the reference Pet Store on a loopback port with keys it generates, in a child process
- * (reference/child.ts), and the environment the suites' workers read (target, keys). Its minute window is short so
+ * (child.ts), and the environment the suites' workers read (target, keys). Its minute window is short so
  * the rate-limit suite is quick.
  */
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import type { ReferenceKey, ReferenceOptions, ResolvedReferenceOptions } from '../reference/server.js';
+import type { ReferenceKey, ReferenceOptions, ResolvedReferenceOptions } from './server.js';
 import { keyVariable } from '../config/config.js';
 import { ApiKey, registerSecret } from '../http/redact.js';
 
@@ -20,7 +20,7 @@ export interface EmbeddedServer {
 }
 
 const runTs = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));
-const child = fileURLToPath(new URL('../reference/child.ts', import.meta.url));
+const child = fileURLToPath(new URL('./child.ts', import.meta.url));
 
 export async function startEmbedded(
   options: ReferenceOptions = { windowSeconds: EMBEDDED_WINDOW_SECONDS },
@@ -46,15 +46,4 @@ export async function startEmbedded(
       clearTimeout(timer);
     },
   };
-}
-
-/** Environment variables that point a configuration at the server. */
-export function embeddedEnv(server: Pick<EmbeddedServer, 'url' | 'keys'>): Record<string, string> {
-  const env: Record<string, string> = { PETSTORE_TARGET: server.url };
-  for (const k of server.keys) {
-    env[keyVariable(k.plan)] = k.key;
-    if (k.plan === 'enterprise')
-      env.PETSTORE_ENTERPRISE_LIMITS = `${k.limits.requestsPerMinute}/${k.limits.requestsPerDay}`;
-  }
-  return env;
 }

@@ -1,0 +1,62 @@
+// The CLI's seams: configuration reaches the workers by vitest's provide/inject (never through process.env), results
+// and exchanges come back through a reporter, and the HAR is written by the CLI alone (suites write no files).
+import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { main } from '../../cli/main.js';
+import type { ConformanceReport } from '../../reports/conformance-report.js';
+import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
+import { captureOutput, distinctiveKeys, writeEnvFile } from './support.js';
+
+describe('run: provide in, reporter out', () => {
+  const keys = distinctiveKeys('seams');
+  let server: ReferenceServer;
+  beforeAll(async () => {
+    server = await startReferenceServer({ keys });
+  });
+  afterAll(async () => server?.close());
+
+  it('hands every exchange to one HAR, leaves process.env as it was and writes nothing else', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'psc-seams-'));
+    const envFile = writeEnvFile(join(dir, '.env'), keys);
+    const har = join(dir, 'out', 'x.har');
+    const json = join(dir, 'r.json');
+    const envBefore = { ...process.env };
+    const out = captureOutput();
+    const code = await main(
+      [
+        'run',
+        '--target',
+        server.url,
+        '--env-file',
+        envFile,
+        '--suite',
+        'getPet,createPet',
+        '--runs',
+        '5',
+        '--seed',
+        '4',
+        '--har',
+        har,
+        '--json',
+        json,
+      ],
+      out,
+    );
+    expect(code, out.text()).toBe(0);
+    expect(process.env).toEqual(envBefore);
+    const report = JSON.parse(readFileSync(json, 'utf8')) as ConformanceReport;
+    expect(report.suites.map((s) => s.name).sort()).toEqual(['createPet', 'getPet']);
+    const text = readFileSync(har, 'utf8');
+    const entries = (JSON.parse(text) as { log: { entries: { request: { url: string } }[] } }).log.entries;
+    expect(entries.length).toBe(report.totals.exchanges);
+    expect(entries.every((e) => e.request.url.startsWith(server.url))).toBe(true);
+    for (const k of keys) expect(text).not.toContain(k.key);
+    expect(text).toContain('$PETSTORE_API_KEY_');
+    // Only what was asked for: no part files, nothing beside the HAR.
+    expect(readdirSync(join(dir, 'out'))).toEqual(['x.har']);
+    expect(readdirSync(dir).sort()).toEqual(['.env', 'out', 'r.json']);
+    expect(out.text()).toMatch(new RegExp(`HAR: ${entries.length} exchanges`));
+  }, 60_000);
+});

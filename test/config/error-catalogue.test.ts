@@ -1,0 +1,160 @@
+/**
+ * The error catalogue kept honest, table-driven as undici's error tests are: every code has a row (the table is typed
+ * by the catalogue's codes, so a code added or removed without its row fails tsc), the row states its exit code, and
+ * each code is provoked through the real path that throws it, so a code nothing throws cannot stay.
+ */
+import { mkdtempSync } from 'node:fs';
+import { createServer, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { main } from '../../cli/main.js';
+import {
+  exitCodeFor,
+  exitCodeOf,
+  HarnessError,
+  type HarnessErrorCode,
+  KeyBlockedError,
+  TargetStalledError,
+} from '../../config/errors.js';
+import { ApiKey, registerSecret } from '../../http/redact.js';
+import { planKeys, startReferenceServer } from '../../reference/server.js';
+import { guardSecrets } from '../../reports/secret-gate.js';
+import { runSuite } from '../../runner/suites.js';
+import { captureOutput, closedPort, distinctiveKeys, writeEnvFile } from '../cli/support.js';
+
+const dir = mkdtempSync(join(tmpdir(), 'psc-errors-'));
+const keys = distinctiveKeys('errors');
+const goodEnv = writeEnvFile(join(dir, 'good.env'), keys);
+
+/** What a real path showed: the exit code it ends in and the code it named. */
+interface Seen {
+  readonly exit: number;
+  readonly code: string | undefined;
+}
+
+async function viaMain(argv: string[]): Promise<Seen> {
+  const out = captureOutput();
+  const exit = await main(argv, out);
+  return { exit, code: /\[(PSC_[A-Z_]+)\]/.exec(out.stderr.join(''))?.[1] };
+}
+
+function thrown(fn: () => unknown): Seen {
+  try {
+    fn();
+  } catch (e) {
+    return { exit: exitCodeOf(e), code: (e as HarnessError).code };
+  }
+  return { exit: 0, code: undefined };
+}
+
+/** A target that accepts connections and reads requests but never answers. */
+async function silentTarget<T>(body: (url: string) => Promise<T>): Promise<T> {
+  const sockets = new Set<Socket>();
+  const srv = createServer((s) => {
+    sockets.add(s);
+    s.on('data', () => {});
+    s.on('close', () => sockets.delete(s));
+  });
+  await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+  try {
+    return await body(`http://127.0.0.1:${(srv.address() as { port: number }).port}/v1`);
+  } finally {
+    for (const s of sockets) s.destroy();
+    await new Promise<void>((r) => srv.close(() => r()));
+  }
+}
+
+const table: Record<HarnessErrorCode, { exit: number; provoke: () => Promise<Seen> }> = {
+  PSC_USAGE: { exit: 2, provoke: () => viaMain(['frobnicate']) },
+  PSC_CONFIG: {
+    exit: 2,
+    provoke: () => viaMain(['run', '--target', 'http://127.0.0.1:9/v1', '--env-file', join(dir, 'absent.env')]),
+  },
+  PSC_PRODUCTION_REFUSED: {
+    exit: 2,
+    provoke: () =>
+      viaMain([
+        'run',
+        '--target',
+        'http://127.0.0.1:9/v1',
+        '--suite',
+        'rate-limit',
+        '--env-file',
+        writeEnvFile(join(dir, 'prod.env'), keys, { PETSTORE_PRODUCTION_URL: 'http://127.0.0.1:9/v1' }),
+      ]),
+  },
+  PSC_UNREACHABLE: {
+    exit: 3,
+    provoke: async () =>
+      viaMain(['run', '--target', `http://127.0.0.1:${await closedPort()}/v1`, '--env-file', goodEnv]),
+  },
+  // Preflight: the target refuses the key (these keys are not the server's own).
+  PSC_KEY_BANNED: {
+    exit: 3,
+    provoke: async () => {
+      const server = await startReferenceServer({ windowSeconds: 5 });
+      try {
+        return await viaMain(['run', '--target', server.url, '--env-file', goodEnv, '--suite', 'listPets']);
+      } finally {
+        await server.close();
+      }
+    },
+  },
+  // Mid-suite, the runner stops after five timeouts in a row and keeps the findings (the report judges them).
+  PSC_TARGET_STALLED: {
+    exit: 1,
+    provoke: () =>
+      silentTarget(async (url) => {
+        const plan = planKeys(keys);
+        const r = await runSuite('listPets', {
+          target: url,
+          keys: plan,
+          key: plan[0]!,
+          seed: 1,
+          runs: 5,
+          strict: false,
+          headersTimeoutMs: 100,
+        });
+        expect(r.findings.some((f) => f.checkId === 'transport-ok')).toBe(true);
+        return { exit: r.aborted ? exitCodeFor(r.aborted.code) : 0, code: r.aborted?.code };
+      }),
+  },
+  PSC_SECRET_LEAK: {
+    exit: 3,
+    provoke: async () => {
+      const secret = `psk_catalogue_${'e'.repeat(24)}`;
+      registerSecret(new ApiKey(secret, 'pro'));
+      return thrown(() => guardSecrets(`Authorization: Bearer ${secret}`, 'a test file'));
+    },
+  },
+};
+
+describe('the error catalogue', () => {
+  it.each(Object.entries(table))('%s: a HarnessError with that code and exit code', (code, row) => {
+    const e = new HarnessError(code as HarnessErrorCode, 'm');
+    expect(e).toBeInstanceOf(Error);
+    expect(e.name).toBe('HarnessError');
+    expect(e.code).toBe(code);
+    expect(e.exitCode).toBe(row.exit);
+    expect(exitCodeOf(e)).toBe(row.exit);
+  });
+
+  it.each(Object.entries(table))('%s is thrown by a real path, which ends in its exit code', async (code, row) => {
+    const seen = await row.provoke();
+    expect(seen).toEqual({ exit: row.exit, code });
+  });
+
+  it('the subclasses carry catalogue codes', () => {
+    const blocked = new KeyBlockedError('key free: banned');
+    expect(blocked).toBeInstanceOf(HarnessError);
+    expect([blocked.name, blocked.code, blocked.exitCode]).toEqual(['KeyBlockedError', 'PSC_KEY_BANNED', 3]);
+    const stalled = new TargetStalledError('5 timeouts');
+    expect(stalled).toBeInstanceOf(HarnessError);
+    expect([stalled.name, stalled.code, stalled.exitCode]).toEqual(['TargetStalledError', 'PSC_TARGET_STALLED', 1]);
+  });
+
+  it('anything else is an internal error: exit 3', () => {
+    expect(exitCodeOf(new Error('bug'))).toBe(3);
+  });
+});

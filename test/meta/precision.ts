@@ -1,0 +1,70 @@
+/**
+ * Precision of the fault meta-tests: a fault's run reports the check the fault names and no other check, except the
+ * few listed here, each with its reason. A fault that trips five checks hides which check does the work, so this
+ * list is small and reviewed: "echo" marks a second finding of one root cause that a check should stop reporting
+ * (the checks judge each fact once); "also" marks a second, separate breach the same defect really causes.
+ */
+import type { Finding } from '../../checks/check.js';
+import type { Fault } from '../../reference/faults.js';
+
+export const alsoTrips: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  // --- functional suites
+  'auth-403': { 'status-documented': 'echo: the 403 is judged again as an undocumented status' },
+  'auth-bearer-case-sensitive': {
+    'rate-limit-limit-plan': "echo: a 401 (key not recognised) is judged against that key's plan limit",
+  },
+  'pet-missing-categoryId': {
+    'create-retrievable': 'echo: the fetched pet lacks categoryId, so it differs from the one sent',
+  },
+  'ids-beyond-int64': {
+    'create-retrievable': 'also: an id beyond int64 cannot be fetched back by its documented type',
+  },
+  'create-202': { 'create-201': 'echo: the 202 fails both create-201 and the documented-status check' },
+  'create-200': { 'status-documented': 'echo: the 200 fails both create-201 and the documented-status check' },
+  'list-limit-ignored': { 'list-default-limit': 'also: ignoring limit also ignores its default of 20' },
+  'list-limit-100-rejected': {
+    'status-documented': 'echo: the 400 fails both list-200 and the documented-status check',
+  },
+  'list-limit-1-rejected': { 'status-documented': 'echo: the 400 fails both list-200 and the documented-status check' },
+  'create-invalid-status-accepted': {
+    'body-schema': 'also: the stored status outside the enum comes back in Pet bodies',
+  },
+  'create-int64-rounded': { 'int64-exact': 'also: the rounded categoryId is served back as a number beyond 2^53' },
+  'create-status-echo-only': { 'create-listed': 'also: the list shows the stored status, not the one the 201 echoed' },
+  'create-malformed-500': {
+    'create-invalid-rejected': 'echo: the 500 fails both no-5xx and the invalid-body rejection check',
+  },
+  'get-odd-404': { 'create-retrievable': 'also: created pets with odd ids cannot be fetched back' },
+  'get-absent-500': { 'get-404': 'echo: the 500 fails both no-5xx and get-404' },
+  'get-absent-200-null': { 'body-schema': 'echo: the null 200 fails both get-404 and the Pet schema' },
+  'rl-limit-constant': {
+    'rate-limit-remaining-range': 'also: Remaining counts the real plan limit, above the 100 shown',
+  },
+  // --- rate-limit suite
+  'rl-headers-missing-429': { 'rl-429-shape': 'echo: the 429 headers are judged again by the rate-limit check' },
+  'rl-remaining-negative': { 'rl-429-shape': 'echo: the 429 headers are judged again by the rate-limit check' },
+  'rl-no-retry-after': { 'rl-429-shape': 'echo: the Retry-After is judged again by the rate-limit check' },
+  'rl-retry-after-fractional': { 'rl-429-shape': 'echo: the Retry-After is judged again by the rate-limit check' },
+  'rl-503': { 'rl-429-shape': 'echo: the 503 fails no-5xx and is judged again by the rate-limit check' },
+  'rl-ban-403': { 'status-documented': 'echo: the ban 403 is judged again as an undocumented status' },
+  'rl-shared-limits': {
+    'rate-limit-limit-plan': "also: every key shows the first key's limit, not its plan's",
+    'rl-not-stricter-than-plan': "also: a roomier plan is refused at the first key's smaller limit",
+    'rl-burst-enforced': 'also: keys measured side by side drain the one shared counter under each other',
+  },
+  'rl-free-numbers': { 'rl-per-key': "also: every key is held to the Free plan's limit, not its own" },
+};
+
+/** Checks a fault's run reported (violation or warning) that are neither the check it names nor an allowed one. */
+export function unrelatedChecks(fault: Fault, findings: readonly Finding[]): string[] {
+  const allowed = alsoTrips[fault.id] ?? {};
+  const failing = new Set(findings.filter((f) => f.level !== 'observation').map((f) => f.checkId));
+  return [...failing].filter((id) => id !== fault.catches && !(id in allowed)).sort();
+}
+
+/** The assertion message: what the unrelated checks said, one finding of each. */
+export function unrelatedMessage(fault: Fault, findings: readonly Finding[]): string {
+  const unrelated = unrelatedChecks(fault, findings);
+  const first = unrelated.map((id) => findings.find((f) => f.checkId === id)!);
+  return `${fault.id} also tripped:\n${first.map((f) => `${f.checkId} on ${f.operation}: ${f.message}`).join('\n')}`;
+}
