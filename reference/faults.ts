@@ -598,14 +598,25 @@ const catalogue = [
   },
   {
     id: 'rl-429-text-plain',
-    description: '429 body is text/plain "Too Many Requests"',
-    catches: 'error-body-429',
+    description: '429 body is text/plain "Too Many Requests" (a gateway\'s default page)',
+    catches: 'error-body-429-json',
     suite: 'rate-limit',
     apply: wrap('limited', (prev) => (ctx, rl) => ({
       ...prev(ctx, rl),
       error: undefined,
       body: 'Too Many Requests',
       contentType: TEXT,
+    })),
+  },
+  {
+    id: 'rl-429-not-error',
+    description: '429 body is JSON but not an Error ({"statusCode":429,"error":"Too Many Requests",...})',
+    catches: 'error-body-429',
+    suite: 'rate-limit',
+    apply: wrap('limited', (prev) => (ctx, rl) => ({
+      ...prev(ctx, rl),
+      error: undefined,
+      body: '{"statusCode":429,"error":"Too Many Requests","message":"Rate limit exceeded"}',
     })),
   },
 

@@ -265,6 +265,10 @@ const cases: Record<FaultId, Case> = {
   },
   'rl-503': { options: tight(1), probe: async (s) => (await first429(s)).status === 503 },
   'rl-429-text-plain': { options: tight(1), probe: async (s) => (await first429(s)).json === undefined },
+  'rl-429-not-error': {
+    options: tight(1),
+    probe: async (s) => (await first429(s)).text.includes('"statusCode":429'),
+  },
   'rl-off-by-one': { options: tight(3), probe: async (s) => (await admitted(s, 10)) > 3 },
   'rl-stricter': { options: tight(3), probe: async (s) => (await admitted(s, 10)) < 3 },
   'rl-not-enforced': { options: tight(3), probe: async (s) => (await admitted(s, 10)) === 10 },
