@@ -12,6 +12,7 @@ import { scrub } from '../http/redact.js';
 import { profileNamed } from '../load/profiles.js';
 import { createProgress, type ProgressStream } from '../load/progress.js';
 import { runLoad } from '../load/run-load.js';
+import { autocannonTransportWarnings } from '../load/transport.js';
 import { resolveLoadTarget } from '../load/target.js';
 import { loadThresholds } from '../reports/thresholds.js';
 import { writeRunReport } from '../reports/write-report.js';
@@ -54,6 +55,7 @@ export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promi
       io.env ?? readEnv(values['env-file']),
     );
     allowedOnTarget(config, 'load', true);
+    for (const w of autocannonTransportWarnings(config)) stderr.write(`${w}\n`);
     const thresholds = loadThresholds(values.thresholds ?? null);
     const target = await resolveLoadTarget(config, profile);
     let written: Awaited<ReturnType<typeof writeRunReport>>;

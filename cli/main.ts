@@ -11,18 +11,20 @@ const HELP = `petstore-conformance — does an HTTP service conform to the Pet S
 Usage:
   petstore-conformance run [--target URL] [--suite NAME]... [--seed N] [--runs N] [--strict]
                            [--json FILE] [--junit FILE] [--replay-dir DIR] [--env-file FILE]
+                           [--ca FILE] [--insecure]
   petstore-conformance serve [--port N] [--window SECONDS] [--algorithm fixed-window|sliding-window|token-bucket]
                              [--fault ID[,ID]...]...
   petstore-conformance serve --list-faults [--json]
   petstore-conformance load [--profile smoke|nightly] [--target URL] [--out DIR] [--thresholds FILE] [--allow-production]
   petstore-conformance report merge DIR... [--out DIR]
-  petstore-conformance replay FILE [--target URL]
+  petstore-conformance replay FILE [--target URL] [--ca FILE] [--insecure]
 
 With no --target (and no PETSTORE_TARGET) it starts an embedded reference Pet Store and runs against it.
 Suites: auth, listPets, createPet, getPet, stateful, rate-limit (default: all of these), quota (opt-in).
 Environment: PETSTORE_TARGET, PETSTORE_API_KEY_FREE|PRO|BUSINESS|ENTERPRISE, PETSTORE_ENTERPRISE_LIMITS=rpm/rpd,
-             PETSTORE_PRODUCTION_URL, PETSTORE_SEED, PETSTORE_RUNS (a .env file is read too).
-Exit codes: 0 conformant, 1 violations, 2 usage or configuration error, 3 target unreachable or run blocked.
+             PETSTORE_PRODUCTION_URL, PETSTORE_SEED, PETSTORE_RUNS (a .env file is read too);
+             HTTPS_PROXY, HTTP_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS, PETSTORE_ACCEPT_ENCODING (default gzip).
+Exit codes: 0 conformant, 1 violations, 2 usage or configuration error, 3 target unreachable (TLS, proxy) or run blocked.
 `;
 
 export async function main(argv: string[], given?: Output): Promise<number> {

@@ -7,6 +7,7 @@ import { HarnessError } from '../config/errors.js';
 import { HttpClient, UNREACHABLE_CODES } from '../http/client.js';
 import { rateLimitNumber } from '../http/rate-limit-headers.js';
 import { listPets } from '../runner/requests.js';
+import { reachError } from './reach.js';
 
 /** Rough requests per suite for a given --runs, from what each scenario sends per case. */
 export function estimateRequests(suites: readonly string[], runs: number): number {
@@ -37,9 +38,13 @@ export async function preflight(
   functionalSuites: readonly string[],
   limits: { connectTimeoutMs?: number; headersTimeoutMs?: number; bodyTimeoutMs?: number } = PREFLIGHT_LIMITS,
 ): Promise<PreflightResult> {
-  const client = new HttpClient({ baseUrl: config.target!, ...limits });
+  const client = new HttpClient({ baseUrl: config.target!, transport: config.transport, ...limits });
   try {
     const ex = await client.send(listPets({ template: 'Bearer {key}', key: key.key, keyPlan: key.plan }));
+    // TLS trust and proxy failures are configuration, named with their remedy (before "unreachable": through a proxy,
+    // a refused connection is the proxy's).
+    const reach = ex.error ? reachError(config, ex.error) : null;
+    if (reach) throw reach;
     if (ex.error && UNREACHABLE_CODES.has(ex.error.code)) {
       throw new HarnessError(
         'PSC_UNREACHABLE',

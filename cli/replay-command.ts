@@ -11,11 +11,17 @@ import type { OperationId, PlanName } from '../spec/contract.js';
 import type { ReplayFile } from '../reports/replay-file.js';
 import { parseFlags } from './args.js';
 import type { Output } from './output.js';
+import { reachError } from './reach.js';
 
 export async function replayCommand(argv: string[], out: Output): Promise<number> {
   const { values, positionals } = parseFlags(
     argv,
-    { target: { type: 'string' }, 'env-file': { type: 'string' } },
+    {
+      target: { type: 'string' },
+      'env-file': { type: 'string' },
+      ca: { type: 'string' },
+      insecure: { type: 'boolean' },
+    },
     true,
   );
   const path = positionals[0];
@@ -28,7 +34,12 @@ export async function replayCommand(argv: string[], out: Output): Promise<number
   }
   if (file.replayVersion !== 1 || !file.request)
     throw new HarnessError('PSC_USAGE', `replay: ${path} is not a replay file`);
-  const config = loadConfig({ target: values.target ?? file.target, envFile: values['env-file'] });
+  const config = loadConfig({
+    target: values.target ?? file.target,
+    envFile: values['env-file'],
+    ca: values.ca,
+    insecure: values.insecure,
+  });
   const headers: Record<string, string> = { ...file.request.headers };
   // The key placeholder is the only thing filled in; every other byte is as recorded.
   let keyPlan: PlanName | 'none' | 'invalid' = 'none';
@@ -47,7 +58,7 @@ export async function replayCommand(argv: string[], out: Output): Promise<number
     template = used ? auth.replaceAll(used.key.placeholder, '{key}') : auth;
     keyPlan = used ? used.plan : 'invalid';
   }
-  const client = new HttpClient({ baseUrl: config.target! });
+  const client = new HttpClient({ baseUrl: config.target!, transport: config.transport });
   try {
     const ex = await client.send({
       operation: file.operation as OperationId | null,
@@ -57,6 +68,8 @@ export async function replayCommand(argv: string[], out: Output): Promise<number
       auth: { template, key: used?.key ?? null, keyPlan },
       body: file.request.bodyBase64 === null ? null : Buffer.from(file.request.bodyBase64, 'base64'),
     });
+    const reach = ex.error ? reachError(config, ex.error) : null;
+    if (reach) throw reach;
     if (ex.error && UNREACHABLE_CODES.has(ex.error.code))
       throw new HarnessError('PSC_UNREACHABLE', `target unreachable: ${config.target} (${ex.error.code})`);
     const findings = applyResponseChecks({ exchange: ex, plan: used?.limits ?? null, now: Date.now() }).filter(

@@ -11,6 +11,7 @@ import { type Config, type Flags, functionalKey, loadConfig } from '../config/co
 import { ExitCode } from '../config/errors.js';
 import { allowedOnTarget } from '../config/production.js';
 import { ApiKey, registerSecret, scrub } from '../http/redact.js';
+import { NO_PROXY_SETTINGS } from '../http/transport.js';
 import { buildConformanceReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
 import { renderMarkdown, renderTerminalSummary } from '../reports/conformance-text.js';
 import { writeHar } from '../reports/har.js';
@@ -19,6 +20,7 @@ import { guardSecrets } from '../reports/secret-gate.js';
 import type { ExchangeData } from '../suites/meta.js';
 import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
 import { parseFlags } from './args.js';
+import { connectionFacts } from './connection.js';
 import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../reference/launcher.js';
 import type { Output } from './output.js';
 import { preflight } from './preflight.js';
@@ -40,6 +42,8 @@ export const runOptions = {
   'replay-dir': { type: 'string' },
   'allow-production': { type: 'boolean' },
   'env-file': { type: 'string' },
+  ca: { type: 'string' },
+  insecure: { type: 'boolean' },
 } as const;
 
 export async function runCommand(argv: string[], out: Output): Promise<number> {
@@ -56,6 +60,8 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     replayDir: values['replay-dir'],
     allowProduction: values['allow-production'],
     envFile: values['env-file'],
+    ca: values.ca,
+    insecure: values.insecure,
   };
   let config = loadConfig(flags);
   const startedAt = new Date();
@@ -76,6 +82,8 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
           limits: k.limits,
         })),
         rateWindowSeconds: server.options.windowSeconds,
+        // The embedded server is on loopback: a corporate proxy from the environment could not reach it.
+        transport: Object.freeze({ ...config.transport, proxy: NO_PROXY_SETTINGS }),
       });
       out.progress(`embedded reference server at ${server.url}`);
     }
@@ -105,7 +113,10 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       strict: config.strict,
       windowSeconds: config.rateWindowSeconds,
       recordExchanges: config.harFile !== null,
+      transport: config.transport,
     });
+    const connection = connectionFacts(config);
+    for (const line of connection.lines) out.progress(line);
     out.progress(
       `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${pre.runs})`,
     );
@@ -121,6 +132,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       outcomes,
       errors,
       notes,
+      connection: connection.facts,
     });
     writeOutputs(report, config, exchanges, out);
     return exitCodeFor(report);

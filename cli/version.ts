@@ -1,8 +1,2 @@
-import { readFileSync } from 'node:fs';
-
-let version: string | null = null;
-export function toolVersion(): string {
-  version ??= (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string })
-    .version;
-  return version;
-}
+// The version is read where the User-Agent needs it (the lowest layer); the CLI shows the same.
+export { toolVersion } from '../http/user-agent.js';

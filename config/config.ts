@@ -3,10 +3,18 @@
  * frozen object. This is the only module that reads process.env. Every mistake is a HarnessError naming the flag or
  * variable, which the CLI turns into exit code 2.
  */
+import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { contract, type PlanLimits, type PlanName } from '../spec/contract.js';
 import { ApiKey, registerSecret } from '../http/redact.js';
+import {
+  DEFAULT_ACCEPT_ENCODING,
+  type ProxySettings,
+  type ProxyVariable,
+  type TransportSettings,
+} from '../http/transport.js';
 import { HarnessError } from './errors.js';
 
 export const SUITES = ['auth', 'listPets', 'createPet', 'getPet', 'stateful', 'rate-limit', 'quota'] as const;
@@ -48,6 +56,8 @@ export interface Config {
   readonly rateWindowGiven: boolean;
   readonly isCi: boolean;
   readonly stepSummaryFile: string | null;
+  /** TLS trust (--ca, --insecure), proxies (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) and Accept-Encoding. */
+  readonly transport: TransportSettings;
 }
 
 export interface Flags {
@@ -62,6 +72,8 @@ export interface Flags {
   replayDir?: string | undefined;
   allowProduction?: boolean | undefined;
   envFile?: string | undefined;
+  ca?: string | undefined;
+  insecure?: boolean | undefined;
 }
 
 /** Cases per property: the embedded target is local and generous; a real target's key has a daily quota. */
@@ -222,6 +234,7 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     rateWindowGiven: windowText !== undefined && windowText !== '',
     isCi: env.CI === 'true' || env.CI === '1',
     stepSummaryFile: env.GITHUB_STEP_SUMMARY || null,
+    transport: loadTransport(flags, env),
   });
 }
 
@@ -233,4 +246,93 @@ export function functionalKey(config: Config): PlanKey | null {
 /** Highest minute limit first; an Enterprise key may carry small custom limits (quota tests). */
 export function roomiestKey(keys: readonly PlanKey[]): PlanKey | null {
   return [...keys].sort((a, b) => (b.limits?.requestsPerMinute ?? 0) - (a.limits?.requestsPerMinute ?? 0))[0] ?? null;
+}
+
+/** Reads the PEM certificates of a file; every block must parse, so a wrong file fails here and not at the handshake. */
+function readCertificates(path: string, name: string): string[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (e) {
+    fail(`${name}: cannot read ${path}: ${(e as Error).message}`);
+  }
+  const blocks = text.match(/-----BEGIN CERTIFICATE-----[\s\S]*?-----END CERTIFICATE-----/g) ?? [];
+  if (blocks.length === 0) fail(`${name}: ${path} holds no PEM certificate (-----BEGIN CERTIFICATE-----)`);
+  for (const b of blocks) {
+    try {
+      new X509Certificate(b);
+    } catch (e) {
+      fail(`${name}: ${path} holds a certificate that does not parse: ${(e as Error).message}`);
+    }
+  }
+  return blocks;
+}
+
+/** The first of the variables that is set and not empty (lower case first, as curl and undici read them). */
+function firstSet(env: Env, names: readonly string[]): { variable: string; value: string } | null {
+  for (const variable of names) {
+    const value = env[variable]?.trim();
+    if (value) return { variable, value };
+  }
+  return null;
+}
+
+function proxyVariable(env: Env, names: readonly string[]): ProxyVariable | null {
+  const found = firstSet(env, names);
+  if (!found) return null;
+  // curl and most tools take a bare host:port as an http proxy; new URL would read "host:" as a scheme.
+  const text = /^[a-z][a-z0-9+.-]*:\/\//i.test(found.value) ? found.value : `http://${found.value}`;
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    fail(`${found.variable} is not a URL (expected e.g. http://proxy.example:3128)`);
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    fail(`${found.variable}: only http:// and https:// proxies are supported, got ${url.protocol}`);
+  return { variable: found.variable, url: text };
+}
+
+/** The variables of each proxy setting, in the order they are read. */
+const PROXY_VARIABLES = {
+  http: ['http_proxy', 'HTTP_PROXY'],
+  https: ['https_proxy', 'HTTPS_PROXY'],
+  noProxy: ['no_proxy', 'NO_PROXY'],
+} as const;
+
+function loadTransport(flags: Flags, env: Env): TransportSettings {
+  const caPath = flags.ca ?? (env.PETSTORE_CA_FILE || undefined);
+  const caName = flags.ca !== undefined ? '--ca' : 'PETSTORE_CA_FILE';
+  const ca: string[] = [];
+  const caFiles: string[] = [];
+  if (caPath !== undefined) {
+    ca.push(...readCertificates(caPath, caName));
+    caFiles.push(resolve(caPath));
+    // Node ignores NODE_EXTRA_CA_CERTS once a ca option is given: keep honouring it alongside --ca.
+    const extra = env.NODE_EXTRA_CA_CERTS;
+    if (extra && existsSync(extra)) {
+      ca.push(...readCertificates(extra, 'NODE_EXTRA_CA_CERTS'));
+      caFiles.push(resolve(extra));
+    }
+  }
+  const insecureText = env.PETSTORE_INSECURE;
+  const proxy: ProxySettings = {
+    http: proxyVariable(env, PROXY_VARIABLES.http),
+    https: proxyVariable(env, PROXY_VARIABLES.https),
+    noProxy: firstSet(env, PROXY_VARIABLES.noProxy),
+  };
+  const encodingText = env.PETSTORE_ACCEPT_ENCODING;
+  const acceptEncoding =
+    encodingText === undefined
+      ? DEFAULT_ACCEPT_ENCODING
+      : encodingText.trim() === '' || encodingText.trim() === 'none'
+        ? null
+        : encodingText.trim();
+  return Object.freeze({
+    ca: Object.freeze(ca),
+    caFiles: Object.freeze(caFiles),
+    insecure: flags.insecure === true || insecureText === '1' || insecureText === 'true',
+    proxy: Object.freeze(proxy),
+    acceptEncoding,
+  });
 }

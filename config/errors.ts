@@ -14,6 +14,8 @@ const catalogue = {
   PSC_CONFIG: { exit: ExitCode.usage, title: 'bad configuration' },
   PSC_PRODUCTION_REFUSED: { exit: ExitCode.usage, title: 'refused to load production' },
   PSC_UNREACHABLE: { exit: ExitCode.blocked, title: 'target unreachable' },
+  PSC_TLS: { exit: ExitCode.blocked, title: 'TLS failure reaching the target' },
+  PSC_PROXY: { exit: ExitCode.blocked, title: 'proxy failure reaching the target' },
   PSC_KEY_BANNED: { exit: ExitCode.blocked, title: 'API key banned or blocked' },
   // A target that stops answering mid-suite is itself the finding (its transport-ok violations), not a blocked run.
   PSC_TARGET_STALLED: { exit: ExitCode.violations, title: 'target stopped answering' },

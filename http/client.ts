@@ -1,17 +1,23 @@
 /**
- * The HTTP layer: the only module of the harness that talks to the network. It sends exactly what it is given, never
- * follows redirects, never retries, never throws for a 4xx/5xx, and records every exchange. Transport failures
- * (refused, reset, timeouts) come back as data on the exchange, never as an exception.
+ * The HTTP layer: the only module of the harness that talks to the network. It sends exactly what it is given (plus
+ * its User-Agent and Accept-Encoding, unless the request sets them), never follows redirects, never retries, never
+ * throws for a 4xx/5xx, and records every exchange. Transport failures (refused, reset, timeouts, TLS, proxy) come
+ * back as data on the exchange, never as an exception. TLS trust and proxies are the transport's (transport.ts).
  */
-import { Agent, request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 import type { OperationId, PlanName } from '../spec/contract.js';
+import { contentCodings, decodeBody } from './decode.js';
 import type { Exchange, RecordedRequest, RecordedResponse, TransportError } from './exchange.js';
 import { parseLossless } from './lossless.js';
 import { scrub, type ApiKey } from './redact.js';
+import { createDispatcher, DEFAULT_TRANSPORT, PROXY_REFUSED_CODE, type TransportSettings } from './transport.js';
+import { userAgent } from './user-agent.js';
 
 export interface ClientOptions {
-  /** Base address ending in /v1, e.g. http://127.0.0.1:8080/v1. */
+  /** Base address ending in /v1, possibly under a path prefix: http://127.0.0.1:8080/v1, https://host/api/v1. */
   readonly baseUrl: string;
+  /** TLS trust, proxies and Accept-Encoding (default: Node's roots, no proxy, gzip asked for). */
+  readonly transport?: TransportSettings;
   readonly connectTimeoutMs?: number;
   readonly headersTimeoutMs?: number;
   readonly bodyTimeoutMs?: number;
@@ -47,13 +53,16 @@ export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 export class HttpClient {
   readonly baseUrl: string;
-  private readonly agent: Agent;
-  private readonly opts: Required<Omit<ClientOptions, 'baseUrl'>>;
+  readonly transport: TransportSettings;
+  private readonly agent: Dispatcher;
+  private readonly opts: Required<Omit<ClientOptions, 'baseUrl' | 'transport'>>;
   private readonly listeners: ExchangeListener[] = [];
   private seq = 0;
 
   constructor(options: ClientOptions) {
+    // Requests' paths start with /, so joining is concatenation: a prefix before /v1 is kept as it is.
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.transport = options.transport ?? DEFAULT_TRANSPORT;
     this.opts = {
       connectTimeoutMs: options.connectTimeoutMs ?? 5_000,
       headersTimeoutMs: options.headersTimeoutMs ?? 10_000,
@@ -61,16 +70,7 @@ export class HttpClient {
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       connections: options.connections ?? 16,
     };
-    this.agent = new Agent({
-      connect: { timeout: this.opts.connectTimeoutMs },
-      connections: this.opts.connections,
-      headersTimeout: this.opts.headersTimeoutMs,
-      bodyTimeout: this.opts.bodyTimeoutMs,
-      // Reuse an idle socket only briefly: servers with short idle timeouts that give no Keep-Alive hint would
-      // otherwise race with a reused socket and show up as resets that are the client's doing.
-      keepAliveTimeout: 1_000,
-      keepAliveMaxTimeout: 2_000,
-    });
+    this.agent = createDispatcher(this.transport, this.opts);
   }
 
   onExchange(listener: ExchangeListener): () => void {
@@ -86,6 +86,11 @@ export class HttpClient {
       wire[k.toLowerCase()] = v;
       recorded[k.toLowerCase()] = v;
     }
+    // Recorded too: curl lines, HAR files and replays then send what the run sent.
+    if (wire['user-agent'] === undefined) wire['user-agent'] = recorded['user-agent'] = userAgent();
+    const accept = this.transport.acceptEncoding;
+    if (accept !== null && wire['accept-encoding'] === undefined)
+      wire['accept-encoding'] = recorded['accept-encoding'] = accept;
     const body = req.body == null ? null : typeof req.body === 'string' ? Buffer.from(req.body, 'utf8') : req.body;
     if (body !== null && wire['content-type'] === undefined) {
       wire['content-type'] = recorded['content-type'] = 'application/json';
@@ -152,9 +157,21 @@ export class HttpClient {
       chunks.push(buf);
       size += buf.length;
     }
+    let raw: Buffer = Buffer.concat(chunks, size);
+    // Bodies are judged decoded, whatever the status (a 429's Error body included); the coding is recorded.
+    const codings = contentCodings(res.headers['content-encoding']);
+    let decodeError: string | null = null;
+    if (codings.length > 0 && raw.length > 0) {
+      try {
+        const decoded = await decodeBody(raw, codings, this.opts.maxBodyBytes);
+        raw = decoded.bytes;
+        truncated ||= decoded.truncated;
+      } catch (e) {
+        decodeError = `the body does not decode as its Content-Encoding says (${(e as Error).message})`;
+      }
+    }
     // A target may echo the key back (in an error message, a header): it is replaced by its placeholder before the
     // exchange is recorded, so no report, curl line or HAR file can carry it.
-    let raw = Buffer.concat(chunks, size);
     let bodyText = raw.toString('utf8');
     const scrubbed = scrub(bodyText);
     if (scrubbed !== bodyText) {
@@ -167,7 +184,8 @@ export class HttpClient {
     }
     let json: unknown;
     let jsonError: string | null = null;
-    if (raw.length === 0) jsonError = 'empty body';
+    if (decodeError !== null) jsonError = decodeError;
+    else if (raw.length === 0) jsonError = 'empty body';
     else if (truncated) jsonError = `body larger than ${this.opts.maxBodyBytes} bytes (read capped)`;
     else {
       try {
@@ -176,7 +194,16 @@ export class HttpClient {
         jsonError = (e as Error).message;
       }
     }
-    return { status: res.statusCode, headers: responseHeaders, body: raw, bodyText, truncated, json, jsonError };
+    return {
+      status: res.statusCode,
+      headers: responseHeaders,
+      body: raw,
+      bodyText,
+      truncated,
+      json,
+      jsonError,
+      ...(codings.length > 0 && decodeError === null ? { contentEncoding: codings.join(', ') } : {}),
+    };
   }
 
   async close(): Promise<void> {
@@ -193,6 +220,12 @@ function toTransportError(e: unknown): TransportError {
   const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   // undici's HTTPParserError (chunked garbage, invalid HTTP) carries no code: its name says what happened.
   const named = err.name && err.name !== 'Error' ? err.name : undefined;
+  // undici reports a proxy's refusal of CONNECT only in its message ("Proxy response (407) !== 200 …").
+  const proxyStatus = /Proxy response \((\d+)\)|Proxy Authentication Required \((\d+)\)/.exec(err.message ?? '');
+  if (proxyStatus) {
+    const status = proxyStatus[1] ?? proxyStatus[2];
+    return { code: PROXY_REFUSED_CODE, message: `the proxy answered ${status} instead of opening a tunnel` };
+  }
   // The overall deadline (AbortSignal.timeout) surfaces as a TimeoutError, here or as the cause of an abort.
   if (err.name === 'TimeoutError' || (err.cause as { name?: string } | undefined)?.name === 'TimeoutError') {
     return { code: 'PSC_REQUEST_DEADLINE', message: 'the whole exchange took longer than its deadline' };

@@ -1,7 +1,8 @@
 /**
  * Renders an exchange's request as a runnable curl command. The key stays a placeholder ($PETSTORE_API_KEY_<PLAN>)
  * inside double quotes so the shell expands it from the environment; every other byte is quoted exactly, and bodies
- * with non-printable bytes are given with $'…' escapes so nothing is dropped.
+ * with non-printable bytes are given with $'…' escapes so nothing is dropped. TLS and proxies are curl's own:
+ * it honours HTTPS_PROXY / NO_PROXY; a private CA needs --cacert FILE (or -k for an --insecure run).
  */
 import type { RecordedRequest } from './exchange.js';
 
@@ -30,6 +31,8 @@ function quoteHeader(name: string, value: string): string {
 
 export function toCurl(req: RecordedRequest): string {
   const parts = ['curl', '-sS', '-i', '-X', req.method, singleQuote(req.url)];
+  // The run asked for compression: curl then decodes the answer as the run did (and sends the same Accept-Encoding).
+  if (req.headers['accept-encoding'] !== undefined) parts.splice(3, 0, '--compressed');
   for (const [name, value] of Object.entries(req.headers)) parts.push('-H', quoteHeader(name, value));
   if (req.body !== null) {
     const text = Buffer.from(req.body).toString('utf8');

@@ -17,7 +17,7 @@ export interface RecordedResponse {
   readonly status: number;
   /** Header names lower-cased; a repeated header is an array. */
   readonly headers: Readonly<Record<string, string | string[]>>;
-  /** Raw body as received (possibly truncated at the read cap). */
+  /** Body as received, decoded when it carried a Content-Encoding (possibly truncated at the read cap). */
   readonly body: Uint8Array;
   readonly bodyText: string;
   readonly truncated: boolean;
@@ -25,6 +25,8 @@ export interface RecordedResponse {
   readonly json: unknown;
   /** Why the body did not parse as JSON, when it did not. */
   readonly jsonError: string | null;
+  /** The Content-Encoding the body was decoded from (e.g. "gzip"), when it had one. */
+  readonly contentEncoding?: string;
 }
 
 export interface TransportError {

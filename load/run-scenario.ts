@@ -12,10 +12,11 @@ import type { Progress } from './progress.js';
 import { Recorder } from './recorder.js';
 import type { LoadTarget, TargetKey } from './target.js';
 
+/** What one run of a scenario measured; its entry adds the kind and measures the scenario declares. */
+export type ScenarioRun = Omit<ScenarioResult, 'kind' | 'measures'>;
+
 export interface ScenarioSpec {
   readonly id: string;
-  readonly kind: ScenarioKind;
-  readonly measures: readonly Measure[];
   readonly title: string;
   readonly plan: PlanName | null;
   readonly multiplier: number | null;
@@ -58,7 +59,7 @@ export interface LoadScenario<P> {
   readonly measures: readonly Measure[];
   /** Upper bound of an entry's wall time for a rate window (its own rests included, none after it). */
   plannedSeconds(params: P, windowSeconds: number): number;
-  run(params: P, env: LoadEnv): Promise<ScenarioResult[]>;
+  run(params: P, env: LoadEnv): Promise<ScenarioRun[]>;
 }
 
 /** One line of a profile: a scenario and its parameters. */
@@ -74,7 +75,10 @@ export function entry<P>(scenario: LoadScenario<P>, params: P): ScenarioEntry {
     kind: scenario.kind,
     params,
     plannedSeconds: (w) => scenario.plannedSeconds(params, w),
-    run: (env) => scenario.run(params, env),
+    // The scenario's declaration is the one source of kind and measures: whatever spec its run built, the results
+    // carry what the scenario declares.
+    run: async (env) =>
+      (await scenario.run(params, env)).map((r) => ({ ...r, kind: scenario.kind, measures: scenario.measures })),
   };
 }
 
@@ -85,7 +89,7 @@ export async function runScenario(
   spec: ScenarioSpec,
   ctx: ScenarioContext,
   limiter?: (r: Recorder) => LimiterOutcome,
-): Promise<ScenarioResult> {
+): Promise<ScenarioRun> {
   const tally = new ConformanceTally(spec.sampleEvery);
   // autocannon gives a connection with a request share of 0 no bound at all: never more connections than requests.
   const connections = Math.max(1, Math.min(spec.connections, spec.maxRequests, spec.overallRate ?? Infinity));
@@ -118,10 +122,8 @@ export async function runScenario(
     watchdog.abort();
   }
   const conformance = tally.summary();
-  const result: ScenarioResult = {
+  const result: ScenarioRun = {
     id: spec.id,
-    kind: spec.kind,
-    measures: spec.measures,
     title: spec.title,
     plan: spec.plan,
     multiplier: spec.multiplier,

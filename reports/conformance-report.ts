@@ -19,6 +19,19 @@ export interface OperationTotals {
 
 export type ConformanceVerdict = 'conformant' | 'violations' | 'blocked';
 
+/** How the run reached the target: what a reader needs to weigh the verdict (an unverified TLS above all). */
+export interface ConnectionFacts {
+  /** --insecure: the target's certificate was not verified. */
+  readonly insecure: boolean;
+  /** Extra CA certificate files trusted (--ca, and NODE_EXTRA_CA_CERTS alongside it). */
+  readonly caFiles: readonly string[];
+  /** The proxy the requests went through (credentials masked), or null when direct. */
+  readonly proxy: string | null;
+  /** Accept-Encoding sent with every request, or null when none was. */
+  readonly acceptEncoding: string | null;
+  readonly userAgent: string;
+}
+
 export interface ConformanceReport {
   readonly schemaVersion: number;
   readonly tool: { readonly name: string; readonly version: string };
@@ -45,6 +58,7 @@ export interface ConformanceReport {
   readonly notes: readonly string[];
   /** Per-plan numbers of the rate-limit and quota suites, when they ran. */
   readonly rateLimits?: readonly unknown[];
+  readonly connection?: ConnectionFacts;
 }
 
 const zero = (): OperationTotals => ({
@@ -73,6 +87,7 @@ export function buildConformanceReport(input: {
   outcomes: readonly SuiteOutcome[];
   errors: readonly string[];
   notes: readonly string[];
+  connection?: ConnectionFacts;
 }): ConformanceReport {
   const rateLimits = input.outcomes.flatMap((o) => o.meta.rateLimits ?? []);
   const operations: Record<string, OperationTotals> = {};
@@ -134,5 +149,6 @@ export function buildConformanceReport(input: {
         .map((o) => `${o.meta.suite} stopped early: ${o.meta.aborted!.message}`),
     ],
     ...(rateLimits.length > 0 ? { rateLimits } : {}),
+    ...(input.connection ? { connection: input.connection } : {}),
   };
 }

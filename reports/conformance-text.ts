@@ -24,7 +24,31 @@ function specWords(id: string): string {
 export function replayLine(report: ConformanceReport, f: Finding): string {
   const target = report.target.embedded ? '' : ` --target ${report.target.url}`;
   const suite = f.suite ? ` --suite ${f.suite}` : '';
-  return `petstore-conformance run${target} --seed ${report.seed} --runs ${report.runs}${suite}`;
+  return `petstore-conformance run${target}${connectionFlags(report)} --seed ${report.seed} --runs ${report.runs}${suite}`;
+}
+
+/** The flags a replay needs to reach the target the same way. */
+function connectionFlags(report: ConformanceReport): string {
+  const c = report.connection;
+  if (!c) return '';
+  return `${c.caFiles[0] ? ` --ca ${c.caFiles[0]}` : ''}${c.insecure ? ' --insecure' : ''}`;
+}
+
+/** Said on every report of an --insecure run: its verdict says nothing about the target's TLS. */
+export const INSECURE_LINE =
+  'TLS certificates were NOT verified (--insecure): the target was not authenticated, and a man in the middle would have gone unnoticed';
+
+function connectionLines(report: ConformanceReport): string[] {
+  const c = report.connection;
+  if (!c) return [];
+  const out: string[] = [];
+  if (c.insecure) out.push(`WARNING: ${INSECURE_LINE}`);
+  const parts = [
+    ...(c.proxy ? [`via proxy ${c.proxy}`] : []),
+    ...(c.caFiles.length ? [`extra CA ${c.caFiles.join(', ')}`] : []),
+  ];
+  if (parts.length) out.push(`connection: ${parts.join(' · ')}`);
+  return out;
 }
 
 export function findingBlock(report: ConformanceReport, f: Finding, mark: string): string[] {
@@ -49,6 +73,7 @@ export function renderTerminalSummary(report: ConformanceReport): string {
   const out: string[] = [];
   out.push(
     `petstore-conformance ${report.tool.version} · ${report.target.url}${report.target.embedded ? ' (embedded reference server)' : ''} · seed ${report.seed} · runs ${report.runs}${report.strict ? ' · strict' : ''}`,
+    ...connectionLines(report),
     '',
   );
   const violations = report.findings.filter((f) => f.level === 'violation');
@@ -115,6 +140,7 @@ export function renderMarkdown(report: ConformanceReport): string {
     '',
     `Target \`${report.target.url}\`${report.target.embedded ? ' (embedded reference server)' : ''} · seed \`${report.seed}\` · runs ${report.runs} · ${(report.durationMs / 1000).toFixed(1)} s`,
     '',
+    ...(report.connection?.insecure ? [`> **Warning:** ${INSECURE_LINE}.`, ''] : []),
     '| operation | exchanges | checks | violations | warnings | observations |',
     '|---|---:|---:|---:|---:|---:|',
     ...Object.entries(report.operations).map(

@@ -8,6 +8,7 @@ import { TargetStalledError } from '../config/errors.js';
 import { HttpClient, type AuthSpec, type OutgoingRequest } from '../http/client.js';
 import type { Exchange } from '../http/exchange.js';
 import { Pacer } from '../http/pacing.js';
+import type { TransportSettings } from '../http/transport.js';
 import type { Check, Finding } from '../checks/check.js';
 import { applyResponseChecks, responseChecks } from '../checks/registry.js';
 import { FindingLog } from './findings.js';
@@ -29,6 +30,8 @@ export interface RunSettings {
   readonly headersTimeoutMs?: number;
   readonly bodyTimeoutMs?: number;
   readonly maxBodyBytes?: number;
+  /** TLS trust, proxies and Accept-Encoding (from the configuration); default: Node's roots, direct, gzip. */
+  readonly transport?: TransportSettings;
   /** Length of the target's rate-limit "minute" window in seconds (60 per the spec; the embedded server's is shorter). */
   readonly windowSeconds?: number;
 }
@@ -80,6 +83,7 @@ export class RunContext {
       ...(headersTimeoutMs !== undefined && { headersTimeoutMs }),
       ...(bodyTimeoutMs !== undefined && { bodyTimeoutMs }),
       ...(maxBodyBytes !== undefined && { maxBodyBytes }),
+      ...(settings.transport !== undefined && { transport: settings.transport }),
     });
     this.pacer = new Pacer(settings.onWait ? { onWait: settings.onWait } : {});
     this.client.onExchange((ex) => {

@@ -12,8 +12,19 @@ export interface Clause {
   readonly coverage?: { readonly by: 'contract' | 'config' | 'not-observable' | 'never-assumed'; readonly why: string };
 }
 
+const LEVELS: readonly ClauseLevel[] = ['must', 'should', 'gap'];
+const COVERAGE: readonly string[] = ['contract', 'config', 'not-observable', 'never-assumed'];
+
+/** The YAML is only cast to a type: a misspelt level or coverage would pass unnoticed, so it is checked at load. */
+function validated(c: Clause): Clause {
+  if (!LEVELS.includes(c.level)) throw new Error(`spec: clause ${c.id} has level ${c.level}, not one of ${LEVELS}`);
+  if (c.coverage && !COVERAGE.includes(c.coverage.by))
+    throw new Error(`spec: clause ${c.id} is covered by ${c.coverage.by}, not one of ${COVERAGE}`);
+  return Object.freeze(c);
+}
+
 export const clauses: readonly Clause[] = Object.freeze(
-  (parse(readFileSync(new URL('./clauses.yaml', import.meta.url), 'utf8')) as Clause[]).map((c) => Object.freeze(c)),
+  (parse(readFileSync(new URL('./clauses.yaml', import.meta.url), 'utf8')) as Clause[]).map(validated),
 );
 
 const byId = new Map(clauses.map((c) => [c.id, c]));

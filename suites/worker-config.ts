@@ -5,6 +5,7 @@
  */
 import type { PlanKey } from '../config/config.js';
 import { ApiKey, registerSecret } from '../http/redact.js';
+import type { TransportSettings } from '../http/transport.js';
 import type { RunSettings } from '../runner/context.js';
 import type { PlanLimits, PlanName } from '../spec/contract.js';
 
@@ -19,6 +20,8 @@ export interface WorkerConfig {
   readonly windowSeconds: number;
   /** Whether the suites hand every exchange to the reporters (for --har). */
   readonly recordExchanges: boolean;
+  /** TLS trust, proxies and Accept-Encoding, as the CLI resolved them (plain data: strings and booleans). */
+  readonly transport: TransportSettings;
 }
 
 declare module 'vitest' {
@@ -39,6 +42,7 @@ export function toWorkerConfig(
     strict: c.strict,
     windowSeconds: c.windowSeconds,
     recordExchanges: c.recordExchanges,
+    transport: c.transport,
   };
 }
 
@@ -59,5 +63,6 @@ export function workerSettings(w: WorkerConfig): Omit<RunSettings, 'onWait'> {
     runs: w.runs,
     strict: w.strict,
     windowSeconds: w.windowSeconds,
+    transport: w.transport,
   };
 }

@@ -31,8 +31,6 @@ export function mixConnectionsScenario(
   const basePath = new URL(url).pathname;
   return {
     id: `mix-connections-${run.connections}`,
-    kind: mixConnections.kind,
-    measures: mixConnections.measures,
     title: `mix, ${run.connections} connection${run.connections === 1 ? '' : 's'} (${key.plan} key)`,
     plan: key.plan,
     multiplier: null,

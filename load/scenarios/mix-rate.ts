@@ -41,8 +41,6 @@ export function mixRateScenario(
     Math.floor(run.fraction * key.limits.requestsPerMinute) * Math.ceil(run.durationSeconds / windowSeconds);
   return {
     id: `mix-rate-${Math.round(run.fraction * 100)}pct`,
-    kind: mixRate.kind,
-    measures: mixRate.measures,
     title: `mix at ${rate} req/s (at most ${Math.round(run.fraction * 100)}% of the ${key.plan} rate)`,
     plan: key.plan,
     multiplier: run.fraction,

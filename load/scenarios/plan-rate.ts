@@ -12,10 +12,16 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { listRequest } from '../mix.js';
-import type { LimiterOutcome, ScenarioResult } from '../model.js';
+import type { LimiterOutcome } from '../model.js';
 import type { Profile } from '../profiles.js';
 import type { Recorder } from '../recorder.js';
-import { type LoadScenario, runScenario, type ScenarioContext, type ScenarioSpec } from '../run-scenario.js';
+import {
+  type LoadScenario,
+  runScenario,
+  type ScenarioContext,
+  type ScenarioRun,
+  type ScenarioSpec,
+} from '../run-scenario.js';
 import type { TargetKey } from '../target.js';
 
 /** Multiples of each plan's rate, run in turn (plans side by side). */
@@ -52,8 +58,6 @@ export function planRateScenario(
   );
   return {
     id: `plan-rate-${key.plan}-${multiplier}x`,
-    kind: planRate.kind,
-    measures: planRate.measures,
     title: `${key.plan} key at ${multiplier}× its rate (${rate} req/s)`,
     plan: key.plan,
     multiplier,
@@ -111,7 +115,7 @@ export async function runPlanRates(
   profile: Profile,
   multipliers: readonly number[],
   ctx: ScenarioContext,
-): Promise<ScenarioResult[]> {
+): Promise<ScenarioRun[]> {
   // A key whose runs would not fit the profile's request cap (e.g. generous Enterprise limits) cannot show its limiter.
   const feasible = keys.filter((key) =>
     multipliers.every((m) => planRateScenario(url, windowSeconds, key, profile, m).maxRequests < profile.requestCap),
@@ -123,7 +127,7 @@ export async function runPlanRates(
       );
   const perPlan = await Promise.all(
     feasible.map(async (key) => {
-      const results: ScenarioResult[] = [];
+      const results: ScenarioRun[] = [];
       for (const [i, m] of multipliers.entries()) {
         if (i > 0) await sleep(windowSeconds * 1000);
         const spec = planRateScenario(url, windowSeconds, key, profile, m);

@@ -89,6 +89,30 @@ const table: Record<HarnessErrorCode, { exit: number; provoke: () => Promise<See
     provoke: async () =>
       viaMain(['run', '--target', `http://127.0.0.1:${await closedPort()}/v1`, '--env-file', goodEnv]),
   },
+  // Preflight: https spoken to a plain-http port fails the TLS handshake.
+  PSC_TLS: {
+    exit: 3,
+    provoke: async () => {
+      const server = await startReferenceServer({ windowSeconds: 5 });
+      try {
+        return await viaMain(['run', '--target', server.url.replace('http:', 'https:'), '--env-file', goodEnv]);
+      } finally {
+        await server.close();
+      }
+    },
+  },
+  // Preflight: the proxy that HTTP_PROXY names does not answer.
+  PSC_PROXY: {
+    exit: 3,
+    provoke: async () =>
+      viaMain([
+        'run',
+        '--target',
+        'http://127.0.0.1:9/v1',
+        '--env-file',
+        writeEnvFile(join(dir, 'proxy.env'), keys, { HTTP_PROXY: `http://127.0.0.1:${await closedPort()}` }),
+      ]),
+  },
   // Preflight: the target refuses the key (these keys are not the server's own).
   PSC_KEY_BANNED: {
     exit: 3,

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCommand } from '../../cli/load-command.js';
+import { PROFILES } from '../../load/profiles.js';
 import { knownSecrets } from '../../http/redact.js';
 import { readHistory } from '../../reports/history.js';
 import { reportSchemaErrors } from '../../reports/report-schema.js';
@@ -46,7 +47,7 @@ describe('load --profile smoke', () => {
 
     for (const s of report.scenarios) expect(s.measures.length, s.id).toBeGreaterThan(0);
     const kinds = new Set(report.scenarios.map((s: { kind: string }) => s.kind));
-    expect([...kinds].sort()).toEqual(['mix-connections', 'mix-rate', 'plan-rate']);
+    expect([...kinds].sort()).toEqual([...new Set(PROFILES.smoke.scenarios.map((e) => e.kind))].sort());
     expect(
       report.scenarios.filter((s: { kind: string }) => s.kind === 'plan-rate').map((s: { plan: string }) => s.plan),
     ).toEqual(expect.arrayContaining(['free', 'pro', 'business']));
