@@ -183,15 +183,7 @@ export type PerKeyEvidence =
         readonly exchange: Exchange | null;
       }[];
     }
-  | IsolationEvidence
-  | {
-      readonly kind: 'interference';
-      readonly plan: PlanName;
-      readonly rejection: Exchange;
-      readonly previous: Exchange;
-      /** Plans whose keys were bursting when the rejection came. */
-      readonly bursting: readonly PlanName[];
-    };
+  | IsolationEvidence;
 
 export interface DailyQuotaEvidence {
   readonly plan: PlanName;
@@ -614,21 +606,6 @@ export const perKey: Check<PerKeyEvidence> = defineCheck({
   title: "Limits are per key: one key's use does not limit another, and each key reports its own plan's limit.",
   run: (ev) => {
     if (ev.kind === 'isolation') return isolationFindings(ev);
-    if (ev.kind === 'interference') {
-      const prev = rl(ev.previous, 'remaining');
-      if (prev === null || prev <= 0 || ev.bursting.length === 0) return [];
-      return [
-        finding(
-          perKey,
-          [ev.previous, ev.rejection],
-          `received ${statusOf(ev.rejection)} for the paced ${ev.plan} key (its previous Remaining ${prev}) while the ${ev.bursting.join(', ')} key was bursting\nthe spec documents limits per key and plan`,
-          {
-            expected: 'no 429 while the key has requests remaining',
-            actual: `${statusOf(ev.rejection)} with Remaining ${prev} before`,
-          },
-        ),
-      ];
-    }
     const out: Finding[] = [];
     if (ev.kind !== 'limits' || !Array.isArray(ev.keys)) return [];
     const ks = ev.keys;
