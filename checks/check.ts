@@ -75,6 +75,12 @@ export interface CheckDefinition<E> {
   readonly levels: readonly [Level, ...Level[]];
   /** Clauses the check speaks for without citing them in a finding (e.g. body-schema validates the PetStatus enum). */
   readonly covers?: readonly string[];
+  /**
+   * What tells two of its findings apart as distinct defects: 'case' (check, operation and the class of case that
+   * provoked it: a 500 for a null name is not the 500 for a string categoryId) or 'operation' (a header missing is one
+   * defect of the operation whatever was sent). Default: 'case', except for the response checks.
+   */
+  readonly signature?: 'case' | 'operation';
   /** Spec area the check belongs to (its file). */
   readonly area: Area;
   /** One line: what the check verifies. */
@@ -88,6 +94,7 @@ export interface Check<E> extends CheckDefinition<E> {
   /** The default level (levels[0]). */
   readonly level: Level;
   readonly covers: readonly string[];
+  readonly signature: 'case' | 'operation';
 }
 
 export function refOf(ex: Exchange): ExchangeRef {
@@ -180,6 +187,7 @@ export function defineCheck<E>(definition: CheckDefinition<E>): Check<E> {
     clauses: Object.freeze([...definition.clauses]) as unknown as Check<E>['clauses'],
     levels: Object.freeze([...definition.levels]) as unknown as Check<E>['levels'],
     covers: Object.freeze([...(definition.covers ?? [])]),
+    signature: definition.signature ?? (definition.area === 'response' ? 'operation' : 'case'),
     clause: definition.clauses[0],
     level: definition.levels[0],
     run(evidence: E): Finding[] {

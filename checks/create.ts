@@ -274,6 +274,8 @@ export const createInvalidNoEffect: Check<NoEffectEvidence> = defineCheck({
   id: 'create-invalid-no-effect',
   clauses: ['4.2-create-400-no-effect'],
   levels: ['violation'],
+  // Whatever kind of body was rejected, an animal left behind is one defect of the operation.
+  signature: 'operation',
   area: 'createPet',
   title: 'A rejected body adds no animal.',
   run: ({ marker, lists }) => {

@@ -46,3 +46,24 @@ export function responseChecksById(ids: readonly string[]): readonly Check<Respo
 export function applyResponseChecks(ev: ResponseEvidence): Finding[] {
   return responseChecks.flatMap((c) => c.run(ev));
 }
+
+/** A finding's signature: what tells distinct defects apart (check, operation and, for most checks, case class). */
+export interface Signature {
+  readonly checkId: string;
+  readonly operation: string | null;
+  readonly caseClass: string | null;
+}
+
+export function signatureOf(f: Pick<Finding, 'checkId' | 'operation' | 'caseClass'>): Signature {
+  const byCase = byId.get(f.checkId)?.signature !== 'operation';
+  return { checkId: f.checkId, operation: f.operation, caseClass: byCase ? f.caseClass : null };
+}
+
+/** A signature as one line of words: `no-5xx · createPet · invalid body: categoryId of type null`. */
+export function signatureText(s: Signature): string {
+  return [s.checkId, s.operation ?? 'any operation', ...(s.caseClass ? [s.caseClass] : [])].join(' · ');
+}
+
+/** The signature of a finding as a key (its words). */
+export const signatureKey = (f: Pick<Finding, 'checkId' | 'operation' | 'caseClass'>): string =>
+  signatureText(signatureOf(f));

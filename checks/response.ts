@@ -72,6 +72,8 @@ export const statusDocumented: Check<ResponseEvidence> = defineCheck({
   id: 'status-documented',
   clauses: ['4-documented-status'],
   levels: ['violation'],
+  // Which request provoked it tells defects apart: a 500 for a null name is not the 500 for a string categoryId.
+  signature: 'case',
   area: 'response',
   title: 'The status is one the operation documents (429 everywhere).',
   run: ({ exchange: ex }) => {
@@ -99,6 +101,7 @@ export const no5xx: Check<ResponseEvidence> = defineCheck({
   id: 'no-5xx',
   clauses: ['7-no-5xx'],
   levels: ['violation'],
+  signature: 'case',
   area: 'response',
   title: 'The target never answers with a 5xx.',
   run: ({ exchange: ex }) => {
@@ -118,6 +121,7 @@ export const transportOk: Check<ResponseEvidence> = defineCheck({
   id: 'transport-ok',
   clauses: ['7-no-5xx'],
   levels: ['violation'],
+  signature: 'case',
   area: 'response',
   title: 'The target answers with HTTP: no reset, timeout, refusal or invalid HTTP.',
   run: ({ exchange: ex }) => {
@@ -411,8 +415,10 @@ export const rateLimitLimitPlan: Check<ResponseEvidence> = defineCheck({
   area: 'response',
   title: "X-RateLimit-Limit is one of the key's plan limits (per minute or per day).",
   run: ({ exchange: ex, plan }) => {
-    // Requests without a valid key have no plan (gap-8-401-rate-limited).
+    // Requests without a valid key have no plan (gap-8-401-rate-limited); nor has one the target did not recognise
+    // (a 401): judging it against the plan would echo the 401 (auth-valid-accepted judges that).
     if (!plan || !rateLimitApplies(ex) || ex.keyPlan === 'none' || ex.keyPlan === 'invalid') return [];
+    if (statusOf(ex) === 401) return [];
     const limit = rateLimitHeader(ex, 'x-ratelimit-limit');
     if (limit === null) return [];
     const allowed = [plan.requestsPerMinute, plan.requestsPerDay].filter((n) => Number.isSafeInteger(n));

@@ -3,12 +3,12 @@
  * run the conformance suites through vitest (JUnit through vitest's own reporter), then summarise, write reports and
  * return the exit code: 0 conformant, 1 violations, 2 usage, 3 unreachable or blocked.
  */
-import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import { type Config, type Flags, functionalKey, loadConfig } from '../config/config.js';
-import { ExitCode } from '../config/errors.js';
+import { ExitCode, HarnessError } from '../config/errors.js';
 import { allowedOnTarget } from '../config/production.js';
 import { ApiKey, registerSecret, scrub } from '../http/redact.js';
 import { NO_PROXY_SETTINGS } from '../http/transport.js';
@@ -16,6 +16,7 @@ import { buildConformanceReport, type ConformanceReport, type SuiteOutcome } fro
 import { renderMarkdown, renderTerminalSummary } from '../reports/conformance-text.js';
 import { writeHar } from '../reports/har.js';
 import { writeReplays } from '../reports/replay-file.js';
+import { applyBaseline, readBaseline } from '../reports/baseline.js';
 import { guardSecrets } from '../reports/secret-gate.js';
 import type { ExchangeData } from '../suites/meta.js';
 import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
@@ -40,6 +41,8 @@ export const runOptions = {
   junit: { type: 'string' },
   har: { type: 'string' },
   'replay-dir': { type: 'string' },
+  baseline: { type: 'string' },
+  'update-baseline': { type: 'boolean' },
   'allow-production': { type: 'boolean' },
   'env-file': { type: 'string' },
   ca: { type: 'string' },
@@ -58,12 +61,15 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     junit: values.junit,
     har: values.har,
     replayDir: values['replay-dir'],
+    baseline: values.baseline,
+    updateBaseline: values['update-baseline'],
     allowProduction: values['allow-production'],
     envFile: values['env-file'],
     ca: values.ca,
     insecure: values.insecure,
   };
   let config = loadConfig(flags);
+  checkBaselineFlags(config);
   const startedAt = new Date();
   const t0 = performance.now();
   let server: EmbeddedServer | null = null;
@@ -121,7 +127,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${pre.runs})`,
     );
     const { outcomes, errors, exchanges } = await runSuites(config, worker);
-    const report = buildConformanceReport({
+    const built = buildConformanceReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
       target: { url: config.target!, embedded: server !== null },
       seed: config.seed,
@@ -134,10 +140,25 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       notes,
       connection: connection.facts,
     });
+    const report = config.baseline ? applyBaseline(built, config.baseline, config.updateBaseline) : built;
     writeOutputs(report, config, exchanges, out);
     return exitCodeFor(report);
   } finally {
     await server?.close();
+  }
+}
+
+/** A baseline to compare with must be readable before the run spends its requests. */
+function checkBaselineFlags(config: Config): void {
+  if (config.updateBaseline && !config.baseline)
+    throw new HarnessError('PSC_USAGE', '--update-baseline needs --baseline FILE (the file to write)');
+  if (!config.baseline || config.updateBaseline) return;
+  if (!existsSync(config.baseline))
+    throw new HarnessError('PSC_USAGE', `baseline ${config.baseline} does not exist (write it with --update-baseline)`);
+  try {
+    readBaseline(config.baseline);
+  } catch (e) {
+    throw new HarnessError('PSC_USAGE', (e as Error).message);
   }
 }
 

@@ -48,6 +48,9 @@ export interface Config {
   readonly junitReport: string | null;
   readonly harFile: string | null;
   readonly replayDir: string | null;
+  /** Baseline of known defects (--baseline), and whether to rewrite it with this run's (--update-baseline). */
+  readonly baseline: string | null;
+  readonly updateBaseline: boolean;
   readonly productionUrl: string | null;
   readonly allowProduction: boolean;
   /** Length of the reference server's minute window in seconds (tests shorten it). */
@@ -70,6 +73,8 @@ export interface Flags {
   junit?: string | undefined;
   har?: string | undefined;
   replayDir?: string | undefined;
+  baseline?: string | undefined;
+  updateBaseline?: boolean | undefined;
   allowProduction?: boolean | undefined;
   envFile?: string | undefined;
   ca?: string | undefined;
@@ -228,6 +233,8 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     junitReport: flags.junit ?? null,
     harFile: flags.har ?? null,
     replayDir: flags.replayDir ?? null,
+    baseline: flags.baseline ?? null,
+    updateBaseline: flags.updateBaseline === true,
     productionUrl,
     allowProduction: flags.allowProduction === true,
     rateWindowSeconds,

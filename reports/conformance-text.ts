@@ -5,7 +5,8 @@
  */
 import { clause } from '../spec/clauses.js';
 import type { Finding } from '../checks/check.js';
-import type { ConformanceReport } from './conformance-report.js';
+import { baselineLines } from './baseline.js';
+import { exchangesWith, type ConformanceReport, type Defect } from './conformance-report.js';
 
 function pad(s: string | number, n: number, right = false): string {
   const t = String(s);
@@ -53,6 +54,12 @@ function connectionLines(report: ConformanceReport): string[] {
 
 export function findingBlock(report: ConformanceReport, f: Finding, mark: string): string[] {
   const lines = [`${mark} ${f.operation ?? '-'} › ${f.checkId} [clause ${f.clause}]`];
+  lines.push(...findingDetail(report, f));
+  return lines;
+}
+
+function findingDetail(report: ConformanceReport, f: Finding): string[] {
+  const lines: string[] = [];
   const words = specWords(f.clause);
   if (words) lines.push(`    spec: ${words}`);
   for (const l of f.message.split('\n')) lines.push(`    ${l}`);
@@ -65,8 +72,43 @@ export function findingBlock(report: ConformanceReport, f: Finding, mark: string
     `    replay: ${replayLine(report, f)}${f.repro?.path ? `   (fast-check seed ${f.repro.seed}, path "${f.repro.path}")` : ''}`,
   );
   const ex = f.exchanges[0];
-  if (ex) lines.push(`    reproduce: ${ex.curl}`);
+  if (ex) lines.push(`    reproduce: ${shortCurl(ex.curl)}`);
   return lines;
+}
+
+/** Longest curl line the terminal shows; the JSON report and --replay-dir keep the whole request. */
+const CURL_SHOWN = 400;
+const shortCurl = (curl: string): string =>
+  curl.length <= CURL_SHOWN
+    ? curl
+    : `${curl.slice(0, CURL_SHOWN)}… (${curl.length} chars: the whole line is in the JSON report, or use --replay-dir)`;
+
+const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
+
+/** One block per distinct defect: its signature, how often it showed, its smallest example, and its echoes. */
+export function defectBlock(report: ConformanceReport, d: Defect, mark: string): string[] {
+  const f = report.findings[d.findings[0]!]!;
+  const lines = [
+    `${mark} ${d.operation ?? '-'} › ${d.checkId} [clause ${f.clause}]${d.caseClass ? ` · case: ${d.caseClass}` : ''} · seen ${times(d.occurrences)}`,
+    ...findingDetail(report, f),
+  ];
+  const echoes = report.defects.filter((e) => e.echoOf === d.signature);
+  for (const e of echoes)
+    lines.push(
+      `    same exchanges also fail: ${e.checkId}${e.caseClass ? ` (${e.caseClass})` : ''}, an echo of this defect`,
+    );
+  return lines;
+}
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+/** "7 distinct violations in 102 exchanges": distinct defects (echoes apart) and the exchanges that showed them. */
+export function defectCount(report: ConformanceReport, level: 'violation' | 'warning'): string {
+  const defects = report.defects.filter((d) => d.level === level);
+  const roots = defects.filter((d) => d.echoOf === undefined).length;
+  if (roots === 0) return `no ${level}s`;
+  const echoes = defects.length - roots;
+  return `${roots} distinct ${level}${roots === 1 ? '' : 's'} in ${plural(exchangesWith(report, level), 'exchange')}${echoes ? ` (+${plural(echoes, 'echo').replace('echos', 'echoes')})` : ''}`;
 }
 
 export function renderTerminalSummary(report: ConformanceReport): string {
@@ -76,18 +118,23 @@ export function renderTerminalSummary(report: ConformanceReport): string {
     ...connectionLines(report),
     '',
   );
-  const violations = report.findings.filter((f) => f.level === 'violation');
-  const warnings = report.findings.filter((f) => f.level === 'warning');
+  const known = new Set(report.baseline?.known ?? []);
+  // Defects a baseline does not know come first: they are what this run is about.
+  const roots = (level: 'violation' | 'warning') =>
+    report.defects
+      .filter((d) => d.level === level && d.echoOf === undefined)
+      .sort((a, b) => Number(known.has(a.signature)) - Number(known.has(b.signature)));
   const observations = report.findings.filter((f) => f.level === 'observation');
-  if (violations.length) {
-    out.push(`Violations (${violations.length})`);
-    for (const f of violations) out.push(...findingBlock(report, f, '✗'), '');
+  if (roots('violation').length) {
+    out.push(`Violations: ${defectCount(report, 'violation')}`);
+    for (const d of roots('violation'))
+      out.push(...defectBlock(report, d, known.has(d.signature) ? '✗ (known)' : '✗'), '');
   }
-  if (warnings.length) {
+  if (roots('warning').length) {
     out.push(
-      `Warnings (${warnings.length})${report.strict ? ' — failing: --strict' : ' — should-level; --strict makes them fail'}`,
+      `Warnings: ${defectCount(report, 'warning')}${report.strict ? ' — failing: --strict' : ' — should-level; --strict makes them fail'}`,
     );
-    for (const f of warnings) out.push(...findingBlock(report, f, '!'), '');
+    for (const d of roots('warning')) out.push(...defectBlock(report, d, '!'), '');
   }
   if (observations.length) {
     out.push(
@@ -120,18 +167,38 @@ export function renderTerminalSummary(report: ConformanceReport): string {
   for (const [op, t] of Object.entries(report.operations)) out.push(row(op, t));
   out.push(row('total', report.totals));
   out.push('');
+  if (report.baseline) out.push(...baselineLines(report.baseline), '');
+  const knownOnly = report.verdict === 'conformant' && (report.baseline?.known.length ?? 0) > 0;
   const word =
-    report.verdict === 'conformant' ? 'CONFORMANT' : report.verdict === 'violations' ? 'NOT CONFORMANT' : 'BLOCKED';
+    report.verdict === 'conformant'
+      ? knownOnly
+        ? 'ONLY KNOWN DEFECTS'
+        : 'CONFORMANT'
+      : report.verdict === 'violations'
+        ? 'NOT CONFORMANT'
+        : 'BLOCKED';
   out.push(
-    `Result: ${word} — ${report.totals.violations} violations, ${report.totals.warnings} warnings, ${report.totals.observations} observations; ${report.totals.exchanges} exchanges in ${(report.durationMs / 1000).toFixed(1)} s; seed ${report.seed}`,
+    `Result: ${word} — ${defectCount(report, 'violation')}, ${defectCount(report, 'warning')}, ${report.totals.observations} observations; ${report.totals.exchanges} exchanges in ${(report.durationMs / 1000).toFixed(1)} s; seed ${report.seed}`,
   );
   return `${out.join('\n')}\n`;
 }
 
+/** Rows of the Markdown table at most: the summary fits a screen; the JSON report has every defect. */
+const MARKDOWN_ROWS = 15;
+
+const cell = (text: string, max = 90) => {
+  const one = text.replace(/\s+/g, ' ').replace(/\|/g, '\\|');
+  return one.length > max ? `${one.slice(0, max - 1)}…` : one;
+};
+
+/** The $GITHUB_STEP_SUMMARY: the distinct defects as a table, the baseline's state and the totals, in a screen. */
 export function renderMarkdown(report: ConformanceReport): string {
+  const knownOnly = report.verdict === 'conformant' && (report.baseline?.known.length ?? 0) > 0;
   const word =
     report.verdict === 'conformant'
-      ? '✅ Conformant'
+      ? knownOnly
+        ? '⚠️ Only known defects'
+        : '✅ Conformant'
       : report.verdict === 'violations'
         ? '❌ Not conformant'
         : '⛔ Blocked';
@@ -141,28 +208,34 @@ export function renderMarkdown(report: ConformanceReport): string {
     `Target \`${report.target.url}\`${report.target.embedded ? ' (embedded reference server)' : ''} · seed \`${report.seed}\` · runs ${report.runs} · ${(report.durationMs / 1000).toFixed(1)} s`,
     '',
     ...(report.connection?.insecure ? [`> **Warning:** ${INSECURE_LINE}.`, ''] : []),
-    '| operation | exchanges | checks | violations | warnings | observations |',
-    '|---|---:|---:|---:|---:|---:|',
-    ...Object.entries(report.operations).map(
-      ([op, t]) =>
-        `| ${op} | ${t.exchanges} | ${t.checksApplied} | ${t.violations} | ${t.warnings} | ${t.observations} |`,
-    ),
-    `| **total** | ${report.totals.exchanges} | ${report.totals.checksApplied} | ${report.totals.violations} | ${report.totals.warnings} | ${report.totals.observations} |`,
+    `**${defectCount(report, 'violation')}**, ${defectCount(report, 'warning')}, ${report.totals.observations} observations; ${report.totals.exchanges} exchanges in all.`,
     '',
   ];
-  const failing = report.findings.filter((f) => f.level !== 'observation');
-  if (failing.length) {
-    out.push('### Findings', '');
-    for (const f of failing.slice(0, 30)) {
-      out.push(
-        `- **${f.level}** \`${f.checkId}\` (clause ${f.clause}) on ${f.operation ?? '-'}: ${f.message.replace(/\n/g, ' — ')}`,
-      );
-      if (f.exchanges[0]) out.push(`  \`\`\`\n  ${f.exchanges[0].curl}\n  \`\`\``);
-    }
-    if (failing.length > 30) out.push(`- … and ${failing.length - 30} more (see the JSON report)`);
+  const b = report.baseline;
+  if (b) {
+    out.push(
+      `Baseline \`${b.file}\`: ${b.known.length} known defects remain, ${b.new.length} new, ${b.fixed.length} fixed.`,
+    );
+    for (const s of b.new) out.push(`- ❌ new: \`${s}\``);
+    for (const s of b.fixed) out.push(`- ✅ fixed: \`${s}\``);
     out.push('');
   }
-  for (const e of report.errors) out.push(`> error: ${e}`);
+  const shown = report.defects.filter((d) => d.echoOf === undefined);
+  if (shown.length) {
+    const known = new Set(b?.known ?? []);
+    out.push('| | check | operation | case class | seen | example |', '|---|---|---|---|---:|---|');
+    for (const d of shown.slice(0, MARKDOWN_ROWS)) {
+      const f = report.findings[d.findings[0]!]!;
+      const mark = d.level === 'violation' ? (known.has(d.signature) ? '✗ known' : '✗') : '!';
+      out.push(
+        `| ${mark} | \`${d.checkId}\` | ${d.operation ?? '-'} | ${cell(d.caseClass ?? '-', 50)} | ${d.occurrences} | ${cell(f.message.split('\n')[0]!)} |`,
+      );
+    }
+    if (shown.length > MARKDOWN_ROWS)
+      out.push('', `… and ${shown.length - MARKDOWN_ROWS} more distinct defects in the JSON report.`);
+    out.push('');
+  }
+  for (const e of report.errors.slice(0, 5)) out.push(`> error: ${cell(e, 200)}`);
   return `${out.join('\n')}\n`;
 }
 

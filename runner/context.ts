@@ -137,10 +137,10 @@ export class RunContext {
     }
   }
 
-  /** Runs a behavioural check on its evidence and records what it finds. */
-  judge<E>(check: Check<E>, evidence: E): Finding[] {
+  /** Runs a behavioural check on its evidence and records what it finds (as a case of `caseClass`, when given). */
+  judge<E>(check: Check<E>, evidence: E, caseClass?: string): Finding[] {
     const found = check.run(evidence);
-    this.record(found);
+    this.record(caseClass === undefined ? found : found.map((f) => ({ ...f, caseClass: f.caseClass ?? caseClass })));
     return found;
   }
 

@@ -1,9 +1,11 @@
 /**
- * Collects the findings of a run: every violation and warning with its exchanges, observations deduplicated (a gap's
- * behaviour is recorded once per check, operation and message), and the counts the summary reports.
+ * Collects the findings of a run: every violation and warning with its exchanges (up to a cap per signature, the rest
+ * counted), observations deduplicated (a gap's behaviour is recorded once per signature and message), and the counts
+ * the summary reports.
  */
 import type { OperationId } from '../spec/contract.js';
 import type { Finding, Level } from '../checks/check.js';
+import { signatureKey } from '../checks/registry.js';
 
 export interface OperationStats {
   exchanges: number;
@@ -11,37 +13,29 @@ export interface OperationStats {
   cases: number;
 }
 
+/** The key under which a finding is counted: its signature's words and its level. */
+export const occurrenceKey = (f: Finding): string => `${signatureKey(f)} [${f.level}]`;
+
 export class FindingLog {
   private readonly items: Finding[] = [];
   private readonly seen = new Map<string, number>();
-  /** Occurrences per check id and level, including duplicates that were not kept. */
+  /** Occurrences per signature and level (see occurrenceKey), including findings that were not kept. */
   readonly occurrences = new Map<string, number>();
   readonly stats = new Map<OperationId | 'none', OperationStats>();
 
-  /** Keeps at most this many findings of one check and operation; the rest are counted. */
-  constructor(private readonly perCheckLimit = 5) {}
+  /** Keeps at most this many findings of one signature; the rest are counted. */
+  constructor(private readonly perSignatureLimit = 100) {}
 
   add(findings: readonly Finding[]): void {
     for (const f of findings) {
-      const occ = `${f.checkId} ${f.operation ?? '-'} ${f.level}`;
+      const occ = occurrenceKey(f);
       this.occurrences.set(occ, (this.occurrences.get(occ) ?? 0) + 1);
       const key = f.level === 'observation' ? `${occ} ${f.message}` : occ;
       const n = this.seen.get(key) ?? 0;
-      if (n >= (f.level === 'observation' ? 1 : this.perCheckLimit)) continue;
+      if (n >= (f.level === 'observation' ? 1 : this.perSignatureLimit)) continue;
       this.seen.set(key, n + 1);
       this.items.push(f);
     }
-  }
-
-  /** Replaces what is kept of a check's violations by the shrunk counterexample's findings. */
-  replace(checkId: string, findings: readonly Finding[]): void {
-    for (let i = this.items.length - 1; i >= 0; i--) {
-      const f = this.items[i]!;
-      if (f.checkId === checkId && f.level !== 'observation') this.items.splice(i, 1);
-    }
-    for (const key of [...this.seen.keys()])
-      if (key.startsWith(`${checkId} `) && !key.endsWith('observation')) this.seen.delete(key);
-    this.add(findings.filter((f) => f.checkId === checkId));
   }
 
   count(operation: OperationId | null, field: keyof OperationStats, n = 1): void {

@@ -2,16 +2,18 @@
  * Runs a property over generated cases against the target, the way fast-check is meant to be used: a failing case is
  * shrunk to the smallest request that still fails, with the seed and path to replay it. Shrinking resends requests,
  * so it is bounded (a budget of steps); past the budget the smallest failure found so far is reported.
- * One property can break several checks: after a failure is shrunk, the run goes on (same seed) ignoring the checks
- * already reported, for a few rounds, so each broken check gets its own smallest counterexample.
+ * One property can show several defects: after a failure is shrunk, the run goes on (same seed) ignoring the signatures
+ * already reported (check, operation, case class), for a few rounds, so each defect gets its own smallest
+ * counterexample and is shrunk once.
  */
 import fc from 'fast-check';
 import type { Finding } from '../checks/check.js';
+import { signatureKey } from '../checks/registry.js';
 import type { RunContext } from './context.js';
 
 export interface PropertyOptions {
   readonly numRuns?: number;
-  /** Rounds of "shrink one failure, continue past it". */
+  /** Rounds of "shrink one defect, continue past it". */
   readonly rounds?: number;
 }
 
@@ -30,7 +32,7 @@ export async function checkProperty<T>(
   options: PropertyOptions = {},
 ): Promise<void> {
   const numRuns = options.numRuns ?? ctx.runs;
-  const rounds = options.rounds ?? 3;
+  const rounds = options.rounds ?? 5;
   const shrinkBudget = ctx.settings.shrinkBudget ?? 40;
   const seed = propertySeed(ctx.seed, name);
   const reported = new Set<string>();
@@ -41,9 +43,9 @@ export async function checkProperty<T>(
       if (executionsAfterFailure >= shrinkBudget) return true; // budget spent: keep the smallest failure found
       if (executionsAfterFailure >= 0) executionsAfterFailure++;
       const found = await ctx.capture(() => body(value));
-      const fresh = found.filter((f) => ctx.fails(f) && !reported.has(f.checkId));
+      const fresh = found.filter((f) => ctx.fails(f) && !reported.has(signatureKey(f)));
       if (fresh.length === 0) {
-        // A passing case: keep its observations and the failures of checks already reported (counted, not shown).
+        // A passing case: keep its observations and the failures of defects already reported.
         if (executionsAfterFailure < 0) ctx.log.add(found);
         return true;
       }
@@ -59,15 +61,12 @@ export async function checkProperty<T>(
       counterexample: fc.stringify(result.counterexample[0]),
       shrinks: result.numShrinks,
     };
-    const newChecks = new Set(
-      failingFindings.filter((f) => ctx.fails(f) && !reported.has(f.checkId)).map((f) => f.checkId),
+    const fresh = new Set(
+      failingFindings.filter((f) => ctx.fails(f) && !reported.has(signatureKey(f))).map(signatureKey),
     );
-    for (const f of failingFindings) if (newChecks.has(f.checkId)) f.repro = repro;
-    for (const id of newChecks) {
-      ctx.log.replace(id, failingFindings);
-      reported.add(id);
-    }
-    // Observations and other findings of the failing case are worth keeping too.
-    ctx.log.add(failingFindings.filter((f) => !newChecks.has(f.checkId)));
+    for (const f of failingFindings) if (fresh.has(signatureKey(f))) f.repro = repro;
+    for (const key of fresh) reported.add(key);
+    // The shrunk case's findings: its defects with their counterexample, and its observations and other findings.
+    ctx.log.add(failingFindings);
   }
 }

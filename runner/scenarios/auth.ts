@@ -40,6 +40,8 @@ async function sendVariant(ctx: RunContext, build: (auth: AuthSpec) => OutgoingR
     key: usesKey ? ctx.key.key : null,
     keyPlan: variant.valid ? ctx.key.plan : variant.template === null ? 'none' : 'invalid',
   };
-  const exchange = await ctx.send(build(auth));
-  ctx.judge(variant.valid ? authValidAccepted : authRejected, { exchange, variant });
+  await ctx.inCase(`auth: ${variant.name}`, async () => {
+    const exchange = await ctx.send(build(auth));
+    ctx.judge(variant.valid ? authValidAccepted : authRejected, { exchange, variant });
+  });
 }

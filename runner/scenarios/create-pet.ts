@@ -69,11 +69,22 @@ export async function createAndJudge(ctx: RunContext, pet: GeneratedPet): Promis
   return ex;
 }
 
+/** The kind of an invalid body, its reason without the values: 'categoryId of type string', 'unknown status'. */
+export function invalidKind(inv: InvalidBody): string {
+  return inv.reason
+    .replace(/\(.*\)|".*"|-?\d+(\.\d+)?([eE][+-]?\d+)?/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** The case class of an invalid body, in a finding's signature. */
+export const invalidCase = (inv: InvalidBody): string => `invalid body: ${invalidKind(inv)}`;
+
 /** One invalid body of each kind the generator knows, so that no kind is left to chance in a short run. */
 export function oneOfEachInvalidKind(seed: number): InvalidBody[] {
   const kinds = new Map<string, InvalidBody>();
   for (const inv of fc.sample(invalidNewPet(), { seed, numRuns: 400 })) {
-    const kind = inv.reason.replace(/\(.*\)|".*"|-?\d+(\.\d+)?([eE][+-]?\d+)?/g, '').trim();
+    const kind = invalidKind(inv);
     if (!kinds.has(kind)) kinds.set(kind, inv);
   }
   return [...kinds.values()];
@@ -91,13 +102,16 @@ export async function createPetScenario(ctx: RunContext): Promise<void> {
     const search = inv.marker !== null && !tainted.has(inv.marker) && searched < NO_EFFECT_SAMPLES;
     const listAll = () => ctx.send(req.listPets(ctx.auth(), `?limit=${maxLimit()}`));
     if (search && listedPets(await listAll()).some((p) => p.name === inv.marker)) tainted.add(inv.marker!);
-    const ex = await ctx.send(req.createPet(ctx.auth(), inv.body));
-    ctx.judge(createInvalidRejected, { exchange: ex, reason: inv.reason });
+    const ex = await ctx.inCase(invalidCase(inv), async () => {
+      const sent = await ctx.send(req.createPet(ctx.auth(), inv.body));
+      ctx.judge(createInvalidRejected, { exchange: sent, reason: inv.reason });
+      return sent;
+    });
     if (ex.response?.status === 201) creates.push(ex);
     if (inv.marker !== null && ex.response && ex.response.status < 300) tainted.add(inv.marker);
     if (search && !tainted.has(inv.marker!) && ex.response?.status === 400) {
       searched++;
-      ctx.judge(createInvalidNoEffect, { marker: inv.marker!, lists: [await listAll()] });
+      ctx.judge(createInvalidNoEffect, { marker: inv.marker!, lists: [await listAll()] }, invalidCase(inv));
     }
   };
   for (const inv of oneOfEachInvalidKind(ctx.seed)) await rejectInvalid(inv);

@@ -30,10 +30,12 @@ export async function getPetScenario(ctx: RunContext): Promise<void> {
       existingPetId(ids),
       async (c) => {
         ctx.log.count('getPet', 'cases');
-        const exchange = await ctx.send(req.getPet(ctx.auth(), c.segment));
-        const create = byId.get(c.digits ?? '')!;
-        ctx.judge(get200, { exchange, expected: create });
-        ctx.judge(createRetrievable, { create, get: exchange });
+        await ctx.inCase(`petId ${c.kind}`, async () => {
+          const exchange = await ctx.send(req.getPet(ctx.auth(), c.segment));
+          const create = byId.get(c.digits ?? '')!;
+          ctx.judge(get200, { exchange, expected: create });
+          ctx.judge(createRetrievable, { create, get: exchange });
+        });
       },
       { numRuns: Math.max(10, Math.ceil(ctx.runs / 3)) },
     );
@@ -44,8 +46,10 @@ export async function getPetScenario(ctx: RunContext): Promise<void> {
     absentPetId(ids),
     async (c) => {
       ctx.log.count('getPet', 'cases');
-      const exchange = await ctx.send(req.getPet(ctx.auth(), c.segment));
-      ctx.judge(get404, { exchange, petId: c.digits ?? c.segment });
+      await ctx.inCase(`petId ${c.kind}`, async () => {
+        const exchange = await ctx.send(req.getPet(ctx.auth(), c.segment));
+        ctx.judge(get404, { exchange, petId: c.digits ?? c.segment });
+      });
     },
     { numRuns: Math.max(10, Math.ceil(ctx.runs / 3)) },
   );
@@ -55,8 +59,10 @@ export async function getPetScenario(ctx: RunContext): Promise<void> {
     invalidPetId(),
     async (c) => {
       ctx.log.count('getPet', 'cases');
-      const exchange = await ctx.send(req.getPet(ctx.auth(), c.segment));
-      ctx.judge(getInvalidId, { exchange, petId: c.segment });
+      await ctx.inCase(`petId ${c.kind}`, async () => {
+        const exchange = await ctx.send(req.getPet(ctx.auth(), c.segment));
+        ctx.judge(getInvalidId, { exchange, petId: c.segment });
+      });
     },
     { numRuns: Math.max(10, Math.ceil(ctx.runs / 4)) },
   );

@@ -52,15 +52,31 @@ export function edgeQueries(): ListQuery[] {
   return out;
 }
 
+/** The class of a list query in a finding's signature: which parameters it sets ('limit, status'), or its defect. */
+export function queryCase(q: ListQuery): string {
+  if (!q.valid) {
+    // The kind names the broken value ('limit 1.5', 'limit abc'): its class is what tells defects apart.
+    const m = /^(\w+) (.*)$/.exec(q.kind);
+    if (!m || /^(empty|repeated|missing|unknown)$/.test(m[1]!) || m[2] === 'empty') return `query: ${q.kind}`;
+    const value = m[2]!;
+    const cls = /^[+-]?\d+\.\d+$/.test(value) ? 'a fraction' : /^-?\d+$/.test(value) ? 'out of range' : 'not a number';
+    return `query: ${m[1]} ${cls}`;
+  }
+  const set = [q.limit !== undefined ? 'limit' : '', q.status !== undefined ? 'status' : ''].filter(Boolean);
+  return `query: ${set.length ? set.join(' and ') : 'no parameters'}`;
+}
+
 async function judgeValidQuery(ctx: RunContext, q: ListQuery): Promise<void> {
   ctx.log.count('listPets', 'cases');
-  const exchange = await ctx.send(req.listPets(ctx.auth(), q.raw));
-  const evidence = { exchange, query: q, valid: true };
-  ctx.judge(list200, evidence);
-  ctx.judge(listLimitRespected, evidence);
-  ctx.judge(listDefaultLimit, evidence);
-  ctx.judge(listStatusFilter, evidence);
-  ctx.judge(listPagination, evidence);
+  await ctx.inCase(queryCase(q), async () => {
+    const exchange = await ctx.send(req.listPets(ctx.auth(), q.raw));
+    const evidence = { exchange, query: q, valid: true };
+    ctx.judge(list200, evidence);
+    ctx.judge(listLimitRespected, evidence);
+    ctx.judge(listDefaultLimit, evidence);
+    ctx.judge(listStatusFilter, evidence);
+    ctx.judge(listPagination, evidence);
+  });
 }
 
 export async function listPetsScenario(ctx: RunContext): Promise<void> {
@@ -73,8 +89,10 @@ export async function listPetsScenario(ctx: RunContext): Promise<void> {
     invalidListQuery(),
     async (q) => {
       ctx.log.count('listPets', 'cases');
-      const exchange = await ctx.send(req.listPets(ctx.auth(), q.raw));
-      ctx.judge(listInvalidQuery, { exchange, query: q, valid: false });
+      await ctx.inCase(queryCase(q), async () => {
+        const exchange = await ctx.send(req.listPets(ctx.auth(), q.raw));
+        ctx.judge(listInvalidQuery, { exchange, query: q, valid: false });
+      });
     },
     { numRuns: Math.max(10, Math.ceil(ctx.runs / 4)) },
   );

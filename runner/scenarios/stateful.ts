@@ -20,7 +20,7 @@ import { show } from '../../checks/check.js';
 import type { RunContext } from '../context.js';
 import { checkProperty } from '../property.js';
 import { returnedPet, usableId } from '../pets.js';
-import { createAndJudge } from './create-pet.js';
+import { createAndJudge, invalidCase } from './create-pet.js';
 import * as req from '../requests.js';
 
 interface Model {
@@ -46,8 +46,10 @@ class CreateInvalid implements fc.AsyncCommand<Model, Real> {
   constructor(readonly inv: InvalidBody) {}
   check = () => true;
   async run(_m: Model, ctx: Real): Promise<void> {
-    const ex = await ctx.send(req.createPet(ctx.auth(), this.inv.body));
-    ctx.judge(createInvalidRejected, { exchange: ex, reason: this.inv.reason });
+    await ctx.inCase(invalidCase(this.inv), async () => {
+      const ex = await ctx.send(req.createPet(ctx.auth(), this.inv.body));
+      ctx.judge(createInvalidRejected, { exchange: ex, reason: this.inv.reason });
+    });
   }
   toString = () => `createPet(invalid: ${this.inv.reason})`;
 }

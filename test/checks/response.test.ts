@@ -250,6 +250,11 @@ describe('rate-limit-limit-plan', () => {
       run(r.rateLimitLimitPlan, { status: 401, keyPlan: 'invalid', headers: { 'x-ratelimit-limit': '5' } }),
     ).toEqual([]);
   });
+  it('no echo: a 401 to a valid key (the target did not recognise it) is not judged against its plan', () => {
+    expect(
+      run(r.rateLimitLimitPlan, { status: 401, keyPlan: 'business', headers: { 'x-ratelimit-limit': '60' } }),
+    ).toEqual([]);
+  });
 });
 
 describe('retry-after-valid', () => {

@@ -4,8 +4,11 @@ import type { Finding } from '../../checks/check.js';
 import { dailyQuota } from '../../checks/rate-limit.js';
 import { ApiKey } from '../../http/redact.js';
 import { buildConformanceReport } from '../../reports/conformance-report.js';
-import { replayLine, renderTerminalSummary } from '../../reports/conformance-text.js';
+import { renderMarkdown, renderTerminalSummary, replayLine } from '../../reports/conformance-text.js';
 import { RunContext } from '../../runner/context.js';
+import { invalidCase } from '../../runner/scenarios/create-pet.js';
+import { queryCase } from '../../runner/scenarios/list-pets.js';
+import type { ListQuery } from '../../generators/index.js';
 import type { SuiteMeta } from '../../suites/meta.js';
 import { exchange, NOW_S } from '../checks/fixtures.js';
 
@@ -86,5 +89,98 @@ describe('findings carry their suite and key plan', () => {
     const [f] = await recorded('auth', (ctx) => ctx.check(exchange({ operation: 'getPet', status: 500 })));
     expect(f).toMatchObject({ checkId: 'no-5xx', suite: 'auth', operation: 'getPet' });
     expect(replayLine(reportOf('auth', [f!]), f!)).toMatch(/--suite auth$/);
+  });
+});
+
+describe('distinct defects', () => {
+  const f = (over: Partial<Finding> & Pick<Finding, 'checkId'>, seq: number): Finding => ({
+    clause: '7-no-5xx',
+    level: 'violation',
+    operation: 'createPet',
+    suite: 'createPet',
+    keyPlan: 'free',
+    caseClass: null,
+    message: `received something\nthe spec documents something else`,
+    exchanges: [{ ...exchangeRef, seq }],
+    ...over,
+  });
+  const exchangeRef = {
+    seq: 0,
+    method: 'POST',
+    path: '/pets',
+    status: 500,
+    error: null,
+    curl: 'curl -X POST …',
+    request: { method: 'POST', path: '/pets', headers: {}, bodyBase64: null },
+  };
+
+  it('groups findings by check, operation and case class (for checks whose case tells defects apart)', () => {
+    const findings = [
+      f({ checkId: 'no-5xx', caseClass: 'invalid body: name null' }, 1),
+      f({ checkId: 'no-5xx', caseClass: 'invalid body: name null' }, 2),
+      f({ checkId: 'no-5xx', caseClass: 'invalid body: categoryId of type string' }, 3),
+      // A header missing is one defect of the operation whatever was sent.
+      f({ checkId: 'www-authenticate', level: 'warning', clause: '5-www-authenticate', caseClass: 'auth: missing' }, 4),
+      f({ checkId: 'www-authenticate', level: 'warning', clause: '5-www-authenticate', caseClass: 'auth: bad key' }, 5),
+    ];
+    const report = reportOf('createPet', findings);
+    expect(report.defects.map((d) => [d.signature, d.level, d.occurrences, d.findings])).toEqual([
+      ['no-5xx · createPet · invalid body: name null', 'violation', 2, [0, 1]],
+      ['no-5xx · createPet · invalid body: categoryId of type string', 'violation', 1, [2]],
+      ['www-authenticate · createPet', 'warning', 2, [3, 4]],
+    ]);
+    const text = renderTerminalSummary(report);
+    expect(text).toContain('Violations: 2 distinct violations in 3 exchanges');
+    expect(text.split('\n').filter((l) => /^[✗!] /.test(l))).toHaveLength(3);
+    expect(text).toContain('✗ createPet › no-5xx [clause 7-no-5xx] · case: invalid body: name null · seen 2 times');
+  });
+
+  it('the shrunk counterexample is the example; an echo is folded into the block of its root', () => {
+    const shrunk = f({ checkId: 'no-5xx', caseClass: 'invalid body: name null' }, 2);
+    shrunk.repro = { seed: 1, path: '3:0', counterexample: '{"name":null}', shrinks: 2 };
+    const findings = [
+      f({ checkId: 'no-5xx', caseClass: 'invalid body: name null' }, 1),
+      shrunk,
+      f({ checkId: 'create-201', clause: '4.2-create-201', caseClass: 'invalid body: name null' }, 1),
+    ];
+    const report = reportOf('createPet', findings);
+    const [root, echo] = report.defects;
+    expect(root?.findings[0]).toBe(1);
+    expect(echo).toMatchObject({ checkId: 'create-201', echoOf: root?.signature });
+    const text = renderTerminalSummary(report);
+    expect(text).toContain('smallest failing input: {"name":null} (shrunk 2×)');
+    expect(text).toContain('same exchanges also fail: create-201 (invalid body: name null), an echo of this defect');
+    expect(text).toContain('1 distinct violation in 2 exchanges (+1 echo)');
+    const md = renderMarkdown(report);
+    expect(md).toContain('| ✗ | `no-5xx` | createPet | invalid body: name null | 2 | received something |');
+    expect(md.split('\n').length).toBeLessThan(40);
+  });
+});
+
+describe('case classes', () => {
+  const q = (kind: string): ListQuery => ({ raw: '', valid: false, kind });
+  it('a broken query is classed by what is wrong with its value, not by the value', () => {
+    expect(['limit 1.5', 'limit 99.5', 'limit -0.5'].map((k) => queryCase(q(k)))).toEqual([
+      'query: limit a fraction',
+      'query: limit a fraction',
+      'query: limit a fraction',
+    ]);
+    expect(['limit 0', 'limit 101', 'limit -1'].map((k) => queryCase(q(k)))).toEqual(
+      Array(3).fill('query: limit out of range'),
+    );
+    expect(['limit abc', 'limit  5', 'limit +5', 'limit 0x10'].map((k) => queryCase(q(k)))).toEqual(
+      Array(4).fill('query: limit not a number'),
+    );
+    expect(['limit empty', 'repeated limit', 'unknown status'].map((k) => queryCase(q(k)))).toEqual([
+      'query: limit empty',
+      'query: repeated limit',
+      'query: unknown status',
+    ]);
+    expect(queryCase({ raw: '?limit=5', limit: 5, valid: true, kind: 'valid' })).toBe('query: limit');
+  });
+  it('an invalid body is classed by its kind, values left out', () => {
+    const inv = (reason: string) => ({ reason, body: null, marker: null });
+    expect(invalidCase(inv('categoryId 9223372036854775808'))).toBe(invalidCase(inv('categoryId 9223372036854775809')));
+    expect(invalidCase(inv('unknown status "lost"'))).toBe('invalid body: unknown status');
   });
 });
