@@ -183,14 +183,7 @@ export type PerKeyEvidence =
         readonly exchange: Exchange | null;
       }[];
     }
-  | {
-      readonly kind: 'interference';
-      readonly plan: PlanName;
-      readonly rejection: Exchange;
-      readonly previous: Exchange;
-      /** Plans whose keys were bursting when the rejection came. */
-      readonly bursting: readonly PlanName[];
-    };
+  | IsolationEvidence;
 
 export interface DailyQuotaEvidence {
   readonly plan: PlanName;
@@ -612,21 +605,7 @@ export const perKey: Check<PerKeyEvidence> = defineCheck({
   area: 'rate-limit',
   title: "Limits are per key: one key's use does not limit another, and each key reports its own plan's limit.",
   run: (ev) => {
-    if (ev.kind === 'interference') {
-      const prev = rl(ev.previous, 'remaining');
-      if (prev === null || prev <= 0 || ev.bursting.length === 0) return [];
-      return [
-        finding(
-          perKey,
-          [ev.previous, ev.rejection],
-          `received ${statusOf(ev.rejection)} for the paced ${ev.plan} key (its previous Remaining ${prev}) while the ${ev.bursting.join(', ')} key was bursting\nthe spec documents limits per key and plan`,
-          {
-            expected: 'no 429 while the key has requests remaining',
-            actual: `${statusOf(ev.rejection)} with Remaining ${prev} before`,
-          },
-        ),
-      ];
-    }
+    if (ev.kind === 'isolation') return isolationFindings(ev);
     const out: Finding[] = [];
     if (ev.kind !== 'limits' || !Array.isArray(ev.keys)) return [];
     const ks = ev.keys;
@@ -826,6 +805,186 @@ export const unauthenticatedRateLimited: Check<UnauthenticatedEvidence> = define
   },
 });
 
+// ---------------------------------------------------------------------------------------------------------------
+// Limits per key, not per route or shared (issue 10), and no ban for a client that honoured Retry-After
+
+/**
+ * Two successive responses of one key that sent nothing else between them, while other keys sent requests: its
+ * Remaining may fall by its own requests only (refill and a new window only raise it), whatever the algorithm.
+ */
+export interface IsolationEvidence {
+  readonly kind: 'isolation';
+  /** The key's label (its plan, or plan#2 for a second key of that plan). */
+  readonly key: string;
+  readonly plan: PlanName;
+  readonly limit: number;
+  readonly windowSeconds: number;
+  readonly requestsPerDay: number | null;
+  readonly before: Exchange;
+  readonly after: Exchange;
+  /** The key's own requests after `before`, `after` included. */
+  readonly ownRequests: number;
+  /** Requests other keys sent between the two. */
+  readonly others: readonly { readonly key: string; readonly requests: number }[];
+}
+
+function isolationFindings(ev: IsolationEvidence): Finding[] {
+  const othersSent = ev.others.reduce((n, o) => n + o.requests, 0);
+  const r0 = rl(ev.before, 'remaining');
+  // Only the minute window's own numbers compare; a day window's Remaining says nothing about the minute's.
+  if (othersSent === 0 || r0 === null || rl(ev.before, 'limit') !== ev.limit || !isAccepted(ev.before)) return [];
+  const who = ev.others
+    .filter((o) => o.requests > 0)
+    .map((o) => `the ${o.key} key sent ${o.requests}`)
+    .join(', ');
+  const own = `${ev.ownRequests} request${ev.ownRequests === 1 ? '' : 's'}`;
+  const status = statusOf(ev.after);
+  if (status === 429 && r0 >= ev.ownRequests) {
+    if (notMinuteRefusal(ev.after, ev.windowSeconds, ev.limit, ev.requestsPerDay) !== null) return [];
+    return [
+      finding(
+        perKey,
+        [ev.before, ev.after],
+        `received 429 for the ${ev.key} key, whose Remaining was ${r0} and which sent only its own ${own} since, while ${who}\nthe spec documents limits per key and plan: another key's requests were counted against this one`,
+        { expected: `no 429 with ${r0} remaining`, actual: `429 after ${own}`, operation: 'listPets' },
+      ),
+    ];
+  }
+  const r1 = rl(ev.after, 'remaining');
+  if (!isAccepted(ev.after) || r1 === null || rl(ev.after, 'limit') !== ev.limit || r1 >= r0 - ev.ownRequests)
+    return [];
+  return [
+    finding(
+      perKey,
+      [ev.before, ev.after],
+      `received X-RateLimit-Remaining ${r1} for the ${ev.key} key after ${r0} and only its own ${own} since, while ${who}\nthe spec documents limits per key and plan: its Remaining may fall by its own requests only`,
+      { expected: `Remaining at least ${r0 - ev.ownRequests}`, actual: `Remaining ${r1}`, operation: 'listPets' },
+    ),
+  ];
+}
+
+/** One request on each other operation, sent by a key just after its first 429 (on listPets), in the same window. */
+export interface OtherOperationsEvidence {
+  readonly key: string;
+  readonly plan: PlanName;
+  readonly limit: number;
+  readonly windowSeconds: number;
+  readonly first429: Exchange;
+  readonly probes: readonly Exchange[];
+}
+
+/**
+ * The earliest the first 429's window can end by the target's own word: Retry-After and Reset are whole seconds, each
+ * up to a second later than the real end. Null when the 429 said neither.
+ */
+function windowEndLowerBound(first429: Exchange): number | null {
+  const bounds: number[] = [];
+  const ra = retryAfterMs(first429);
+  if (ra !== null) bounds.push(first429.startedAt + first429.durationMs + ra - 1000);
+  const reset = rl(first429, 'reset');
+  if (reset !== null && reset > 1e9 && reset < 1e11) bounds.push(reset * 1000 - 1000);
+  return bounds.length === 0 ? null : Math.min(...bounds);
+}
+
+export const oneCounterPerKey: Check<OtherOperationsEvidence> = defineCheck({
+  id: 'rl-one-counter-per-key',
+  clauses: ['8-plan-limits'],
+  levels: ['violation'],
+  area: 'rate-limit',
+  title:
+    "A key's limit spans its operations: just after its 429 on one, the others are refused too or show the same counter.",
+  run: (ev) => {
+    if (!ev.first429 || !Array.isArray(ev.probes) || statusOf(ev.first429) !== 429) return [];
+    const end = windowEndLowerBound(ev.first429);
+    if (end === null) return [];
+    const out: Finding[] = [];
+    for (const p of ev.probes) {
+      const status = statusOf(p);
+      // Refused, or an answer that is not the limiter's (a ban, an error): nothing about the counter here.
+      if (status === null || status === 429 || status === 401 || status === 403 || status >= 500) continue;
+      if (p.startedAt >= end) continue;
+      const remaining = rl(p, 'remaining');
+      if (remaining === null || rl(p, 'limit') !== ev.limit) continue;
+      // What refill since the 429 explains, and one for a continuous limiter's fraction.
+      const allowance =
+        refillAllowance(p.startedAt + p.durationMs - ev.first429.startedAt, ev.limit, ev.windowSeconds) + 1;
+      if (remaining <= allowance) continue;
+      out.push(
+        finding(
+          oneCounterPerKey,
+          [ev.first429, p],
+          `received ${status} with X-RateLimit-Remaining ${remaining} for ${p.request.method} ${p.request.path} of the ${ev.key} key ${secs(p.startedAt - ev.first429.startedAt)} after its 429 on GET /pets, in the same window\nthe spec documents the limit per key and plan, not per operation: a fresh allowance on another operation`,
+          {
+            expected: `429, or Remaining at most ${allowance}`,
+            actual: `${status}, Remaining ${remaining}`,
+            operation: p.operation,
+          },
+        ),
+      );
+    }
+    return out;
+  },
+});
+
+/**
+ * A key that, after its first 429, sent nothing until Retry-After had passed (and a second more for whole-second
+ * rounding), then one request.
+ */
+export interface HonouredEvidence {
+  readonly key: string;
+  readonly plan: PlanName;
+  readonly limit: number;
+  readonly windowSeconds: number;
+  readonly requestsPerDay: number | null;
+  readonly first429: Exchange;
+  readonly attempt: { readonly exchange: Exchange; readonly waitedMs: number };
+}
+
+/**
+ * Why a refusal after waiting Retry-After is a ban rather than a Retry-After that is a little short: 401/403, a wait
+ * now beyond one window (not the day's quota), or a Reset moved later than the 429 announced (its window was
+ * extended or restarted while nothing was sent). Null when it is none of these.
+ */
+export function banLike(
+  refusal: Exchange,
+  first429: Exchange,
+  ev: Omit<HonouredEvidence, 'attempt' | 'first429' | 'key' | 'plan'>,
+): string | null {
+  const status = statusOf(refusal);
+  if (status === 401 || status === 403) return `${status}`;
+  if (status !== 429) return null;
+  const long = notMinuteRefusal(refusal, ev.windowSeconds, ev.limit, ev.requestsPerDay);
+  if (long !== null && rl(refusal, 'limit') !== ev.requestsPerDay) return `429 with ${long}`;
+  const a = rl(refusal, 'reset');
+  const b = rl(first429, 'reset');
+  if (a !== null && b !== null && a - b > 1) return `429 with X-RateLimit-Reset moved from ${b} to ${a}`;
+  return null;
+}
+
+export const honouredNotBanned: Check<HonouredEvidence> = defineCheck({
+  id: 'rl-honoured-not-banned',
+  clauses: ['8-rule-2-retry-after'],
+  levels: ['violation'],
+  area: 'rate-limit',
+  title:
+    'A key that sent nothing after its 429 until Retry-After had passed is not refused then: no ban for a client that honoured it.',
+  run: (ev) => {
+    if (!ev.first429 || !ev.attempt?.exchange) return [];
+    const ra = retryAfterMs(ev.first429);
+    if (ra === null || ev.attempt.waitedMs < ra + ROUNDING_MS) return [];
+    const why = banLike(ev.attempt.exchange, ev.first429, ev);
+    if (why === null) return [];
+    return [
+      finding(
+        honouredNotBanned,
+        [ev.first429, ev.attempt.exchange],
+        `refused after Retry-After was honoured: the ${ev.key} key sent nothing after its 429 (Retry-After ${ra / 1000} s) and waited ${secs(ev.attempt.waitedMs)}; its next request got ${why}\nthe spec documents waiting Retry-After before retrying; a ban is for clients that keep sending after a 429`,
+        { expected: 'accepted after Retry-After', actual: why, operation: 'listPets' },
+      ),
+    ];
+  },
+});
+
 export const rateLimitChecks: readonly Check<any>[] = Object.freeze([
   notStricterThanPlan,
   burstEnforced,
@@ -836,4 +995,6 @@ export const rateLimitChecks: readonly Check<any>[] = Object.freeze([
   dailyQuota,
   banObserved,
   unauthenticatedRateLimited,
+  oneCounterPerKey,
+  honouredNotBanned,
 ]);

@@ -462,35 +462,51 @@ export const retryAfterValid: Check<ResponseEvidence> = defineCheck({
   },
 });
 
+export const errorBody429Json: Check<ResponseEvidence> = defineCheck({
+  id: 'error-body-429-json',
+  clauses: ['1-json-media-type'],
+  levels: ['violation'],
+  area: 'response',
+  title:
+    'A 429 body is JSON in application/json: every body is JSON (section 1), and 429 is among the errors that carry an Error (section 7).',
+  run: ({ exchange: ex }) => {
+    if (statusOf(ex) !== 429) return [];
+    const h = readHeader(ex, 'content-type');
+    let got: string | null = null;
+    if (h.kind !== 'value' || mediaType(h.value) !== 'application/json') got = `Content-Type ${describeHeader(h)}`;
+    else if (jsonOf(ex) === undefined) got = 'a body that is not JSON';
+    if (got === null) return [];
+    return [
+      finding(
+        errorBody429Json,
+        ex,
+        `received ${got} on 429 for ${opLabel(ex)}\nthe spec documents JSON bodies (section 1) and an Error on a 429 (section 7)`,
+        { expected: 'a JSON body in application/json', actual: show(ex.response?.bodyText ?? '', 120) },
+      ),
+    ];
+  },
+});
+
 export const errorBody429: Check<ResponseEvidence> = defineCheck({
   id: 'error-body-429',
   clauses: ['7-error-media-type'],
   covers: ['gap-7-rule-3-429-body'],
   levels: ['warning'],
   area: 'response',
-  title: 'A 429 body should be an Error in application/json (its format is not shown: a warning only).',
+  title: "A 429's JSON body should be an Error (section 7 rule 3 leaves its format open: a warning only).",
   run: ({ exchange: ex }) => {
     if (statusOf(ex) !== 429) return [];
-    const h = readHeader(ex, 'content-type');
-    const type = h.kind === 'value' ? mediaType(h.value) : null;
+    // A body that is not JSON at all is error-body-429-json's violation.
     const json = jsonOf(ex);
-    let got: string | null = null;
-    if (type !== 'application/json') got = `Content-Type ${describeHeader(h)}`;
-    else if (json === undefined) got = 'a body that is not JSON';
-    else {
-      const errors = validateSchema('Error', plain(json));
-      if (errors.length > 0) got = `JSON that is not an Error: ${errors[0]!.message}`;
-    }
-    if (got === null) return [];
+    if (json === undefined) return [];
+    const errors = validateSchema('Error', plain(json));
+    if (errors.length === 0) return [];
     return [
       finding(
         errorBody429,
         ex,
-        `received ${got} on 429 for ${opLabel(ex)}\nthe spec shows no 429 body format; errors carry an Error in application/json`,
-        {
-          expected: 'Error in application/json',
-          actual: show(ex.response?.bodyText ?? '', 120),
-        },
+        `received JSON that is not an Error on 429 for ${opLabel(ex)}: ${errors[0]!.message}\nthe spec shows no 429 body format; errors carry an Error in application/json`,
+        { expected: 'an Error', actual: show(ex.response?.bodyText ?? '', 120) },
       ),
     ];
   },
@@ -604,6 +620,7 @@ export const responseCheckList: readonly Check<ResponseEvidence>[] = [
   rateLimitResetEpoch,
   rateLimitLimitPlan,
   retryAfterValid,
+  errorBody429Json,
   errorBody429,
   wwwAuthenticate,
   deprecationHeaders,

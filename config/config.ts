@@ -177,7 +177,9 @@ export function keyEnv(
 ): Record<string, string> {
   const env: Record<string, string> = {};
   for (const k of keys) {
-    env[keyVariable(k.plan)] = k.key;
+    const name = keyVariable(k.plan);
+    // A second key of a plan joins the first as a comma list (key1,key2), as loadConfig reads it.
+    env[name] = env[name] === undefined ? k.key : `${env[name]},${k.key}`;
     if (k.plan === 'enterprise' && k.limits)
       env.PETSTORE_ENTERPRISE_LIMITS = `${k.limits.requestsPerMinute}/${k.limits.requestsPerDay}`;
   }
@@ -204,7 +206,11 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     if (/\s/.test(value.trim()) || value !== value.trim()) fail(`${name} contains white space`);
     const limits = plan === 'enterprise' ? enterpriseLimits : (contract.plans[plan] ?? null);
     if (plan === 'enterprise' && !limits) fail(`${name} is set but PETSTORE_ENTERPRISE_LIMITS (rpm/rpd) is not`);
-    keys.push({ plan, key: registerSecret(new ApiKey(value, plan)), limits });
+    // key1,key2: a second key of the plan lets the rate-limit suite isolate keys within one plan.
+    const values = value.split(',');
+    if (values.some((v) => v === '')) fail(`${name} has an empty key in its comma list`);
+    if (new Set(values).size !== values.length) fail(`${name} lists the same key twice`);
+    for (const v of values) keys.push({ plan, key: registerSecret(new ApiKey(v, plan)), limits });
   }
   if (target !== null && keys.length === 0) {
     fail(`no API key: set at least one of ${contract.planNames.map(keyVariable).join(', ')} for --target`);

@@ -647,14 +647,25 @@ const catalogue = [
   },
   {
     id: 'rl-429-text-plain',
-    description: '429 body is text/plain "Too Many Requests"',
-    catches: 'error-body-429',
+    description: '429 body is text/plain "Too Many Requests" (a gateway\'s default page)',
+    catches: 'error-body-429-json',
     suite: 'rate-limit',
     apply: wrap('limited', (prev) => (ctx, rl) => ({
       ...prev(ctx, rl),
       error: undefined,
       body: 'Too Many Requests',
       contentType: TEXT,
+    })),
+  },
+  {
+    id: 'rl-429-not-error',
+    description: '429 body is JSON but not an Error ({"statusCode":429,"error":"Too Many Requests",...})',
+    catches: 'error-body-429',
+    suite: 'rate-limit',
+    apply: wrap('limited', (prev) => (ctx, rl) => ({
+      ...prev(ctx, rl),
+      error: undefined,
+      body: '{"statusCode":429,"error":"Too Many Requests","message":"Rate limit exceeded"}',
     })),
   },
 
@@ -690,7 +701,7 @@ const catalogue = [
   {
     id: 'rl-window-never-resets',
     description: 'the minute counter never resets (tokens never refill)',
-    catches: 'rl-retry-after-honoured',
+    catches: 'rl-honoured-not-banned',
     suite: 'rate-limit',
     apply: replace('neverResets', true),
   },
@@ -707,6 +718,27 @@ const catalogue = [
     catches: 'rl-per-key',
     suite: 'rate-limit',
     apply: replace('sharedAcrossKeys', true),
+  },
+  {
+    id: 'rl-shared-counter',
+    description: "one counter for all keys, each key still held to and told its own plan's limit",
+    catches: 'rl-per-key',
+    suite: 'rate-limit',
+    apply: replace('sharedCounter', true),
+  },
+  {
+    id: 'rl-per-route',
+    description: "one counter per key and operation: a key gets its plan's limit on every operation",
+    catches: 'rl-one-counter-per-key',
+    suite: 'rate-limit',
+    apply: replace('perRoute', true),
+  },
+  {
+    id: 'rl-ban-honoured',
+    description: 'every 429 bans the key for two windows, even when the client waits what Retry-After said',
+    catches: 'rl-honoured-not-banned',
+    suite: 'rate-limit',
+    apply: replace('banOnLimit', true),
   },
   {
     id: 'rl-free-numbers',

@@ -531,7 +531,7 @@ function handle(base: HandlerContext, req: IncomingMessage, res: ServerResponse)
   }
   // A request served without a key (under an auth fault) is counted in the anonymous bucket, never enforced.
   const rl = auth.key
-    ? ctx.limiter.take(auth.key.key, seams.planLimits(ctx, auth.key), ctx.now)
+    ? ctx.limiter.take(auth.key.key, seams.planLimits(ctx, auth.key), ctx.now, true, r?.op)
     : ctx.limiter.take(anonymous(req), FREE, ctx.now, false);
   if (!rl.allowed) return send(ctx, seams.limited(ctx, rl), rl);
 

@@ -30,6 +30,12 @@ export interface LimiterDefects {
   readonly retryAfterHalved?: boolean;
   /** One counter for all keys, with the limits of the first key seen (a limiter keyed by client, not by key). */
   readonly sharedAcrossKeys?: boolean;
+  /** One counter for all keys, each key still held to (and told) its own plan's limits. */
+  readonly sharedCounter?: boolean;
+  /** One counter per key and route (a limiter library's quick-start): the plan's limit on every operation. */
+  readonly perRoute?: boolean;
+  /** Every 429 bans the key for the ban length, even when the client then waits what Retry-After said. */
+  readonly banOnLimit?: boolean;
 }
 
 /** One window of one key. `limit` is passed on every call so that a counter shared by keys stays well-defined. */
@@ -198,6 +204,7 @@ export interface LimiterOptions {
 
 export class RateLimiter {
   private readonly states = new Map<string, KeyState>();
+  private readonly meters = new Map<string, { readonly minute: Meter; readonly day: Meter }>();
   private readonly defects: LimiterDefects;
 
   constructor(private readonly opts: LimiterOptions) {
@@ -211,11 +218,16 @@ export class RateLimiter {
     return new TokenBucket(windowMs, this.defects);
   }
 
-  private state(key: string, limits: PlanLimits): KeyState {
+  /** A key's state; its windows are those of `counter` (the key itself, unless a defect shares or splits them). */
+  private state(key: string, limits: PlanLimits, counter = key): KeyState {
     let s = this.states.get(key);
     if (!s) {
-      const day = new FixedWindow(this.opts.dayWindowMs);
-      s = { minute: this.meter(), day, limitedUntil: 0, strikes: 0, bannedUntil: 0, firstLimits: limits };
+      let m = this.meters.get(counter);
+      if (!m) {
+        m = { minute: this.meter(), day: new FixedWindow(this.opts.dayWindowMs) };
+        this.meters.set(counter, m);
+      }
+      s = { ...m, limitedUntil: 0, strikes: 0, bannedUntil: 0, firstLimits: limits };
       this.states.set(key, s);
     }
     return s;
@@ -225,10 +237,13 @@ export class RateLimiter {
    * Decides one request of `key` at `now`. With enforce=false (the anonymous bucket of unauthenticated clients) the
    * request is counted while there is room and always allowed: the headers are reported, never enforced.
    */
-  take(key: string, limits: PlanLimits, now: number, enforce = true): Decision {
+  take(key: string, limits: PlanLimits, now: number, enforce = true, route = ''): Decision {
     const d = this.defects;
     const shared = enforce && d.sharedAcrossKeys === true;
-    const s = this.state(shared ? 'shared' : key, limits);
+    const own = enforce && d.perRoute ? `${key} ${route}` : key;
+    const s = shared
+      ? this.state('shared', limits)
+      : this.state(own, limits, enforce && d.sharedCounter ? 'shared' : own);
     if (shared) limits = s.firstLimits;
     const perMinute = limits.requestsPerMinute;
     const perDay = limits.requestsPerDay;
@@ -271,6 +286,7 @@ export class RateLimiter {
     }
     const retryAfter = allowed ? 0 : this.retryAfterSeconds(waitMs);
     if (!allowed) s.limitedUntil = now + retryAfter * 1000;
+    if (!allowed && d.banOnLimit) s.bannedUntil = now + this.opts.banMs;
 
     return {
       allowed,

@@ -40,6 +40,9 @@ export const conformantSeams: Seams = Object.freeze({
   dailyNotEnforced: false,
   retryAfterHalved: false,
   sharedAcrossKeys: false,
+  sharedCounter: false,
+  perRoute: false,
+  banOnLimit: false,
   firstId: undefined,
 });
 
@@ -74,7 +77,7 @@ export function composeSeams(modifiers: readonly NamedModifier[]): Seams {
 /** The limiter's part of the seams. */
 export function limiterDefects(s: Seams): LimiterDefects {
   const { minuteSlack, notEnforced, neverResets, chargeRejected, dailyNotEnforced, retryAfterHalved } = s;
-  const { sharedAcrossKeys } = s;
+  const { sharedAcrossKeys, sharedCounter, perRoute, banOnLimit } = s;
   return {
     minuteSlack,
     notEnforced,
@@ -83,5 +86,8 @@ export function limiterDefects(s: Seams): LimiterDefects {
     dailyNotEnforced,
     retryAfterHalved,
     sharedAcrossKeys,
+    sharedCounter,
+    perRoute,
+    banOnLimit,
   };
 }

@@ -242,6 +242,9 @@ export function renderMarkdown(report: ConformanceReport): string {
 interface PlanNumbers {
   suite?: string;
   plan?: string;
+  key?: string;
+  proven?: readonly string[];
+  unmeasured?: readonly string[];
   limit?: number;
   windowSeconds?: number;
   paced?: { sent: number; spanMs: number; got429: boolean };
@@ -282,8 +285,11 @@ export function rateLimitLines(report: ConformanceReport): string[] {
       ? `paced ${r.paced.sent} in ${(r.paced.spanMs / 1000).toFixed(1)} s${r.paced.got429 ? ' (got a 429)' : ' with no 429'}`
       : 'not paced';
     out.push(
-      `  ${failed ? '✗' : '✓'} ${r.plan} limit ${r.limit ?? '?'}/${r.windowSeconds ?? '?'} s: ${paced}; ${burst}; Retry-After ${r.retryAfterSeconds ?? '-'} s, waited ${((r.waitedMs ?? 0) / 1000).toFixed(1)} s, recovered ${r.recovered ?? '-'}; ${r.requests ?? '?'} requests${r.note ? ` — ${r.note}` : ''}`,
+      `  ${failed ? '✗' : '✓'} ${r.key ?? r.plan} limit ${r.limit ?? '?'}/${r.windowSeconds ?? '?'} s: ${paced}; ${burst}; Retry-After ${r.retryAfterSeconds ?? '-'} s, waited ${((r.waitedMs ?? 0) / 1000).toFixed(1)} s, recovered ${r.recovered ?? '-'}; ${r.requests ?? '?'} requests${r.note ? ` — ${r.note}` : ''}`,
     );
+    // What the key proved, and what could not be measured and why.
+    for (const p of r.proven ?? []) out.push(`      proven: ${p}`);
+    for (const u of r.unmeasured ?? []) out.push(`      not measured: ${u}`);
   }
   out.push('');
   return out;

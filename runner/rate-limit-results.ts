@@ -9,6 +9,8 @@ import type { QuotaStop } from '../checks/rate-limit.js';
 export interface KeyRateLimitResult {
   readonly suite: 'rate-limit';
   readonly plan: PlanName;
+  /** The key's label: its plan, or plan#2 for a second key of the same plan. */
+  readonly key: string;
   readonly limit: number;
   readonly windowSeconds: number;
   readonly paced: { readonly sent: number; readonly spanMs: number; readonly got429: boolean };
@@ -27,6 +29,10 @@ export interface KeyRateLimitResult {
   readonly durationMs: number;
   /** Why the key was not (fully) measured, when it was not. */
   readonly note: string | null;
+  /** What the key's phases proved about its limit, one line each. */
+  readonly proven: readonly string[];
+  /** What could not be measured for this key, and why. */
+  readonly unmeasured: readonly string[];
 }
 
 /** The smallest daily quota spent in full (runner/scenarios/quota.ts). */

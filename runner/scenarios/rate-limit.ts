@@ -1,32 +1,39 @@
 /**
- * Rate limits per plan (section 8), measured black-box and judged by checks/rate-limit.ts. Every configured key runs
- * in parallel through the same phases, each a small function over the key's record (KeyRun), so the suite takes
- * little more than one window:
- *   probe (rested?) → pace at 0.9 × the plan's rate → burst promptly until the first 429 → its shape → two more
- *   requests (still 429) → wait Retry-After (+1 s for whole-second rounding) from the first 429 → recover: one
- *   request must be accepted.
- * The suite behaves as the spec asks of clients: requests go out one at a time except in the burst (at most 4 in
- * flight), nothing is sent after a 429 but the two probes of the rejection rule, and a key that looks banned is
- * dropped at once (KeyBlockedError: the run exits 3). A 429 whose wait reaches beyond one window (the daily quota, or
- * a ban) is never waited out: it is recorded and the key is not used again. Headers may describe the day window
- * ("the limit in force"): Remaining and rest are read only from headers whose Limit is the plan's per minute.
- * Every request goes through RunContext.send (recorded, every response check applied), unpaced and never resent:
- * each 429 is evidence here.
+ * Rate limits per plan (section 8), measured black-box and judged by checks/rate-limit.ts. Each key goes through the
+ * same phases, each a small function over the key's record (KeyRun):
+ *   warm-up, all keys in parallel: probe (rested?) → pace at 0.9 × the plan's rate;
+ *   turns, one key at a time, the others idle: one request (the key at rest while earlier keys burst: its Remaining
+ *   may have fallen by that request only) → burst promptly until the first 429 → its shape → (keys after the first)
+ *   one request on each other operation: refused too, or the same counter;
+ *   recovery, in parallel with later turns: wait Retry-After (+1 s for whole-second rounding) → one request must be
+ *   accepted; the first key sends nothing at all between its 429 and then, so a refusal there is a ban for a client
+ *   that honoured Retry-After.
+ * The suite behaves as the spec asks of clients: one request at a time except in the burst (at most 4 in flight, one
+ * alone when the key's Remaining says the next is its last), never more than two requests after a 429 before its
+ * Retry-After has passed, and a key that looks banned is dropped at once (KeyBlockedError: the run exits 3). A 429
+ * whose wait reaches beyond one window (the daily quota, or a ban) is never waited out: it is recorded and the key is
+ * not used again. Headers may describe the day window ("the limit in force"): Remaining and rest are read only from
+ * headers whose Limit is the plan's per minute. Every request goes through RunContext.send (recorded, every response
+ * check applied), unpaced and never resent: each 429 is evidence here. What each key proved, and what could not be
+ * measured and why, goes to the results table (KeyRateLimitResult).
  */
 import type { PlanKey } from '../../config/config.js';
 import type { PlanName } from '../../spec/contract.js';
 import type { Exchange } from '../../http/exchange.js';
 import { KeyBlockedError } from '../../config/errors.js';
 import { sleep } from '../../http/pacing.js';
-import type { AuthSpec } from '../../http/client.js';
+import type { AuthSpec, OutgoingRequest } from '../../http/client.js';
 import { readRateLimit, type RateLimitReading } from '../../http/rate-limit-headers.js';
 import {
+  banLike,
   banObserved,
   burstEnforced,
+  honouredNotBanned,
   isAccepted,
   maxRetryAfterWaitMs,
   notMinuteRefusal,
   notStricterThanPlan,
+  oneCounterPerKey,
   perKey,
   refillAllowance,
   rejectedNotCounted,
@@ -57,11 +64,8 @@ const RETRY_MARGIN_MS = 1000;
  * is half the real wait (2 s) is still refused after waiting it plus a second, so "too short" shows beyond rounding.
  */
 const TAIL_MS = 4500;
-
-/** What the keys measured in parallel share: which are bursting now (to tell shared limits from strict ones). */
-interface Shared {
-  readonly bursting: Set<PlanName>;
-}
+/** Body of the createPet request sent just after a 429 (the pet stays: the spec has no delete). */
+const PROBE_PET = '{"name":"psc-rate-limit-probe","categoryId":1}';
 
 /** One response of the key, with what its headers say and when it had arrived (epoch ms). */
 interface Reading extends RateLimitReading {
@@ -78,10 +82,27 @@ const banned = (r: Reading) => r.status === 401 || r.status === 403;
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
+/**
+ * After its 429, the first key sends nothing until Retry-After has passed (a ban then is the target's fault); the
+ * others send one request on each other operation (a limit counted per route shows there).
+ */
+type Role = 'honour' | 'other-operations';
+
+/** What the keys share: every key's record (to count what the others sent), and whether limits proved shared. */
+interface Shared {
+  readonly runs: KeyRun[];
+  /** A key's Remaining fell by another key's requests: counts against the plan are no longer sound for any key. */
+  keysShared: boolean;
+}
+
 /** One key's record through the phases: its plan, what it sent, and what the phases learned. */
 interface KeyRun {
   readonly ctx: RunContext;
+  readonly shared: Shared;
+  /** The plan, or plan#2 for a second key of the same plan. */
+  readonly label: string;
   readonly plan: PlanName;
+  readonly role: Role;
   /** The plan's requests per minute and per day, and the window's length in seconds. */
   readonly L: number;
   readonly perDay: number;
@@ -98,14 +119,19 @@ interface KeyRun {
   restedBy: WindowAccount['by'] | null;
   /** The key's headers showed refill or a new window during the burst: a continuous limiter, one more may fit. */
   continuous: boolean;
-  readonly result: Mutable<KeyRateLimitResult>;
+  /** Requests the target may have received after the key's first 429 and before its Retry-After passed. */
+  sentAfter429: number;
+  readonly result: Mutable<KeyRateLimitResult> & { proven: string[]; unmeasured: string[] };
 }
 
-function newKeyRun(ctx: RunContext, key: PlanKey, W: number): KeyRun {
+function newKeyRun(ctx: RunContext, shared: Shared, key: PlanKey, label: string, role: Role, W: number): KeyRun {
   const L = key.limits!.requestsPerMinute;
   return {
     ctx,
+    shared,
+    label,
     plan: key.plan,
+    role,
     L,
     perDay: key.limits!.requestsPerDay,
     W,
@@ -117,9 +143,11 @@ function newKeyRun(ctx: RunContext, key: PlanKey, W: number): KeyRun {
     rested: null,
     restedBy: null,
     continuous: false,
+    sentAfter429: 0,
     result: {
       suite: 'rate-limit',
       plan: key.plan,
+      key: label,
       limit: L,
       windowSeconds: W,
       paced: { sent: 0, spanMs: 0, got429: false },
@@ -130,23 +158,28 @@ function newKeyRun(ctx: RunContext, key: PlanKey, W: number): KeyRun {
       requests: 0,
       durationMs: 0,
       note: null,
+      proven: [],
+      unmeasured: [],
     },
   };
 }
 
-/** GET /pets?limit=1 with the key, through the one send path: recorded and checked, unpaced, a 429 never resent. */
-async function send(k: KeyRun): Promise<Reading> {
-  const r = read(await k.ctx.send(req.listPets(k.auth, '?limit=1'), { pace: false, resendOn429: false }));
+/** A request of the key (GET /pets?limit=1 unless said) through the one send path: unpaced, a 429 never resent. */
+async function send(k: KeyRun, request: OutgoingRequest = req.listPets(k.auth, '?limit=1')): Promise<Reading> {
+  const r = read(await k.ctx.send(request, { pace: false, resendOn429: false }));
   k.history.push(r);
   return r;
 }
 
 async function wait(k: KeyRun, ms: number, reason: string): Promise<void> {
   if (ms <= 0) return;
-  k.ctx.settings.onWait?.(ms, `${k.plan} key: ${reason}`);
+  k.ctx.settings.onWait?.(ms, `${k.label} key: ${reason}`);
   k.waitedMs += ms;
   await sleep(ms);
 }
+
+const proven = (k: KeyRun, what: string) => k.result.proven.push(what);
+const unmeasured = (k: KeyRun, what: string) => k.result.unmeasured.push(what);
 
 /** Headers that describe the minute window (Limit = the plan's per minute): only they show rest or Remaining. */
 const minuteHeaders = (k: KeyRun, r: Reading) => r.limit === k.L;
@@ -157,7 +190,7 @@ const isRested = (k: KeyRun, r: Reading) =>
 function blocked(k: KeyRun, reason: string, exchanges: Exchange[]): never {
   k.ctx.judge(banObserved, { plan: k.plan, reason, exchanges });
   k.result.note = `key looks banned: ${reason}`;
-  throw new KeyBlockedError(`key ${k.plan}: ${reason}; stopped using it`);
+  throw new KeyBlockedError(`key ${k.label}: ${reason}; stopped using it`);
 }
 
 /**
@@ -173,6 +206,7 @@ function notMinute(k: KeyRun, r: Reading, phase: string): string | null {
 function skip(k: KeyRun, reason: string, note: string, exchanges: Exchange[]): null {
   k.ctx.judge(burstEnforced, { kind: 'skipped', plan: k.plan, limit: k.L, reason, exchanges });
   k.result.note = note;
+  unmeasured(k, note);
   return null;
 }
 
@@ -186,29 +220,61 @@ function stopMeasuring(k: KeyRun, why: string, exchanges: Exchange[]): null {
   );
 }
 
+/** Labels: the plan, and plan#2, plan#3 for further keys of the same plan. */
+function labels(keys: readonly PlanKey[]): string[] {
+  const seen = new Map<string, number>();
+  return keys.map((k) => {
+    const n = (seen.get(k.plan) ?? 0) + 1;
+    seen.set(k.plan, n);
+    return n === 1 ? k.plan : `${k.plan}#${n}`;
+  });
+}
+
 export async function rateLimitScenario(ctx: RunContext): Promise<void> {
   const W = ctx.settings.windowSeconds ?? 60;
-  const shared: Shared = { bursting: new Set() };
   const keys = ctx.settings.keys.filter((k) => k.limits !== null);
-  const [unauth, ...outcomes] = await Promise.allSettled([
-    unauthenticated(ctx),
-    ...keys.map((k) => measureKey(ctx, k, W, shared)),
-  ]);
+  const names = labels(keys);
+  const shared: Shared = { runs: [], keysShared: false };
+  shared.runs.push(
+    ...keys.map((k, i) => newKeyRun(ctx, shared, k, names[i]!, i === 0 ? 'honour' : 'other-operations', W)),
+  );
+  const failures: unknown[] = [];
+  /** Runs one phase of a key; a failure (a banned key, a harness error) ends that key only, and is rethrown at the end. */
+  const phase = async <T>(fn: () => Promise<T | null>): Promise<T | null> => {
+    try {
+      return await fn();
+    } catch (e) {
+      failures.push(e);
+      return null;
+    }
+  };
+  const unauth = phase(() => unauthenticated(ctx));
+  const ready = await Promise.all(shared.runs.map((k) => phase(() => warmUp(k))));
+  // Turns, one key at a time, the roomiest first: while one bursts the others are idle, so that each key's next
+  // request shows whether the burst of another moved its Remaining.
+  const order = shared.runs
+    .map((k, i) => ({ k, last: ready[i] ?? null }))
+    .filter((x): x is { k: KeyRun; last: Reading } => x.last !== null)
+    .sort((a, b) => (b.last.remaining ?? -1) - (a.last.remaining ?? -1) || b.k.L - a.k.L);
+  const recoveries: Promise<unknown>[] = [];
+  for (const { k, last } of order) {
+    const rejection = await phase(() => turn(k, last));
+    if (rejection) recoveries.push(phase(() => recover(k, rejection)));
+  }
+  await Promise.all([unauth, ...recoveries]);
+  for (const k of shared.runs)
+    if (!shared.runs.some((o) => o !== k)) unmeasured(k, 'isolation from other keys: only one key configured');
+  const outcomes = shared.runs.map(finish);
   // The keys' reported limits side by side: each plan's key gets its plan's numbers.
-  const reported = keys.map((k, i) => {
-    const o = outcomes[i];
-    const rep = o?.status === 'fulfilled' ? o.value : null;
-    return {
+  ctx.judge(perKey, {
+    kind: 'limits',
+    keys: keys.map((k, i) => ({
       plan: k.plan,
       limits: k.limits!,
-      reported: rep?.reportedLimit ?? null,
-      exchange: rep?.limitExchange ?? null,
-    };
+      reported: outcomes[i]!.reportedLimit,
+      exchange: outcomes[i]!.limitExchange,
+    })),
   });
-  ctx.judge(perKey, { kind: 'limits', keys: reported });
-  const failures = [unauth, ...outcomes]
-    .filter((o): o is PromiseRejectedResult => o.status === 'rejected')
-    .map((o) => o.reason as unknown);
   const blockedKey = failures.find((e) => e instanceof KeyBlockedError);
   const other = failures.find((e) => !(e instanceof KeyBlockedError));
   if (other !== undefined) throw other;
@@ -216,11 +282,12 @@ export async function rateLimitScenario(ctx: RunContext): Promise<void> {
 }
 
 /** Whether responses to an invalid key carry rate-limit headers or get 429 (a gap of the spec): 3 requests. */
-async function unauthenticated(ctx: RunContext): Promise<void> {
+async function unauthenticated(ctx: RunContext): Promise<null> {
   const auth: AuthSpec = { template: 'Bearer psc-invalid-key-for-rate-limits', key: null, keyPlan: 'invalid' };
   const exchanges: Exchange[] = [];
   for (let i = 0; i < 3; i++) exchanges.push(await ctx.send(req.listPets(auth, '?limit=1'), { resendOn429: false }));
   ctx.judge(unauthenticatedRateLimited, { exchanges });
+  return null;
 }
 
 interface KeyOutcome {
@@ -229,11 +296,11 @@ interface KeyOutcome {
   readonly limitExchange: Exchange | null;
 }
 
-/** The most frequent Limit among accepted readings. */
+/** The most frequent Limit among accepted readings of GET /pets. */
 function modalLimit(readings: readonly Reading[]): KeyOutcome {
   const counts = new Map<number, { n: number; ex: Exchange }>();
   for (const r of readings) {
-    if (r.limit === null || !isAccepted(r.ex)) continue;
+    if (r.limit === null || !isAccepted(r.ex) || r.ex.operation !== 'listPets') continue;
     const c = counts.get(r.limit);
     if (c) c.n++;
     else counts.set(r.limit, { n: 1, ex: r.ex });
@@ -248,33 +315,23 @@ function finish(k: KeyRun): KeyOutcome {
   k.result.waitedMs = k.waitedMs;
   k.result.requests = k.history.length;
   k.result.durationMs = Date.now() - k.t0;
-  k.ctx.rateLimitResults.push({ ...k.result });
+  k.ctx.rateLimitResults.push({ ...k.result, proven: [...k.result.proven], unmeasured: [...k.result.unmeasured] });
   return modalLimit(k.history);
 }
 
-/** The phases in order; each returns what the next needs, or null when the key's measurement ends there. */
-async function measureKey(ctx: RunContext, key: PlanKey, W: number, shared: Shared): Promise<KeyOutcome> {
-  const k = newKeyRun(ctx, key, W);
-  try {
-    if (k.L > MAX_BURST_LIMIT) {
-      skip(
-        k,
-        `limit too large for a bounded burst (more than ${MAX_BURST_LIMIT} requests per window)`,
-        'not measured: limit too large for a bounded burst',
-        [],
-      );
-      return finish(k);
-    }
-    ctx.log.count('listPets', 'cases');
-    const start = await probe(k);
-    const last = start && (await pace(k, start, shared));
-    const rejection = last && (await burst(k, last, shared));
-    if (rejection) await recover(k, rejection, await overLimit(k, rejection));
-    return finish(k);
-  } catch (e) {
-    if (e instanceof KeyBlockedError) finish(k);
-    throw e;
+/** Probe and pace; returns the last paced reading when the key goes on to its turn. */
+async function warmUp(k: KeyRun): Promise<Reading | null> {
+  if (k.L > MAX_BURST_LIMIT) {
+    return skip(
+      k,
+      `limit too large for a bounded burst (more than ${MAX_BURST_LIMIT} requests per window)`,
+      'not measured: limit too large for a bounded burst',
+      [],
+    );
   }
+  k.ctx.log.count('listPets', 'cases');
+  const start = await probe(k);
+  return start && (await pace(k, start));
 }
 
 /**
@@ -310,6 +367,7 @@ async function probe(k: KeyRun): Promise<Reading | null> {
     }
   }
   if (k.restedBy) k.rested = probe;
+  else unmeasured(k, 'counting against the plan from rest: its headers never showed it rested');
   k.latencies.push(probe.ex.durationMs);
   if (!isAccepted(probe.ex)) {
     return skip(
@@ -357,13 +415,49 @@ function burstEstimateMs(k: KeyRun, r: Reading): number {
   return Math.min(1000, ((minuteHeaders(k, r) ? (r.remaining ?? k.L) : k.L) * median) / 2 + 30);
 }
 
+/** Requests each other key sent that the target may have counted between two responses of `k`. */
+function othersBetween(k: KeyRun, before: Reading, after: Reading): { key: string; requests: number }[] {
+  return k.shared.runs
+    .filter((o) => o !== k)
+    .map((o) => ({
+      key: o.label,
+      requests: o.history.filter((r) => r.ex.startedAt < after.end && r.end > before.ex.startedAt).length,
+    }));
+}
+
+/**
+ * Two successive responses of the key (`own` of its requests after `before`): did other keys' requests move its
+ * Remaining? Returns whether they did (rl-per-key); from then on no count against a plan is sound for any key.
+ */
+function judgeIsolation(k: KeyRun, before: Reading, after: Reading, own: number): boolean {
+  const others = othersBetween(k, before, after);
+  if (others.every((o) => o.requests === 0)) return false;
+  const found = k.ctx.judge(perKey, {
+    kind: 'isolation',
+    key: k.label,
+    plan: k.plan,
+    limit: k.L,
+    windowSeconds: k.W,
+    requestsPerDay: k.perDay,
+    before: before.ex,
+    after: after.ex,
+    ownRequests: own,
+    others,
+  });
+  if (found.some((f) => f.level === 'violation')) {
+    k.shared.keysShared = true;
+    k.result.note = "another key's requests were counted against this key";
+  }
+  return found.length > 0;
+}
+
 /**
  * Phase 2: paced at 0.9 × the plan's rate, no 429 allowed. It ends so that the burst's 429 comes about TAIL_MS
  * before a window that began at the probe would end: Retry-After then describes a wait of several seconds, so one
  * that is too short shows beyond whole-second rounding, and the suite waits a few seconds, not W. Returns the last
- * paced reading (the known state the burst starts from), or null after a refusal.
+ * paced reading, or null after a refusal.
  */
-async function pace(k: KeyRun, probe: Reading, shared: Shared): Promise<Reading | null> {
+async function pace(k: KeyRun, probe: Reading): Promise<Reading | null> {
   const spacing = (k.W * 1000) / (PACE * k.L);
   const paceStart = probe.end;
   const windowEnd = paceStart + k.W * 1000;
@@ -379,17 +473,22 @@ async function pace(k: KeyRun, probe: Reading, shared: Shared): Promise<Reading 
     k.latencies.push(r.ex.durationMs);
     k.result.paced = { sent: i, spanMs: r.end - paceStart, got429: false };
     if (banned(r)) blocked(k, `${r.status} while pacing under its plan's rate`, [prev.ex, r.ex]);
+    const shared = judgeIsolation(k, prev, r, 1);
     if (!isAccepted(r.ex)) return pacedRefusal(k, prev, r, shared);
     noteRefillOrRestart(k, prev, r);
     prev = r;
   }
   k.ctx.judge(notStricterThanPlan, pacedEvidence(k, prev, null));
+  proven(
+    k,
+    `paced ${k.result.paced.sent} request${k.result.paced.sent === 1 ? '' : 's'} at 0.9 × ${k.L} per ${k.W} s without a 429`,
+  );
   return prev;
 }
 
 /**
- * Between two paced responses of the minute window: refill is a request not charged within the same window; a
- * restart is a new window (Reset later, Remaining up), from which the key is rested again.
+ * Between two responses of the minute window: refill is a request not charged within the same window; a restart is
+ * a new window (Reset later, Remaining up), from which the key is rested again.
  */
 function noteRefillOrRestart(k: KeyRun, prev: Reading, r: Reading): void {
   if (!isAccepted(prev.ex) || !minuteHeaders(k, r) || !minuteHeaders(k, prev)) return;
@@ -419,42 +518,73 @@ function pacedEvidence(k: KeyRun, previous: Reading, rejection: Reading | null) 
 }
 
 /**
- * A refusal while pacing: stricter than the plan, unless another key was bursting while this one still had
- * requests remaining (limits not per key). After it the key is left alone: its state is no longer known.
+ * A refusal while pacing: stricter than the plan, unless other keys' requests were counted against this one (judged
+ * already by rl-per-key). After it the key is left alone: its state is no longer known.
  */
-function pacedRefusal(k: KeyRun, prev: Reading, refusal: Reading, shared: Shared): null {
+function pacedRefusal(k: KeyRun, prev: Reading, refusal: Reading, judgedShared: boolean): null {
   k.result.paced = { ...k.result.paced, got429: refusal.status === 429 };
   const long = notMinute(k, refusal, `paced request ${k.result.paced.sent}`);
   if (long) return stopMeasuring(k, long, [prev.ex, refusal.ex]);
-  const others = [...shared.bursting].filter((p) => p !== k.plan);
-  const prevRemaining = minuteHeaders(k, prev) ? prev.remaining : null;
-  if (others.length > 0 && prevRemaining !== null && prevRemaining > 0) {
-    k.ctx.judge(perKey, {
-      kind: 'interference',
-      plan: k.plan,
-      rejection: refusal.ex,
-      previous: prev.ex,
-      bursting: others,
-    });
-  } else {
-    k.ctx.judge(notStricterThanPlan, pacedEvidence(k, prev, refusal));
-  }
-  k.result.note = `paced phase refused at request ${k.result.paced.sent}`;
+  if (!judgedShared && !k.shared.keysShared) k.ctx.judge(notStricterThanPlan, pacedEvidence(k, prev, refusal));
+  k.result.note ??= `paced phase refused at request ${k.result.paced.sent}`;
+  unmeasured(k, `burst and recovery: refused while pacing (request ${k.result.paced.sent})`);
   return null;
+}
+
+/**
+ * The key's turn, the other keys idle: one request first (the key was idle since `last` while earlier keys burst),
+ * then the burst, then, for keys after the first, one request on each other operation. Returns the 429 that ended
+ * the burst when the key goes on to recovery.
+ */
+async function turn(k: KeyRun, last: Reading): Promise<Reading | null> {
+  const known = await send(k);
+  if (banned(known)) blocked(k, `${known.status} after it had worked`, [last.ex, known.ex]);
+  const shared = judgeIsolation(k, last, known, 1);
+  noteIsolation(k, last, known, shared);
+  if (!isAccepted(known.ex)) return pacedRefusal(k, last, known, shared);
+  noteRefillOrRestart(k, last, known);
+  const rejection = await burst(k, known);
+  if (rejection && k.role === 'other-operations') await otherOperations(k, rejection);
+  else if (rejection) {
+    unmeasured(
+      k,
+      k.shared.runs.length > 1
+        ? 'one counter across operations: this key sent nothing after its 429 (it proves Retry-After honoured); the other keys probe the other operations'
+        : 'one counter across operations: with one key, it sends nothing after its 429 (it proves Retry-After honoured); a second key would probe the other operations',
+    );
+  }
+  return rejection;
+}
+
+/** What the key's turn showed about isolation from the others, for the results table. */
+function noteIsolation(k: KeyRun, last: Reading, known: Reading, shared: boolean): void {
+  if (shared) return;
+  const others = othersBetween(k, last, known).filter((o) => o.requests > 0);
+  if (others.length === 0) {
+    unmeasured(k, 'isolation: no other key sent requests while it was observed at rest (it had the first turn)');
+    return;
+  }
+  if (!minuteHeaders(k, last) || !minuteHeaders(k, known) || last.remaining === null) {
+    unmeasured(k, 'isolation: its headers did not describe the minute window, so its Remaining could not be compared');
+    return;
+  }
+  const same = others.filter((o) => o.key.split('#')[0] === k.plan).map((o) => o.key);
+  const how =
+    same.length > 0
+      ? `including a second key of its plan (${same.join(', ')})`
+      : `keys of other plans only: a second ${k.plan} key (PETSTORE_API_KEY_${k.plan.toUpperCase()}=key1,key2) would isolate within the plan`;
+  proven(
+    k,
+    `isolated from other keys: at rest while ${others.map((o) => `the ${o.key} key sent ${o.requests}`).join(', ')} (${how}), its Remaining went ${last.remaining} → ${known.remaining ?? 'refused'} with its own one request`,
+  );
 }
 
 /**
  * Phase 3: a prompt burst from the known state until the first refusal, judged against the Remaining it started
  * from (and, from a rested key, against the plan). Returns the 429 that ended it when the key goes on to recovery.
  */
-async function burst(k: KeyRun, prev: Reading, shared: Shared): Promise<Reading | null> {
-  shared.bursting.add(k.plan);
-  let b: BurstRun;
-  try {
-    b = await runBurst(k, prev);
-  } finally {
-    shared.bursting.delete(k.plan);
-  }
+async function burst(k: KeyRun, prev: Reading): Promise<Reading | null> {
+  const b = await runBurst(k, prev);
   const { known, rejection } = b;
   const after = b.readings.filter((r) => r.ex.seq > known.ex.seq);
   const accepted = after.filter((r) => isAccepted(r.ex)).length;
@@ -463,39 +593,52 @@ async function burst(k: KeyRun, prev: Reading, shared: Shared): Promise<Reading 
   const resetChanged = b.readings.some((r) => r.reset !== prev.reset);
   const refillSeen = k.continuous;
   k.continuous = refillSeen || resetChanged;
+  k.sentAfter429 = rejection ? b.readings.filter((r) => r.ex.seq > rejection.ex.seq).length : 0;
   const dailyBurst = rejection ? notMinute(k, rejection, `after ${accepted} accepted in its burst`) : null;
-  const account = !dailyBurst && !refillSeen && !resetChanged && !b.remeasured ? windowAccount(k, b, lastEnd) : null;
-  k.ctx.judge(burstEnforced, {
-    kind: 'burst',
-    plan: k.plan,
-    limit: k.L,
-    windowSeconds: k.W,
-    requestsPerDay: k.perDay,
-    known: known.ex,
-    knownRemaining: known.remaining,
-    exchanges: after.map((r) => r.ex),
-    accepted,
-    rejection: rejection?.ex ?? null,
-    elapsedMs,
-    continuous: k.continuous,
-    cap: b.cap,
-    account,
-    remeasured: b.remeasured,
-  });
   k.result.burst = {
     fromRemaining: minuteHeaders(k, known) ? known.remaining : null,
     accepted,
     allowance: refillAllowance(elapsedMs, k.L, k.W) + (k.continuous ? 1 : 0),
     first429AtRequest: rejection ? b.readings.indexOf(rejection) + 1 : null,
   };
+  if (k.shared.keysShared) {
+    unmeasured(k, "burst against its Remaining and plan: other keys' requests were shown to count against its limit");
+  } else {
+    const account = !dailyBurst && !refillSeen && !resetChanged && !b.remeasured ? windowAccount(k, b, lastEnd) : null;
+    const found = k.ctx.judge(burstEnforced, {
+      kind: 'burst',
+      plan: k.plan,
+      limit: k.L,
+      windowSeconds: k.W,
+      requestsPerDay: k.perDay,
+      known: known.ex,
+      knownRemaining: known.remaining,
+      exchanges: after.map((r) => r.ex),
+      accepted,
+      rejection: rejection?.ex ?? null,
+      elapsedMs,
+      continuous: k.continuous,
+      cap: b.cap,
+      account,
+      remeasured: b.remeasured,
+    });
+    if (account) k.ctx.judge(notStricterThanPlan, { kind: 'window', plan: k.plan, limit: k.L, account });
+    if (rejection && !dailyBurst && found.length === 0) {
+      proven(
+        k,
+        `burst from Remaining ${k.result.burst.fromRemaining ?? '?'}: ${accepted} accepted (refill allowance ${k.result.burst.allowance}), then ${rejection.status}${account ? `; ${account.accepted} accepted from rest within one window` : ''}`,
+      );
+    }
+  }
   if (dailyBurst) {
     // Daily quota (or a ban) reached in the burst: recorded by rl-burst-enforced; the key is not used again.
     k.result.note = `not measured: daily quota exhausted or key banned (${dailyBurst})`;
+    unmeasured(k, `recovery: ${k.result.note}`);
     return null;
   }
-  if (account) k.ctx.judge(notStricterThanPlan, { kind: 'window', plan: k.plan, limit: k.L, account });
   if (!rejection) {
     k.result.note = 'no refusal within the burst cap';
+    unmeasured(k, 'recovery: no refusal within the burst cap');
     return null;
   }
   // Phase 4: the refusal's shape.
@@ -503,6 +646,7 @@ async function burst(k: KeyRun, prev: Reading, shared: Shared): Promise<Reading 
   if (banned(rejection)) blocked(k, `${rejection.status} instead of 429 at the end of its burst`, [rejection.ex]);
   if (rejection.status !== 429) {
     k.result.note = `refused with ${rejection.status ?? 'no answer'}, not 429`;
+    unmeasured(k, `recovery: ${k.result.note}`);
     return null;
   }
   return rejection;
@@ -548,10 +692,12 @@ interface BurstRun {
 
 /**
  * Sends promptly (at most BURST_IN_FLIGHT in flight) until the first response that is not accepted, and stops at once
- * (requests already in flight complete). A window boundary crossed meanwhile (Reset later, Remaining jumping up) moves
- * the known state to the first response of the new window, once, with a new cap. Remaining counts only from headers
- * that describe the minute window (Limit = L): from any other state the cap leaves room for a window boundary crossed
- * unseen (2 × L), so that a limiter that never refuses still shows beyond doubt.
+ * (requests already in flight complete). When the lowest Remaining seen says the requests in flight use up the window,
+ * the next one goes alone: the 429 then comes with nothing else in flight, so no request follows it unseen. A window
+ * boundary crossed meanwhile (Reset later, Remaining jumping up) moves the known state to the first response of the
+ * new window, once, with a new cap. Remaining counts only from headers that describe the minute window (Limit = L):
+ * from any other state the cap leaves room for a window boundary crossed unseen (2 × L), so that a limiter that
+ * never refuses still shows beyond doubt.
  */
 async function runBurst(k: KeyRun, start: Reading): Promise<BurstRun> {
   const { L, W } = k;
@@ -561,24 +707,40 @@ async function runBurst(k: KeyRun, start: Reading): Promise<BurstRun> {
   let cap = R0 !== null ? R0 + Math.floor(L / 2) + 10 : 2 * L + 10;
   let remeasured = false;
   let minRemaining = R0;
+  /** The lowest Remaining since the burst (re)started: an upper bound of what is left, whatever the reply order. */
+  let gate = R0;
   let sent = 0;
+  let inFlight = 0;
   let stop = false;
   let rejection: Reading | null = null;
   const readings: Reading[] = [];
+  let release = () => {};
+  let settled = new Promise<void>((r) => (release = r));
   // The cap grows with the refill elapsed time explains (a token bucket refills during a burst), up to a hard bound.
   let hardCap = (R0 ?? L) + 2 * L + 10;
   const capNow = () => Math.min(hardCap, cap + refillAllowance(Date.now() - known.ex.startedAt, L, W));
   const worker = async () => {
     while (!stop && sent < capNow()) {
+      if (inFlight > 0 && gate !== null && gate - inFlight < 1) {
+        await settled;
+        continue;
+      }
       sent++;
+      inFlight++;
       const r = await send(k);
       readings.push(r);
+      // What this response says is recorded before the workers waiting on it look again.
+      inFlight--;
+      const rem = minuteR(r);
+      if (rem !== null) gate = gate === null ? rem : Math.min(gate, rem);
+      const wake = release;
+      settled = new Promise<void>((res) => (release = res));
+      wake();
       if (!isAccepted(r.ex)) {
         if (!rejection || r.ex.seq < rejection.ex.seq) rejection = r;
         stop = true;
         continue;
       }
-      const rem = minuteR(r);
       if (rem === null) continue;
       // Slack: responses of requests in flight together may arrive out of order, and refill between them.
       const slack = BURST_IN_FLIGHT + 1 + refillAllowance(r.end - known.end, L, W);
@@ -586,6 +748,7 @@ async function runBurst(k: KeyRun, start: Reading): Promise<BurstRun> {
       if (!remeasured && minRemaining !== null && rem > minRemaining + slack) {
         remeasured = true;
         known = r;
+        gate = rem;
         cap = sent + rem + Math.floor(L / 2) + 10;
         hardCap = sent + rem + 2 * L + 10;
       }
@@ -599,57 +762,78 @@ async function runBurst(k: KeyRun, start: Reading): Promise<BurstRun> {
 }
 
 /**
- * Phase 5: rejected requests do not count. Two more requests after the first 429 (spaced, still refused): the most
- * the client discipline allows before Retry-After has passed. Returns the 429s received from the first one on.
+ * Just after the 429 on GET /pets, one request on each other operation (two requests: within the client discipline
+ * of a couple after a 429): refused too, or headers that show the same counter. A fresh allowance there is a limit
+ * counted per route.
  */
-async function overLimit(k: KeyRun, rejection: Reading): Promise<number> {
-  k.result.retryAfterSeconds = rejection.retryAfterMs === null ? null : rejection.retryAfterMs / 1000;
-  const extra: Reading[] = [];
-  for (let i = 0; i < 2; i++) {
-    await sleep(100);
-    const r = await send(k);
-    extra.push(r);
+async function otherOperations(k: KeyRun, rejection: Reading): Promise<void> {
+  const probes: Exchange[] = [];
+  for (const request of [req.createPet(k.auth, PROBE_PET), req.getPet(k.auth, '1')]) {
+    await sleep(50);
+    const r = await send(k, request);
+    probes.push(r.ex);
+    k.sentAfter429++;
     if (banned(r)) {
       k.ctx.judge(shape429, { exchange: r.ex });
-      blocked(k, `${r.status} for request ${i + 1} of 2 sent after a 429`, [rejection.ex, r.ex]);
+      blocked(k, `${r.status} for ${request.method} ${request.path} sent once after a 429`, [rejection.ex, r.ex]);
     }
   }
-  const fromFirst = k.history.filter((r) => r.ex.seq >= rejection.ex.seq && !extra.includes(r));
-  return [...fromFirst, ...extra].filter((r) => r.status === 429).length;
+  const found = k.ctx.judge(oneCounterPerKey, {
+    key: k.label,
+    plan: k.plan,
+    limit: k.L,
+    windowSeconds: k.W,
+    first429: rejection.ex,
+    probes,
+  });
+  if (found.length > 0) return;
+  const refused = probes.filter((p) => statusOf(p) === 429).length;
+  if (refused === probes.length)
+    proven(k, 'one counter across operations: POST /pets and GET /pets/{petId} refused too just after its 429');
+  else
+    proven(
+      k,
+      `one counter across operations: ${probes.length - refused} of its requests on other operations just after its 429 were answered without a fresh allowance`,
+    );
 }
 
 /**
- * Phase 6: wait Retry-After from the FIRST 429 (a second more for whole-second rounding, never beyond one window's
- * cap): the next request must be accepted. Refused again, wait the new Retry-After once more, backing off.
+ * Phase 5: wait Retry-After from the FIRST 429 (a second more for whole-second rounding, never beyond one window's
+ * cap): the next request must be accepted. A ban-like refusal (401/403, a longer wait, a Reset moved later) is, for
+ * a key that sent nothing after its 429, a ban of a client that honoured Retry-After; otherwise Retry-After may be
+ * short: wait the new one once more, backing off.
  */
-async function recover(k: KeyRun, rejection: Reading, rejected: number): Promise<void> {
+async function recover(k: KeyRun, rejection: Reading): Promise<null> {
+  k.result.retryAfterSeconds = rejection.retryAfterMs === null ? null : rejection.retryAfterMs / 1000;
   const fallback =
     rejection.resetAtMs !== null
       ? Math.min(k.W * 1000 + 2000, Math.max(0, rejection.resetAtMs - rejection.end))
       : k.W * 1000;
   const firstWait = Math.min((rejection.retryAfterMs ?? fallback) + RETRY_MARGIN_MS, maxRetryAfterWaitMs(k.W));
-  await wait(k, rejection.end + firstWait - Date.now(), `429: waiting Retry-After (${Math.ceil(firstWait / 1000)} s)`);
-  const attempts: { exchange: Exchange; waitedMs: number }[] = [];
+  const pure = k.sentAfter429 === 0;
+  await wait(
+    k,
+    rejection.end + firstWait - Date.now(),
+    `429: waiting Retry-After (${Math.ceil(firstWait / 1000)} s)${pure ? ', sending nothing meanwhile' : ''}`,
+  );
   const a0 = await send(k);
-  attempts.push({ exchange: a0.ex, waitedMs: a0.ex.startedAt - rejection.end });
-  if (banned(a0)) {
-    k.ctx.judge(shape429, { exchange: a0.ex });
-    blocked(k, `${a0.status} after waiting Retry-After`, [rejection.ex, a0.ex]);
+  const attempt = { exchange: a0.ex, waitedMs: a0.ex.startedAt - rejection.end };
+  const rejected = k.history.filter(
+    (r) => r.ex.seq >= rejection.ex.seq && r.ex.seq < a0.ex.seq && r.status === 429,
+  ).length;
+  if (k.shared.keysShared) {
+    k.result.recovered = isAccepted(a0.ex);
+    unmeasured(k, "recovery after Retry-After: other keys' requests were shown to count against its limit");
+    if (banned(a0)) blocked(k, `${a0.status} after waiting Retry-After`, [rejection.ex, a0.ex]);
+    return null;
   }
+  const ban = isAccepted(a0.ex)
+    ? null
+    : banLike(a0.ex, rejection.ex, { limit: k.L, windowSeconds: k.W, requestsPerDay: k.perDay });
+  if (ban !== null) return refusedAfterWaiting(k, rejection, a0, attempt, ban, pure);
   let last = a0;
+  const attempts = [attempt];
   if (a0.status === 429) {
-    const long = notMinute(k, a0, 'the request after waiting Retry-After');
-    if (long) {
-      // A wait beyond one window now: a ban or the day's quota. Not waited for (it could be hours); recorded.
-      k.ctx.judge(banObserved, {
-        plan: k.plan,
-        reason: `${long}; stopped using the key`,
-        exchanges: [rejection.ex, a0.ex],
-      });
-      k.result.note = `not measured further: ${long}`;
-      k.result.recovered = false;
-      return;
-    }
     // Once more, as the spec asks: the new Retry-After (a second more for rounding), backing off with jitter.
     const ms = Math.max(a0.retryAfterMs ?? 1000, 1000) + RETRY_MARGIN_MS + Math.floor(Math.random() * 250);
     await wait(k, Math.min(ms, maxRetryAfterWaitMs(k.W)), '429 again: backing off');
@@ -663,11 +847,62 @@ async function recover(k: KeyRun, rejection: Reading, rejected: number): Promise
     retryAfterMs: rejection.retryAfterMs,
     rejected,
     attempts,
-    fixedLike: !k.continuous,
+    // A fixed window that began with this request (its Reset a whole window ahead): a sliding window or a bucket
+    // that let it in sooner cannot show that, so a short Remaining there is not read as charged rejections.
+    fixedLike: !k.continuous && a0.reset !== null && a0.reset * 1000 - a0.ex.startedAt >= k.W * 1000,
   };
-  k.ctx.judge(retryAfterHonoured, evidence);
-  k.ctx.judge(rejectedNotCounted, evidence);
+  // Rejected requests charged to the next window show as its Remaining short by exactly that many; the first 429
+  // alone (a key that sent nothing after it) is too small a count to tell from where a sliding window starts.
+  const found = [
+    ...k.ctx.judge(retryAfterHonoured, evidence),
+    ...(rejected > 1 ? k.ctx.judge(rejectedNotCounted, evidence) : []),
+  ];
   k.result.recovered = isAccepted(last.ex);
   if (last !== a0 && (banned(last) || last.status === 429))
     blocked(k, `${last.status} after waiting Retry-After twice`, [rejection.ex, a0.ex, last.ex]);
+  if (k.result.recovered && found.length === 0) {
+    proven(
+      k,
+      `accepted after waiting Retry-After ${k.result.retryAfterSeconds ?? '(none; waited for the reset)'} s${pure ? ', having sent nothing after its 429' : ` after ${k.sentAfter429} request${k.sentAfter429 === 1 ? '' : 's'} following its 429`}${rejected > 1 ? `, the ${rejected} rejected requests not counted` : ''}`,
+    );
+  }
+  return null;
+}
+
+/** A ban-like refusal after waiting Retry-After: judged when the key sent nothing after its 429, else recorded. */
+function refusedAfterWaiting(
+  k: KeyRun,
+  rejection: Reading,
+  a0: Reading,
+  attempt: { exchange: Exchange; waitedMs: number },
+  ban: string,
+  pure: boolean,
+): null {
+  k.result.recovered = false;
+  if (pure) {
+    k.ctx.judge(honouredNotBanned, {
+      key: k.label,
+      plan: k.plan,
+      limit: k.L,
+      windowSeconds: k.W,
+      requestsPerDay: k.perDay,
+      first429: rejection.ex,
+      attempt,
+    });
+    k.result.note = `refused after Retry-After was honoured (${ban})`;
+  } else {
+    // It sent requests after its 429: section 8 rule 3 lets a target ban it for those.
+    k.ctx.judge(banObserved, {
+      plan: k.plan,
+      reason: `${ban} after waiting Retry-After, having sent ${k.sentAfter429} requests after its 429; stopped using the key`,
+      exchanges: [rejection.ex, a0.ex],
+    });
+    k.result.note = `not measured further: ${ban} after waiting Retry-After`;
+    unmeasured(
+      k,
+      `recovery: ${ban} after Retry-After, but it had sent ${k.sentAfter429} requests after its 429 (a ban may follow those)`,
+    );
+  }
+  if (banned(a0)) throw new KeyBlockedError(`key ${k.label}: ${a0.status} after waiting Retry-After; stopped using it`);
+  return null;
 }

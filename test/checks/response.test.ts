@@ -277,16 +277,17 @@ describe('retry-after-valid', () => {
   });
 });
 
-describe('error-body-429', () => {
-  it('passes an Error in JSON, warns about text or a non-Error', () => {
-    expect(run(r.errorBody429, { status: 429 })).toEqual([]);
-    const [f] = run(r.errorBody429, {
-      status: 429,
-      headers: { 'content-type': 'text/plain' },
-      body: 'Too Many Requests',
-    });
-    expect(f?.level).toBe('warning');
-    expect(run(r.errorBody429, { status: 429, body: '{"error":"slow"}' })[0]?.level).toBe('warning');
+describe('error-body-429-json and error-body-429', () => {
+  it('a 429 body that is not JSON is a violation; JSON that is not an Error a warning; an Error passes both', () => {
+    const both = (init: Parameters<typeof run>[1]) => [...run(r.errorBody429Json, init), ...run(r.errorBody429, init)];
+    expect(both({ status: 429 })).toEqual([]);
+    const text = both({ status: 429, headers: { 'content-type': 'text/plain' }, body: 'Too Many Requests' });
+    expect(text.map((f) => `${f.checkId}:${f.level}`)).toEqual(['error-body-429-json:violation']);
+    const html = both({ status: 429, headers: { 'content-type': 'text/html' }, body: '<h1>429</h1>' });
+    expect(html.map((f) => `${f.checkId}:${f.level}`)).toEqual(['error-body-429-json:violation']);
+    const notError = both({ status: 429, body: '{"error":"slow"}' });
+    expect(notError.map((f) => `${f.checkId}:${f.level}`)).toEqual(['error-body-429:warning']);
+    expect(both({ status: 200, headers: { 'content-type': 'text/plain' }, body: 'x' })).toEqual([]);
   });
 });
 

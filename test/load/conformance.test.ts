@@ -74,12 +74,15 @@ describe('the tally is the response checks of the catalogue', () => {
   });
 
   it('judges what the checks judge: the same verdict as the check functions on the same exchange', () => {
-    const ex = loadExchange('getPet', 429, { ...rl, 'Retry-After': '0.25' }, null, 'free');
+    // A 429 whose only breach is its Retry-After (its body an Error in JSON).
+    const headers = { ...rl, 'Retry-After': '0.25', 'Content-Type': 'application/json' };
+    const body = '{"code":"rate_limited","message":"slow down","status":429}';
+    const ex = loadExchange('getPet', 429, headers, body, 'free');
     const direct = applyResponseChecks({ exchange: ex, plan: null, now: Date.now() })
       .filter((f) => f.level === 'violation')
       .map((f) => f.checkId);
     const t = new ConformanceTally(1);
-    expect(t.check('getPet', 429, { ...rl, 'Retry-After': '0.25' }, '')).toBe(false);
+    expect(t.check('getPet', 429, headers, body)).toBe(false);
     expect(Object.keys(t.summary().byCheck)).toEqual(direct);
   });
 

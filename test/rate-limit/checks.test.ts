@@ -207,23 +207,90 @@ describe('rl-per-key', () => {
   it('fails two plans reporting the same limit, and a 429 caused by another key', () => {
     const [f] = c.perKey.run({ kind: 'limits', keys: [key('free', FREE, 60), key('pro', PRO, 60)] });
     expect(f?.message).toMatch(/^received X-RateLimit-Limit 60 for both the free and the pro key/);
-    const [g] = c.perKey.run({
-      kind: 'interference',
-      plan: 'pro',
-      rejection: limited(),
-      previous: at(120),
-      bursting: ['business'],
+  });
+  const isolation = (after: ReturnType<typeof at>, requests = 20): c.PerKeyEvidence => ({
+    kind: 'isolation',
+    key: 'pro',
+    plan: 'pro',
+    limit: 60,
+    windowSeconds: 60,
+    requestsPerDay: 10000,
+    before: at(40),
+    after,
+    ownRequests: 1,
+    others: [{ key: 'business', requests }],
+  });
+  it('fails a key at rest whose Remaining another key moved, or that is refused with room left', () => {
+    const [g] = c.perKey.run(isolation(at(20)));
+    expect(g?.message).toMatch(
+      /^received X-RateLimit-Remaining 20 for the pro key after 40 and only its own 1 request/,
+    );
+    expect(g?.level).toBe('violation');
+    expect(c.perKey.run(isolation(limited()))[0]?.message).toMatch(
+      /^received 429 for the pro key, whose Remaining was 40/,
+    );
+  });
+  it('passes its own request, refill or a new window, and judges nothing when no other key sent anything', () => {
+    expect(c.perKey.run(isolation(at(39)))).toEqual([]);
+    expect(c.perKey.run(isolation(at(59, NOW_S + 60)))).toEqual([]);
+    expect(c.perKey.run(isolation(at(20), 0))).toEqual([]);
+  });
+});
+
+describe('rl-one-counter-per-key', () => {
+  const probe = (status: number, remaining: number) =>
+    exchange({
+      status,
+      operation: 'createPet',
+      headers: {
+        'x-ratelimit-limit': '60',
+        'x-ratelimit-remaining': String(remaining),
+        'x-ratelimit-reset': String(NOW_S + 30),
+      },
     });
-    expect(g?.message).toContain('while the business key was bursting');
-    expect(
-      c.perKey.run({
-        kind: 'interference',
-        plan: 'pro',
-        rejection: limited(),
-        previous: at(0),
-        bursting: ['business'],
-      }),
-    ).toEqual([]);
+  const ev = (p: ReturnType<typeof exchange>): c.OtherOperationsEvidence => ({
+    key: 'pro',
+    plan: 'pro',
+    limit: 60,
+    windowSeconds: 60,
+    first429: limited(0, NOW_S + 30, { headers: { 'retry-after': '30' } }),
+    probes: [p],
+  });
+  it('fails a fresh allowance on another operation just after a 429', () => {
+    const [f] = c.oneCounterPerKey.run(ev(probe(201, 59)));
+    expect(f?.message).toMatch(/^received 201 with X-RateLimit-Remaining 59 for POST \/pets of the pro key/);
+  });
+  it('passes a refusal, or the same counter (what refill explains)', () => {
+    expect(c.oneCounterPerKey.run(ev(probe(429, 0)))).toEqual([]);
+    expect(c.oneCounterPerKey.run(ev(probe(201, 1)))).toEqual([]);
+  });
+});
+
+describe('rl-honoured-not-banned', () => {
+  const first = limited(0, NOW_S + 5, { headers: { 'retry-after': '5' } });
+  const ev = (attempt: ReturnType<typeof exchange>, waitedMs = 6000): c.HonouredEvidence => ({
+    key: 'free',
+    plan: 'free',
+    limit: 60,
+    windowSeconds: 60,
+    requestsPerDay: 1000,
+    first429: first,
+    attempt: { exchange: attempt, waitedMs },
+  });
+  it('names a ban of a key that honoured Retry-After: 403, a wait beyond a window, a Reset moved later', () => {
+    for (const a of [
+      exchange({ status: 403 }),
+      limited(0, NOW_S + 5, { headers: { 'retry-after': '600' } }),
+      limited(0, NOW_S + 65, { headers: { 'retry-after': '20' } }),
+    ]) {
+      const [f] = c.honouredNotBanned.run(ev(a));
+      expect(f?.message).toMatch(/^refused after Retry-After was honoured: the free key sent nothing after its 429/);
+    }
+  });
+  it('leaves a Retry-After a little short to rl-retry-after-honoured, and a wait within rounding unjudged', () => {
+    expect(c.honouredNotBanned.run(ev(limited(0, NOW_S + 5, { headers: { 'retry-after': '1' } })))).toEqual([]);
+    expect(c.honouredNotBanned.run(ev(exchange({ status: 403 }), 5500))).toEqual([]);
+    expect(c.honouredNotBanned.run(ev(at(59)))).toEqual([]);
   });
 });
 

@@ -1,19 +1,20 @@
 /**
- * Every rate-limit and quota fault of the reference catalogue is caught by the check it names (2 s windows), and by no
+ * Every rate-limit and quota fault of the reference catalogue is caught by the check it names, on each of ten seeds
+ * (ten phases of the wall clock's second: Reset and Retry-After are whole seconds), with 2 s windows, and by no
  * unrelated check (test/meta/precision.ts lists the reviewed exceptions).
  */
 import { describe, expect, test } from 'vitest';
 import { faults } from '../../reference/faults.js';
 import { generateKeys } from '../../reference/server.js';
 import { unrelatedChecks, unrelatedMessage } from '../meta/precision.js';
-import { PLANS, runRateLimit } from './support.js';
+import { PLANS, runRateLimit, SEEDED_TIMEOUT_MS, SEEDS, testKeys } from './support.js';
 
-const caughtBy = (r: Awaited<ReturnType<typeof runRateLimit>>, checkId: string) =>
-  r.findings.filter((f) => f.checkId === checkId && (f.level === 'violation' || f.level === 'warning'));
-const summary = (r: Awaited<ReturnType<typeof runRateLimit>>) =>
-  [...new Set(r.findings.filter((f) => f.level !== 'observation').map((f) => f.checkId))].join(', ') || 'none';
+type Run = Awaited<ReturnType<typeof runRateLimit>>;
+const failing = (r: Run) => r.findings.filter((f) => f.level === 'violation' || f.level === 'warning');
+const caughtBy = (r: Run, checkId: string) => failing(r).filter((f) => f.checkId === checkId);
+const summary = (r: Run) => [...new Set(failing(r).map((f) => f.checkId))].join(', ') || 'none';
 
-describe.concurrent('rate-limit faults', () => {
+describe.concurrent('rate-limit faults, 10 seeds each', () => {
   const table = faults.filter((f) => f.suite === 'rate-limit');
   test('the catalogue has rate-limit faults', () => {
     expect(table.length).toBeGreaterThanOrEqual(10);
@@ -22,39 +23,102 @@ describe.concurrent('rate-limit faults', () => {
   // the scenario aims its 429 ~4.5 s before the window ends, which needs a window longer than 2 s.
   const windowFor: Record<string, number> = { 'rl-retry-after-short': 6 };
   for (const fault of table) {
-    test(`${fault.id} → ${fault.catches}`, async () => {
-      const r = await runRateLimit('rate-limit', {
-        windowSeconds: windowFor[fault.id] ?? 2,
-        faults: [fault.id],
-        plans: PLANS,
-      });
-      expect(caughtBy(r, fault.catches).length, `${fault.description}: findings were ${summary(r)}`).toBeGreaterThan(0);
-      expect(unrelatedChecks(fault, r.findings), unrelatedMessage(fault, r.findings)).toEqual([]);
-    });
+    test(
+      `${fault.id} → ${fault.catches}`,
+      async () => {
+        const runs = await Promise.all(
+          SEEDS.map((seed) =>
+            runRateLimit('rate-limit', {
+              windowSeconds: windowFor[fault.id] ?? 2,
+              faults: [fault.id],
+              plans: PLANS,
+              seed,
+            }),
+          ),
+        );
+        runs.forEach((r, i) => {
+          expect(
+            caughtBy(r, fault.catches).length,
+            `seed ${SEEDS[i]}: ${fault.description}: ${summary(r)}`,
+          ).toBeGreaterThan(0);
+          expect(
+            unrelatedChecks(fault, r.findings),
+            `seed ${SEEDS[i]}: ${unrelatedMessage(fault, r.findings)}`,
+          ).toEqual([]);
+        });
+      },
+      SEEDED_TIMEOUT_MS,
+    );
   }
 });
 
-describe.concurrent('quota faults', () => {
+describe.concurrent('quota faults, 10 seeds each', () => {
   for (const fault of faults.filter((f) => f.suite === 'quota')) {
-    test(`${fault.id} → ${fault.catches}`, async () => {
-      const r = await runRateLimit('quota', {
-        windowSeconds: 1,
-        dayWindowSeconds: 30,
-        faults: [fault.id],
-        keys: generateKeys({ enterprise: { requestsPerMinute: 5, requestsPerDay: 8 } }),
-      });
-      expect(caughtBy(r, fault.catches).length, `${fault.description}: findings were ${summary(r)}`).toBeGreaterThan(0);
-      expect(unrelatedChecks(fault, r.findings), unrelatedMessage(fault, r.findings)).toEqual([]);
-    });
+    test(
+      `${fault.id} → ${fault.catches}`,
+      async () => {
+        const runs = await Promise.all(
+          SEEDS.map((seed) =>
+            runRateLimit('quota', {
+              windowSeconds: 1,
+              dayWindowSeconds: 30,
+              faults: [fault.id],
+              keys: generateKeys({ enterprise: { requestsPerMinute: 5, requestsPerDay: 8 } }),
+              seed,
+            }),
+          ),
+        );
+        runs.forEach((r, i) => {
+          expect(
+            caughtBy(r, fault.catches).length,
+            `seed ${SEEDS[i]}: ${fault.description}: ${summary(r)}`,
+          ).toBeGreaterThan(0);
+          expect(
+            unrelatedChecks(fault, r.findings),
+            `seed ${SEEDS[i]}: ${unrelatedMessage(fault, r.findings)}`,
+          ).toEqual([]);
+        });
+      },
+      SEEDED_TIMEOUT_MS,
+    );
   }
 });
 
-test('a key that looks banned stops the suite with PSC_KEY_BANNED (the run exits 3), its findings kept', async () => {
-  const r = await runRateLimit('rate-limit', { windowSeconds: 2, faults: ['rl-ban-403'], plans: ['free'] });
-  expect(r.aborted?.code).toBe('PSC_KEY_BANNED');
-  expect(r.aborted?.message).toMatch(/^key free: 403 for request 1 of 2 sent after a 429; stopped using it$/);
-  expect(r.findings.some((f) => f.checkId === 'rl-ban-observed')).toBe(true);
-  // Nothing is sent with the key after the ban shows.
-  const last = r.exchangeList.filter((e) => e.keyPlan === 'free').at(-1);
-  expect(last?.response?.status).toBe(403);
+test(
+  'a key that looks banned stops the suite with PSC_KEY_BANNED (the run exits 3), its findings kept',
+  async () => {
+    // The first key sends nothing after its 429; the second sends one request on another operation, which bans it.
+    const r = await runRateLimit('rate-limit', { windowSeconds: 2, faults: ['rl-ban-403'], plans: ['free', 'pro'] });
+    expect(r.aborted?.code).toBe('PSC_KEY_BANNED');
+    expect(r.aborted?.message).toMatch(/^key pro: 403 for POST \/pets sent once after a 429; stopped using it$/);
+    expect(r.findings.some((f) => f.checkId === 'rl-ban-observed')).toBe(true);
+    // Nothing is sent with the key after the ban shows.
+    const last = r.exchangeList.filter((e) => e.keyPlan === 'pro').at(-1);
+    expect(last?.response?.status).toBe(403);
+    // The key that honoured Retry-After was never banned, and recovered.
+    expect(r.keyResults.find((x) => x.key === 'free')?.recovered).toBe(true);
+  },
+  SEEDED_TIMEOUT_MS,
+);
+
+describe.concurrent('a second key of a plan isolates keys within the plan', () => {
+  test(
+    'two Free keys: one bursts while the other is at rest; a counter shared by keys is caught',
+    async () => {
+      const clean = await runRateLimit('rate-limit', { windowSeconds: 2, keys: testKeys('free'), plans: ['free'] });
+      expect(failing(clean)).toEqual([]);
+      const observed = clean.keyResults.find((x) => x.key === 'free#2');
+      expect(observed?.proven.join('\n')).toMatch(
+        /isolated from other keys: at rest while the free key sent \d+ \(including a second key of its plan \(free\)\)/,
+      );
+      const shared = await runRateLimit('rate-limit', {
+        windowSeconds: 2,
+        keys: testKeys('free'),
+        plans: ['free'],
+        faults: ['rl-shared-counter'],
+      });
+      expect(caughtBy(shared, 'rl-per-key').length, summary(shared)).toBeGreaterThan(0);
+    },
+    SEEDED_TIMEOUT_MS,
+  );
 });

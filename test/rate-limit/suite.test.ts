@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { generateKeys, type LimiterAlgorithm } from '../../reference/server.js';
-import { PLANS, runRateLimit } from './support.js';
+import { PLANS, runRateLimit, SEEDED_TIMEOUT_MS, SEEDS } from './support.js';
 
 const WINDOW_S = 2;
 const failing = (fs: readonly { level: string; checkId: string; message: string }[]) =>
@@ -12,102 +12,145 @@ const failing = (fs: readonly { level: string; checkId: string; message: string 
 
 describe.concurrent('the faultless reference server passes', () => {
   for (const algorithm of ['fixed-window', 'sliding-window', 'token-bucket'] as LimiterAlgorithm[]) {
-    test(`rate-limit suite, ${algorithm} limiter, ${WINDOW_S} s window`, async () => {
-      const r = await runRateLimit('rate-limit', { windowSeconds: WINDOW_S, algorithm, plans: PLANS });
-      expect(r.aborted).toBeNull();
-      expect(failing(r.findings)).toEqual([]);
-      const results = r.keyResults;
-      expect(results.map((x) => x.plan).sort()).toEqual(['business', 'free', 'pro']);
-      for (const x of results) {
-        // Every key was paced, burst to a 429, waited Retry-After and was accepted again.
-        expect(x.paced.got429, x.plan).toBe(false);
-        expect(x.paced.sent, x.plan).toBeGreaterThan(0);
-        expect(x.recovered, x.plan).toBe(true);
-        expect(x.burst?.first429AtRequest, x.plan).toBeGreaterThan(0);
-        expect(x.burst!.accepted, x.plan).toBeGreaterThanOrEqual(x.burst!.fromRemaining!);
-        // About one plan's worth of requests: never more than twice the limit (a token bucket refills in the burst).
-        expect(x.requests, x.plan).toBeLessThanOrEqual(2 * x.limit + 50);
-      }
-      // All keys in parallel: about 1.5 windows at 2 s (whole-second Retry-After dominates); a loaded machine may
-      // push a burst across a window boundary and measure again, so the bound only catches keys run one by one.
-      expect(r.wallMs).toBeLessThan(WINDOW_S * 1000 * 4);
-      // Observations only: the 401 gap is recorded.
-      expect(r.findings.some((f) => f.checkId === 'rl-401-rate-limited')).toBe(true);
-    });
+    test(
+      `rate-limit suite, ${algorithm} limiter, ${WINDOW_S} s window, ${SEEDS.length} seeds`,
+      async () => {
+        const runs = await Promise.all(
+          SEEDS.map((seed) => runRateLimit('rate-limit', { windowSeconds: WINDOW_S, algorithm, plans: PLANS, seed })),
+        );
+        runs.forEach((r, i) => {
+          const seed = `seed ${SEEDS[i]}`;
+          expect(r.aborted, seed).toBeNull();
+          expect(failing(r.findings), seed).toEqual([]);
+          const results = r.keyResults;
+          expect(results.map((x) => x.plan).sort(), seed).toEqual(['business', 'free', 'pro']);
+          for (const x of results) {
+            const at = `${seed}, ${x.key}: ${x.unmeasured.join('; ')}`;
+            // Every key was paced, burst to a 429, waited Retry-After and was accepted again.
+            expect(x.paced.got429, at).toBe(false);
+            expect(x.paced.sent, at).toBeGreaterThan(0);
+            expect(x.recovered, at).toBe(true);
+            expect(x.burst?.first429AtRequest, at).toBeGreaterThan(0);
+            expect(x.burst!.accepted, at).toBeGreaterThanOrEqual(x.burst!.fromRemaining!);
+            // About one plan's worth of requests: never more than twice the limit (a token bucket refills in the burst).
+            expect(x.requests, at).toBeLessThanOrEqual(2 * x.limit + 50);
+          }
+          // What was proven, per key: the first key honoured Retry-After sending nothing; the others probed the other
+          // operations; every key but the first to burst was observed at rest while another burst.
+          const honour = results.find((x) => x.key === 'free')!;
+          expect(honour.proven.join('\n'), seed).toMatch(
+            /accepted after waiting Retry-After \d+ s, having sent nothing after its 429/,
+          );
+          for (const x of results.filter((y) => y.key !== 'free'))
+            expect(x.proven.join('\n'), `${seed}, ${x.key}`).toMatch(/one counter across operations/);
+          expect(
+            results.filter((x) => x.proven.some((p) => p.startsWith('isolated from other keys'))).length,
+            seed,
+          ).toBeGreaterThanOrEqual(2);
+          // Observations only: the 401 gap is recorded.
+          expect(
+            r.findings.some((f) => f.checkId === 'rl-401-rate-limited'),
+            seed,
+          ).toBe(true);
+        });
+      },
+      SEEDED_TIMEOUT_MS,
+    );
   }
 
-  test('quota suite: an Enterprise key with 5/min and 8/day gets 8, then a daily 429 at the day boundary', async () => {
-    const waits: string[] = [];
-    const r = await runRateLimit('quota', {
-      windowSeconds: 1,
-      dayWindowSeconds: 30,
-      keys: generateKeys({ enterprise: { requestsPerMinute: 5, requestsPerDay: 8 } }),
-      onWait: (_ms, reason) => waits.push(reason),
-    });
-    expect(r.aborted).toBeNull();
-    expect(failing(r.findings)).toEqual([]);
-    expect(r.rateLimitResults[0]).toMatchObject({ plan: 'enterprise', accepted: 8, sent: 9, stopped: null });
-    // The run said how long it would take before it started.
-    expect(waits[0]).toMatch(
-      /^quota: spending the enterprise key's 8 requests per day at 4.5 per 1 s takes about 2 s$/,
-    );
-  });
+  test(
+    'quota suite: an Enterprise key with 5/min and 8/day gets 8, then a daily 429 at the day boundary',
+    async () => {
+      const waits: string[] = [];
+      const r = await runRateLimit('quota', {
+        windowSeconds: 1,
+        dayWindowSeconds: 30,
+        keys: generateKeys({ enterprise: { requestsPerMinute: 5, requestsPerDay: 8 } }),
+        onWait: (_ms, reason) => waits.push(reason),
+      });
+      expect(r.aborted).toBeNull();
+      expect(failing(r.findings)).toEqual([]);
+      expect(r.rateLimitResults[0]).toMatchObject({ plan: 'enterprise', accepted: 8, sent: 9, stopped: null });
+      // The run said how long it would take before it started.
+      expect(waits[0]).toMatch(
+        /^quota: spending the enterprise key's 8 requests per day at 4.5 per 1 s takes about 2 s$/,
+      );
+    },
+    SEEDED_TIMEOUT_MS,
+  );
 });
 
 describe.concurrent('targets the spec leaves room for: recorded, never failed', () => {
-  test('headers that describe the day window from the start, and a daily 429 in the burst: observations only', async () => {
-    // 60 per minute but 30 per day: the reference's headers describe the day window (it has fewer left) throughout.
-    const r = await runRateLimit('rate-limit', {
-      windowSeconds: WINDOW_S,
-      keys: generateKeys({ enterprise: { requestsPerMinute: 60, requestsPerDay: 30 } }),
-      plans: ['enterprise'],
-    });
-    expect(r.aborted).toBeNull();
-    expect(failing(r.findings)).toEqual([]);
-    const daily = r.findings.filter((f) => f.checkId === 'rl-burst-enforced');
-    expect(daily.map((f) => f.level)).toEqual(['observation']);
-    expect(daily[0]?.message).toMatch(
-      /^enterprise key: daily quota exhausted \(or the key banned\) after \d+ accepted in its burst: Retry-After \d+ s, beyond one 2 s window/,
-    );
-    // The key is not used after its daily 429: nothing waited, nothing sent after it.
-    const res = r.keyResults[0]!;
-    expect(res.waitedMs).toBe(0);
-    const sent = r.exchangeList.filter((e) => e.keyPlan === 'enterprise');
-    expect(sent.at(-1)?.response?.status).toBe(429);
-    expect(sent.filter((e) => e.response?.status === 429).length).toBeLessThanOrEqual(4);
-  });
+  test(
+    'headers that describe the day window from the start, and a daily 429 in the burst: observations only',
+    async () => {
+      // 60 per minute but 30 per day: the reference's headers describe the day window (it has fewer left) throughout.
+      const r = await runRateLimit('rate-limit', {
+        windowSeconds: WINDOW_S,
+        keys: generateKeys({ enterprise: { requestsPerMinute: 60, requestsPerDay: 30 } }),
+        plans: ['enterprise'],
+      });
+      expect(r.aborted).toBeNull();
+      expect(failing(r.findings)).toEqual([]);
+      const daily = r.findings.filter((f) => f.checkId === 'rl-burst-enforced');
+      expect(daily.map((f) => f.level)).toEqual(['observation']);
+      expect(daily[0]?.message).toMatch(
+        /^enterprise key: daily quota exhausted \(or the key banned\) after \d+ accepted in its burst: Retry-After \d+ s, beyond one 2 s window/,
+      );
+      // The key is not used after its daily 429: nothing waited, nothing sent after it.
+      const res = r.keyResults[0]!;
+      expect(res.waitedMs).toBe(0);
+      const sent = r.exchangeList.filter((e) => e.keyPlan === 'enterprise');
+      expect(sent.at(-1)?.response?.status).toBe(429);
+      expect(sent.filter((e) => e.response?.status === 429).length).toBeLessThanOrEqual(4);
+    },
+    SEEDED_TIMEOUT_MS,
+  );
 
-  test('a Retry-After beyond one window after waiting (a long ban) is not waited out: recorded, the key dropped', async () => {
-    // Any request sent while limited bans the key for 10 minutes: the suite's two probes after the 429 do.
-    const r = await runRateLimit('rate-limit', {
-      windowSeconds: WINDOW_S,
-      banAfter: 0,
-      banSeconds: 600,
-      plans: ['free'],
-    });
-    expect(r.aborted).toBeNull();
-    expect(r.wallMs).toBeLessThan(WINDOW_S * 1000 * 4);
-    const ban = r.findings.filter((f) => f.checkId === 'rl-ban-observed');
-    expect(ban.map((f) => f.level)).toEqual(['observation']);
-    expect(ban[0]?.message).toMatch(/Retry-After 59\d s, beyond one 2 s window; stopped using the key/);
-    expect(r.findings.filter((f) => f.checkId === 'rl-retry-after-honoured')).toEqual([]);
-    expect(r.keyResults[0]?.recovered).toBe(false);
-  });
+  test(
+    'a long ban after requests that followed a 429 is not waited out: recorded, the key dropped, never failed',
+    async () => {
+      // Any request sent while limited bans the key for 10 minutes: the second key's requests on the other operations,
+      // just after its 429, do. The first key sends nothing after its 429 and is not banned.
+      const r = await runRateLimit('rate-limit', {
+        windowSeconds: WINDOW_S,
+        banAfter: 0,
+        banSeconds: 600,
+        plans: ['free', 'pro'],
+      });
+      expect(r.aborted).toBeNull();
+      expect(failing(r.findings)).toEqual([]);
+      const ban = r.findings.filter((f) => f.checkId === 'rl-ban-observed');
+      expect(ban.map((f) => f.level)).toEqual(['observation']);
+      expect(ban[0]?.message).toMatch(
+        /Retry-After 59\d s, beyond one 2 s window after waiting Retry-After, having sent 2 requests after its 429; stopped using the key/,
+      );
+      const pro = r.keyResults.find((x) => x.key === 'pro')!;
+      expect(pro.recovered).toBe(false);
+      expect(pro.unmeasured.join('\n')).toMatch(/but it had sent 2 requests after its 429 \(a ban may follow those\)/);
+      expect(r.keyResults.find((x) => x.key === 'free')?.recovered).toBe(true);
+    },
+    SEEDED_TIMEOUT_MS,
+  );
 
-  test('quota suite: a run projected beyond 50 min is refused before it sends anything, saying why', async () => {
-    // 100 per day at 0.9 per minute: about 111 minutes.
-    const r = await runRateLimit('quota', {
-      windowSeconds: 60,
-      keys: generateKeys({ enterprise: { requestsPerMinute: 1, requestsPerDay: 100 } }),
-    });
-    expect(r.aborted).toBeNull();
-    expect(r.exchangeList).toEqual([]);
-    const [f, ...rest] = r.findings.filter((x) => x.checkId === 'rl-daily-quota');
-    expect(rest).toEqual([]);
-    expect(f?.level).toBe('observation');
-    expect(f?.message).toMatch(
-      /^enterprise key: daily quota not measured: spending the enterprise key's 100 requests per day at 0\.9 per 60 s would take about 111 min \d+ s, more than the 50 min 0 s this suite allows/,
-    );
-    expect(r.rateLimitResults[0]).toMatchObject({ plan: 'enterprise', sent: 0, stopped: 'too-long' });
-  });
+  test(
+    'quota suite: a run projected beyond 50 min is refused before it sends anything, saying why',
+    async () => {
+      // 100 per day at 0.9 per minute: about 111 minutes.
+      const r = await runRateLimit('quota', {
+        windowSeconds: 60,
+        keys: generateKeys({ enterprise: { requestsPerMinute: 1, requestsPerDay: 100 } }),
+      });
+      expect(r.aborted).toBeNull();
+      expect(r.exchangeList).toEqual([]);
+      const [f, ...rest] = r.findings.filter((x) => x.checkId === 'rl-daily-quota');
+      expect(rest).toEqual([]);
+      expect(f?.level).toBe('observation');
+      expect(f?.message).toMatch(
+        /^enterprise key: daily quota not measured: spending the enterprise key's 100 requests per day at 0\.9 per 60 s would take about 111 min \d+ s, more than the 50 min 0 s this suite allows/,
+      );
+      expect(r.rateLimitResults[0]).toMatchObject({ plan: 'enterprise', sent: 0, stopped: 'too-long' });
+    },
+    SEEDED_TIMEOUT_MS,
+  );
 });

@@ -269,6 +269,10 @@ const cases: Record<FaultId, Case> = {
   },
   'rl-503': { options: tight(1), probe: async (s) => (await first429(s)).status === 503 },
   'rl-429-text-plain': { options: tight(1), probe: async (s) => (await first429(s)).json === undefined },
+  'rl-429-not-error': {
+    options: tight(1),
+    probe: async (s) => (await first429(s)).text.includes('"statusCode":429'),
+  },
   'rl-off-by-one': { options: tight(3), probe: async (s) => (await admitted(s, 10)) > 3 },
   'rl-stricter': { options: tight(3), probe: async (s) => (await admitted(s, 10)) < 3 },
   'rl-not-enforced': { options: tight(3), probe: async (s) => (await admitted(s, 10)) === 10 },
@@ -295,6 +299,19 @@ const cases: Record<FaultId, Case> = {
   'rl-shared-limits': {
     options: tight(2),
     probe: async (s) => (await first429(s), (await call(s, 'GET', '/pets', { plan: 'pro' })).status !== 200),
+  },
+  'rl-shared-counter': {
+    probe: async (s) => (
+      await get(s, '/pets'), (await call(s, 'GET', '/pets', { plan: 'pro' })).headers['x-ratelimit-remaining'] !== '299'
+    ),
+  },
+  'rl-per-route': { options: tight(1), probe: async (s) => (await first429(s), (await created(s)).status === 201) },
+  'rl-ban-honoured': {
+    options: tight(1),
+    probe: async (s) => {
+      await sleep(Number((await first429(s)).headers['retry-after']) * 1000 + 20);
+      return (await get(s, '/pets')).status !== 200;
+    },
   },
   'rl-free-numbers': {
     probe: async (s) => (await call(s, 'GET', '/pets', { plan: 'pro' })).headers['x-ratelimit-limit'] !== '300',

@@ -1,0 +1,31 @@
+// The rate-limit results table: per key, what was proven and what could not be measured, and why.
+import { expect, test } from 'vitest';
+import type { ConformanceReport } from '../../reports/conformance-report.js';
+import { rateLimitLines } from '../../reports/conformance-text.js';
+import type { KeyRateLimitResult } from '../../runner/rate-limit-results.js';
+
+test('each key shows its numbers, then one line per thing proven and per thing not measured', () => {
+  const row: KeyRateLimitResult = {
+    suite: 'rate-limit',
+    plan: 'free',
+    key: 'free#2',
+    limit: 60,
+    windowSeconds: 60,
+    paced: { sent: 48, spanMs: 53_000, got429: false },
+    burst: { fromRemaining: 11, accepted: 11, allowance: 0, first429AtRequest: 12 },
+    retryAfterSeconds: 5,
+    waitedMs: 6000,
+    recovered: true,
+    requests: 64,
+    durationMs: 66_000,
+    note: null,
+    proven: ['paced 48 requests at 0.9 × 60 per 60 s without a 429'],
+    unmeasured: ['isolation: no other key sent requests while it was observed at rest (it had the first turn)'],
+  };
+  const lines = rateLimitLines({ rateLimits: [row], findings: [] } as unknown as ConformanceReport);
+  expect(lines[1]).toMatch(/^ {2}✓ free#2 limit 60\/60 s: paced 48 in 53\.0 s with no 429; burst from Remaining 11/);
+  expect(lines.slice(2, 4)).toEqual([
+    '      proven: paced 48 requests at 0.9 × 60 per 60 s without a 429',
+    '      not measured: isolation: no other key sent requests while it was observed at rest (it had the first turn)',
+  ]);
+});
