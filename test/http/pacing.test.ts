@@ -4,28 +4,12 @@ import { describe, expect, test } from 'vitest';
 import { KeyBlockedError } from '../../config/errors.js';
 import { Pacer } from '../../http/pacing.js';
 import type { Exchange } from '../../http/exchange.js';
+import { bareExchange } from '../support/bare-exchange.js';
 
 const NOW = Date.UTC(2026, 0, 1, 0, 0, 0);
 
 function ex(status: number, headers: Record<string, string>): Exchange {
-  return {
-    seq: 1,
-    operation: 'listPets',
-    keyPlan: 'free',
-    request: { method: 'GET', url: 'http://x/v1/pets', path: '/pets', headers: {}, body: null },
-    response: {
-      status,
-      headers,
-      body: new Uint8Array(),
-      bodyText: '',
-      truncated: false,
-      json: undefined,
-      jsonError: null,
-    },
-    error: null,
-    startedAt: NOW,
-    durationMs: 1,
-  };
+  return bareExchange(status, headers, NOW, 1);
 }
 
 function pacer() {

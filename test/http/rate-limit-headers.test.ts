@@ -1,29 +1,13 @@
 // The one reader of the rate-limit headers, shared by the checks, the pacing policy and the preflight.
 import { describe, expect, test } from 'vitest';
 import type { Exchange } from '../../http/exchange.js';
+import { bareExchange } from '../support/bare-exchange.js';
 import { rateLimitValue, readRateLimit, resetEpochMs, retryAfterMs } from '../../http/rate-limit-headers.js';
 
 const NOW = Date.UTC(2026, 0, 1, 0, 0, 0);
 
 function ex(headers: Record<string, string | string[]>, status = 200): Exchange {
-  return {
-    seq: 1,
-    operation: 'listPets',
-    keyPlan: 'free',
-    request: { method: 'GET', url: 'http://x/v1/pets', path: '/pets', headers: {}, body: null },
-    response: {
-      status,
-      headers,
-      body: new Uint8Array(),
-      bodyText: '',
-      truncated: false,
-      json: undefined,
-      jsonError: null,
-    },
-    error: null,
-    startedAt: NOW,
-    durationMs: 10,
-  };
+  return bareExchange(status, headers, NOW, 10);
 }
 
 describe('readRateLimit', () => {
