@@ -206,7 +206,7 @@ function notMinute(k: KeyRun, r: Reading, phase: string): string | null {
 function skip(k: KeyRun, reason: string, note: string, exchanges: Exchange[]): null {
   k.ctx.judge(burstEnforced, { kind: 'skipped', plan: k.plan, limit: k.L, reason, exchanges });
   k.result.note = note;
-  unmeasured(k, note);
+  unmeasured(k, note.replace(/^not measured: /, ''));
   return null;
 }
 
