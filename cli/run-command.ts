@@ -1,9 +1,9 @@
 /**
  * `petstore-conformance run`: configure, start the embedded target when none is given, check the target is there,
- * run the conformance suites through vitest (JUnit through vitest's own reporter), then summarise, write reports and
+ * run the conformance suites through vitest (results come back through a reporter), then summarise, write reports and
  * return the exit code: 0 conformant, 1 violations, 2 usage, 3 unreachable or blocked.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
@@ -15,6 +15,7 @@ import { NO_PROXY_SETTINGS } from '../http/transport.js';
 import { buildConformanceReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
 import { renderMarkdown, renderTerminalSummary } from '../reports/conformance-text.js';
 import { writeHar } from '../reports/har.js';
+import { renderJunit } from '../reports/junit.js';
 import { writeReplays } from '../reports/replay-file.js';
 import { applyBaseline, readBaseline } from '../reports/baseline.js';
 import {
@@ -286,6 +287,8 @@ function writeOutputs(report: RunReport, config: Config, exchanges: readonly Exc
   out.result(summary);
   const files: [string, string][] = [];
   if (config.jsonReport) files.push([config.jsonReport, `${JSON.stringify(report, null, 2)}\n`]);
+  // One test case per distinct defect; messages quote the target, so the text is scrubbed like the curl lines.
+  if (config.junitReport) files.push([config.junitReport, scrub(renderJunit(report))]);
   if (config.stepSummaryFile)
     appendFileSync(
       config.stepSummaryFile,
@@ -299,11 +302,6 @@ function writeOutputs(report: RunReport, config: Config, exchanges: readonly Exc
     mkdirSync(dirname(resolve(config.harFile)), { recursive: true });
     const n = writeHar(config.harFile, exchanges, report.tool.version, runLimitsLine(report.run));
     out.progress(`HAR: ${n} exchanges in ${config.harFile}`);
-  }
-  if (config.junitReport) {
-    // vitest wrote it, from messages that quote the target: scrub it, then scan it like anything else we write.
-    const text = scrub(readFileSync(config.junitReport, 'utf8'));
-    writeFileSync(config.junitReport, guardSecrets(text, config.junitReport));
   }
   const violations = report.findings.filter((f) => f.level !== 'observation');
   if (config.replayDir && violations.length) {
@@ -323,9 +321,6 @@ async function runSuites(config: Config, worker: WorkerConfig): Promise<Collecte
   const { startVitest } = await import('vitest/node');
   const files = config.suites.map((s) => `suites/${s}.suite.ts`);
   const collector = new SuiteReporter(root);
-  const reporters: unknown[] = [collector];
-  if (config.junitReport)
-    reporters.push(['junit', { outputFile: resolve(config.junitReport), suiteName: 'petstore-conformance' }]);
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
   const exitCode = process.exitCode;
   const vitest = await startVitest(
@@ -335,7 +330,7 @@ async function runSuites(config: Config, worker: WorkerConfig): Promise<Collecte
       config: resolve(root, 'suites/vitest.config.ts'),
       root,
       watch: false,
-      reporters: reporters as never,
+      reporters: [collector],
       passWithNoTests: false,
       provide: { petstore: worker },
     },

@@ -4,7 +4,9 @@ import type { Finding } from '../../checks/check.js';
 import { dailyQuota } from '../../checks/rate-limit.js';
 import { ApiKey } from '../../http/redact.js';
 import { buildConformanceReport } from '../../reports/conformance-report.js';
+import { allChecks } from '../../checks/registry.js';
 import { renderMarkdown, renderTerminalSummary, replayLine } from '../../reports/conformance-text.js';
+import { renderJunit } from '../../reports/junit.js';
 import { RunContext } from '../../runner/context.js';
 import { invalidCase } from '../../runner/scenarios/create-pet.js';
 import { queryCase } from '../../runner/scenarios/list-pets.js';
@@ -182,5 +184,50 @@ describe('case classes', () => {
     const inv = (reason: string) => ({ reason, body: null, marker: null });
     expect(invalidCase(inv('categoryId 9223372036854775808'))).toBe(invalidCase(inv('categoryId 9223372036854775809')));
     expect(invalidCase(inv('unknown status "lost"'))).toBe('invalid body: unknown status');
+  });
+});
+
+describe('JUnit: one test case per distinct defect', () => {
+  const cases = (xml: string) => [...xml.matchAll(/<testcase classname="[^"]*" name="([^"]*)"/g)].map((m) => m[1]!);
+  const silentChecks = allChecks.filter((c) => c.levels.some((l) => l !== 'observation'));
+
+  it('a defect seen on many exchanges is one failing case; every check that reported nothing is a passing case', async () => {
+    const findings = await recorded('getPet', (ctx) => {
+      for (let i = 0; i < 5; i++) ctx.check(exchange({ operation: 'getPet', status: 500 }));
+      ctx.check(exchange({ operation: 'listPets', headers: { 'x-ratelimit-limit': undefined } }));
+    });
+    const report = reportOf('getPet', findings);
+    const xml = renderJunit(report);
+    const names = cases(xml);
+    const signatures = report.defects.map((d) => d.signature);
+    expect(signatures.length).toBeGreaterThanOrEqual(2);
+    // Each signature once, and no other failing case.
+    for (const s of signatures) expect(names.filter((n) => n.startsWith(`${s} [`))).toHaveLength(1);
+    const failing = report.defects.filter((d) => d.level === 'violation').length;
+    expect(xml).toContain(`failures="${failing}"`);
+    expect((xml.match(/<failure /g) ?? []).length).toBe(failing);
+    const reported = new Set(report.defects.map((d) => d.checkId));
+    expect(names.length).toBe(signatures.length + silentChecks.filter((c) => !reported.has(c.id)).length);
+    expect(xml).toMatch(/no-5xx · getPet/);
+  });
+
+  it('a clean run is one passing case per check', async () => {
+    const findings = await recorded('listPets', (ctx) => ctx.check(exchange({ operation: 'getPet', status: 404 })));
+    const xml = renderJunit(reportOf('listPets', findings));
+    expect(cases(xml)).toHaveLength(silentChecks.length);
+    expect(xml).toContain('failures="0"');
+  });
+
+  it('escapes what the target sent and drops what XML cannot carry', async () => {
+    const findings = await recorded('getPet', (ctx) =>
+      ctx.check(exchange({ operation: 'getPet', status: 404, body: '<b>&"\u0001</b>' })),
+    );
+    const xml = renderJunit(reportOf('getPet', findings));
+    expect(xml).not.toMatch(/[\u0000-\u0008]/);
+    expect(xml).not.toMatch(/&(?!amp;|lt;|gt;|quot;)/);
+    // What the target sent is quoted in the defect's block: escaped, never raw markup.
+    expect(xml).toMatch(/&lt;|&gt;|&amp;|&quot;/);
+    const text = xml.replace(/<[^<>]*>/g, '');
+    expect(text).not.toMatch(/[<>]/);
   });
 });

@@ -1,0 +1,71 @@
+/**
+ * JUnit XML of a conformance report, for CI: one test case per distinct defect (its signature: check, operation, case
+ * class), failing for a violation (and for a warning with --strict), and one passing test case per check of the
+ * registry that reported nothing. Harness errors are errors of their own test case. Built from the report, so the
+ * XML says what the terminal says, no more and no less.
+ */
+import { allChecks } from '../checks/registry.js';
+import type { ConformanceReport, Defect } from './conformance-report.js';
+import { defectBlock } from './conformance-text.js';
+
+const escapeXml = (s: string): string =>
+  // XML 1.0 has no escape for most control characters: they are dropped (the JSON report keeps the exact bytes).
+  s
+    .replace(/[^\x09\x0a\x0d\x20-\ud7ff\ue000-\ufffd\u{10000}-\u{10ffff}]/gu, '')
+    .replace(/&/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/"/g, '&quot;');
+
+interface Case {
+  readonly classname: string;
+  readonly name: string;
+  readonly failure?: { readonly message: string; readonly text: string };
+  readonly error?: string;
+  readonly out?: string;
+}
+
+function defectCase(report: ConformanceReport, d: Defect): Case {
+  const text = defectBlock(report, d, d.level === 'violation' ? '✗' : '!').join('\n');
+  const fails = d.level === 'violation' || (report.strict && d.level === 'warning');
+  const message = `${d.level}: ${d.signature}${d.echoOf ? ` (echo of ${d.echoOf})` : ''} (${d.occurrences}×)`;
+  return {
+    classname: `petstore-conformance.${d.operation ?? 'run'}`,
+    name: `${d.signature} [${d.clause}]`,
+    ...(fails ? { failure: { message, text } } : { out: `${message}\n${text}` }),
+  };
+}
+
+function renderCase(c: Case): string {
+  const open = `    <testcase classname="${escapeXml(c.classname)}" name="${escapeXml(c.name)}"`;
+  if (!c.failure && !c.error && !c.out) return `${open}/>`;
+  const body: string[] = [];
+  if (c.failure)
+    body.push(`      <failure message="${escapeXml(c.failure.message)}">${escapeXml(c.failure.text)}</failure>`);
+  if (c.error) body.push(`      <error message="${escapeXml(c.error)}"/>`);
+  if (c.out) body.push(`      <system-out>${escapeXml(c.out)}</system-out>`);
+  return `${open}>\n${body.join('\n')}\n    </testcase>`;
+}
+
+export function renderJunit(report: ConformanceReport): string {
+  const cases: Case[] = report.defects.map((d) => defectCase(report, d));
+  const reported = new Set(report.defects.map((d) => d.checkId));
+  for (const c of allChecks) {
+    if (reported.has(c.id) || !c.levels.some((l) => l !== 'observation')) continue;
+    cases.push({ classname: 'petstore-conformance.checks', name: `${c.id} [${c.clause}]` });
+  }
+  for (const e of report.errors) cases.push({ classname: 'petstore-conformance.harness', name: 'harness', error: e });
+  const failures = cases.filter((c) => c.failure).length;
+  const errors = cases.filter((c) => c.error).length;
+  const seconds = (report.durationMs / 1000).toFixed(3);
+  const attrs = `tests="${cases.length}" failures="${failures}" errors="${errors}" time="${seconds}"`;
+  return [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    `<testsuites name="petstore-conformance" ${attrs}>`,
+    `  <testsuite name="${escapeXml(`conformance of ${report.target.url} (seed ${report.seed})`)}" ${attrs} timestamp="${escapeXml(report.startedAt)}">`,
+    ...cases.map(renderCase),
+    '  </testsuite>',
+    '</testsuites>',
+    '',
+  ].join('\n');
+}
