@@ -14,6 +14,16 @@ const failing = (r: Run) => r.findings.filter((f) => f.level === 'violation' || 
 const caughtBy = (r: Run, checkId: string) => failing(r).filter((f) => f.checkId === checkId);
 const summary = (r: Run) => [...new Set(failing(r).map((f) => f.checkId))].join(', ') || 'none';
 
+/** Every seed's run reports the fault's own check, and no unrelated one (test/meta/precision.ts). */
+function expectCaughtPrecisely(fault: (typeof faults)[number], runs: Awaited<ReturnType<typeof runRateLimit>>[]): void {
+  runs.forEach((r, i) => {
+    expect(caughtBy(r, fault.catches).length, `seed ${SEEDS[i]}: ${fault.description}: ${summary(r)}`).toBeGreaterThan(
+      0,
+    );
+    expect(unrelatedChecks(fault, r.findings), `seed ${SEEDS[i]}: ${unrelatedMessage(fault, r.findings)}`).toEqual([]);
+  });
+}
+
 describe.concurrent('rate-limit faults, 10 seeds each', () => {
   const table = faults.filter((f) => f.suite === 'rate-limit');
   test('the catalogue has rate-limit faults', () => {
@@ -36,16 +46,7 @@ describe.concurrent('rate-limit faults, 10 seeds each', () => {
             }),
           ),
         );
-        runs.forEach((r, i) => {
-          expect(
-            caughtBy(r, fault.catches).length,
-            `seed ${SEEDS[i]}: ${fault.description}: ${summary(r)}`,
-          ).toBeGreaterThan(0);
-          expect(
-            unrelatedChecks(fault, r.findings),
-            `seed ${SEEDS[i]}: ${unrelatedMessage(fault, r.findings)}`,
-          ).toEqual([]);
-        });
+        expectCaughtPrecisely(fault, runs);
       },
       SEEDED_TIMEOUT_MS,
     );
@@ -68,16 +69,7 @@ describe.concurrent('quota faults, 10 seeds each', () => {
             }),
           ),
         );
-        runs.forEach((r, i) => {
-          expect(
-            caughtBy(r, fault.catches).length,
-            `seed ${SEEDS[i]}: ${fault.description}: ${summary(r)}`,
-          ).toBeGreaterThan(0);
-          expect(
-            unrelatedChecks(fault, r.findings),
-            `seed ${SEEDS[i]}: ${unrelatedMessage(fault, r.findings)}`,
-          ).toEqual([]);
-        });
+        expectCaughtPrecisely(fault, runs);
       },
       SEEDED_TIMEOUT_MS,
     );
