@@ -107,7 +107,7 @@ export class HttpClient {
     let response: RecordedResponse | null = null;
     let error: TransportError | null = null;
     try {
-      response = await this.exchange(url, req.method, wire, body);
+      response = await this.exchange(url, req.method, wire, body, t0);
     } catch (e) {
       error = toTransportError(e);
     }
@@ -130,6 +130,7 @@ export class HttpClient {
     method: string,
     headers: Record<string, string>,
     body: Uint8Array | null,
+    t0: number,
   ): Promise<RecordedResponse> {
     const res = await request(url, {
       method: method as 'GET',
@@ -138,26 +139,13 @@ export class HttpClient {
       dispatcher: this.agent,
       headersTimeout: this.opts.headersTimeoutMs,
       bodyTimeout: this.opts.bodyTimeoutMs,
-      // bodyTimeout measures silence between chunks; a body dripped slowly needs an overall deadline too.
-      signal: AbortSignal.timeout(this.opts.headersTimeoutMs + this.opts.bodyTimeoutMs * 2 + 5_000),
     });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let truncated = false;
-    for await (const chunk of res.body) {
-      const buf = chunk as Buffer;
-      if (size + buf.length > this.opts.maxBodyBytes) {
-        chunks.push(buf.subarray(0, this.opts.maxBodyBytes - size));
-        size = this.opts.maxBodyBytes;
-        truncated = true;
-        // Stop reading: a hostile target may send far more than any Pet Store answer needs.
-        res.body.destroy();
-        break;
-      }
-      chunks.push(buf);
-      size += buf.length;
-    }
-    let raw: Buffer = Buffer.concat(chunks, size);
+    // bodyTimeout measures silence between chunks; a body dripped slowly needs an overall deadline too (the
+    // headers are bounded by connectTimeout and headersTimeout already). One timer, not an AbortSignal per request.
+    const deadlineMs = this.opts.headersTimeoutMs + this.opts.bodyTimeoutMs * 2 + 5_000;
+    const read = await readCapped(res.body, this.opts.maxBodyBytes, deadlineMs - (performance.now() - t0));
+    let truncated = read.truncated;
+    let raw: Buffer = read.bytes;
     // Bodies are judged decoded, whatever the status (a 429's Error body included); the coding is recorded.
     const codings = contentCodings(res.headers['content-encoding']);
     let decodeError: string | null = null;
@@ -214,6 +202,54 @@ export class HttpClient {
   async destroy(): Promise<void> {
     await this.agent.destroy();
   }
+}
+
+/**
+ * Reads a body up to `cap` bytes (the rest is dropped: a hostile target may send far more than any Pet Store answer
+ * needs) within `ms`; past it the body is destroyed with a TimeoutError (see toTransportError).
+ */
+function readCapped(
+  body: Dispatcher.ResponseData['body'],
+  cap: number,
+  ms: number,
+): Promise<{ bytes: Buffer; truncated: boolean }> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let settled = false;
+    const done = (truncated: boolean) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve({ bytes: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size), truncated });
+    };
+    const timer = setTimeout(
+      () =>
+        body.destroy(
+          Object.assign(new Error('the whole exchange took longer than its deadline'), { name: 'TimeoutError' }),
+        ),
+      Math.max(0, ms),
+    );
+    body.on('data', (buf: Buffer) => {
+      if (settled) return;
+      if (size + buf.length > cap) {
+        chunks.push(buf.subarray(0, cap - size));
+        size = cap;
+        done(true);
+        body.destroy();
+        return;
+      }
+      chunks.push(buf);
+      size += buf.length;
+    });
+    body.on('end', () => done(false));
+    body.on('error', (e) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      reject(e);
+    });
+  });
 }
 
 function toTransportError(e: unknown): TransportError {

@@ -20,7 +20,69 @@ const SAFE_INTEGER = /^-?\d{1,15}$/;
 /** Trees that hold no LosslessNumber: their plain view is themselves (most bodies, so validation walks nothing). */
 const plainTrees = new WeakSet<object>();
 
+/**
+ * What a scan outside strings finds in a JSON text: how many key separators (':') it has, and whether every number is
+ * an integer of at most 15 digits. -1 when a number is not (the lossless parser must keep its digits).
+ */
+function colonsIfSafeNumbers(text: string): number {
+  let colons = 0;
+  let digitsRun = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip the string, escapes included: its content says nothing about the structure.
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+      digitsRun = 0;
+    } else if (c >= 0x30 && c <= 0x39) {
+      if (++digitsRun > 15) return -1;
+    } else {
+      // A fraction or an exponent: not a safe integer.
+      if (digitsRun > 0 && (c === 0x2e || c === 0x65 || c === 0x45)) return -1;
+      digitsRun = 0;
+      if (c === 0x3a) colons++;
+    }
+  }
+  return colons;
+}
+
+/** Keys of every object in a tree that JSON.parse made. */
+function countKeys(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let n = 0;
+  if (Array.isArray(value)) {
+    for (const v of value) n += countKeys(v);
+    return n;
+  }
+  for (const k in value as Record<string, unknown>) n += 1 + countKeys((value as Record<string, unknown>)[k]);
+  return n;
+}
+
+/**
+ * The common case without the lossless parser: when every number is a safe integer, no key repeats (the lossless
+ * parser refuses repeated keys, JSON.parse keeps the last) and no key is __proto__, JSON.parse builds the same tree.
+ * Undefined when the lossless parser must decide.
+ */
+function parseFast(text: string): unknown {
+  const colons = colonsIfSafeNumbers(text);
+  if (colons < 0 || text.includes('__proto__')) return undefined;
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined; // the lossless parser gives the error message
+  }
+  if (countKeys(value) !== colons) return undefined;
+  if (value !== null && typeof value === 'object') plainTrees.add(value);
+  return value;
+}
+
 export function parseLossless(text: string): unknown {
+  const fast = parseFast(text);
+  if (fast !== undefined) return fast;
   let lossless = false;
   const value = parse(text, null, (digitsText: string) => {
     if (SAFE_INTEGER.test(digitsText)) return Number(digitsText);
