@@ -71,6 +71,8 @@ export const runOptions = {
 
 /** Requests the CLI itself sends before the suites (the preflight's GET /pets): they count against the budget. */
 const PREFLIGHT_REQUESTS = 1;
+/** A budget that covers this many times the functional suites' estimate cannot be spent by the first of them. */
+const BUDGET_SLACK = 2;
 
 export async function runCommand(argv: string[], out: Output): Promise<number> {
   const { values } = parseFlags(argv, runOptions);
@@ -175,9 +177,12 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
         deadline,
         maxRequests: budget.limit === null ? null : Math.max(0, budget.limit - PREFLIGHT_REQUESTS),
         maxCreates: config.maxCreates,
-        ...(budget.limit !== null && {
-          suiteEstimates: Object.fromEntries(functional.map((s) => [s, estimateRequests([s], runs)])),
-        }),
+        // Shares keep the first suites from spending what the later ones need: only a budget that is tight needs them,
+        // and suites with shares run one at a time (the guard counts a share while its suite runs).
+        ...(budget.limit !== null &&
+          estimateRequests(functional, runs) * BUDGET_SLACK > budget.limit - PREFLIGHT_REQUESTS && {
+            suiteEstimates: Object.fromEntries(functional.map((s) => [s, estimateRequests([s], runs)])),
+          }),
       },
       namePrefix: config.namePrefix,
       transport: config.transport,
