@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { isLosslessNumber, LosslessNumber, parse } from 'lossless-json';
 import { describe, expect, test } from 'vitest';
-import { parseLossless } from '../../http/lossless.js';
+import { parseLossless, plain } from '../../http/lossless.js';
 
 /** What parseLossless must give: the lossless parser with safe integers as numbers (its definition before the fast path). */
 function reference(text: string): unknown {
@@ -57,5 +57,17 @@ describe('parseLossless (JSON.parse when it gives the same tree)', () => {
     ['escapes and odd strings', '["\\u0000","\\ud800","\\\\",""]'],
   ])('%s', (_why, t) => {
     expect(outcome(() => parseLossless(t))).toEqual(outcome(() => reference(t)));
+  });
+});
+
+describe('parseLossless and plain: digits kept where a JS number would round them', () => {
+  test.each([
+    ['a list with big ids', '[{"id":9223372036854775807,"n":1},{"id":-9007199254740993,"x":[1.25,3e2]}]'],
+    ['a string that looks like a marked number', '["\\u0000\\u0070sc-digits:5", 12345678901234567]'],
+    ['a top-level big number', '123456789012345678901234567890'],
+  ])('%s', (_why, t) => {
+    expect(outcome(() => parseLossless(t))).toEqual(outcome(() => reference(t)));
+    // The plain view (what ajv validates) is JSON.parse's, as before.
+    expect(plain(parseLossless(t))).toEqual(JSON.parse(t));
   });
 });
