@@ -1,16 +1,15 @@
 /**
  * A conformance suite as vitest tests, thin over runner/: the scenario runs once in beforeAll, then one test per
  * (operation, check) passes or fails on that check's findings, which travel to reporters as data in task.meta.
- * The target, keys, seed and runs come from the CLI through vitest's `inject`. Suites write no files: exchanges travel
- * as data too, and a reporter assembles the HAR.
+ * The target, keys, seed and runs come from the CLI through vitest's `inject`. Suites write no files: with --har,
+ * exchanges travel to the reporter in batches as they happen (suites/meta.ts), and it appends them to the HAR.
  */
 import { beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Finding } from '../checks/check.js';
 import type { SuiteName } from '../config/config.js';
-import type { Exchange } from '../http/exchange.js';
 import { runSuite, type SuiteResult, suiteChecks, suiteDefinition } from '../runner/suites.js';
 import { contract } from '../spec/contract.js';
-import { exchangeData, type SuiteMeta } from './meta.js';
+import { ExchangeStream, type SuiteMeta } from './meta.js';
 import { workerSettings } from './worker-config.js';
 
 /** Slack past the run's deadline for a suite to finish its last request and hand its findings over. */
@@ -54,13 +53,22 @@ export function defineConformanceSuite(name: SuiteName): void {
   const settings = workerSettings(provided);
   const def = suiteDefinition(name);
   let result: Omit<SuiteResult, 'ctx'> | undefined;
-  let exchanges: readonly Exchange[] = [];
 
   describe(def.title, () => {
-    beforeAll(async () => {
-      const { ctx, ...r } = await runSuite(name, { ...settings, onWait: announceWait });
-      result = r;
-      if (provided.recordExchanges) exchanges = ctx.exchanges;
+    // biome-ignore lint/correctness/noEmptyPattern: vitest parses the first argument as fixtures (it must be an object pattern); the suite is the second
+    beforeAll(async ({}, suite) => {
+      const first = suite.tasks.find((t) => t.type === 'test');
+      const stream = provided.recordExchanges && first ? ExchangeStream.toReporter(first, name) : undefined;
+      try {
+        const { ctx: _ctx, ...r } = await runSuite(name, {
+          ...settings,
+          onWait: announceWait,
+          ...(stream && { exchangeSink: stream }),
+        });
+        result = r;
+      } finally {
+        await stream?.close();
+      }
     }, suiteTimeoutMs(provided.limits.deadline));
 
     test(`${name}: cases executed for every operation`, ({ task }) => {
@@ -79,7 +87,6 @@ export function defineConformanceSuite(name: SuiteName): void {
         guard: r.guard,
       };
       task.meta.suite = meta;
-      if (provided.recordExchanges) task.meta.exchanges = exchanges.map(exchangeData);
       expect(r.aborted, r.aborted?.message).toBeNull();
       // A suite the run's limits stopped reports what it covered; the report says what the limit left out.
       if (r.stopped) return;
