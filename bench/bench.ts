@@ -13,9 +13,10 @@ import { keyEnv, roomiestKey, type SuiteName } from '../config/config.js';
 import type { ConformanceReport } from '../reports/conformance-report.js';
 import { benchLoad } from '../load/bench.js';
 import { benchRatio } from './ratio.js';
+import { benchMemory } from './memory.js';
 
 const FUNCTIONAL = 'auth,listPets,createPet,getPet,stateful';
-/** BENCH_ONLY=default,ratio,faults,rate-limit,budget,free,load runs only those sections (all by default). */
+/** BENCH_ONLY=default,ratio,faults,rate-limit,budget,free,load,memory runs only those sections (all by default). */
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (section: string): boolean => !only || only.includes(section);
 const results: Record<string, unknown> = {};
@@ -216,6 +217,9 @@ if (wanted('load')) {
     bareReqPerSec: Math.round(b.bareNodeReqPerSec),
   };
 }
+
+// 8. Memory: peak RSS of a 100,000-exchange run with --har, the CLI's process tree summed (bench/memory.ts).
+if (wanted('memory')) results['memory: peak RSS of a 100,000-exchange run with --har'] = await benchMemory(dir);
 
 writeFileSync('bench/results.json', `${JSON.stringify(results, null, 2)}\n`);
 for (const [k, v] of Object.entries(results)) process.stdout.write(`${k}: ${JSON.stringify(v)}\n`);

@@ -21,7 +21,7 @@ import { ApiKey, registerSecret, scrub } from '../http/redact.js';
 import { NO_PROXY_SETTINGS } from '../http/transport.js';
 import { buildConformanceReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
 import { renderMarkdown, renderTerminalSummary } from '../reports/conformance-text.js';
-import { writeHar } from '../reports/har.js';
+import { HarWriter } from '../reports/har.js';
 import { renderJunit } from '../reports/junit.js';
 import { writeReplays } from '../reports/replay-file.js';
 import { applyBaseline, readBaseline } from '../reports/baseline.js';
@@ -33,7 +33,6 @@ import {
 } from '../reports/run-limits.js';
 import { blocksRun, type StopCode } from '../runner/guard.js';
 import { guardSecrets } from '../reports/secret-gate.js';
-import type { ExchangeData } from '../suites/meta.js';
 import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
 import { parseFlags } from './args.js';
 import { connectionFacts } from './connection.js';
@@ -104,6 +103,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   const t0 = performance.now();
   const deadline = startedAt.getTime() + config.maxDurationMs;
   let server: EmbeddedServer | null = null;
+  let har: HarWriter | null = null;
   try {
     if (config.target === null) {
       server = await startEmbedded({
@@ -194,7 +194,11 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     out.progress(
       `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${runs}, concurrency ${concurrency}${config.concurrency === null ? ` from the ${key.plan} key's limits` : ''})`,
     );
-    const { outcomes, errors, exchanges } = await runSuites(config, worker);
+    if (config.harFile) {
+      mkdirSync(dirname(resolve(config.harFile)), { recursive: true });
+      har = new HarWriter(config.harFile, toolVersion());
+    }
+    const { outcomes, errors } = await runSuites(config, worker, har);
     const limits = runLimits(config, budget, outcomes, key.plan);
     const built = buildConformanceReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
@@ -213,9 +217,11 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     // A deadline reached or a target slowing down blocks the run (exit 3): what ran is reported, not judged complete.
     const blocked = limits.stop !== null && blocksRun(limits.stop.code as StopCode);
     const report: RunReport = { ...withBaseline, ...(blocked ? { verdict: 'blocked' as const } : {}), run: limits };
-    writeOutputs(report, config, exchanges, out);
+    writeOutputs(report, config, har, out);
     return exitCodeFor(report);
   } finally {
+    // Closed by writeOutputs when the run got that far; otherwise no partial HAR is left behind.
+    har?.abort();
     await server?.close();
   }
 }
@@ -314,7 +320,7 @@ function runLimits(
   };
 }
 
-function writeOutputs(report: RunReport, config: Config, exchanges: readonly ExchangeData[], out: Output): void {
+function writeOutputs(report: RunReport, config: Config, har: HarWriter | null, out: Output): void {
   // The last gate: nothing leaves the process with a key in it.
   const summary = guardSecrets(renderTerminalSummary(report) + renderRunLimits(report.run), 'terminal summary');
   out.result(summary);
@@ -331,10 +337,9 @@ function writeOutputs(report: RunReport, config: Config, exchanges: readonly Exc
     mkdirSync(dirname(resolve(path)), { recursive: true });
     writeFileSync(path, guardSecrets(text, path));
   }
-  if (config.harFile) {
-    mkdirSync(dirname(resolve(config.harFile)), { recursive: true });
-    const n = writeHar(config.harFile, exchanges, report.tool.version, runLimitsLine(report.run));
-    out.progress(`HAR: ${n} exchanges in ${config.harFile}`);
+  if (har) {
+    const n = har.close(runLimitsLine(report.run));
+    out.progress(`HAR: ${n} exchanges in ${har.path}`);
   }
   const violations = report.findings.filter((f) => f.level !== 'observation');
   if (config.replayDir && violations.length) {
@@ -346,14 +351,13 @@ function writeOutputs(report: RunReport, config: Config, exchanges: readonly Exc
 interface Collected {
   readonly outcomes: SuiteOutcome[];
   readonly errors: string[];
-  readonly exchanges: ExchangeData[];
 }
 
 /** Runs the suite files through vitest's node API: configuration goes in by `provide`, results come back by reporter. */
-async function runSuites(config: Config, worker: WorkerConfig): Promise<Collected> {
+async function runSuites(config: Config, worker: WorkerConfig, har: HarWriter | null): Promise<Collected> {
   const { startVitest } = await import('vitest/node');
   const files = config.suites.map((s) => `suites/${s}.suite.ts`);
-  const collector = new SuiteReporter(root);
+  const collector = new SuiteReporter(root, har);
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
   const exitCode = process.exitCode;
   const vitest = await startVitest(
@@ -372,9 +376,9 @@ async function runSuites(config: Config, worker: WorkerConfig): Promise<Collecte
   );
   // vitest sets the process's exit code from the tests' results; the verdict is ours to give.
   process.exitCode = exitCode;
-  if (!vitest) return { outcomes: [], errors: ['vitest could not start'], exchanges: [] };
+  if (!vitest) return { outcomes: [], errors: ['vitest could not start'] };
   await vitest.close();
   const errors = [...collector.errors];
   if (!collector.finished) errors.push('vitest did not finish the run');
-  return { outcomes: collector.outcomes, errors, exchanges: collector.exchanges };
+  return { outcomes: collector.outcomes, errors };
 }

@@ -37,12 +37,21 @@ export interface RunSettings {
   readonly transport?: TransportSettings;
   /** Length of the target's rate-limit "minute" window in seconds (60 per the spec; the embedded server's is shorter). */
   readonly windowSeconds?: number;
+  /** Where every exchange goes as it is recorded (the context keeps none); none by default. */
+  readonly exchangeSink?: ExchangeSink;
   /** The run's limits (deadline, request budget, creations), shared by every suite of the run; none by default. */
   readonly guard?: RunGuard;
   /** Marks the names of the pets the run creates, wherever the case allows (--name-prefix); none by default. */
   readonly namePrefix?: string;
   /** The rate-limit pacing shared by every suite of the run (suites side by side spend the same keys); own by default. */
   readonly pacer?: Pacer;
+}
+
+/** Receives a run's exchanges as they are recorded, so that no part of the harness holds them all. */
+export interface ExchangeSink {
+  push(ex: Exchange): void;
+  /** A promise while the sink holds as many as it may: the next request waits for it. Null otherwise. */
+  backlog?(): Promise<void> | null;
 }
 
 /** How `send` treats a request; the defaults suit the functional suites. */
@@ -65,8 +74,8 @@ export class RunContext {
   readonly client: HttpClient;
   readonly pacer: Pacer;
   readonly log = new FindingLog();
-  /** Every exchange of the run, in order (kept for HAR export and replay). */
-  readonly exchanges: Exchange[] = [];
+  /** Exchanges recorded so far (they go to `settings.exchangeSink`, not kept here: memory stays bounded). */
+  exchangeCount = 0;
   /**
    * Large categoryIds (beyond 2^32) the target accepted in a 201: two distinct ones show it takes categories it cannot
    * have known before, so it does not require categories to exist (gap-2-category-record).
@@ -101,12 +110,20 @@ export class RunContext {
     // Every request of the run passes the guard, including those a scenario sends through `client` directly: a
     // request that would break a limit is never sent.
     const send = this.client.send.bind(this.client);
+    const sink = settings.exchangeSink;
     this.client.send = (req) => {
+      const backlog = sink?.backlog?.();
+      if (backlog)
+        return backlog.then(() => {
+          this.guard.beforeSend(req);
+          return send(req);
+        });
       this.guard.beforeSend(req);
       return send(req);
     };
     this.client.onExchange((ex) => {
-      this.exchanges.push(ex);
+      this.exchangeCount++;
+      sink?.push(ex);
       this.log.count(ex.operation, 'exchanges');
       this.guard.afterSend(ex);
     });

@@ -1,8 +1,8 @@
 /**
  * A conformance suite as vitest tests, thin over runner/: the scenario runs once in beforeAll, then one test per
  * (operation, check) passes or fails on that check's findings, which travel to reporters as data in task.meta.
- * The target, keys, seed and runs come from the CLI through vitest's `inject`. Suites write no files: exchanges travel
- * as data too, and a reporter assembles the HAR.
+ * The target, keys, seed and runs come from the CLI through vitest's `inject`. Suites write no files: with --har,
+ * exchanges travel to the reporter in batches as they happen (suites/meta.ts), and it appends them to the HAR.
  * Suites run side by side (--concurrency) inside the one worker that runs the suite files (suites/vitest.config.ts):
  * the first file to start launches every suite of the run that may run beside the others, and each file awaits its
  * own. One worker keeps one pacer and one guard for all of them, so pacing and the run's limits stay whole; the
@@ -11,11 +11,10 @@
 import { beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Finding } from '../checks/check.js';
 import type { SuiteName } from '../config/config.js';
-import type { Exchange } from '../http/exchange.js';
 import { runSuite, type SuiteResult, suiteChecks, suiteDefinition } from '../runner/suites.js';
 import type { RunSettings } from '../runner/context.js';
 import { contract } from '../spec/contract.js';
-import { exchangeData, type SuiteMeta } from './meta.js';
+import { ExchangeStream, type SuiteMeta } from './meta.js';
 import { sharedPacer, type WorkerConfig, workerSettings } from './worker-config.js';
 
 /** Slack past the run's deadline for a suite to finish its last request and hand its findings over. */
@@ -79,7 +78,12 @@ function lanesOf(lanes: number): <T>(job: () => Promise<T>) => Promise<T> {
  * than one lane. A request budget shared out per suite (runner/guard.ts counts a suite's share while it is the one
  * running) keeps the suites one at a time.
  */
-function suiteRun(name: SuiteName, provided: WorkerConfig, settings: RunSettings): Promise<SuiteRun> {
+function suiteRun(
+  name: SuiteName,
+  provided: WorkerConfig,
+  settings: RunSettings,
+  streamFor: (suite: SuiteName) => ExchangeStream | undefined,
+): Promise<SuiteRun> {
   const g = globalThis as { [RUNS]?: Map<SuiteName, Promise<SuiteRun>> };
   g[RUNS] ??= new Map();
   const runs = g[RUNS];
@@ -92,7 +96,14 @@ function suiteRun(name: SuiteName, provided: WorkerConfig, settings: RunSettings
       : [name];
   const lane = lanesOf(lanes);
   for (const s of together) {
-    const run = lane(() => runSuite(s, settings));
+    const run = lane(async () => {
+      const stream = streamFor(s);
+      try {
+        return await runSuite(s, stream ? { ...settings, exchangeSink: stream } : settings);
+      } finally {
+        await stream?.close();
+      }
+    });
     // Awaited by its own file later: a failure meanwhile is not an unhandled rejection.
     run.catch(() => {});
     runs.set(s, run);
@@ -115,13 +126,17 @@ export function defineConformanceSuite(name: SuiteName): void {
   };
   const def = suiteDefinition(name);
   let result: Omit<SuiteResult, 'ctx'> | undefined;
-  let exchanges: readonly Exchange[] = [];
 
   describe(def.title, () => {
-    beforeAll(async () => {
-      const { ctx, ...r } = await suiteRun(name, provided, settings);
+    // biome-ignore lint/correctness/noEmptyPattern: vitest parses the first argument as fixtures (it must be an object pattern); the suite is the second
+    beforeAll(async ({}, suite) => {
+      // A suite's exchanges travel as artifacts of a test of the file that started its run (the reporter only reads
+      // the suite name they carry): suites started beside this one stream through this file's test too.
+      const first = suite.tasks.find((t) => t.type === 'test');
+      const streamFor = (s: SuiteName): ExchangeStream | undefined =>
+        provided.recordExchanges && first ? ExchangeStream.toReporter(first, s) : undefined;
+      const { ctx: _ctx, ...r } = await suiteRun(name, provided, settings, streamFor);
       result = r;
-      if (provided.recordExchanges) exchanges = ctx.exchanges;
     }, suiteTimeoutMs(provided.limits.deadline));
 
     test(`${name}: cases executed for every operation`, ({ task }) => {
@@ -140,7 +155,6 @@ export function defineConformanceSuite(name: SuiteName): void {
         guard: r.guard,
       };
       task.meta.suite = meta;
-      if (provided.recordExchanges) task.meta.exchanges = exchanges.map(exchangeData);
       expect(r.aborted, r.aborted?.message).toBeNull();
       // A suite the run's limits stopped reports what it covered; the report says what the limit left out.
       if (r.stopped) return;
