@@ -32,7 +32,8 @@ import { parseFlags } from './args.js';
 import { connectionFacts } from './connection.js';
 import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../reference/launcher.js';
 import type { Output } from './output.js';
-import { estimateRequests, preflight } from './preflight.js';
+import { preflight } from './preflight.js';
+import { planBudget } from '../runner/budget.js';
 import { SuiteReporter } from './suite-reporter.js';
 import { toolVersion } from './version.js';
 
@@ -130,19 +131,15 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     const pre = await preflight(config, key, functional);
     notes.push(...pre.notes);
     const budget = requestBudget(config, key, pre.remaining, server !== null);
-    let runs = pre.runs;
-    if (budget.limit !== null) {
-      // Every functional suite should get its cases within the budget, rather than the first ones spending it all.
-      const room = budget.limit - PREFLIGHT_REQUESTS;
-      const need = estimateRequests(functional, runs);
-      if (need > room) {
-        const scaled = Math.max(1, Math.floor((runs * room) / need / 1.2));
-        notes.push(
-          `the request budget (${budget.limit}) covers about ${room} more requests: --runs scaled from ${runs} to ${scaled}`,
-        );
-        runs = scaled;
-      }
-    }
+    // Every case class of every functional suite first; the random phases share what the budget leaves.
+    const plan = planBudget(
+      functional,
+      pre.runs,
+      budget.limit === null ? null : budget.limit - PREFLIGHT_REQUESTS,
+      `the request budget (${budget.limit})`,
+    );
+    notes.push(...plan.notes);
+    const runs = plan.runs;
     for (const n of notes) out.progress(`note: ${n}`);
     out.progress(
       `limits: time budget ${Math.round(config.maxDurationMs / 1000)} s (--max-duration); ` +
@@ -164,9 +161,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
         deadline,
         maxRequests: budget.limit === null ? null : Math.max(0, budget.limit - PREFLIGHT_REQUESTS),
         maxCreates: config.maxCreates,
-        ...(budget.limit !== null && {
-          suiteEstimates: Object.fromEntries(functional.map((s) => [s, estimateRequests([s], runs)])),
-        }),
+        ...(budget.limit !== null && { suiteEstimates: plan.suiteEstimates }),
       },
       namePrefix: config.namePrefix,
       transport: config.transport,
@@ -271,6 +266,8 @@ function runLimits(
     if (o.meta.stopped)
       leftOut.push(`${o.meta.suite}: stopped after ${o.meta.exchanges} requests (${o.meta.stopped.message})`);
   for (const s of config.suites) if (!ran.has(s)) leftOut.push(`${s}: did not run`);
+  // Inside the suites that ran: random phases the budget cut short.
+  leftOut.push(...(last?.leftOut ?? []));
   return {
     maxDurationSeconds: Math.round(config.maxDurationMs / 1000),
     budget: { limit: budget.limit, source: budget.source, sent: (last?.sent ?? 0) + PREFLIGHT_REQUESTS, leftOut },

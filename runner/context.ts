@@ -98,9 +98,12 @@ export class RunContext {
     // Every request of the run passes the guard, including those a scenario sends through `client` directly: a
     // request that would break a limit is never sent.
     const send = this.client.send.bind(this.client);
-    this.client.send = (req) => {
+    this.client.send = async (req) => {
       this.guard.beforeSend(req);
-      return send(req);
+      const ex = await send(req);
+      // A TLS or proxy failure is the configuration's, never the target's: it stops the run before a check sees it.
+      this.guard.checkTransport(ex);
+      return ex;
     };
     this.client.onExchange((ex) => {
       this.exchanges.push(ex);
