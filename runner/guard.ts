@@ -156,7 +156,6 @@ export class RunGuard {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Whether nothing more may be sent here: the run, the suite or the current part of its exploration stopped. */
   /**
    * Tells TLS and proxy failures apart from the target's own (the run's target and transport decide): such a failure,
    * whenever it comes, stops the run (exit 3) with its cause and remedy, and is never judged as the target's.
@@ -179,6 +178,7 @@ export class RunGuard {
     return this.trendFinding;
   }
 
+  /** Whether nothing more may be sent here: the run, the suite or the current part of its exploration stopped. */
   get stopped(): boolean {
     return this.stop !== null || (this.suite?.stop ?? null) !== null || (this.currentPart?.stopped ?? false);
   }

@@ -13,6 +13,7 @@ import * as req from '../requests.js';
 import { endOfPart } from '../property.js';
 
 export async function authScenario(ctx: RunContext): Promise<void> {
+  ctx.guard.phase('coverage: every auth variant on every operation');
   const [pet] = fc.sample(ctx.newPets(), { seed: ctx.seed + 3, numRuns: 1 });
   const body = newPetBody(pet!);
   const made = await ctx.send(req.createPet(ctx.auth(), body));
@@ -32,7 +33,6 @@ export async function authScenario(ctx: RunContext): Promise<void> {
       }
     }
   };
-  ctx.guard.phase('coverage: every auth variant on every operation');
   await matrix();
   ctx.guard.phase(null);
   await ctx.guard.part('repeated auth matrix', 1, async () => {
