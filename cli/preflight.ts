@@ -6,20 +6,9 @@ import type { Config, PlanKey } from '../config/config.js';
 import { HarnessError } from '../config/errors.js';
 import { HttpClient, UNREACHABLE_CODES } from '../http/client.js';
 import { rateLimitNumber } from '../http/rate-limit-headers.js';
+import { estimateRequests } from '../runner/budget.js';
 import { listPets } from '../runner/requests.js';
 import { reachError } from './reach.js';
-
-/** Rough requests per suite for a given --runs, from what each scenario sends per case. */
-export function estimateRequests(suites: readonly string[], runs: number): number {
-  const per: Record<string, (r: number) => number> = {
-    auth: (r) => 3 + 36 * Math.max(1, Math.min(5, Math.ceil(r / 25))),
-    listPets: (r) => 27 * 1 + r + Math.max(10, Math.ceil(r / 4)),
-    createPet: (r) => r + 12 + r * 2 + 15 + 11,
-    getPet: (r) => 8 + Math.max(10, Math.ceil(r / 3)) * 2 + Math.max(10, Math.ceil(r / 4)),
-    stateful: (r) => Math.max(5, Math.ceil(r / 8)) * 12,
-  };
-  return suites.reduce((n, s) => n + (per[s]?.(runs) ?? 0), 0);
-}
 
 export interface PreflightResult {
   readonly remaining: number | null;

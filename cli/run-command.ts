@@ -38,7 +38,8 @@ import { parseFlags } from './args.js';
 import { connectionFacts } from './connection.js';
 import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../reference/launcher.js';
 import type { Output } from './output.js';
-import { estimateRequests, preflight } from './preflight.js';
+import { preflight } from './preflight.js';
+import { estimateRequests, planBudget } from '../runner/budget.js';
 import { SuiteReporter } from './suite-reporter.js';
 import { toolVersion } from './version.js';
 
@@ -141,19 +142,15 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     const pre = await preflight(config, key, functional);
     notes.push(...pre.notes);
     const budget = requestBudget(config, key, pre.remaining, server !== null);
-    let runs = pre.runs;
-    if (budget.limit !== null) {
-      // Every functional suite should get its cases within the budget, rather than the first ones spending it all.
-      const room = budget.limit - PREFLIGHT_REQUESTS;
-      const need = estimateRequests(functional, runs);
-      if (need > room) {
-        const scaled = Math.max(1, Math.floor((runs * room) / need / 1.2));
-        notes.push(
-          `the request budget (${budget.limit}) covers about ${room} more requests: --runs scaled from ${runs} to ${scaled}`,
-        );
-        runs = scaled;
-      }
-    }
+    // Every case class of every functional suite first; the random phases share what the budget leaves.
+    const plan = planBudget(
+      functional,
+      pre.runs,
+      budget.limit === null ? null : budget.limit - PREFLIGHT_REQUESTS,
+      `the request budget (${budget.limit})`,
+    );
+    notes.push(...plan.notes);
+    const runs = plan.runs;
     for (const n of notes) out.progress(`note: ${n}`);
     out.progress(
       `limits: time budget ${Math.round(config.maxDurationMs / 1000)} s (--max-duration); ` +
@@ -181,7 +178,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
         // and suites with shares run one at a time (the guard counts a share while its suite runs).
         ...(budget.limit !== null &&
           estimateRequests(functional, runs) * BUDGET_SLACK > budget.limit - PREFLIGHT_REQUESTS && {
-            suiteEstimates: Object.fromEntries(functional.map((s) => [s, estimateRequests([s], runs)])),
+            suiteEstimates: plan.suiteEstimates,
           }),
       },
       namePrefix: config.namePrefix,
@@ -309,6 +306,8 @@ function runLimits(
     if (o.meta.stopped)
       leftOut.push(`${o.meta.suite}: stopped after ${o.meta.exchanges} requests (${o.meta.stopped.message})`);
   for (const s of config.suites) if (!ran.has(s)) leftOut.push(`${s}: did not run`);
+  // Inside the suites that ran: random phases the budget cut short.
+  leftOut.push(...(last?.leftOut ?? []));
   return {
     maxDurationSeconds: Math.round(config.maxDurationMs / 1000),
     budget: { limit: budget.limit, source: budget.source, sent: (last?.sent ?? 0) + PREFLIGHT_REQUESTS, leftOut },
