@@ -7,7 +7,14 @@ import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { type Config, type Flags, functionalKey, loadConfig, type PlanKey } from '../config/config.js';
+import {
+  type Config,
+  defaultConcurrency,
+  type Flags,
+  functionalKey,
+  loadConfig,
+  type PlanKey,
+} from '../config/config.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
 import { allowedOnTarget } from '../config/production.js';
 import { ApiKey, registerSecret, scrub } from '../http/redact.js';
@@ -58,10 +65,13 @@ export const runOptions = {
   budget: { type: 'string' },
   'max-creates': { type: 'string' },
   'name-prefix': { type: 'string' },
+  concurrency: { type: 'string' },
 } as const;
 
 /** Requests the CLI itself sends before the suites (the preflight's GET /pets): they count against the budget. */
 const PREFLIGHT_REQUESTS = 1;
+/** A budget that covers this many times the functional suites' estimate cannot be spent by the first of them. */
+const BUDGET_SLACK = 2;
 
 export async function runCommand(argv: string[], out: Output): Promise<number> {
   const { values } = parseFlags(argv, runOptions);
@@ -85,6 +95,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     budget: values.budget,
     maxCreates: values['max-creates'],
     namePrefix: values['name-prefix'],
+    concurrency: values.concurrency,
   };
   let config = loadConfig(flags);
   checkBaselineFlags(config);
@@ -151,6 +162,8 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
           : `request budget ${budget.limit} (${budget.source === 'flag' ? '--budget' : "a quarter of the key's daily quota"})`) +
         (config.maxCreates === null ? '' : `; at most ${config.maxCreates} pets created (--max-creates)`),
     );
+    // Suites side by side share one pacer (it counts requests in flight), so no count of lanes can outrun a window.
+    const concurrency = config.concurrency ?? defaultConcurrency(key.limits, pre.limit);
     const worker = toWorkerConfig({
       target: config.target!,
       keys: config.keys,
@@ -164,16 +177,23 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
         deadline,
         maxRequests: budget.limit === null ? null : Math.max(0, budget.limit - PREFLIGHT_REQUESTS),
         maxCreates: config.maxCreates,
-        ...(budget.limit !== null && {
-          suiteEstimates: Object.fromEntries(functional.map((s) => [s, estimateRequests([s], runs)])),
-        }),
+        // Shares keep the first suites from spending what the later ones need: only a budget that is tight needs them,
+        // and suites with shares run one at a time (the guard counts a share while its suite runs).
+        ...(budget.limit !== null &&
+          estimateRequests(functional, runs) * BUDGET_SLACK > budget.limit - PREFLIGHT_REQUESTS && {
+            suiteEstimates: Object.fromEntries(functional.map((s) => [s, estimateRequests([s], runs)])),
+          }),
       },
       namePrefix: config.namePrefix,
       transport: config.transport,
+      suites: config.suites,
+      concurrency,
     });
     const connection = connectionFacts(config);
     for (const line of connection.lines) out.progress(line);
-    out.progress(`running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${runs})`);
+    out.progress(
+      `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${runs}, concurrency ${concurrency}${config.concurrency === null ? ` from the ${key.plan} key's limits` : ''})`,
+    );
     if (config.harFile) {
       mkdirSync(dirname(resolve(config.harFile)), { recursive: true });
       har = new HarWriter(config.harFile, toolVersion());
@@ -248,6 +268,18 @@ export function requestBudget(config: Config, key: PlanKey, remaining: number | 
   return { limit: Math.max(PREFLIGHT_REQUESTS + 1, Math.floor(dayLeft / 4)), source: 'quota' };
 }
 
+/** Ids ascending: integers by value (the target's ids may pass 2^53), anything else after them as text. */
+function inIdOrder(ids: readonly string[]): string[] {
+  const value = (id: string) => (/^-?\d{1,400}$/.test(id) ? BigInt(id) : null);
+  return [...ids].sort((a, b) => {
+    const x = value(a);
+    const y = value(b);
+    if (x !== null && y !== null) return x < y ? -1 : x > y ? 1 : 0;
+    if (x !== null || y !== null) return x !== null ? -1 : 1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  });
+}
+
 function runLimits(
   config: Config,
   budget: Budget,
@@ -281,7 +313,8 @@ function runLimits(
     maxDurationSeconds: Math.round(config.maxDurationMs / 1000),
     budget: { limit: budget.limit, source: budget.source, sent: (last?.sent ?? 0) + PREFLIGHT_REQUESTS, leftOut },
     maxCreates: config.maxCreates,
-    created: { count: last?.createdIds.length ?? 0, ids: last?.createdIds ?? [] },
+    // In id order, not arrival order: suites side by side (--concurrency) interleave their creations.
+    created: { count: last?.createdIds.length ?? 0, ids: inIdOrder(last?.createdIds ?? []) },
     keys: keys.sort((a, b) => a.plan.localeCompare(b.plan)),
     stop: last?.stop ?? null,
   };

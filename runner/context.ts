@@ -43,6 +43,8 @@ export interface RunSettings {
   readonly guard?: RunGuard;
   /** Marks the names of the pets the run creates, wherever the case allows (--name-prefix); none by default. */
   readonly namePrefix?: string;
+  /** The rate-limit pacing shared by every suite of the run (suites side by side spend the same keys); own by default. */
+  readonly pacer?: Pacer;
 }
 
 /** Receives a run's exchanges as they are recorded, so that no part of the harness holds them all. */
@@ -103,7 +105,8 @@ export class RunContext {
       ...(maxBodyBytes !== undefined && { maxBodyBytes }),
       ...(settings.transport !== undefined && { transport: settings.transport }),
     });
-    this.pacer = new Pacer(settings.onWait ? { onWait: settings.onWait } : {});
+    // Suites side by side share the run's pacer (settings.pacer); alone, a context paces itself.
+    this.pacer = settings.pacer ?? new Pacer(settings.onWait ? { onWait: settings.onWait } : {});
     // Every request of the run passes the guard, including those a scenario sends through `client` directly: a
     // request that would break a limit is never sent.
     const send = this.client.send.bind(this.client);
@@ -222,8 +225,15 @@ export class RunContext {
     const paced = keyed && options.pace !== false;
     const resend = keyed && options.resendOn429 !== false;
     for (;;) {
-      if (paced) await this.pacer.before(label);
-      const ex = await this.client.send(req);
+      let ex: Exchange;
+      if (paced) {
+        await this.pacer.before(label);
+        try {
+          ex = await this.client.send(req);
+        } finally {
+          this.pacer.settle(label);
+        }
+      } else ex = await this.client.send(req);
       this.check(ex);
       this.noteStall(ex);
       if (!resend) return ex;
