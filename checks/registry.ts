@@ -46,7 +46,12 @@ export function responseChecksById(ids: readonly string[]): readonly Check<Respo
 
 /** Runs every response check on one exchange. */
 export function applyResponseChecks(ev: ResponseEvidence): Finding[] {
-  return responseChecks.flatMap((c) => c.run(ev));
+  const out: Finding[] = [];
+  for (const c of responseChecks) {
+    const found = c.run(ev);
+    if (found.length > 0) out.push(...found);
+  }
+  return out;
 }
 
 /** A finding's signature: what tells distinct defects apart (check, operation and, for most checks, case class). */

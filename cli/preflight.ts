@@ -12,6 +12,8 @@ import { reachError } from './reach.js';
 
 export interface PreflightResult {
   readonly remaining: number | null;
+  /** X-RateLimit-Limit of the first answer (the limit in force), for the default concurrency. */
+  readonly limit: number | null;
   readonly runs: number;
   readonly notes: string[];
 }
@@ -71,7 +73,7 @@ export async function preflight(
         runs = scaled;
       }
     }
-    return { remaining, runs, notes };
+    return { remaining, limit: rateLimitNumber(ex, 'limit'), runs, notes };
   } finally {
     await client.close();
   }

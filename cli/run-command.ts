@@ -7,14 +7,21 @@ import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
-import { type Config, type Flags, functionalKey, loadConfig, type PlanKey } from '../config/config.js';
+import {
+  type Config,
+  defaultConcurrency,
+  type Flags,
+  functionalKey,
+  loadConfig,
+  type PlanKey,
+} from '../config/config.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
 import { allowedOnTarget } from '../config/production.js';
 import { ApiKey, registerSecret, scrub } from '../http/redact.js';
 import { NO_PROXY_SETTINGS } from '../http/transport.js';
 import { buildConformanceReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
 import { renderMarkdown, renderTerminalSummary } from '../reports/conformance-text.js';
-import { writeHar } from '../reports/har.js';
+import { HarWriter } from '../reports/har.js';
 import { renderJunit } from '../reports/junit.js';
 import { writeReplays } from '../reports/replay-file.js';
 import { applyBaseline, readBaseline } from '../reports/baseline.js';
@@ -26,14 +33,13 @@ import {
 } from '../reports/run-limits.js';
 import { blocksRun, type StopCode } from '../runner/guard.js';
 import { guardSecrets } from '../reports/secret-gate.js';
-import type { ExchangeData } from '../suites/meta.js';
 import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
 import { parseFlags } from './args.js';
 import { connectionFacts } from './connection.js';
 import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../reference/launcher.js';
 import type { Output } from './output.js';
 import { preflight } from './preflight.js';
-import { planBudget } from '../runner/budget.js';
+import { estimateRequests, planBudget } from '../runner/budget.js';
 import { SuiteReporter } from './suite-reporter.js';
 import { toolVersion } from './version.js';
 
@@ -60,10 +66,13 @@ export const runOptions = {
   budget: { type: 'string' },
   'max-creates': { type: 'string' },
   'name-prefix': { type: 'string' },
+  concurrency: { type: 'string' },
 } as const;
 
 /** Requests the CLI itself sends before the suites (the preflight's GET /pets): they count against the budget. */
 const PREFLIGHT_REQUESTS = 1;
+/** A budget that covers this many times the functional suites' estimate cannot be spent by the first of them. */
+const BUDGET_SLACK = 2;
 
 export async function runCommand(argv: string[], out: Output): Promise<number> {
   const { values } = parseFlags(argv, runOptions);
@@ -87,6 +96,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     budget: values.budget,
     maxCreates: values['max-creates'],
     namePrefix: values['name-prefix'],
+    concurrency: values.concurrency,
   };
   let config = loadConfig(flags);
   checkBaselineFlags(config);
@@ -94,6 +104,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   const t0 = performance.now();
   const deadline = startedAt.getTime() + config.maxDurationMs;
   let server: EmbeddedServer | null = null;
+  let har: HarWriter | null = null;
   try {
     if (config.target === null) {
       server = await startEmbedded({
@@ -148,6 +159,8 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
           : `request budget ${budget.limit} (${budget.source === 'flag' ? '--budget' : "a quarter of the key's daily quota"})`) +
         (config.maxCreates === null ? '' : `; at most ${config.maxCreates} pets created (--max-creates)`),
     );
+    // Suites side by side share one pacer (it counts requests in flight), so no count of lanes can outrun a window.
+    const concurrency = config.concurrency ?? defaultConcurrency(key.limits, pre.limit);
     const worker = toWorkerConfig({
       target: config.target!,
       keys: config.keys,
@@ -161,15 +174,29 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
         deadline,
         maxRequests: budget.limit === null ? null : Math.max(0, budget.limit - PREFLIGHT_REQUESTS),
         maxCreates: config.maxCreates,
-        ...(budget.limit !== null && { suiteEstimates: plan.suiteEstimates }),
+        // Shares keep the first suites from spending what the later ones need (every suite's coverage phase is
+        // reserved first, runner/budget.ts): only a budget that is tight needs them, and suites with shares run one at
+        // a time (the guard counts a share while its suite runs).
+        ...(budget.limit !== null &&
+          estimateRequests(functional, runs) * BUDGET_SLACK > budget.limit - PREFLIGHT_REQUESTS && {
+            suiteEstimates: plan.suiteEstimates,
+          }),
       },
       namePrefix: config.namePrefix,
       transport: config.transport,
+      suites: config.suites,
+      concurrency,
     });
     const connection = connectionFacts(config);
     for (const line of connection.lines) out.progress(line);
-    out.progress(`running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${runs})`);
-    const { outcomes, errors, exchanges } = await runSuites(config, worker);
+    out.progress(
+      `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${runs}, concurrency ${concurrency}${config.concurrency === null ? ` from the ${key.plan} key's limits` : ''})`,
+    );
+    if (config.harFile) {
+      mkdirSync(dirname(resolve(config.harFile)), { recursive: true });
+      har = new HarWriter(config.harFile, toolVersion());
+    }
+    const { outcomes, errors } = await runSuites(config, worker, har);
     const limits = runLimits(config, budget, outcomes, key.plan);
     const built = buildConformanceReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
@@ -188,9 +215,11 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     // A deadline reached or a target slowing down blocks the run (exit 3): what ran is reported, not judged complete.
     const blocked = limits.stop !== null && blocksRun(limits.stop.code as StopCode);
     const report: RunReport = { ...withBaseline, ...(blocked ? { verdict: 'blocked' as const } : {}), run: limits };
-    writeOutputs(report, config, exchanges, out);
+    writeOutputs(report, config, har, out);
     return exitCodeFor(report);
   } finally {
+    // Closed by writeOutputs when the run got that far; otherwise no partial HAR is left behind.
+    har?.abort();
     await server?.close();
   }
 }
@@ -237,6 +266,18 @@ export function requestBudget(config: Config, key: PlanKey, remaining: number | 
   return { limit: Math.max(PREFLIGHT_REQUESTS + 1, Math.floor(dayLeft / 4)), source: 'quota' };
 }
 
+/** Ids ascending: integers by value (the target's ids may pass 2^53), anything else after them as text. */
+function inIdOrder(ids: readonly string[]): string[] {
+  const value = (id: string) => (/^-?\d{1,400}$/.test(id) ? BigInt(id) : null);
+  return [...ids].sort((a, b) => {
+    const x = value(a);
+    const y = value(b);
+    if (x !== null && y !== null) return x < y ? -1 : x > y ? 1 : 0;
+    if (x !== null || y !== null) return x !== null ? -1 : 1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  });
+}
+
 function runLimits(
   config: Config,
   budget: Budget,
@@ -272,13 +313,14 @@ function runLimits(
     maxDurationSeconds: Math.round(config.maxDurationMs / 1000),
     budget: { limit: budget.limit, source: budget.source, sent: (last?.sent ?? 0) + PREFLIGHT_REQUESTS, leftOut },
     maxCreates: config.maxCreates,
-    created: { count: last?.createdIds.length ?? 0, ids: last?.createdIds ?? [] },
+    // In id order, not arrival order: suites side by side (--concurrency) interleave their creations.
+    created: { count: last?.createdIds.length ?? 0, ids: inIdOrder(last?.createdIds ?? []) },
     keys: keys.sort((a, b) => a.plan.localeCompare(b.plan)),
     stop: last?.stop ?? null,
   };
 }
 
-function writeOutputs(report: RunReport, config: Config, exchanges: readonly ExchangeData[], out: Output): void {
+function writeOutputs(report: RunReport, config: Config, har: HarWriter | null, out: Output): void {
   // The last gate: nothing leaves the process with a key in it.
   const summary = guardSecrets(renderTerminalSummary(report) + renderRunLimits(report.run), 'terminal summary');
   out.result(summary);
@@ -295,10 +337,9 @@ function writeOutputs(report: RunReport, config: Config, exchanges: readonly Exc
     mkdirSync(dirname(resolve(path)), { recursive: true });
     writeFileSync(path, guardSecrets(text, path));
   }
-  if (config.harFile) {
-    mkdirSync(dirname(resolve(config.harFile)), { recursive: true });
-    const n = writeHar(config.harFile, exchanges, report.tool.version, runLimitsLine(report.run));
-    out.progress(`HAR: ${n} exchanges in ${config.harFile}`);
+  if (har) {
+    const n = har.close(runLimitsLine(report.run));
+    out.progress(`HAR: ${n} exchanges in ${har.path}`);
   }
   const violations = report.findings.filter((f) => f.level !== 'observation');
   if (config.replayDir && violations.length) {
@@ -310,14 +351,13 @@ function writeOutputs(report: RunReport, config: Config, exchanges: readonly Exc
 interface Collected {
   readonly outcomes: SuiteOutcome[];
   readonly errors: string[];
-  readonly exchanges: ExchangeData[];
 }
 
 /** Runs the suite files through vitest's node API: configuration goes in by `provide`, results come back by reporter. */
-async function runSuites(config: Config, worker: WorkerConfig): Promise<Collected> {
+async function runSuites(config: Config, worker: WorkerConfig, har: HarWriter | null): Promise<Collected> {
   const { startVitest } = await import('vitest/node');
   const files = config.suites.map((s) => `suites/${s}.suite.ts`);
-  const collector = new SuiteReporter(root);
+  const collector = new SuiteReporter(root, har);
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
   const exitCode = process.exitCode;
   const vitest = await startVitest(
@@ -336,9 +376,9 @@ async function runSuites(config: Config, worker: WorkerConfig): Promise<Collecte
   );
   // vitest sets the process's exit code from the tests' results; the verdict is ours to give.
   process.exitCode = exitCode;
-  if (!vitest) return { outcomes: [], errors: ['vitest could not start'], exchanges: [] };
+  if (!vitest) return { outcomes: [], errors: ['vitest could not start'] };
   await vitest.close();
   const errors = [...collector.errors];
   if (!collector.finished) errors.push('vitest did not finish the run');
-  return { outcomes: collector.outcomes, errors, exchanges: collector.exchanges };
+  return { outcomes: collector.outcomes, errors };
 }

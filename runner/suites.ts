@@ -124,7 +124,7 @@ export async function runSuite(name: SuiteName, settings: RunSettings): Promise<
     findings: trendBefore === null && ctx.guard.trend ? [...ctx.log.all(), ctx.guard.trend] : ctx.log.all(),
     stats: Object.fromEntries(ctx.log.stats),
     occurrences: Object.fromEntries(ctx.log.occurrences),
-    exchanges: ctx.exchanges.length,
+    exchanges: ctx.exchangeCount,
     rateLimits: ctx.rateLimitResults,
     durationMs: performance.now() - t0,
     aborted,

@@ -69,7 +69,8 @@ describe('a TLS or proxy failure in the middle of a run', () => {
         userEnv(keys, { HTTP_PROXY: proxy.url }),
       );
       const report = expectBlocked(r, json, 'PSC_PROXY', 1);
-      expect(proxy.tunnels).toHaveLength(2);
+      // Connections already on their way when it stopped listening may still have got through.
+      expect(proxy.tunnels.length).toBeGreaterThanOrEqual(2);
       expect(report.run.stop?.message).toMatch(/could not be reached \(ECONNREFUSED.*fix HTTP_PROXY/);
     } finally {
       await proxy.close();
