@@ -12,9 +12,9 @@ import { runSuite } from '../runner/suites.js';
 import { keyEnv, roomiestKey, type SuiteName } from '../config/config.js';
 import type { ConformanceReport } from '../reports/conformance-report.js';
 import { benchLoad } from '../load/bench.js';
+import { benchBudget } from './budget.js';
 import { benchRatio } from './ratio.js';
 import { benchMemory } from './memory.js';
-import { benchBudget } from './budget.js';
 
 const FUNCTIONAL = 'auth,listPets,createPet,getPet,stateful';
 /** BENCH_ONLY=default,ratio,faults,rate-limit,budget,free,load,memory runs only those sections (all by default). */

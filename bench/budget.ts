@@ -72,7 +72,7 @@ export async function pool<T, R>(items: readonly T[], width: number, fn: (item: 
 }
 
 /** The section's figures: per budget, the share caught, the wall time of the whole pass and the most requests. */
-export async function benchBudget(budgets: readonly (number | null)[], width = 6): Promise<Record<string, unknown>> {
+export async function benchBudget(budgets: readonly (number | null)[], width = 8): Promise<Record<string, unknown>> {
   const functional = faults.filter((f) => (FUNCTIONAL_SUITES as readonly string[]).includes(f.suite));
   const results: Record<string, unknown> = {};
   for (const budget of budgets) {

@@ -174,8 +174,9 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
         deadline,
         maxRequests: budget.limit === null ? null : Math.max(0, budget.limit - PREFLIGHT_REQUESTS),
         maxCreates: config.maxCreates,
-        // Shares keep the first suites from spending what the later ones need: only a budget that is tight needs them,
-        // and suites with shares run one at a time (the guard counts a share while its suite runs).
+        // Shares keep the first suites from spending what the later ones need (every suite's coverage phase is
+        // reserved first, runner/budget.ts): only a budget that is tight needs them, and suites with shares run one at
+        // a time (the guard counts a share while its suite runs).
         ...(budget.limit !== null &&
           estimateRequests(functional, runs) * BUDGET_SLACK > budget.limit - PREFLIGHT_REQUESTS && {
             suiteEstimates: plan.suiteEstimates,

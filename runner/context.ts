@@ -111,13 +111,12 @@ export class RunContext {
     // request that would break a limit is never sent.
     const send = this.client.send.bind(this.client);
     const sink = settings.exchangeSink;
-    const guarded = (req: Parameters<typeof send>[0]) => {
+    const guarded = async (req: OutgoingRequest) => {
       this.guard.beforeSend(req);
+      const ex = await send(req);
       // A TLS or proxy failure is the configuration's, never the target's: it stops the run before a check sees it.
-      return send(req).then((ex) => {
-        this.guard.checkTransport(ex);
-        return ex;
-      });
+      this.guard.checkTransport(ex);
+      return ex;
     };
     this.client.send = (req) => {
       const backlog = sink?.backlog?.();

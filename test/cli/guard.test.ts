@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { OutgoingRequest } from '../../http/client.js';
 import type { Exchange } from '../../http/exchange.js';
 import { isRunStopped, LatencyTrend, RunGuard, TREND_WINDOW } from '../../runner/guard.js';
+import { planBudget, suiteEstimate } from '../../runner/budget.js';
 
 const req = (operation: OutgoingRequest['operation'] = 'listPets'): OutgoingRequest => ({
   operation,
@@ -181,5 +182,30 @@ describe('LatencyTrend', () => {
     expect(feed((i) => (i >= 100 && i < 130 ? 2_000 : 5), 500)).toBeNull();
     // Noisy but flat.
     expect(feed((i) => 5 + ((i * 7919) % 40), 500)).toBeNull();
+  });
+});
+
+describe('planBudget', () => {
+  const FUNCTIONAL = ['auth', 'listPets', 'createPet', 'getPet', 'stateful'];
+  const coverage = FUNCTIONAL.reduce((n, s) => n + suiteEstimate(s, 100)!.coverage, 0);
+
+  it('with no budget, changes nothing', () => {
+    const plan = planBudget(FUNCTIONAL, 100, null);
+    expect(plan.runs).toBe(100);
+    expect(plan.notes).toEqual([]);
+  });
+
+  it('reserves every case class first and scales --runs so the random phases fit what is left', () => {
+    const room = coverage + 500;
+    const plan = planBudget(FUNCTIONAL, 100, room);
+    expect(plan.runs).toBeLessThan(100);
+    const explore = FUNCTIONAL.reduce((n, s) => n + plan.suiteEstimates[s]!.explore, 0);
+    expect(coverage + explore).toBeLessThanOrEqual(room);
+    expect(plan.notes.join('\n')).toMatch(new RegExp(`every case class first \\(${coverage} requests\\)`));
+  });
+
+  it('says so when the budget cannot even cover every case class', () => {
+    const plan = planBudget(FUNCTIONAL, 100, coverage - 1);
+    expect(plan.notes.join('\n')).toMatch(/less than the coverage phases need .*the report names them/);
   });
 });
