@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // The command the tests spawn (bin/ → dist/) is never older than the sources.
+    globalSetup: ['./test/support/fresh-build.ts'],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: 'forks',

@@ -14,6 +14,7 @@ import { runSuite } from '../runner/suites.js';
 import { keyEnv, roomiestKey, type SuiteName } from '../config/config.js';
 import type { ConformanceReport } from '../reports/conformance-report.js';
 import { benchLoad } from '../load/bench.js';
+import { benchStartup } from './startup.js';
 
 const FUNCTIONAL = 'auth,listPets,createPet,getPet,stateful';
 /** BENCH_ONLY=default,ratio,faults,rate-limit,budget,free,load runs only those sections (all by default). */
@@ -36,6 +37,9 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 function report(path: string): ConformanceReport {
   return JSON.parse(readFileSync(path, 'utf8')) as ConformanceReport;
 }
+
+// 0. Start-up (issue 12; BENCH_ONLY=startup): spawn → first request, and a one-suite run's wall time (bench/startup.ts).
+if (wanted('startup')) results['start-up (medians, seconds)'] = await benchStartup(dir);
 
 // 1. The default run against the embedded target, functional suites (the 2,000-in-5-s goal) and everything.
 for (const [name, suites] of !wanted('default')

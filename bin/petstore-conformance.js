@@ -1,7 +1,12 @@
 #!/usr/bin/env node
-// The petstore-conformance command. TypeScript sources run through tsx's loader (no build step).
-import { register } from 'tsx/esm/api';
-
-register();
-const { main } = await import('../cli/main.ts');
+// The petstore-conformance command: runs the build in dist/ (npm ci builds it through `prepare`; npm run build again
+// after changing a source), so Node loads plain JavaScript and no TypeScript loader delays the start.
+let main;
+try {
+  ({ main } = await import('../dist/cli/main.js'));
+} catch (e) {
+  if (e?.code !== 'ERR_MODULE_NOT_FOUND' || !String(e.message).includes('dist')) throw e;
+  process.stderr.write('petstore-conformance: the build is missing (dist/): run `npm run build` (npm ci does it)\n');
+  process.exit(2);
+}
 process.exitCode = await main(process.argv.slice(2));

@@ -7,25 +7,14 @@ import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import type { Vitest } from 'vitest/node';
 import { type Config, type Flags, functionalKey, loadConfig, type PlanKey } from '../config/config.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
 import { allowedOnTarget } from '../config/production.js';
 import { ApiKey, registerSecret, scrub } from '../http/redact.js';
 import { NO_PROXY_SETTINGS } from '../http/transport.js';
-import { buildConformanceReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
-import { renderMarkdown, renderTerminalSummary } from '../reports/conformance-text.js';
-import { writeHar } from '../reports/har.js';
-import { renderJunit } from '../reports/junit.js';
-import { writeReplays } from '../reports/replay-file.js';
-import { applyBaseline, readBaseline } from '../reports/baseline.js';
-import {
-  type RunLimitsReport,
-  renderRunLimits,
-  renderRunLimitsMarkdown,
-  runLimitsLine,
-} from '../reports/run-limits.js';
-import { blocksRun, type StopCode } from '../runner/guard.js';
-import { guardSecrets } from '../reports/secret-gate.js';
+import type { ConformanceReport, SuiteOutcome } from '../reports/conformance-report.js';
+import type { RunLimitsReport } from '../reports/run-limits.js';
 import type { ExchangeData } from '../suites/meta.js';
 import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
 import { parseFlags } from './args.js';
@@ -38,6 +27,9 @@ import { toolVersion } from './version.js';
 
 const FUNCTIONAL = ['auth', 'listPets', 'createPet', 'getPet', 'stateful'];
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** Built (dist/), the suite files are JavaScript beside this module; run from the sources (tests), TypeScript. */
+const compiled = import.meta.url.endsWith('.js');
+const suiteFile = (suite: string): string => `suites/${suite}.suite.${compiled ? 'js' : 'ts'}`;
 
 export const runOptions = {
   target: { type: 'string' },
@@ -88,11 +80,23 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     namePrefix: values['name-prefix'],
   };
   let config = loadConfig(flags);
-  checkBaselineFlags(config);
+  await checkBaselineFlags(config);
   const startedAt = new Date();
   const t0 = performance.now();
   const deadline = startedAt.getTime() + config.maxDurationMs;
   let server: EmbeddedServer | null = null;
+  // Start-up (issue 12): vitest starts while the embedded server starts and the preflight asks the target; neither
+  // waits for the other. The suites' settings reach vitest later, by `provide`, before any suite file runs.
+  // The report writers (ajv's report schema, the check registry) load once the first suite file is collected: the
+  // main thread is then idle while the worker runs the suites, where earlier they would delay vitest's start.
+  let reporting: Promise<Reporting> | null = null;
+  const startReporting = (): Promise<Reporting> => {
+    reporting ??= loadReporting();
+    reporting.catch(() => {});
+    return reporting;
+  };
+  const suites = prepareSuites(() => void startReporting());
+  suites.catch(() => {});
   try {
     if (config.target === null) {
       server = await startEmbedded({
@@ -174,9 +178,10 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     const connection = connectionFacts(config);
     for (const line of connection.lines) out.progress(line);
     out.progress(`running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${runs})`);
-    const { outcomes, errors, exchanges } = await runSuites(config, worker);
+    const { outcomes, errors, exchanges } = await (await suites).run(config.suites.map(suiteFile), worker);
+    const r = await startReporting();
     const limits = runLimits(config, budget, outcomes, key.plan);
-    const built = buildConformanceReport({
+    const built = r.buildConformanceReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
       target: { url: config.target!, embedded: server !== null },
       seed: config.seed,
@@ -189,24 +194,62 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       notes,
       connection: connection.facts,
     });
-    const withBaseline = config.baseline ? applyBaseline(built, config.baseline, config.updateBaseline) : built;
+    const withBaseline = config.baseline ? r.applyBaseline(built, config.baseline, config.updateBaseline) : built;
     // A deadline reached or a target slowing down blocks the run (exit 3): what ran is reported, not judged complete.
-    const blocked = limits.stop !== null && blocksRun(limits.stop.code as StopCode);
+    const blocked = limits.stop !== null && r.blocksRun(limits.stop.code as StopCode);
     const report: RunReport = { ...withBaseline, ...(blocked ? { verdict: 'blocked' as const } : {}), run: limits };
-    writeOutputs(report, config, exchanges, out);
+    writeOutputs(report, config, exchanges, out, r);
     return exitCodeFor(report);
   } finally {
-    await server?.close();
+    await Promise.all([
+      server?.close(),
+      suites.then(
+        (s) => s.close(),
+        () => {},
+      ),
+    ]);
   }
 }
 
+/** What only building and writing the reports needs (ajv's report schema, the check registry, the writers). */
+async function loadReporting() {
+  const [report, text, har, junit, replay, baseline, runLimits, guard, gate] = await Promise.all([
+    import('../reports/conformance-report.js'),
+    import('../reports/conformance-text.js'),
+    import('../reports/har.js'),
+    import('../reports/junit.js'),
+    import('../reports/replay-file.js'),
+    import('../reports/baseline.js'),
+    import('../reports/run-limits.js'),
+    import('../runner/guard.js'),
+    import('../reports/secret-gate.js'),
+  ]);
+  return {
+    buildConformanceReport: report.buildConformanceReport,
+    renderMarkdown: text.renderMarkdown,
+    renderTerminalSummary: text.renderTerminalSummary,
+    writeHar: har.writeHar,
+    renderJunit: junit.renderJunit,
+    writeReplays: replay.writeReplays,
+    applyBaseline: baseline.applyBaseline,
+    renderRunLimits: runLimits.renderRunLimits,
+    renderRunLimitsMarkdown: runLimits.renderRunLimitsMarkdown,
+    runLimitsLine: runLimits.runLimitsLine,
+    blocksRun: guard.blocksRun,
+    guardSecrets: gate.guardSecrets,
+  };
+}
+type Reporting = Awaited<ReturnType<typeof loadReporting>>;
+type StopCode = Parameters<Reporting['blocksRun']>[0];
+
 /** A baseline to compare with must be readable before the run spends its requests. */
-function checkBaselineFlags(config: Config): void {
+async function checkBaselineFlags(config: Config): Promise<void> {
   if (config.updateBaseline && !config.baseline)
     throw new HarnessError('PSC_USAGE', '--update-baseline needs --baseline FILE (the file to write)');
   if (!config.baseline || config.updateBaseline) return;
   if (!existsSync(config.baseline))
     throw new HarnessError('PSC_USAGE', `baseline ${config.baseline} does not exist (write it with --update-baseline)`);
+  const { readBaseline } = await import('../reports/baseline.js');
   try {
     readBaseline(config.baseline);
   } catch (e) {
@@ -281,7 +324,15 @@ function runLimits(
   };
 }
 
-function writeOutputs(report: RunReport, config: Config, exchanges: readonly ExchangeData[], out: Output): void {
+function writeOutputs(
+  report: RunReport,
+  config: Config,
+  exchanges: readonly ExchangeData[],
+  out: Output,
+  r: Reporting,
+): void {
+  const { guardSecrets, renderJunit, renderMarkdown, renderRunLimits, renderRunLimitsMarkdown, renderTerminalSummary } =
+    r;
   // The last gate: nothing leaves the process with a key in it.
   const summary = guardSecrets(renderTerminalSummary(report) + renderRunLimits(report.run), 'terminal summary');
   out.result(summary);
@@ -300,12 +351,12 @@ function writeOutputs(report: RunReport, config: Config, exchanges: readonly Exc
   }
   if (config.harFile) {
     mkdirSync(dirname(resolve(config.harFile)), { recursive: true });
-    const n = writeHar(config.harFile, exchanges, report.tool.version, runLimitsLine(report.run));
+    const n = r.writeHar(config.harFile, exchanges, report.tool.version, r.runLimitsLine(report.run));
     out.progress(`HAR: ${n} exchanges in ${config.harFile}`);
   }
   const violations = report.findings.filter((f) => f.level !== 'observation');
   if (config.replayDir && violations.length) {
-    const written = writeReplays(config.replayDir, report, violations);
+    const written = r.writeReplays(config.replayDir, report, violations);
     out.progress(`replay files: ${written.length} in ${config.replayDir}`);
   }
 }
@@ -316,32 +367,64 @@ interface Collected {
   readonly exchanges: ExchangeData[];
 }
 
-/** Runs the suite files through vitest's node API: configuration goes in by `provide`, results come back by reporter. */
-async function runSuites(config: Config, worker: WorkerConfig): Promise<Collected> {
-  const { startVitest } = await import('vitest/node');
-  const files = config.suites.map((s) => `suites/${s}.suite.ts`);
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+interface SuiteRun {
+  run(files: readonly string[], worker: WorkerConfig): Promise<Collected>;
+  close(): Promise<void>;
+}
+
+/**
+ * Creates vitest for the suite files (its node API, no config file) before the run's settings are known: loading
+ * vitest and starting its server is most of the start-up, and it overlaps the embedded server's start and the
+ * preflight. Configuration goes in by `provide`, results come back by reporter; `onCollected` says the worker has
+ * loaded a suite file (and with it the harness).
+ */
+async function prepareSuites(onCollected: () => void): Promise<SuiteRun> {
+  const [{ createVitest }, { suiteVitestOptions }] = await Promise.all([
+    import('vitest/node'),
+    import('../suites/vitest-options.js'),
+  ]);
   const collector = new SuiteReporter(root);
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
   const exitCode = process.exitCode;
-  const vitest = await startVitest(
+  const vitest: Vitest = await createVitest(
     'test',
-    files,
     {
-      config: resolve(root, 'suites/vitest.config.ts'),
+      ...suiteVitestOptions,
+      config: false,
       root,
+      include: [`suites/*.suite.${compiled ? 'js' : 'ts'}`],
+      // Built, the harness is plain ESM that Node loads itself in the worker, faster than vite transforming each module.
+      ...(compiled && { server: { deps: { external: [new RegExp(`^${escapeRegExp(root)}/`)] } } }),
       watch: false,
-      reporters: [collector],
+      reporters: [collector, { onTestModuleCollected: onCollected }],
       passWithNoTests: false,
-      provide: { petstore: worker },
     },
     {},
     { stdout: sink, stderr: sink },
   );
-  // vitest sets the process's exit code from the tests' results; the verdict is ours to give.
   process.exitCode = exitCode;
-  if (!vitest) return { outcomes: [], errors: ['vitest could not start'], exchanges: [] };
-  await vitest.close();
-  const errors = [...collector.errors];
-  if (!collector.finished) errors.push('vitest did not finish the run');
-  return { outcomes: collector.outcomes, errors, exchanges: collector.exchanges };
+  let closed: Promise<void> | null = null;
+  return {
+    async run(files, worker) {
+      vitest.provide('petstore', worker);
+      const errors: string[] = [];
+      try {
+        await vitest.start([...files]);
+      } catch (e) {
+        errors.push(`vitest: ${(e as Error)?.message ?? String(e)}`);
+      } finally {
+        // vitest sets the process's exit code from the tests' results; the verdict is ours to give.
+        process.exitCode = exitCode;
+      }
+      errors.push(...collector.errors);
+      if (!collector.finished) errors.push('vitest did not finish the run');
+      return { outcomes: collector.outcomes, errors, exchanges: collector.exchanges };
+    },
+    close() {
+      closed ??= vitest.close();
+      return closed;
+    },
+  };
 }
