@@ -24,7 +24,6 @@ import {
 } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const dist = join(root, 'dist');
@@ -81,7 +80,8 @@ export function staleSource(at = root) {
 }
 
 /** Builds dist/ from scratch (a removed source leaves no module behind); returns tsc's exit code. */
-export function build() {
+export async function build() {
+  const { parse } = await import('yaml');
   rmSync(dist, { recursive: true, force: true });
   const tsc = spawnSync(process.execPath, [join(root, 'node_modules/typescript/bin/tsc'), '-p', root], {
     cwd: root,
@@ -112,7 +112,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     process.exitCode = stale ? 1 : 0;
   } else if (mode === undefined || mode === '--if-stale') {
     if (stale && mode) console.error(`building dist/ (${stale} changed since the last build)`);
-    process.exitCode = stale ? build() : 0;
+    process.exitCode = stale ? await build() : 0;
   } else {
     console.error(`usage: node bin/build.js [--if-stale | --check]`);
     process.exitCode = 2;

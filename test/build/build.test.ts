@@ -51,6 +51,44 @@ describe('bin/build.js --check', () => {
   });
 });
 
+describe('bin/petstore-conformance.js runs the build', () => {
+  /** The fixture with the command and a stand-in build whose main() says it ran. */
+  function command() {
+    const f = fixture();
+    cpSync(join(repo, 'bin/petstore-conformance.js'), join(f.dir, 'bin/petstore-conformance.js'));
+    const run = () =>
+      spawnSync(process.execPath, [join(f.dir, 'bin/petstore-conformance.js'), 'x'], { encoding: 'utf8' });
+    const writeBuild = () => {
+      mkdirSync(join(f.dir, 'dist/cli'), { recursive: true });
+      writeFileSync(
+        join(f.dir, 'dist/cli/main.js'),
+        'export async function main(a) { console.log("ran " + a); return 0; }\n',
+      );
+      writeFileSync(join(f.dir, 'dist/.build-stamp'), 'x\n');
+    };
+    return { ...f, run, writeBuild };
+  }
+
+  test('with no build, it says how to make one and exits 2', () => {
+    const r = command().run();
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/the build is missing \(dist\/\): run `npm run build`/);
+  });
+
+  test('it runs the build; a build older than a source runs with a note naming that source', () => {
+    const { dir, run, writeBuild } = command();
+    writeBuild();
+    for (const f of ['package.json', 'bin/build.js', 'spec/a.ts', 'spec/a.yaml']) at(dir, f, 1_000);
+    at(dir, 'dist/.build-stamp', 2_000);
+    const fresh = run();
+    expect([fresh.status, fresh.stdout, fresh.stderr]).toEqual([0, 'ran x\n', '']);
+    at(dir, 'spec/a.ts', 3_000);
+    const stale = run();
+    expect(stale.stdout).toBe('ran x\n');
+    expect(stale.stderr).toMatch(/note: dist\/ is older than spec\/a\.ts: run `npm run build`/);
+  });
+});
+
 describe('the spec YAML as data', () => {
   test('the JSON beside a YAML is read only when it is not older than the YAML', () => {
     const dir = mkdtempSync(join(tmpdir(), 'psc-yaml-'));
