@@ -6,18 +6,19 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import autocannon from 'autocannon';
-import { startEmbedded } from '../reference/launcher.js';
 import { faults } from '../reference/faults.js';
 import { generateKeys, planKeys, startReferenceServer, type ReferenceOptions } from '../reference/server.js';
 import { runSuite } from '../runner/suites.js';
 import { keyEnv, roomiestKey, type SuiteName } from '../config/config.js';
 import type { ConformanceReport } from '../reports/conformance-report.js';
 import { benchLoad } from '../load/bench.js';
+import { benchRatio } from './ratio.js';
+import { benchMemory } from './memory.js';
+import { benchBudget } from './budget.js';
 import { benchStartup } from './startup.js';
 
 const FUNCTIONAL = 'auth,listPets,createPet,getPet,stateful';
-/** BENCH_ONLY=default,ratio,faults,rate-limit,budget,free,load runs only those sections (all by default). */
+/** BENCH_ONLY=startup,default,ratio,faults,rate-limit,budget,free,load,memory runs only those sections (all by default). */
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (section: string): boolean => !only || only.includes(section);
 const results: Record<string, unknown> = {};
@@ -60,67 +61,9 @@ for (const [name, suites] of !wanted('default')
   };
 }
 
-// 2. Checked exchanges per second ÷ autocannon with one connection, same server, same run, and the same requests:
-// autocannon replays, in order, exactly the requests the harness sent (from its HAR), so the server's work is equal.
-if (wanted('ratio')) {
-  const server = await startEmbedded({ windowSeconds: 60 });
-  const out = join(dir, 'ratio.json');
-  const har = join(dir, 'ratio.har');
-  await cli(['run', '--target', server.url, '--seed', '7', '--suite', FUNCTIONAL, '--json', out, '--har', har], {
-    ...keyEnv(server.keys),
-    PETSTORE_RUNS: '320',
-  });
-  const rep = report(out);
-  const suiteMs = rep.suites.reduce((n, s) => n + s.durationMs, 0);
-  const harness = rep.totals.exchanges / (suiteMs / 1000);
-  const keyOf = new Map(server.keys.map((k) => [k.plan.toUpperCase(), k.key]));
-  const entries = (
-    JSON.parse(readFileSync(har, 'utf8')) as {
-      log: {
-        entries: {
-          request: {
-            method: string;
-            url: string;
-            headers: { name: string; value: string }[];
-            postData?: { text: string };
-          };
-        }[];
-      };
-    }
-  ).log.entries;
-  const requests = entries.map(({ request: r }) => {
-    const u = new URL(r.url);
-    const headers = Object.fromEntries(
-      r.headers.map((h) => [
-        h.name,
-        h.value.replace(/\$PETSTORE_API_KEY_([A-Z]+)/g, (_m, plan: string) => keyOf.get(plan) ?? ''),
-      ]),
-    );
-    return {
-      method: r.method as 'GET',
-      path: u.pathname + u.search,
-      headers,
-      ...(r.postData ? { body: r.postData.text } : {}),
-    };
-  });
-  const t0 = performance.now();
-  const ac = await autocannon({
-    url: new URL(server.url).origin,
-    connections: 1,
-    amount: requests.length,
-    requests,
-    timeout: 10,
-  });
-  const acPerSec = requests.length / ((performance.now() - t0) / 1000);
-  results['checked exchanges/s ÷ autocannon (1 connection, same requests)'] = {
-    harnessPerSec: Math.round(harness),
-    autocannonPerSec: Math.round(acPerSec),
-    ratio: +(harness / acPerSec).toFixed(2),
-    requests: requests.length,
-    autocannonErrors: ac.errors,
-  };
-  await server.close();
-}
+// 2. Checked exchanges per second ÷ autocannon replaying the same requests with as many connections, at concurrency 1
+// and at the default concurrency (bench/ratio.ts).
+if (wanted('ratio')) Object.assign(results, await benchRatio(dir));
 
 // 3. Faults detected, and violations against the faultless server over 20 seeds.
 async function run(
@@ -204,10 +147,15 @@ for (const windowSeconds of wanted('rate-limit') ? [2, 10, 60] : []) {
 }
 
 // 5. The request budget with a Free key only: the share of the functional fault catalogue a whole functional run
-// catches at each budget (BENCH_BUDGETS, default 100,250,1000), through the CLI as a user runs it. The reference
-// server's window is 1 s so that a Free key (60 per window) does not turn each run into minutes of pacing. With no
-// budget at all, section 3 measures the catalogue.
-const FUNCTIONAL_SUITES = new Set(FUNCTIONAL.split(','));
+// catches at each budget (BENCH_BUDGETS, default 100,250,1000,none), with its wall time (bench/budget.ts).
+if (wanted('budget')) {
+  const budgets = (process.env.BENCH_BUDGETS ?? '100,250,1000,none')
+    .split(',')
+    .map((b) => (b.trim() === 'none' ? null : Number(b)));
+  Object.assign(results, await benchBudget(budgets));
+}
+
+// A functional run through the CLI as a user runs it, with only a Free key (section 6).
 async function freeKeyRun(faultIds: string[], args: string[], windowSeconds: number) {
   const server = await startReferenceServer({ faults: faultIds, windowSeconds });
   try {
@@ -223,31 +171,6 @@ async function freeKeyRun(faultIds: string[], args: string[], windowSeconds: num
     await server.close();
   }
 }
-if (wanted('budget')) {
-  const functional = faults.filter((f) => FUNCTIONAL_SUITES.has(f.suite));
-  for (const budget of (process.env.BENCH_BUDGETS ?? '100,250,1000').split(',').map(Number)) {
-    let caught = 0;
-    let wallMs = 0;
-    let most = 0;
-    const missed: string[] = [];
-    for (const f of functional) {
-      const r = await freeKeyRun([f.id], ['--budget', String(budget)], 1);
-      wallMs += r.ms;
-      most = Math.max(most, r.report?.totals.exchanges ?? 0);
-      if (r.report?.findings.some((x) => x.checkId === f.catches && x.level !== 'observation')) caught++;
-      else missed.push(r.report ? f.id : `${f.id} (exit ${r.code}, no report)`);
-    }
-    results[`functional faults caught, Free key, budget ${budget}`] = {
-      faults: functional.length,
-      caught,
-      share: `${((100 * caught) / functional.length).toFixed(1)}%`,
-      wallSecondsPerRun: +(wallMs / 1000 / functional.length).toFixed(2),
-      mostRequestsInARun: most,
-      missed,
-    };
-  }
-}
-
 // 6. A default run with only a Free key: requests, wall time and the share of its daily quota (1,000) it spends. At the
 // spec's 60 s window the pacing dominates; measured at a 10 s window and projected to 60 s.
 if (wanted('free')) {
@@ -279,6 +202,9 @@ if (wanted('load')) {
     bareReqPerSec: Math.round(b.bareNodeReqPerSec),
   };
 }
+
+// 8. Memory: peak RSS of a 100,000-exchange run with --har, the CLI's process tree summed (bench/memory.ts).
+if (wanted('memory')) results['memory: peak RSS of a 100,000-exchange run with --har'] = await benchMemory(dir);
 
 writeFileSync('bench/results.json', `${JSON.stringify(results, null, 2)}\n`);
 for (const [k, v] of Object.entries(results)) process.stdout.write(`${k}: ${JSON.stringify(v)}\n`);

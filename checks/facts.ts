@@ -19,10 +19,18 @@ export function opLabel(ex: Exchange): string {
 }
 
 /** The statuses the operation documents, ascending (429 included: the contract documents it everywhere). */
-export function documentedStatuses(id: OperationId | null | undefined): number[] {
+export function documentedStatuses(id: OperationId | null | undefined): readonly number[] {
   const op = opSpec(id);
-  return op ? [...op.responses.keys()].sort((a, b) => a - b) : [];
+  if (!op) return [];
+  // Asked for on every exchange: sorted once per operation (the contract is frozen).
+  let sorted = statusesOf.get(op.id);
+  if (!sorted) {
+    sorted = Object.freeze([...op.responses.keys()].sort((a, b) => a - b));
+    statusesOf.set(op.id, sorted);
+  }
+  return sorted;
 }
+const statusesOf = new Map<OperationId, readonly number[]>();
 
 /** The HTTP status, or null when the exchange ended in a transport error. */
 export function statusOf(ex: Exchange | null | undefined): number | null {

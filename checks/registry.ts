@@ -7,6 +7,7 @@ import { listChecks } from './list.js';
 import { responseCheckList, type ResponseEvidence } from './response.js';
 import { modelConsistency } from './stateful.js';
 import { rateLimitChecks } from './rate-limit.js';
+import { runChecks } from './run.js';
 
 export const responseChecks: readonly Check<ResponseEvidence>[] = responseCheckList;
 
@@ -19,6 +20,7 @@ export const allChecks: readonly Check<any>[] = Object.freeze([
   ...getChecks,
   modelConsistency,
   ...rateLimitChecks,
+  ...runChecks,
 ]);
 
 // biome-ignore lint/suspicious/noExplicitAny: see allChecks
@@ -44,7 +46,12 @@ export function responseChecksById(ids: readonly string[]): readonly Check<Respo
 
 /** Runs every response check on one exchange. */
 export function applyResponseChecks(ev: ResponseEvidence): Finding[] {
-  return responseChecks.flatMap((c) => c.run(ev));
+  const out: Finding[] = [];
+  for (const c of responseChecks) {
+    const found = c.run(ev);
+    if (found.length > 0) out.push(...found);
+  }
+  return out;
 }
 
 /** A finding's signature: what tells distinct defects apart (check, operation and, for most checks, case class). */

@@ -8,21 +8,28 @@ import { dirname, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Vitest } from 'vitest/node';
-import { type Config, type Flags, functionalKey, loadConfig, type PlanKey } from '../config/config.js';
+import {
+  type Config,
+  defaultConcurrency,
+  type Flags,
+  functionalKey,
+  loadConfig,
+  type PlanKey,
+} from '../config/config.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
 import { allowedOnTarget } from '../config/production.js';
 import { ApiKey, registerSecret, scrub } from '../http/redact.js';
 import { NO_PROXY_SETTINGS } from '../http/transport.js';
 import type { ConformanceReport, SuiteOutcome } from '../reports/conformance-report.js';
+import { HarWriter } from '../reports/har.js';
 import type { RunLimitsReport } from '../reports/run-limits.js';
-import type { ExchangeData } from '../suites/meta.js';
 import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
 import { parseFlags } from './args.js';
 import { connectionFacts } from './connection.js';
 import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../reference/launcher.js';
 import type { Output } from './output.js';
-import { estimateRequests, preflight } from './preflight.js';
-import { SuiteReporter } from './suite-reporter.js';
+import { preflight } from './preflight.js';
+import type { SuiteReporter } from './suite-reporter.js';
 import { toolVersion } from './version.js';
 
 const FUNCTIONAL = ['auth', 'listPets', 'createPet', 'getPet', 'stateful'];
@@ -51,10 +58,13 @@ export const runOptions = {
   budget: { type: 'string' },
   'max-creates': { type: 'string' },
   'name-prefix': { type: 'string' },
+  concurrency: { type: 'string' },
 } as const;
 
 /** Requests the CLI itself sends before the suites (the preflight's GET /pets): they count against the budget. */
 const PREFLIGHT_REQUESTS = 1;
+/** A budget that covers this many times the functional suites' estimate cannot be spent by the first of them. */
+const BUDGET_SLACK = 2;
 
 export async function runCommand(argv: string[], out: Output): Promise<number> {
   const { values } = parseFlags(argv, runOptions);
@@ -78,6 +88,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     budget: values.budget,
     maxCreates: values['max-creates'],
     namePrefix: values['name-prefix'],
+    concurrency: values.concurrency,
   };
   let config = loadConfig(flags);
   await checkBaselineFlags(config);
@@ -85,6 +96,11 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   const t0 = performance.now();
   const deadline = startedAt.getTime() + config.maxDurationMs;
   let server: EmbeddedServer | null = null;
+  let har: HarWriter | null = null;
+  if (config.harFile) {
+    mkdirSync(dirname(resolve(config.harFile)), { recursive: true });
+    har = new HarWriter(config.harFile, toolVersion());
+  }
   // Start-up (issue 12): vitest starts while the embedded server starts and the preflight asks the target; neither
   // waits for the other. The suites' settings reach vitest later, by `provide`, before any suite file runs.
   // The report writers (ajv's report schema, the check registry) load once the first suite file is collected: the
@@ -95,7 +111,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     reporting.catch(() => {});
     return reporting;
   };
-  const suites = prepareSuites(() => void startReporting());
+  const suites = prepareSuites(har, () => void startReporting());
   suites.catch(() => {});
   try {
     if (config.target === null) {
@@ -134,19 +150,17 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     const pre = await preflight(config, key, functional);
     notes.push(...pre.notes);
     const budget = requestBudget(config, key, pre.remaining, server !== null);
-    let runs = pre.runs;
-    if (budget.limit !== null) {
-      // Every functional suite should get its cases within the budget, rather than the first ones spending it all.
-      const room = budget.limit - PREFLIGHT_REQUESTS;
-      const need = estimateRequests(functional, runs);
-      if (need > room) {
-        const scaled = Math.max(1, Math.floor((runs * room) / need / 1.2));
-        notes.push(
-          `the request budget (${budget.limit}) covers about ${room} more requests: --runs scaled from ${runs} to ${scaled}`,
-        );
-        runs = scaled;
-      }
-    }
+    // Every case class of every functional suite first; the random phases share what the budget leaves.
+    // runner/budget.ts loads every scenario (and with them the checks and ajv): after the preflight, not before it.
+    const { estimateRequests, planBudget } = await import('../runner/budget.js');
+    const plan = planBudget(
+      functional,
+      pre.runs,
+      budget.limit === null ? null : budget.limit - PREFLIGHT_REQUESTS,
+      `the request budget (${budget.limit})`,
+    );
+    notes.push(...plan.notes);
+    const runs = plan.runs;
     for (const n of notes) out.progress(`note: ${n}`);
     out.progress(
       `limits: time budget ${Math.round(config.maxDurationMs / 1000)} s (--max-duration); ` +
@@ -155,6 +169,8 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
           : `request budget ${budget.limit} (${budget.source === 'flag' ? '--budget' : "a quarter of the key's daily quota"})`) +
         (config.maxCreates === null ? '' : `; at most ${config.maxCreates} pets created (--max-creates)`),
     );
+    // Suites side by side share one pacer (it counts requests in flight), so no count of lanes can outrun a window.
+    const concurrency = config.concurrency ?? defaultConcurrency(key.limits, pre.limit);
     const worker = toWorkerConfig({
       target: config.target!,
       keys: config.keys,
@@ -168,17 +184,24 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
         deadline,
         maxRequests: budget.limit === null ? null : Math.max(0, budget.limit - PREFLIGHT_REQUESTS),
         maxCreates: config.maxCreates,
-        ...(budget.limit !== null && {
-          suiteEstimates: Object.fromEntries(functional.map((s) => [s, estimateRequests([s], runs)])),
-        }),
+        // Shares keep the first suites from spending what the later ones need: only a budget that is tight needs them,
+        // and suites with shares run one at a time (the guard counts a share while its suite runs).
+        ...(budget.limit !== null &&
+          estimateRequests(functional, runs) * BUDGET_SLACK > budget.limit - PREFLIGHT_REQUESTS && {
+            suiteEstimates: plan.suiteEstimates,
+          }),
       },
       namePrefix: config.namePrefix,
       transport: config.transport,
+      suites: config.suites,
+      concurrency,
     });
     const connection = connectionFacts(config);
     for (const line of connection.lines) out.progress(line);
-    out.progress(`running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${runs})`);
-    const { outcomes, errors, exchanges } = await (await suites).run(config.suites.map(suiteFile), worker);
+    out.progress(
+      `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${runs}, concurrency ${concurrency}${config.concurrency === null ? ` from the ${key.plan} key's limits` : ''})`,
+    );
+    const { outcomes, errors } = await (await suites).run(config.suites.map(suiteFile), worker);
     const r = await startReporting();
     const limits = runLimits(config, budget, outcomes, key.plan);
     const built = r.buildConformanceReport({
@@ -198,9 +221,11 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     // A deadline reached or a target slowing down blocks the run (exit 3): what ran is reported, not judged complete.
     const blocked = limits.stop !== null && r.blocksRun(limits.stop.code as StopCode);
     const report: RunReport = { ...withBaseline, ...(blocked ? { verdict: 'blocked' as const } : {}), run: limits };
-    writeOutputs(report, config, exchanges, out, r);
+    writeOutputs(report, config, har, out, r);
     return exitCodeFor(report);
   } finally {
+    // Closed by writeOutputs when the run got that far; otherwise no partial HAR is left behind.
+    har?.abort();
     await Promise.all([
       server?.close(),
       suites.then(
@@ -213,10 +238,9 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
 
 /** What only building and writing the reports needs (ajv's report schema, the check registry, the writers). */
 async function loadReporting() {
-  const [report, text, har, junit, replay, baseline, runLimits, guard, gate] = await Promise.all([
+  const [report, text, junit, replay, baseline, runLimits, guard, gate] = await Promise.all([
     import('../reports/conformance-report.js'),
     import('../reports/conformance-text.js'),
-    import('../reports/har.js'),
     import('../reports/junit.js'),
     import('../reports/replay-file.js'),
     import('../reports/baseline.js'),
@@ -228,7 +252,6 @@ async function loadReporting() {
     buildConformanceReport: report.buildConformanceReport,
     renderMarkdown: text.renderMarkdown,
     renderTerminalSummary: text.renderTerminalSummary,
-    writeHar: har.writeHar,
     renderJunit: junit.renderJunit,
     writeReplays: replay.writeReplays,
     applyBaseline: baseline.applyBaseline,
@@ -285,6 +308,18 @@ export function requestBudget(config: Config, key: PlanKey, remaining: number | 
   return { limit: Math.max(PREFLIGHT_REQUESTS + 1, Math.floor(dayLeft / 4)), source: 'quota' };
 }
 
+/** Ids ascending: integers by value (the target's ids may pass 2^53), anything else after them as text. */
+function inIdOrder(ids: readonly string[]): string[] {
+  const value = (id: string) => (/^-?\d{1,400}$/.test(id) ? BigInt(id) : null);
+  return [...ids].sort((a, b) => {
+    const x = value(a);
+    const y = value(b);
+    if (x !== null && y !== null) return x < y ? -1 : x > y ? 1 : 0;
+    if (x !== null || y !== null) return x !== null ? -1 : 1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  });
+}
+
 function runLimits(
   config: Config,
   budget: Budget,
@@ -314,23 +349,20 @@ function runLimits(
     if (o.meta.stopped)
       leftOut.push(`${o.meta.suite}: stopped after ${o.meta.exchanges} requests (${o.meta.stopped.message})`);
   for (const s of config.suites) if (!ran.has(s)) leftOut.push(`${s}: did not run`);
+  // Inside the suites that ran: random phases the budget cut short.
+  leftOut.push(...(last?.leftOut ?? []));
   return {
     maxDurationSeconds: Math.round(config.maxDurationMs / 1000),
     budget: { limit: budget.limit, source: budget.source, sent: (last?.sent ?? 0) + PREFLIGHT_REQUESTS, leftOut },
     maxCreates: config.maxCreates,
-    created: { count: last?.createdIds.length ?? 0, ids: last?.createdIds ?? [] },
+    // In id order, not arrival order: suites side by side (--concurrency) interleave their creations.
+    created: { count: last?.createdIds.length ?? 0, ids: inIdOrder(last?.createdIds ?? []) },
     keys: keys.sort((a, b) => a.plan.localeCompare(b.plan)),
     stop: last?.stop ?? null,
   };
 }
 
-function writeOutputs(
-  report: RunReport,
-  config: Config,
-  exchanges: readonly ExchangeData[],
-  out: Output,
-  r: Reporting,
-): void {
+function writeOutputs(report: RunReport, config: Config, har: HarWriter | null, out: Output, r: Reporting): void {
   const { guardSecrets, renderJunit, renderMarkdown, renderRunLimits, renderRunLimitsMarkdown, renderTerminalSummary } =
     r;
   // The last gate: nothing leaves the process with a key in it.
@@ -349,10 +381,9 @@ function writeOutputs(
     mkdirSync(dirname(resolve(path)), { recursive: true });
     writeFileSync(path, guardSecrets(text, path));
   }
-  if (config.harFile) {
-    mkdirSync(dirname(resolve(config.harFile)), { recursive: true });
-    const n = r.writeHar(config.harFile, exchanges, report.tool.version, r.runLimitsLine(report.run));
-    out.progress(`HAR: ${n} exchanges in ${config.harFile}`);
+  if (har) {
+    const n = har.close(r.runLimitsLine(report.run));
+    out.progress(`HAR: ${n} exchanges in ${har.path}`);
   }
   const violations = report.findings.filter((f) => f.level !== 'observation');
   if (config.replayDir && violations.length) {
@@ -364,7 +395,6 @@ function writeOutputs(
 interface Collected {
   readonly outcomes: SuiteOutcome[];
   readonly errors: string[];
-  readonly exchanges: ExchangeData[];
 }
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
@@ -377,15 +407,17 @@ interface SuiteRun {
 /**
  * Creates vitest for the suite files (its node API, no config file) before the run's settings are known: loading
  * vitest and starting its server is most of the start-up, and it overlaps the embedded server's start and the
- * preflight. Configuration goes in by `provide`, results come back by reporter; `onCollected` says the worker has
- * loaded a suite file (and with it the harness).
+ * preflight. Configuration goes in by `provide`, results come back by reporter (exchanges to `har`); `onCollected`
+ * says the worker has loaded a suite file (and with it the harness).
  */
-async function prepareSuites(onCollected: () => void): Promise<SuiteRun> {
-  const [{ createVitest }, { suiteVitestOptions }] = await Promise.all([
+async function prepareSuites(har: HarWriter | null, onCollected: () => void): Promise<SuiteRun> {
+  const [{ createVitest }, { suiteVitestOptions }, reporter] = await Promise.all([
     import('vitest/node'),
     import('../suites/vitest-options.js'),
+    // It imports vitest itself (through suites/meta.ts): loaded with vitest, not before the preflight.
+    import('./suite-reporter.js'),
   ]);
-  const collector = new SuiteReporter(root);
+  const collector: SuiteReporter = new reporter.SuiteReporter(root, har);
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
   const exitCode = process.exitCode;
   const vitest: Vitest = await createVitest(
@@ -420,7 +452,7 @@ async function prepareSuites(onCollected: () => void): Promise<SuiteRun> {
       }
       errors.push(...collector.errors);
       if (!collector.finished) errors.push('vitest did not finish the run');
-      return { outcomes: collector.outcomes, errors, exchanges: collector.exchanges };
+      return { outcomes: collector.outcomes, errors };
     },
     close() {
       closed ??= vitest.close();

@@ -1,21 +1,36 @@
 /**
  * The vitest reporter through which the suites' results come back to the CLI: each module's outcome (task.meta of its
- * tests), harness errors, and the exchanges for the HAR, all as data. The CLI reads what it collected after the run;
- * it never reaches into vitest's state.
+ * tests) and harness errors, as data the CLI reads after the run; and, with --har, the exchanges, batch by batch as
+ * the suites send them, appended to the HAR at once and forgotten. It never reaches into vitest's state.
  */
-import type { Reporter, SerializedError, TestModule } from 'vitest/node';
+import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node';
+import type { TestArtifact } from 'vitest';
 import type { Finding } from '../checks/check.js';
 import type { SuiteOutcome } from '../reports/conformance-report.js';
-import type { ExchangeData, SuiteMeta } from '../suites/meta.js';
+import type { HarWriter } from '../reports/har.js';
+import { EXCHANGES_ARTIFACT, type SuiteMeta } from '../suites/meta.js';
 
 export class SuiteReporter implements Reporter {
   readonly outcomes: SuiteOutcome[] = [];
   readonly errors: string[] = [];
-  readonly exchanges: ExchangeData[] = [];
+  /** Exchanges that reached the HAR, per suite. */
+  private readonly streamed = new Map<string, number>();
   private ended = false;
   private trendReported = false;
 
-  constructor(private readonly root: string) {}
+  /** `har`: where the exchanges go (--har); without it the suites send none. */
+  constructor(
+    private readonly root: string,
+    private readonly har: HarWriter | null = null,
+  ) {}
+
+  onTestCaseArtifactRecord(_test: TestCase, artifact: TestArtifact): void {
+    if (artifact.type !== EXCHANGES_ARTIFACT) return;
+    this.har?.append(artifact.exchanges);
+    this.streamed.set(artifact.suite, (this.streamed.get(artifact.suite) ?? 0) + artifact.exchanges.length);
+    // vitest keeps the artifact on the test and returns it to the worker: written out, it need carry nothing more.
+    artifact.exchanges = [];
+  }
 
   onTestRunEnd(modules: ReadonlyArray<TestModule>, unhandled: ReadonlyArray<SerializedError>): void {
     for (const mod of modules) this.collect(mod);
@@ -35,7 +50,6 @@ export class SuiteReporter implements Reporter {
     for (const test of mod.children.allTests()) {
       const m = test.meta();
       if (m.suite) meta = m.suite;
-      if (m.exchanges) this.exchanges.push(...m.exchanges);
       if (m.findings) findings.push(...m.findings);
       const r = test.result();
       if (r.state === 'failed') {
@@ -50,10 +64,16 @@ export class SuiteReporter implements Reporter {
         this.trendReported = true;
       }
       this.outcomes.push({ meta, findings, failedTests });
+      // Every exchange the suite counted must be in the HAR: a missing batch is a harness error, never a silent gap.
+      const streamed = this.streamed.get(meta.suite) ?? 0;
+      if (this.har && streamed !== meta.exchanges)
+        this.errors.push(`${meta.suite}: ${streamed} of its ${meta.exchanges} exchanges reached the HAR`);
       return;
     }
+    // A failing beforeAll (the scenario itself) is an error of the describe block; its tests are only skipped.
     const err =
       mod.errors()[0]?.message ??
+      [...mod.children.allSuites()].map((s) => s.errors()[0]?.message).find(Boolean) ??
       [...mod.children.allTests()].map((t) => t.result().errors?.[0]?.message).find(Boolean);
     this.errors.push(`${mod.moduleId.replace(`${this.root}/`, '')}: the suite did not run${err ? `: ${err}` : ''}`);
   }

@@ -68,6 +68,8 @@ export interface Config {
   readonly maxCreates: number | null;
   /** Marks the names of the pets a run creates (--name-prefix; empty: unmarked). */
   readonly namePrefix: string;
+  /** Suites run side by side at most (--concurrency), or null to choose from the key's plan and headers at start. */
+  readonly concurrency: number | null;
   /** TLS trust (--ca, --insecure), proxies (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) and Accept-Encoding. */
   readonly transport: TransportSettings;
 }
@@ -92,6 +94,7 @@ export interface Flags {
   budget?: string | undefined;
   maxCreates?: string | undefined;
   namePrefix?: string | undefined;
+  concurrency?: string | undefined;
 }
 
 /** What a run's pets are called unless --name-prefix says otherwise: one string an operator can search a store for. */
@@ -270,6 +273,17 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
       `--name-prefix: "${namePrefix}" must be at most ${NAME_PREFIX_MAX} letters and digits, words joined by one space, ' or - (a marked name must stay an ordinary name)`,
     );
 
+  const concurrencyText = flags.concurrency ?? env.PETSTORE_CONCURRENCY;
+  const concurrency =
+    concurrencyText === undefined || concurrencyText === ''
+      ? null
+      : parseInteger(
+          concurrencyText,
+          flags.concurrency !== undefined ? '--concurrency' : 'PETSTORE_CONCURRENCY',
+          1,
+          MAX_CONCURRENCY,
+        );
+
   return Object.freeze({
     target,
     keys: Object.freeze(keys),
@@ -293,8 +307,29 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     budget,
     maxCreates,
     namePrefix,
+    concurrency,
     transport: loadTransport(flags, env),
   });
+}
+
+/** Most suites side by side: beyond this a run only queues on the target (and keys share their windows). */
+export const MAX_CONCURRENCY = 16;
+/** The default's ceiling: a few lanes keep a local target busy; more only queue on a small machine. */
+export const DEFAULT_CONCURRENCY_CAP = 4;
+
+/**
+ * The default --concurrency: one lane per request a second the key may send (its plan's minute limit, or the
+ * X-RateLimit-Limit its headers show when lower), up to DEFAULT_CONCURRENCY_CAP. A Free key (60 a minute) gets one:
+ * its run is bound by pacing, and requests side by side would only meet its window sooner. Pacing itself stays sound
+ * at any concurrency (http/pacing.ts counts requests in flight); this keeps the default from bunching requests a
+ * small plan would have to wait out.
+ */
+export function defaultConcurrency(limits: PlanLimits | null, headerLimit: number | null = null): number {
+  const perMinute = Math.min(
+    limits?.requestsPerMinute ?? 60,
+    headerLimit !== null && headerLimit > 0 ? headerLimit : Infinity,
+  );
+  return Math.max(1, Math.min(DEFAULT_CONCURRENCY_CAP, Math.floor(perMinute / 60)));
 }
 
 /** The key with the most headroom, for the functional suites: they pace themselves, so a larger plan is quicker. */

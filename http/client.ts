@@ -4,7 +4,7 @@
  * throws for a 4xx/5xx, and records every exchange. Transport failures (refused, reset, timeouts, TLS, proxy) come
  * back as data on the exchange, never as an exception. TLS trust and proxies are the transport's (transport.ts).
  */
-import { request, type Dispatcher } from 'undici';
+import { type Dispatcher, util as undiciUtil } from 'undici';
 import type { OperationId, PlanName } from '../spec/contract.js';
 import { contentCodings, decodeBody } from './decode.js';
 import type { Exchange, RecordedRequest, RecordedResponse, TransportError } from './exchange.js';
@@ -107,7 +107,7 @@ export class HttpClient {
     let response: RecordedResponse | null = null;
     let error: TransportError | null = null;
     try {
-      response = await this.exchange(url, req.method, wire, body);
+      response = await this.exchange(url, req.method, wire, body, t0);
     } catch (e) {
       error = toTransportError(e);
     }
@@ -130,34 +130,11 @@ export class HttpClient {
     method: string,
     headers: Record<string, string>,
     body: Uint8Array | null,
+    t0: number,
   ): Promise<RecordedResponse> {
-    const res = await request(url, {
-      method: method as 'GET',
-      headers,
-      body,
-      dispatcher: this.agent,
-      headersTimeout: this.opts.headersTimeoutMs,
-      bodyTimeout: this.opts.bodyTimeoutMs,
-      // bodyTimeout measures silence between chunks; a body dripped slowly needs an overall deadline too.
-      signal: AbortSignal.timeout(this.opts.headersTimeoutMs + this.opts.bodyTimeoutMs * 2 + 5_000),
-    });
-    const chunks: Buffer[] = [];
-    let size = 0;
-    let truncated = false;
-    for await (const chunk of res.body) {
-      const buf = chunk as Buffer;
-      if (size + buf.length > this.opts.maxBodyBytes) {
-        chunks.push(buf.subarray(0, this.opts.maxBodyBytes - size));
-        size = this.opts.maxBodyBytes;
-        truncated = true;
-        // Stop reading: a hostile target may send far more than any Pet Store answer needs.
-        res.body.destroy();
-        break;
-      }
-      chunks.push(buf);
-      size += buf.length;
-    }
-    let raw: Buffer = Buffer.concat(chunks, size);
+    const res = await this.dispatch(url, method, headers, body, t0);
+    let truncated = res.truncated;
+    let raw: Buffer = res.bytes;
     // Bodies are judged decoded, whatever the status (a 429's Error body included); the coding is recorded.
     const codings = contentCodings(res.headers['content-encoding']);
     let decodeError: string | null = null;
@@ -195,7 +172,7 @@ export class HttpClient {
       }
     }
     return {
-      status: res.statusCode,
+      status: res.status,
       headers: responseHeaders,
       body: raw,
       bodyText,
@@ -204,6 +181,99 @@ export class HttpClient {
       jsonError,
       ...(codings.length > 0 && decodeError === null ? { contentEncoding: codings.join(', ') } : {}),
     };
+  }
+
+  /**
+   * One request through the dispatcher, its body read up to the cap (the rest is dropped: a hostile target may send far
+   * more than any Pet Store answer needs). undici's handler interface rather than `request()`: no stream, async
+   * resource or abort signal per request, which cost more than the rest of the exchange on a local target.
+   * bodyTimeout measures silence between chunks; a body dripped slowly needs an overall deadline too (the headers are
+   * bounded by connectTimeout and headersTimeout already): one timer, which aborts with a TimeoutError.
+   */
+  private dispatch(
+    url: string,
+    method: string,
+    headers: Record<string, string>,
+    body: Uint8Array | null,
+    t0: number,
+  ): Promise<{
+    status: number;
+    headers: Record<string, string | string[] | undefined>;
+    bytes: Buffer;
+    truncated: boolean;
+  }> {
+    // The path on the wire is the URL's, as undici's request() makes it (WHATWG-normalised).
+    const u = new URL(url);
+    const cap = this.opts.maxBodyBytes;
+    const deadlineMs = this.opts.headersTimeoutMs + this.opts.bodyTimeoutMs * 2 + 5_000;
+    return new Promise((resolve, reject) => {
+      const chunks: Buffer[] = [];
+      let size = 0;
+      let status = 0;
+      let rawHeaders: Buffer[] = [];
+      let abort: ((reason?: Error) => void) | null = null;
+      let timer: NodeJS.Timeout | undefined;
+      let settled = false;
+      const done = (truncated: boolean) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+        resolve({ status, headers: undiciUtil.parseHeaders(rawHeaders), bytes, truncated });
+      };
+      const fail = (e: Error) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        reject(e);
+      };
+      const handler: Dispatcher.DispatchHandler = {
+        onConnect: (a) => {
+          abort = a as (reason?: Error) => void;
+        },
+        onHeaders: (statusCode, raw) => {
+          if (statusCode < 200) return true; // informational: the answer is still to come
+          status = statusCode;
+          rawHeaders = raw as Buffer[];
+          timer = setTimeout(
+            () =>
+              abort?.(
+                Object.assign(new Error('the whole exchange took longer than its deadline'), { name: 'TimeoutError' }),
+              ),
+            Math.max(0, deadlineMs - (performance.now() - t0)),
+          );
+          return true;
+        },
+        onData: (chunk) => {
+          if (settled) return false;
+          if (size + chunk.length > cap) {
+            chunks.push(chunk.subarray(0, cap - size));
+            size = cap;
+            done(true);
+            // Stop reading: the connection is dropped with the rest of the body.
+            abort?.(new Error('body read capped'));
+            return false;
+          }
+          chunks.push(chunk);
+          size += chunk.length;
+          return true;
+        },
+        onComplete: () => done(false),
+        onError: (e) => fail(e),
+      };
+      this.agent.dispatch(
+        {
+          origin: u.origin,
+          path: u.search ? `${u.pathname}${u.search}` : u.pathname,
+          method: method as Dispatcher.HttpMethod,
+          headers,
+          body,
+          headersTimeout: this.opts.headersTimeoutMs,
+          bodyTimeout: this.opts.bodyTimeoutMs,
+        },
+        handler,
+      );
+    });
   }
 
   async close(): Promise<void> {

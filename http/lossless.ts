@@ -20,7 +20,122 @@ const SAFE_INTEGER = /^-?\d{1,15}$/;
 /** Trees that hold no LosslessNumber: their plain view is themselves (most bodies, so validation walks nothing). */
 const plainTrees = new WeakSet<object>();
 
+/** Plain views of lossless trees made by the fast path (JSON.parse of the same text: numbers rounded as `plain` does). */
+const plainViews = new WeakMap<object, unknown>();
+
+/**
+ * What a scan outside strings finds in a JSON text: how many key separators (':') it has, and where the numbers are
+ * that are not integers of at most 15 digits (the ones the lossless tree keeps as digits), as [start, end) pairs.
+ */
+function scan(text: string): { colons: number; unsafe: number[] } {
+  let colons = 0;
+  const unsafe: number[] = [];
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      // Skip the string, escapes included: its content says nothing about the structure.
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x5c) i++;
+        else if (d === 0x22) break;
+      }
+    } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
+      // A number: its whole token (digits, sign, fraction, exponent).
+      const start = i;
+      let digits = 0;
+      let plainInteger = true;
+      for (; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d >= 0x30 && d <= 0x39) digits++;
+        else if (d === 0x2e || d === 0x65 || d === 0x45 || d === 0x2b || (d === 0x2d && i > start))
+          plainInteger = false;
+        else if (d !== 0x2d) break;
+      }
+      if (!plainInteger || digits > 15) unsafe.push(start, i);
+      i--;
+    } else if (c === 0x3a) colons++;
+  }
+  return { colons, unsafe };
+}
+
+/** Keys of every object in a tree that JSON.parse made. */
+function countKeys(value: unknown): number {
+  if (value === null || typeof value !== 'object') return 0;
+  let n = 0;
+  if (Array.isArray(value)) {
+    for (const v of value) n += countKeys(v);
+    return n;
+  }
+  for (const k in value as Record<string, unknown>) n += 1 + countKeys((value as Record<string, unknown>)[k]);
+  return n;
+}
+
+/** Marks a number kept as digits in the text given to JSON.parse (a string no body holds: checked before use). */
+const MARK = '\\u0000psc-digits:';
+const MARK_VALUE = '\u0000psc-digits:';
+
+/**
+ * Replaces the marked strings of a tree by LosslessNumbers, in place; returns the value to put where `v` was. Counts
+ * them in `seen`, so that a body string that happens to look marked is noticed (one more than was marked).
+ */
+function unmark(v: unknown, seen: { n: number }): unknown {
+  if (typeof v === 'string') {
+    if (!v.startsWith(MARK_VALUE)) return v;
+    seen.n++;
+    return new LosslessNumber(v.slice(MARK_VALUE.length));
+  }
+  if (v === null || typeof v !== 'object') return v;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length; i++) v[i] = unmark(v[i], seen);
+    return v;
+  }
+  const o = v as Record<string, unknown>;
+  for (const k in o) o[k] = unmark(o[k], seen);
+  return v;
+}
+
+/**
+ * The lossless tree without the lossless parser, built by JSON.parse when it gives the same tree: no key repeats (the
+ * lossless parser refuses repeated keys, JSON.parse keeps the last), no key is __proto__, and every number kept as
+ * digits is handed to JSON.parse as a marked string instead. Undefined when the lossless parser must decide (and
+ * give its error message).
+ */
+function parseFast(text: string): unknown {
+  if (text.includes('__proto__') || text.includes(MARK)) return undefined;
+  const { colons, unsafe } = scan(text);
+  let view: unknown;
+  try {
+    view = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (countKeys(view) !== colons) return undefined;
+  if (unsafe.length === 0) {
+    if (view !== null && typeof view === 'object') plainTrees.add(view);
+    return view;
+  }
+  let marked = '';
+  let at = 0;
+  for (let k = 0; k < unsafe.length; k += 2) {
+    marked += `${text.slice(at, unsafe[k])}"${MARK}${text.slice(unsafe[k], unsafe[k + 1])}"`;
+    at = unsafe[k + 1]!;
+  }
+  marked += text.slice(at);
+  let tree: unknown;
+  const seen = { n: 0 };
+  try {
+    tree = unmark(JSON.parse(marked), seen);
+  } catch {
+    return undefined;
+  }
+  if (seen.n !== unsafe.length / 2) return undefined;
+  if (tree !== null && typeof tree === 'object') plainViews.set(tree, view);
+  return tree;
+}
+
 export function parseLossless(text: string): unknown {
+  const fast = parseFast(text);
+  if (fast !== undefined) return fast;
   let lossless = false;
   const value = parse(text, null, (digitsText: string) => {
     if (SAFE_INTEGER.test(digitsText)) return Number(digitsText);
@@ -39,7 +154,11 @@ export function stringifyLossless(value: unknown): string {
 
 /** The lossless tree as plain JS values, for schema validation. */
 export function plain(value: unknown): unknown {
-  if (value !== null && typeof value === 'object' && plainTrees.has(value)) return value;
+  if (value !== null && typeof value === 'object') {
+    if (plainTrees.has(value)) return value;
+    const view = plainViews.get(value);
+    if (view !== undefined) return view;
+  }
   if (isLosslessNumber(value)) return Number((value as LosslessNumber).value);
   if (Array.isArray(value)) return value.map(plain);
   if (value && typeof value === 'object') {

@@ -3,6 +3,9 @@
  * themselves from the X-RateLimit headers so that they do not meet a 429 in normal operation; when they do, they wait
  * what Retry-After says, backing off exponentially with jitter, and stop using a key after a few 429s in a row
  * (section 8 rule 3: continuing after a 429 may get the key banned).
+ * One pacer may serve several lanes side by side (--concurrency): it counts each key's requests in flight, so that
+ * a Remaining read from a response, which cannot know of requests sent since, is lowered by them, and lanes that meet
+ * a spent window wait out one reset together.
  */
 import { KeyBlockedError } from '../config/errors.js';
 import type { Exchange } from './exchange.js';
@@ -26,6 +29,10 @@ interface KeyState {
   remaining: number | null;
   resetAt: number | null;
   consecutive429: number;
+  /** Requests let through by `before` whose answer `settle` has not yet been told of. */
+  inFlight: number;
+  /** The wait for the window's reset that lanes meeting a spent window share. */
+  resetWait: Promise<void> | null;
 }
 
 export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
@@ -51,20 +58,33 @@ export class Pacer {
   private state(label: string): KeyState {
     let s = this.states.get(label);
     if (!s) {
-      s = { remaining: null, resetAt: null, consecutive429: 0 };
+      s = { remaining: null, resetAt: null, consecutive429: 0, inFlight: 0, resetWait: null };
       this.states.set(label, s);
     }
     return s;
   }
 
-  /** Waits, if the key's last known Remaining is at the reserve, until its window resets. */
+  /**
+   * Waits, if the key's last known Remaining (less what is in flight) is at the reserve, until its window resets; then
+   * counts the request as in flight until `settle`.
+   */
   async before(label: string, cost = 1): Promise<void> {
     const s = this.state(label);
-    if (s.remaining === null || s.resetAt === null || s.remaining - cost >= this.o.reserve) {
-      if (s.remaining !== null) s.remaining -= cost;
-      return;
+    for (;;) {
+      if (s.remaining === null || s.resetAt === null || s.remaining - cost >= this.o.reserve) {
+        if (s.remaining !== null) s.remaining -= cost;
+        s.inFlight += cost;
+        return;
+      }
+      s.resetWait ??= this.waitForReset(label, s).finally(() => {
+        s.resetWait = null;
+      });
+      await s.resetWait;
     }
-    const wait = s.resetAt - this.o.now() + 250;
+  }
+
+  private async waitForReset(label: string, s: KeyState): Promise<void> {
+    const wait = s.resetAt! - this.o.now() + 250;
     if (wait > 0) {
       if (wait > this.o.maxWaitMs)
         throw new KeyBlockedError(
@@ -78,13 +98,20 @@ export class Pacer {
     s.resetAt = null;
   }
 
+  /** The answer to a request `before` let through has come (or the request failed): it is no longer in flight. */
+  settle(label: string, cost = 1): void {
+    const s = this.state(label);
+    s.inFlight = Math.max(0, s.inFlight - cost);
+  }
+
   /** Learns from a response's headers. Returns the wait before a retry when it was a 429, else null. */
   after(label: string, ex: Exchange): number | null {
     const s = this.state(label);
     const res = ex.response;
     if (!res) return null;
     const rl = readRateLimit(ex, this.o.now());
-    if (rl.remaining !== null) s.remaining = rl.remaining;
+    // Requests still in flight were sent after this one was counted, or may have been: they are spent as well.
+    if (rl.remaining !== null) s.remaining = Math.max(0, rl.remaining - s.inFlight);
     // Reset is epoch seconds per the spec; a value that is not a plausible epoch is ignored for pacing.
     if (rl.resetAtMs !== null) s.resetAt = rl.resetAtMs;
     if (res.status !== 429) {

@@ -1,8 +1,8 @@
 /**
- * HAR 1.2 export of every exchange of a run (optional, --har FILE). Keys appear only as placeholders: the recorded
- * request never held them, and the file passes the secret gate like every other file.
+ * HAR 1.2 export of every exchange of a run (optional, --har FILE), written as the exchanges arrive. Keys appear only
+ * as placeholders: the recorded request never held them, and the file passes the secret gate like every other file.
  */
-import { writeFileSync } from 'node:fs';
+import { closeSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import type { ExchangeData } from '../suites/meta.js';
 import { guardSecrets } from './secret-gate.js';
 
@@ -79,17 +79,64 @@ export function harEntry(ex: ExchangeData): HarEntry {
   };
 }
 
-/** Writes one HAR of the given exchanges (in the order given), through the secret gate; returns how many. `comment`
- * says what the run's limits did (HAR 1.2 log.comment). */
-export function writeHar(path: string, exchanges: readonly ExchangeData[], version: string, comment?: string): number {
-  const har = {
-    log: {
-      version: '1.2',
-      creator: { name: 'petstore-conformance', version },
-      ...(comment ? { comment } : {}),
-      entries: exchanges.map(harEntry),
-    },
-  };
-  writeFileSync(path, guardSecrets(JSON.stringify(har), path));
-  return exchanges.length;
+/**
+ * Writes a HAR as the exchanges arrive, so that a run never holds them all: the entries go to a temporary file beside
+ * the target, each batch through the secret gate, and `close` adds the closing part and moves the file into place
+ * (a run that fails leaves no partial HAR). The JSON is the same HAR 1.2 document a one-shot write would give, entries
+ * in arrival order. A leak stops the writing: `close` then throws it, as the one-shot gate did.
+ */
+export class HarWriter {
+  private readonly partial: string;
+  private fd: number | null;
+  private written = 0;
+  private failure: Error | null = null;
+
+  constructor(
+    readonly path: string,
+    version: string,
+  ) {
+    this.partial = `${path}.${process.pid}.partial`;
+    this.fd = openSync(this.partial, 'w');
+    const creator = JSON.stringify({ name: 'petstore-conformance', version });
+    writeSync(this.fd, `{"log":{"version":"1.2","creator":${creator},"entries":[`);
+  }
+
+  /** How many entries were written so far. */
+  get count(): number {
+    return this.written;
+  }
+
+  /** Appends entries for the exchanges given (nothing of them is kept). */
+  append(exchanges: readonly ExchangeData[]): void {
+    if (this.fd === null || this.failure || exchanges.length === 0) return;
+    let text = '';
+    for (const ex of exchanges) text += `${this.written++ === 0 ? '' : ','}${JSON.stringify(harEntry(ex))}`;
+    try {
+      writeSync(this.fd, guardSecrets(text, this.path));
+    } catch (e) {
+      this.failure = e as Error;
+    }
+  }
+
+  /** Ends the document (`comment`: what the run's limits did, HAR 1.2 log.comment), moves it into place; how many. */
+  close(comment?: string): number {
+    if (this.fd === null) throw new Error(`HAR ${this.path}: already closed`);
+    if (this.failure) {
+      this.abort();
+      throw this.failure;
+    }
+    writeSync(this.fd, `]${comment ? `,"comment":${JSON.stringify(guardSecrets(comment, this.path))}` : ''}}}`);
+    closeSync(this.fd);
+    this.fd = null;
+    renameSync(this.partial, this.path);
+    return this.written;
+  }
+
+  /** Drops what was written (the run failed before its report). */
+  abort(): void {
+    if (this.fd === null) return;
+    closeSync(this.fd);
+    this.fd = null;
+    rmSync(this.partial, { force: true });
+  }
 }

@@ -37,10 +37,21 @@ export interface RunSettings {
   readonly transport?: TransportSettings;
   /** Length of the target's rate-limit "minute" window in seconds (60 per the spec; the embedded server's is shorter). */
   readonly windowSeconds?: number;
+  /** Where every exchange goes as it is recorded (the context keeps none); none by default. */
+  readonly exchangeSink?: ExchangeSink;
   /** The run's limits (deadline, request budget, creations), shared by every suite of the run; none by default. */
   readonly guard?: RunGuard;
   /** Marks the names of the pets the run creates, wherever the case allows (--name-prefix); none by default. */
   readonly namePrefix?: string;
+  /** The rate-limit pacing shared by every suite of the run (suites side by side spend the same keys); own by default. */
+  readonly pacer?: Pacer;
+}
+
+/** Receives a run's exchanges as they are recorded, so that no part of the harness holds them all. */
+export interface ExchangeSink {
+  push(ex: Exchange): void;
+  /** A promise while the sink holds as many as it may: the next request waits for it. Null otherwise. */
+  backlog?(): Promise<void> | null;
 }
 
 /** How `send` treats a request; the defaults suit the functional suites. */
@@ -63,8 +74,8 @@ export class RunContext {
   readonly client: HttpClient;
   readonly pacer: Pacer;
   readonly log = new FindingLog();
-  /** Every exchange of the run, in order (kept for HAR export and replay). */
-  readonly exchanges: Exchange[] = [];
+  /** Exchanges recorded so far (they go to `settings.exchangeSink`, not kept here: memory stays bounded). */
+  exchangeCount = 0;
   /**
    * Large categoryIds (beyond 2^32) the target accepted in a 201: two distinct ones show it takes categories it cannot
    * have known before, so it does not require categories to exist (gap-2-category-record).
@@ -94,16 +105,27 @@ export class RunContext {
       ...(maxBodyBytes !== undefined && { maxBodyBytes }),
       ...(settings.transport !== undefined && { transport: settings.transport }),
     });
-    this.pacer = new Pacer(settings.onWait ? { onWait: settings.onWait } : {});
+    // Suites side by side share the run's pacer (settings.pacer); alone, a context paces itself.
+    this.pacer = settings.pacer ?? new Pacer(settings.onWait ? { onWait: settings.onWait } : {});
     // Every request of the run passes the guard, including those a scenario sends through `client` directly: a
     // request that would break a limit is never sent.
     const send = this.client.send.bind(this.client);
-    this.client.send = (req) => {
+    const sink = settings.exchangeSink;
+    const guarded = (req: Parameters<typeof send>[0]) => {
       this.guard.beforeSend(req);
-      return send(req);
+      // A TLS or proxy failure is the configuration's, never the target's: it stops the run before a check sees it.
+      return send(req).then((ex) => {
+        this.guard.checkTransport(ex);
+        return ex;
+      });
+    };
+    this.client.send = (req) => {
+      const backlog = sink?.backlog?.();
+      return backlog ? backlog.then(() => guarded(req)) : guarded(req);
     };
     this.client.onExchange((ex) => {
-      this.exchanges.push(ex);
+      this.exchangeCount++;
+      sink?.push(ex);
       this.log.count(ex.operation, 'exchanges');
       this.guard.afterSend(ex);
     });
@@ -205,8 +227,15 @@ export class RunContext {
     const paced = keyed && options.pace !== false;
     const resend = keyed && options.resendOn429 !== false;
     for (;;) {
-      if (paced) await this.pacer.before(label);
-      const ex = await this.client.send(req);
+      let ex: Exchange;
+      if (paced) {
+        await this.pacer.before(label);
+        try {
+          ex = await this.client.send(req);
+        } finally {
+          this.pacer.settle(label);
+        }
+      } else ex = await this.client.send(req);
       this.check(ex);
       this.noteStall(ex);
       if (!resend) return ex;

@@ -1,17 +1,21 @@
 /**
  * A conformance suite as vitest tests, thin over runner/: the scenario runs once in beforeAll, then one test per
  * (operation, check) passes or fails on that check's findings, which travel to reporters as data in task.meta.
- * The target, keys, seed and runs come from the CLI through vitest's `inject`. Suites write no files: exchanges travel
- * as data too, and a reporter assembles the HAR.
+ * The target, keys, seed and runs come from the CLI through vitest's `inject`. Suites write no files: with --har,
+ * exchanges travel to the reporter in batches as they happen (suites/meta.ts), and it appends them to the HAR.
+ * Suites run side by side (--concurrency) inside the one worker that runs the suite files (suites/vitest-options.ts):
+ * the first file to start launches every suite of the run that may run beside the others, and each file awaits its
+ * own. One worker keeps one pacer and one guard for all of them, so pacing and the run's limits stay whole; the
+ * results do not depend on the interleaving, as each suite keeps its own context, sequence numbers and finding log.
  */
 import { beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Finding } from '../checks/check.js';
 import type { SuiteName } from '../config/config.js';
-import type { Exchange } from '../http/exchange.js';
 import { runSuite, type SuiteResult, suiteChecks, suiteDefinition } from '../runner/suites.js';
+import type { RunSettings } from '../runner/context.js';
 import { contract } from '../spec/contract.js';
-import { exchangeData, type SuiteMeta } from './meta.js';
-import { workerSettings } from './worker-config.js';
+import { ExchangeStream, type SuiteMeta } from './meta.js';
+import { sharedPacer, type WorkerConfig, workerSettings } from './worker-config.js';
 
 /** Slack past the run's deadline for a suite to finish its last request and hand its findings over. */
 const DEADLINE_GRACE_MS = 60_000;
@@ -43,6 +47,70 @@ function suiteTimeoutMs(deadline: number | null): number {
   return deadline === null ? 60 * 60 * 1000 : Math.max(1_000, deadline - Date.now() + DEADLINE_GRACE_MS);
 }
 
+/**
+ * Suites that may run beside one another: their checks already allow for others' traffic on the target (a staging has
+ * other clients: other pets listed, ids not in order). The rate-limit and quota suites measure a key's counters, which
+ * any other traffic would disturb: they run alone, after (the sequencer orders them last).
+ */
+const SIDE_BY_SIDE: ReadonlySet<SuiteName> = new Set(['auth', 'listPets', 'createPet', 'getPet', 'stateful']);
+
+type SuiteRun = Awaited<ReturnType<typeof runSuite>>;
+const RUNS = Symbol.for('petstore-conformance.suite-runs');
+
+/** Runs at most `lanes` of the given jobs at once, in the order given. */
+function lanesOf(lanes: number): <T>(job: () => Promise<T>) => Promise<T> {
+  let running = 0;
+  const queue: (() => void)[] = [];
+  return async (job) => {
+    if (running >= lanes) await new Promise<void>((r) => queue.push(r));
+    running++;
+    try {
+      return await job();
+    } finally {
+      running--;
+      queue.shift()?.();
+    }
+  };
+}
+
+/**
+ * The run of suite `name` in this worker: started now, with the suites that may run beside it when the run has more
+ * than one lane. A request budget shared out per suite (runner/guard.ts counts a suite's share while it is the one
+ * running) keeps the suites one at a time.
+ */
+function suiteRun(
+  name: SuiteName,
+  provided: WorkerConfig,
+  settings: RunSettings,
+  streamFor: (suite: SuiteName) => ExchangeStream | undefined,
+): Promise<SuiteRun> {
+  const g = globalThis as { [RUNS]?: Map<SuiteName, Promise<SuiteRun>> };
+  g[RUNS] ??= new Map();
+  const runs = g[RUNS];
+  const started = runs.get(name);
+  if (started) return started;
+  const lanes = provided.limits.suiteEstimates ? 1 : Math.max(1, provided.concurrency ?? 1);
+  const together =
+    lanes > 1 && SIDE_BY_SIDE.has(name)
+      ? [name, ...(provided.suites ?? []).filter((s) => s !== name && SIDE_BY_SIDE.has(s) && !runs.has(s))]
+      : [name];
+  const lane = lanesOf(lanes);
+  for (const s of together) {
+    const run = lane(async () => {
+      const stream = streamFor(s);
+      try {
+        return await runSuite(s, stream ? { ...settings, exchangeSink: stream } : settings);
+      } finally {
+        await stream?.close();
+      }
+    });
+    // Awaited by its own file later: a failure meanwhile is not an unhandled rejection.
+    run.catch(() => {});
+    runs.set(s, run);
+  }
+  return runs.get(name)!;
+}
+
 function describeFinding(f: Finding): string {
   return `[${f.checkId} · ${f.clause}] ${f.message}${f.exchanges[0] ? `\n  ${f.exchanges[0].curl}` : ''}`;
 }
@@ -51,16 +119,24 @@ export function defineConformanceSuite(name: SuiteName): void {
   const provided = inject('petstore');
   if (!provided)
     throw new Error('no configuration provided: the conformance suites are run by `petstore-conformance run`');
-  const settings = workerSettings(provided);
+  const settings: RunSettings = {
+    ...workerSettings(provided),
+    onWait: announceWait,
+    pacer: sharedPacer(announceWait),
+  };
   const def = suiteDefinition(name);
   let result: Omit<SuiteResult, 'ctx'> | undefined;
-  let exchanges: readonly Exchange[] = [];
 
   describe(def.title, () => {
-    beforeAll(async () => {
-      const { ctx, ...r } = await runSuite(name, { ...settings, onWait: announceWait });
+    // biome-ignore lint/correctness/noEmptyPattern: vitest parses the first argument as fixtures (it must be an object pattern); the suite is the second
+    beforeAll(async ({}, suite) => {
+      // A suite's exchanges travel as artifacts of a test of the file that started its run (the reporter only reads
+      // the suite name they carry): suites started beside this one stream through this file's test too.
+      const first = suite.tasks.find((t) => t.type === 'test');
+      const streamFor = (s: SuiteName): ExchangeStream | undefined =>
+        provided.recordExchanges && first ? ExchangeStream.toReporter(first, s) : undefined;
+      const { ctx: _ctx, ...r } = await suiteRun(name, provided, settings, streamFor);
       result = r;
-      if (provided.recordExchanges) exchanges = ctx.exchanges;
     }, suiteTimeoutMs(provided.limits.deadline));
 
     test(`${name}: cases executed for every operation`, ({ task }) => {
@@ -79,7 +155,6 @@ export function defineConformanceSuite(name: SuiteName): void {
         guard: r.guard,
       };
       task.meta.suite = meta;
-      if (provided.recordExchanges) task.meta.exchanges = exchanges.map(exchangeData);
       expect(r.aborted, r.aborted?.message).toBeNull();
       // A suite the run's limits stopped reports what it covered; the report says what the limit left out.
       if (r.stopped) return;

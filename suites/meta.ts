@@ -1,8 +1,13 @@
-/** What the conformance suites hand to reporters through vitest's task.meta. */
+/**
+ * What the conformance suites hand to reporters: their outcome through vitest's task.meta, and the exchanges (for
+ * --har) as they happen, in bounded batches recorded as test artifacts, which the reporter writes out and empties.
+ */
+import { recordArtifact, type RunnerTestCase, type TestArtifactBase } from 'vitest';
 import type { Finding } from '../checks/check.js';
 import type { Exchange, RecordedResponse } from '../http/exchange.js';
 import type { HarnessErrorCode } from '../config/errors.js';
 import type { OperationStats } from '../runner/findings.js';
+import type { ExchangeSink } from '../runner/context.js';
 import type { GuardSnapshot } from '../runner/guard.js';
 
 export interface SuiteMeta {
@@ -31,11 +36,81 @@ export function exchangeData(ex: Exchange): ExchangeData {
   return { ...ex, response };
 }
 
+export const EXCHANGES_ARTIFACT = 'petstore:exchanges';
+
+/** One batch of a suite's exchanges on its way to the reporter, which empties `exchanges` once it has written them. */
+export interface ExchangesArtifact extends TestArtifactBase {
+  readonly type: typeof EXCHANGES_ARTIFACT;
+  readonly suite: string;
+  exchanges: ExchangeData[];
+}
+
 declare module '@vitest/runner' {
   interface TaskMeta {
     findings?: readonly Finding[];
     suite?: SuiteMeta;
-    /** Every exchange of the suite, when the run asked for them (--har). */
-    exchanges?: readonly ExchangeData[];
+  }
+  interface TestArtifactRegistry {
+    [EXCHANGES_ARTIFACT]: ExchangesArtifact;
+  }
+}
+
+/** Exchanges per batch, and batches on their way at once before the next request waits. */
+export const BATCH_SIZE = 200;
+const BATCHES_IN_FLIGHT = 2;
+
+/**
+ * The worker's end of the exchange stream: a RunContext's sink that batches exchanges and sends each full batch to
+ * the reporter, forgetting it. At most BATCH_SIZE × (BATCHES_IN_FLIGHT + 1) exchanges are held: past that, `backlog`
+ * makes the next request wait for a batch to arrive. A batch that fails to arrive is not retried: the reporter
+ * compares what arrived with the suite's count of exchanges and reports the difference as a harness error.
+ */
+export class ExchangeStream implements ExchangeSink {
+  private batch: ExchangeData[] = [];
+  private readonly inFlight: Promise<void>[] = [];
+  private held = 0;
+  /** Most exchanges held at once (the open batch and those in flight), for the tests of the bound. */
+  peakHeld = 0;
+
+  constructor(private readonly send: (batch: ExchangeData[]) => Promise<void>) {}
+
+  /** A stream whose batches are artifacts of `test` (any test of the suite: the reporter only reads the suite name). */
+  static toReporter(test: RunnerTestCase, suite: string): ExchangeStream {
+    return new ExchangeStream(async (exchanges) => {
+      const recorded = await recordArtifact(test, { type: EXCHANGES_ARTIFACT, suite, exchanges });
+      // vitest keeps every artifact on the test; this one has been written out already.
+      const i = test.artifacts.indexOf(recorded);
+      if (i >= 0) test.artifacts.splice(i, 1);
+    });
+  }
+
+  push(ex: Exchange): void {
+    this.batch.push(exchangeData(ex));
+    this.peakHeld = Math.max(this.peakHeld, ++this.held);
+    if (this.batch.length >= BATCH_SIZE) this.flush();
+  }
+
+  backlog(): Promise<void> | null {
+    return this.inFlight.length >= BATCHES_IN_FLIGHT ? this.inFlight[0]! : null;
+  }
+
+  /** Sends what is left and waits until every batch has arrived (or failed to). */
+  async close(): Promise<void> {
+    this.flush();
+    await Promise.all(this.inFlight);
+  }
+
+  private flush(): void {
+    const batch = this.batch;
+    if (batch.length === 0) return;
+    this.batch = [];
+    const p: Promise<void> = this.send(batch)
+      // Missing entries show in the reporter's count; the run goes on.
+      .catch(() => {})
+      .finally(() => {
+        this.held -= batch.length;
+        this.inFlight.splice(this.inFlight.indexOf(p), 1);
+      });
+    this.inFlight.push(p);
   }
 }

@@ -5,7 +5,9 @@
  */
 import type { PlanKey } from '../config/config.js';
 import { ApiKey, registerSecret } from '../http/redact.js';
+import { Pacer } from '../http/pacing.js';
 import type { TransportSettings } from '../http/transport.js';
+import type { SuiteName } from '../config/config.js';
 import type { RunSettings } from '../runner/context.js';
 import { type GuardLimits, RunGuard, UNLIMITED } from '../runner/guard.js';
 import type { PlanLimits, PlanName } from '../spec/contract.js';
@@ -26,6 +28,10 @@ export interface WorkerConfig {
   readonly namePrefix: string;
   /** TLS trust, proxies and Accept-Encoding, as the CLI resolved them (plain data: strings and booleans). */
   readonly transport: TransportSettings;
+  /** The suites of the run, in the order asked for: the worker starts those that may run side by side together. */
+  readonly suites: readonly SuiteName[];
+  /** Suites side by side at most (--concurrency, or the default from the key's limits). */
+  readonly concurrency: number;
 }
 
 declare module 'vitest' {
@@ -35,13 +41,17 @@ declare module 'vitest' {
 }
 
 export function toWorkerConfig(
-  c: Omit<WorkerConfig, 'keys' | 'functionalPlan' | 'limits' | 'namePrefix'> & {
+  c: Omit<WorkerConfig, 'keys' | 'functionalPlan' | 'limits' | 'namePrefix' | 'suites' | 'concurrency'> & {
     keys: readonly PlanKey[];
     functionalKey: PlanKey;
     /** The run's limits; none when not given. */
     limits?: GuardLimits;
     /** Marks the names of created pets; none when not given. */
     namePrefix?: string;
+    /** The run's suites; when not given, each suite file runs its own suite alone. */
+    suites?: readonly SuiteName[];
+    /** Suites side by side at most; 1 when not given. */
+    concurrency?: number;
   },
 ): WorkerConfig {
   return {
@@ -56,6 +66,8 @@ export function toWorkerConfig(
     limits: c.limits ?? UNLIMITED,
     namePrefix: c.namePrefix ?? '',
     transport: c.transport,
+    suites: [...(c.suites ?? [])],
+    concurrency: c.concurrency ?? 1,
   };
 }
 
@@ -68,6 +80,17 @@ function sharedGuard(limits: GuardLimits): RunGuard {
   const g = globalThis as { [GUARD]?: RunGuard };
   g[GUARD] ??= new RunGuard(limits);
   return g[GUARD];
+}
+
+/**
+ * One pacer for every suite of the worker, for the same reason: suites side by side (--concurrency) spend the same
+ * keys' windows, and only a pacer that sees all their requests in flight can keep them under a window.
+ */
+const PACER = Symbol.for('petstore-conformance.pacer');
+export function sharedPacer(onWait: (ms: number, reason: string) => void): Pacer {
+  const g = globalThis as { [PACER]?: Pacer };
+  g[PACER] ??= new Pacer({ onWait });
+  return g[PACER];
 }
 
 /** The worker's side: keys back inside ApiKey (registered, so any text leaving the worker is scrubbed of them). */

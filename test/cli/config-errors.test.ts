@@ -80,6 +80,17 @@ describe('configuration errors exit 2 and name the flag or variable', () => {
     ['--runs 0', () => ['run', '--runs', '0'], /--runs: 0 is out of range/],
     ['--runs not a number', () => ['run', '--runs', 'many'], /--runs: "many" is not a whole number/],
     ['--seed negative', () => ['run', '--seed', '-1'], /--seed/],
+    ['--concurrency 0', () => ['run', '--concurrency', '0'], /--concurrency: 0 is out of range \(1\.\.16\)/],
+    [
+      '--concurrency not a number',
+      () => ['run', '--concurrency', 'lots'],
+      /--concurrency: "lots" is not a whole number/,
+    ],
+    [
+      'PETSTORE_CONCURRENCY out of range',
+      () => ['run', '--env-file', env('conc.env', { PETSTORE_CONCURRENCY: '99' })],
+      /PETSTORE_CONCURRENCY: 99 is out of range/,
+    ],
     ['unknown flag', () => ['run', '--frobnicate'], /--frobnicate/],
     ['flag without its value', () => ['run', '--target'], /--target/],
     ['unknown command', () => ['frobnicate'], /unknown command "frobnicate"/],

@@ -93,6 +93,47 @@ describe('RunGuard', () => {
     expect(g.snapshot().stop?.code).toBe('PSC_BUDGET');
   });
 
+  it("reserves every suite's coverage phase first, and shares the rest among the random phases", () => {
+    const limits = (maxRequests: number) => ({
+      deadline: null,
+      maxRequests,
+      maxCreates: null,
+      suiteEstimates: { a: { coverage: 10, explore: 100 }, b: { coverage: 20, explore: 0 } },
+    });
+    const spend = (g: RunGuard, name: string) => {
+      g.beginSuite(name);
+      let n = 0;
+      while (n < 1_000 && tryCall(g)) n++;
+      return n;
+    };
+    // 50: a gets its 10 and all the 20 left once both coverages are reserved; b its 20.
+    const g = new RunGuard(limits(50));
+    expect(spend(g, 'a')).toBe(30);
+    expect(spend(g, 'b')).toBe(20);
+    // 15 cannot cover both: the coverage is cut in proportion.
+    const tight = new RunGuard(limits(15));
+    expect(spend(tight, 'a')).toBe(5);
+    expect(spend(tight, 'b')).toBe(10);
+  });
+
+  it('a part of the exploration spends at most its fraction of what the suite has left, then the suite goes on', async () => {
+    const g = new RunGuard({ deadline: null, maxRequests: 40, maxCreates: null, suiteEstimates: { a: 40 } });
+    g.beginSuite('a');
+    let inPart = 0;
+    await g.part('first half', 1 / 2, async () => {
+      while (inPart < 100 && tryCall(g)) inPart++;
+      expect(g.stopped).toBe(true);
+    });
+    expect(inPart).toBe(20);
+    expect(g.stopped).toBe(false);
+    expect(() => g.throwIfStopped()).not.toThrow();
+    let after = 0;
+    while (after < 100 && tryCall(g)) after++;
+    expect(after).toBe(20);
+    expect(g.snapshot().leftOut).toEqual(['a: first half ended at its share of the request budget (20 requests)']);
+    expect(g.snapshot().coverage).toEqual({ a: 0 });
+  });
+
   it('sends nothing past the deadline', () => {
     let now = 1_000;
     const g = new RunGuard({ deadline: 2_000, maxRequests: null, maxCreates: null }, () => now);

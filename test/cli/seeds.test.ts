@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SuiteName } from '../../config/config.js';
+import type { Exchange } from '../../http/exchange.js';
 import { planKeys, startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import { runSuite } from '../../runner/suites.js';
 import type { RunSettings } from '../../runner/context.js';
@@ -20,8 +21,9 @@ function settingsFor(server: ReferenceServer, seed: number, runs: number): RunSe
 async function requestsOf(suite: SuiteName, seed: number): Promise<string[]> {
   const server = await startReferenceServer();
   try {
-    const r = await runSuite(suite, settingsFor(server, seed, 15));
-    return r.ctx.exchanges.map(
+    const exchanges: Exchange[] = [];
+    await runSuite(suite, { ...settingsFor(server, seed, 15), exchangeSink: { push: (ex) => exchanges.push(ex) } });
+    return exchanges.map(
       (ex) =>
         `${ex.request.method} ${ex.request.path} ${ex.request.body ? Buffer.from(ex.request.body).toString('base64') : '-'}`,
     );

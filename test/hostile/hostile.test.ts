@@ -77,11 +77,19 @@ async function timed(
   let outcome: Outcome | undefined;
   let handled = false;
   try {
-    const r = await runSuite(suite, settings(target));
+    const errors: string[] = [];
+    const r = await runSuite(suite, {
+      ...settings(target),
+      exchangeSink: {
+        push: (ex) => {
+          if (ex.error) errors.push(ex.error.code);
+        },
+      },
+    });
     outcome = {
       findings: r.findings,
       exchanges: r.exchanges,
-      errors: r.ctx.exchanges.flatMap((ex) => (ex.error ? [ex.error.code] : [])),
+      errors,
     };
     const named = r.findings.filter((f) => f.checkId === expectCheck && f.level === 'violation');
     expect(

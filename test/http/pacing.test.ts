@@ -85,3 +85,40 @@ describe('Pacer', () => {
     expect(() => p.after('free', ex(429, { 'retry-after': '86400' }))).toThrow(/longer than the run may wait/);
   });
 });
+
+describe('Pacer shared by lanes side by side (--concurrency)', () => {
+  const reset = String(NOW / 1000 + 10);
+
+  test('a Remaining read while other requests are in flight is lowered by them', async () => {
+    const { p, waits } = pacer();
+    // Three lanes send before any answer is known.
+    await Promise.all([p.before('pro'), p.before('pro'), p.before('pro')]);
+    // The first answer says 4 left; the two requests still in flight will spend two of them.
+    p.settle('pro');
+    p.after('pro', ex(200, { 'x-ratelimit-remaining': '4', 'x-ratelimit-reset': reset }));
+    await p.before('pro'); // the last one above the reserve (1)
+    expect(waits).toEqual([]);
+    await p.before('pro');
+    expect(waits).toHaveLength(1);
+  });
+
+  test('one lane alone reads Remaining as it is (nothing in flight)', async () => {
+    const { p, waits } = pacer();
+    await p.before('pro');
+    p.settle('pro');
+    p.after('pro', ex(200, { 'x-ratelimit-remaining': '3', 'x-ratelimit-reset': reset }));
+    await p.before('pro');
+    await p.before('pro');
+    expect(waits).toEqual([]);
+    await p.before('pro');
+    expect(waits).toHaveLength(1);
+  });
+
+  test('lanes meeting a spent window wait out one reset together, then go on', async () => {
+    const { p, waits } = pacer();
+    p.after('pro', ex(200, { 'x-ratelimit-remaining': '1', 'x-ratelimit-reset': reset }));
+    await Promise.all([p.before('pro'), p.before('pro'), p.before('pro'), p.before('pro')]);
+    expect(waits).toHaveLength(1);
+    expect(p.waitedMs).toBe(waits[0]);
+  });
+});

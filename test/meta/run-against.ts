@@ -2,6 +2,7 @@
 import { planKeys, startReferenceServer, type ReferenceOptions } from '../../reference/server.js';
 import { runSuite } from '../../runner/suites.js';
 import type { SuiteName } from '../../config/config.js';
+import type { Exchange } from '../../http/exchange.js';
 
 export async function runAgainstReference(
   suite: SuiteName,
@@ -11,15 +12,17 @@ export async function runAgainstReference(
   try {
     const keys = planKeys(server.keys);
     const key = keys.find((k) => k.plan === 'enterprise')!;
-    const { ctx, ...result } = await runSuite(suite, {
+    const exchangeList: Exchange[] = [];
+    const { ctx: _ctx, ...result } = await runSuite(suite, {
       target: server.url,
       keys,
       key,
       seed: options.seed ?? 42,
       runs: options.runs ?? 40,
       strict: options.strict ?? false,
+      exchangeSink: { push: (ex) => exchangeList.push(ex) },
     });
-    return { ...result, exchangeList: ctx.exchanges };
+    return { ...result, exchangeList };
   } finally {
     await server.close();
   }

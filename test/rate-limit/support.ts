@@ -11,6 +11,7 @@ import { planKeys, startReferenceServer, type ReferenceOptions } from '../../ref
 import { randomKey, type ReferenceKey } from '../../reference/keys.js';
 import { runSuite } from '../../runner/suites.js';
 import type { SuiteName } from '../../config/config.js';
+import type { Exchange } from '../../http/exchange.js';
 import type { KeyRateLimitResult } from '../../runner/rate-limit-results.js';
 
 export const PLANS = ['free', 'pro', 'business'] as const;
@@ -91,10 +92,12 @@ async function runOnce(
   try {
     const keys = planKeys(server.keys.filter((k) => !options.plans || options.plans.includes(k.plan)));
     const t0 = performance.now();
+    const exchangeList: Exchange[] = [];
     const { ctx, ...result } = await runSuite(suite, {
       target: server.url,
       keys,
       key: keys[0]!,
+      exchangeSink: { push: (ex) => exchangeList.push(ex) },
       seed: options.seed ?? 1,
       runs: 10,
       strict: false,
@@ -106,7 +109,7 @@ async function runOnce(
       wallMs: performance.now() - t0,
       rateLimitResults: ctx.rateLimitResults,
       keyResults: ctx.rateLimitResults.filter((x): x is KeyRateLimitResult => x.suite === 'rate-limit'),
-      exchangeList: ctx.exchanges,
+      exchangeList,
     };
   } finally {
     await server.close();

@@ -1,0 +1,157 @@
+// Bounded memory (issue 12): exchanges are streamed, batch by batch, from the scenario to the HAR file; nothing on the
+// way holds a run's exchanges. These tests are structural: counts and bounds, never timing or RSS.
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ApiKey, registerSecret } from '../../http/redact.js';
+import type { Exchange } from '../../http/exchange.js';
+import { planKeys, startReferenceServer, type ReferenceServer } from '../../reference/server.js';
+import { HarWriter } from '../../reports/har.js';
+import { runSuite } from '../../runner/suites.js';
+import { BATCH_SIZE, type ExchangeData, ExchangeStream, exchangeData } from '../../suites/meta.js';
+
+/** At most one open batch and two in flight: what ExchangeStream may hold, whatever the run's length. */
+const BOUND = 3 * BATCH_SIZE;
+
+interface Har {
+  log: { version: string; comment?: string; entries: { request: { url: string } }[] };
+}
+const readHar = (path: string): Har => JSON.parse(readFileSync(path, 'utf8')) as Har;
+
+/** A recorded GET /pets?i=… exchange, numbered `i`. */
+function exchange(i: number, url = `http://127.0.0.1:9/v1/pets?i=${i}`): Exchange {
+  const u = new URL(url);
+  return {
+    seq: i,
+    operation: 'listPets',
+    keyPlan: 'enterprise',
+    request: { method: 'GET', url, path: u.pathname.slice(3) + u.search, headers: {}, body: null },
+    response: {
+      status: 200,
+      headers: { 'content-type': 'application/json' },
+      body: new TextEncoder().encode('[]'),
+      bodyText: '[]',
+      truncated: false,
+      json: [],
+      jsonError: null,
+    },
+    error: null,
+    startedAt: 1_700_000_000_000 + i,
+    durationMs: 1,
+  };
+}
+
+describe('HarWriter', () => {
+  it('writes a valid HAR from batches, every entry in arrival order, and the comment at the end', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'psc-har-'));
+    const path = join(dir, 'run.har');
+    const har = new HarWriter(path, '1.2.3');
+    const all = Array.from({ length: 450 }, (_, i) => exchangeData(exchange(i)));
+    for (let i = 0; i < all.length; i += 100) har.append(all.slice(i, i + 100));
+    har.append([]);
+    expect(existsSync(path), 'the HAR appears only when complete').toBe(false);
+    expect(har.close('Requests: 450')).toBe(450);
+    const doc = readHar(path);
+    expect(doc.log.version).toBe('1.2');
+    expect(doc.log.comment).toBe('Requests: 450');
+    expect(doc.log.entries.map((e) => new URL(e.request.url).searchParams.get('i'))).toEqual(
+      all.map((_, i) => String(i)),
+    );
+    expect(readdirSync(dir)).toEqual(['run.har']);
+  });
+
+  it('an empty run is a valid HAR with no entries', () => {
+    const path = join(mkdtempSync(join(tmpdir(), 'psc-har-')), 'empty.har');
+    expect(new HarWriter(path, '1').close()).toBe(0);
+    expect(readHar(path).log.entries).toEqual([]);
+  });
+
+  it('abort leaves nothing behind', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'psc-har-'));
+    const har = new HarWriter(join(dir, 'x.har'), '1');
+    har.append([exchangeData(exchange(1))]);
+    har.abort();
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it('a key in an entry stops the write: close throws the leak and no file is left', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'psc-har-'));
+    const secret = registerSecret(new ApiKey('psk_SECRET_har_stream_0123456789', 'pro'));
+    const har = new HarWriter(join(dir, 'leak.har'), '1');
+    const leaking = exchange(2, `http://127.0.0.1:9/v1/pets?k=${secret.reveal()}`);
+    har.append([exchangeData(exchange(1)), exchangeData(leaking)]);
+    expect(() => har.close()).toThrow(/PETSTORE_API_KEY_PRO|refusing to write/);
+    expect(readdirSync(dir)).toEqual([]);
+  });
+});
+
+describe('ExchangeStream', () => {
+  it('holds at most its bound when the receiver is slow, and delivers everything in order', async () => {
+    const received: ExchangeData[] = [];
+    const stream = new ExchangeStream(async (batch) => {
+      await new Promise((r) => setTimeout(r, 2));
+      received.push(...batch);
+    });
+    // As RunContext does: wait for the backlog before each request, push each exchange as it is recorded.
+    for (let i = 0; i < 10 * BOUND; i++) {
+      const wait = stream.backlog();
+      if (wait) await wait;
+      stream.push(exchange(i));
+    }
+    await stream.close();
+    expect(stream.peakHeld).toBeLessThanOrEqual(BOUND);
+    expect(received.map((e) => e.seq)).toEqual(Array.from({ length: 10 * BOUND }, (_, i) => i));
+  });
+
+  it('a batch that fails to arrive does not stop the run (the reporter counts what is missing)', async () => {
+    let calls = 0;
+    const stream = new ExchangeStream(async () => {
+      if (++calls === 1) throw new Error('rpc closed');
+    });
+    for (let i = 0; i < 2 * BATCH_SIZE + 1; i++) stream.push(exchange(i));
+    await expect(stream.close()).resolves.toBeUndefined();
+    expect(calls).toBe(3);
+  });
+});
+
+describe('a long suite run streams its exchanges', () => {
+  let server: ReferenceServer;
+  beforeAll(async () => {
+    server = await startReferenceServer();
+  });
+  afterAll(async () => server?.close());
+
+  it('the context keeps none, the stream at most its bound, and every exchange reaches the receiver', async () => {
+    const keys = planKeys(server.keys);
+    const received: ExchangeData[] = [];
+    // A slow receiver: the scenario must wait for it rather than pile exchanges up.
+    const stream = new ExchangeStream(async (batch) => {
+      await new Promise((r) => setTimeout(r, 5));
+      received.push(...batch);
+    });
+    const { ctx, ...r } = await runSuite('listPets', {
+      target: server.url,
+      keys,
+      key: keys.find((k) => k.plan === 'enterprise')!,
+      seed: 12,
+      runs: 1000,
+      strict: false,
+      exchangeSink: stream,
+    });
+    await stream.close();
+    expect(r.exchanges, 'a run long enough that holding its exchanges would show').toBeGreaterThan(2 * BOUND);
+    expect(received).toHaveLength(r.exchanges);
+    expect(new Set(received.map((e) => e.seq)).size).toBe(r.exchanges);
+    expect(stream.peakHeld).toBeLessThanOrEqual(BOUND);
+    // Nothing the context owns grows with the run: no collection of it is as large as the run.
+    const sizes = Object.entries(ctx).flatMap(([name, v]) =>
+      Array.isArray(v)
+        ? [[name, v.length] as const]
+        : v instanceof Map || v instanceof Set
+          ? [[name, v.size] as const]
+          : [],
+    );
+    for (const [name, size] of sizes) expect(size, `RunContext.${name}`).toBeLessThan(BATCH_SIZE);
+  }, 120_000);
+});
