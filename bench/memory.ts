@@ -92,11 +92,12 @@ export async function benchMemory(dir: string): Promise<MemoryFigures> {
   const root = resolve(process.env.BENCH_MEMORY_ROOT ?? '.');
   const server = await startEmbedded({ windowSeconds: 60 });
   const env = keyEnv(server.keys);
-  // The server is the child running reference/child.ts (tsx's esbuild service is a child of this process too).
+  // The server is the child running reference/child.js (built) or child.ts (from the sources, with tsx's esbuild
+  // service a child of this process too).
   const serverPid =
     treeOf(process.pid).find((pid) => {
       try {
-        return pid !== process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('child.ts');
+        return pid !== process.pid && /reference\/child\.[jt]s/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
       } catch {
         return false;
       }
