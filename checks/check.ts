@@ -64,7 +64,7 @@ export interface Finding {
 
 export type KeyPlan = Exchange['keyPlan'];
 
-export type Area = 'response' | 'auth' | 'listPets' | 'createPet' | 'getPet' | 'stateful' | 'rate-limit';
+export type Area = 'response' | 'auth' | 'listPets' | 'createPet' | 'getPet' | 'stateful' | 'rate-limit' | 'run';
 
 /** What a check says about itself: everything it can emit is declared here, so its definition is its whole truth. */
 export interface CheckDefinition<E> {
@@ -145,6 +145,8 @@ export function finding(
   if (!check.levels.includes(level)) throw new Error(`${check.id} does not declare level ${level}`);
   if (level !== 'observation' && clauseOf(clause).level === 'gap')
     throw new Error(`${check.id}: gap clause ${clause} backs only observations, not a ${level}`);
+  if (level === 'violation' && clauseOf(clause).level === 'harness')
+    throw new Error(`${check.id}: harness clause ${clause} is no requirement of the spec: a warning at most`);
   return {
     checkId: check.id,
     clause,

@@ -7,6 +7,7 @@ import { listChecks } from './list.js';
 import { responseCheckList, type ResponseEvidence } from './response.js';
 import { modelConsistency } from './stateful.js';
 import { rateLimitChecks } from './rate-limit.js';
+import { runChecks } from './run.js';
 
 export const responseChecks: readonly Check<ResponseEvidence>[] = responseCheckList;
 
@@ -19,6 +20,7 @@ export const allChecks: readonly Check<any>[] = Object.freeze([
   ...getChecks,
   modelConsistency,
   ...rateLimitChecks,
+  ...runChecks,
 ]);
 
 // biome-ignore lint/suspicious/noExplicitAny: see allChecks

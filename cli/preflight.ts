@@ -9,18 +9,6 @@ import { rateLimitNumber } from '../http/rate-limit-headers.js';
 import { listPets } from '../runner/requests.js';
 import { reachError } from './reach.js';
 
-/** Rough requests per suite for a given --runs, from what each scenario sends per case. */
-export function estimateRequests(suites: readonly string[], runs: number): number {
-  const per: Record<string, (r: number) => number> = {
-    auth: (r) => 3 + 36 * Math.max(1, Math.min(5, Math.ceil(r / 25))),
-    listPets: (r) => 27 * 1 + r + Math.max(10, Math.ceil(r / 4)),
-    createPet: (r) => r + 12 + r * 2 + 15 + 11,
-    getPet: (r) => 8 + Math.max(10, Math.ceil(r / 3)) * 2 + Math.max(10, Math.ceil(r / 4)),
-    stateful: (r) => Math.max(5, Math.ceil(r / 8)) * 12,
-  };
-  return suites.reduce((n, s) => n + (per[s]?.(runs) ?? 0), 0);
-}
-
 export interface PreflightResult {
   readonly remaining: number | null;
   /** X-RateLimit-Limit of the first answer (the limit in force), for the default concurrency. */
@@ -75,6 +63,8 @@ export async function preflight(
     if (remaining !== null && key.limits) {
       // Remaining speaks for the current window only; the pacer waits windows out, so only the daily quota bounds the run.
       const dayLeft = remaining <= key.limits.requestsPerMinute ? key.limits.requestsPerDay : remaining;
+      // runner/budget.ts loads every scenario (and with them the checks): only here, after the first request.
+      const { estimateRequests } = await import('../runner/budget.js');
       const need = estimateRequests(functionalSuites, runs);
       if (need > dayLeft) {
         const scaled = Math.max(1, Math.floor((runs * dayLeft) / need / 1.2));

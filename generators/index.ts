@@ -12,8 +12,9 @@ export { enumMember, notEnumMember } from './enum.js';
 export { beyondDigits, beyondEdges, integerDigits, integerEdges, nonIntegerText } from './integer.js';
 export { INT64_EDGES, beyondInt64Digits, int64Digits } from './int64.js';
 export { invalidNewPet, invalidNewPetKinds, markerName, type InvalidBody } from './invalid-new-pet.js';
-export { invalidListQuery, validListQuery, type ListQuery } from './list-query.js';
+export { invalidListQuery, invalidListQueryKinds, validListQuery, type ListQuery } from './list-query.js';
 export {
+  COVERAGE_NAMES,
   LONG_NAME_BYTES,
   NAME_PREFIX_MAX,
   PLAIN_NAME_MAX,
@@ -26,5 +27,12 @@ export {
   prefixedName,
 } from './names.js';
 export { newPetBody, newPetShape, validNewPet, type GeneratedPet } from './new-pet.js';
-export { absentPetId, existingPetId, invalidPetId, type PetIdCase } from './pet-id.js';
+export {
+  absentPetId,
+  absentPetIdEdges,
+  existingPetId,
+  invalidPetId,
+  invalidPetIdEdges,
+  type PetIdCase,
+} from './pet-id.js';
 export * from './schema.js';

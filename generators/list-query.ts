@@ -116,13 +116,17 @@ function brokenValues(p: ParameterSpec): fc.Arbitrary<{ pairs: Pair[]; kind: str
   return out;
 }
 
-export function invalidListQuery(c: Contract = loaded): fc.Arbitrary<ListQuery> {
+/** One arbitrary per kind of invalid query (each parameter broken one way), in a fixed order. */
+export function invalidListQueryKinds(c: Contract = loaded): fc.Arbitrary<ListQuery>[] {
   const params = parametersOf('listPets', 'query', c);
-  const cases = params.flatMap((p) => {
+  return params.flatMap((p) => {
     const others = params.filter((o) => o !== p);
     return brokenValues(p).map((broken) =>
       broken.chain(({ pairs: bad, kind }) => pairs(others, bad).map((list) => toQuery(list, false, kind))),
     );
   });
-  return fc.oneof(...cases);
+}
+
+export function invalidListQuery(c: Contract = loaded): fc.Arbitrary<ListQuery> {
+  return fc.oneof(...invalidListQueryKinds(c));
 }

@@ -128,6 +128,20 @@ export function edgeName(): fc.Arbitrary<string> {
   return fc.oneof(fc.constantFrom(...EDGE), long, padded);
 }
 
+/**
+ * One name of each class a store is known to mangle, for a coverage phase: plain (null: the caller's plain name), a
+ * combining mark (normalisation), an astral emoji (stripped), padding (trimmed), a NUL (refused by some databases),
+ * and a long one.
+ */
+export const COVERAGE_NAMES: readonly (string | null)[] = Object.freeze([
+  null,
+  'e\u0301',
+  '🐶',
+  ' Rex ',
+  'Rex\u0000',
+  'a'.repeat(LONG_NAME_BYTES + 1),
+]);
+
 /** Mostly ordinary names, one in five an edge. */
 export function petName(): fc.Arbitrary<string> {
   // Plain names often, so that "a valid NewPet gets 201" is judged on many cases; the rest probe the gap.

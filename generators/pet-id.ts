@@ -47,6 +47,33 @@ export function absentPetId(ids: readonly string[], c: Contract = loaded): fc.Ar
     .map((d) => ({ segment: encodeURIComponent(d), kind: 'absent', digits: d }));
 }
 
+/**
+ * The coverage phase's absent ids: each far edge of the range (its ends, the double-precision border) once, clear of
+ * the given ids as absentPetId keeps them.
+ */
+export function absentPetIdEdges(ids: readonly string[], c: Contract = loaded): PetIdCase[] {
+  const shown = ids.map((d) => BigInt(d));
+  return integerEdges(petIdRange(c))
+    .filter((n) => n > 2n ** 32n || n < -(2n ** 32n))
+    .filter((n) => shown.every((s) => (n > s ? n - s : s - n) > NEIGHBOURHOOD))
+    .map((n) => ({ segment: encodeURIComponent(n.toString()), kind: 'absent', digits: n.toString() }));
+}
+
+/** The coverage phase's ids that are no int64: one non-numeric segment, and just beyond each end of the range. */
+export function invalidPetIdEdges(c: Contract = loaded): PetIdCase[] {
+  const { min, max } = petIdRange(c);
+  return [
+    { segment: encodeURIComponent(NON_NUMERIC[0]!), kind: 'non-numeric' },
+    ...[max + 1n, min - 1n].map(
+      (n): PetIdCase => ({
+        segment: encodeURIComponent(n.toString()),
+        kind: 'beyond-int64',
+        digits: n.toString(),
+      }),
+    ),
+  ];
+}
+
 /** Raw segment texts that are not an integer; encoded before use. */
 const NON_NUMERIC = ['abc', '1.5', '1e3', ' ', '-', '+', '0x10', '1_000', '١٢', '🐶', 'null', '12abc', '%'];
 

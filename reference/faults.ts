@@ -25,6 +25,9 @@ export interface Fault {
 const TEXT = 'text/plain; charset=utf-8';
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
+/** How much later each answer of the slows-down fault comes than the one before. */
+const SLOWDOWN_MS = 6;
+
 const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === 'object' && !Array.isArray(v);
@@ -486,6 +489,27 @@ const catalogue = [
     catches: 'get-200',
     suite: 'getPet',
     apply: wrap('lookup', (prev) => (ctx, id) => (id % 2n !== 0n ? undefined : prev(ctx, id))),
+  },
+  {
+    id: 'slows-down',
+    description: `every answer comes ${SLOWDOWN_MS} ms later than the one before (a leak that grows with each request)`,
+    catches: 'latency-trend',
+    suite: 'listPets',
+    // Every request is authenticated first: the answer's end is held back by the lag so far, the answer itself is
+    // the conformant one (its Date and rate-limit headers are made on time).
+    apply: wrap('authenticate', (prev) => {
+      let answered = 0;
+      return (ctx, header, route) => {
+        const lag = SLOWDOWN_MS * answered++;
+        const res = ctx.res;
+        const end = res.end.bind(res) as (...args: unknown[]) => unknown;
+        res.end = ((...args: unknown[]) => {
+          setTimeout(() => end(...args), lag);
+          return res;
+        }) as typeof res.end;
+        return prev(ctx, header, route);
+      };
+    }),
   },
   {
     id: 'list-reset-at-max',

@@ -111,15 +111,16 @@ export class RunContext {
     // request that would break a limit is never sent.
     const send = this.client.send.bind(this.client);
     const sink = settings.exchangeSink;
+    const guarded = async (req: OutgoingRequest) => {
+      this.guard.beforeSend(req);
+      const ex = await send(req);
+      // A TLS or proxy failure is the configuration's, never the target's: it stops the run before a check sees it.
+      this.guard.checkTransport(ex);
+      return ex;
+    };
     this.client.send = (req) => {
       const backlog = sink?.backlog?.();
-      if (backlog)
-        return backlog.then(() => {
-          this.guard.beforeSend(req);
-          return send(req);
-        });
-      this.guard.beforeSend(req);
-      return send(req);
+      return backlog ? backlog.then(() => guarded(req)) : guarded(req);
     };
     this.client.onExchange((ex) => {
       this.exchangeCount++;

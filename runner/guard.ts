@@ -5,7 +5,8 @@
  * finding so far kept. The guard also keeps what the reports need: requests per key, what the rate-limit headers say
  * is left, and every id the run created.
  */
-import { type Finding, refOf } from '../checks/check.js';
+import type { Finding } from '../checks/check.js';
+import { latencyTrend, median } from '../checks/run.js';
 import { ExitCode, exitCodeFor, HarnessError } from '../config/errors.js';
 import type { OutgoingRequest } from '../http/client.js';
 import type { Exchange } from '../http/exchange.js';
@@ -18,19 +19,37 @@ export interface GuardLimits {
   /** Most pets created: createPet answers in 2xx (or with no answer), counting those in flight (null: no cap). */
   readonly maxCreates: number | null;
   /**
-   * Requests each suite is expected to need, for the suites that share the budget: each gets a share of what is left
-   * in proportion, so the first suites cannot spend what the later ones need (a suite absent here takes what is left).
+   * Requests each suite is expected to need, for the suites that share the budget: its coverage phase (each case class
+   * once) and its random exploration. The coverage of every suite is reserved first; what is left is shared among the
+   * explorations in proportion, so the first suites cannot spend what the later ones need to cover their classes (a
+   * suite absent here takes what is left; a plain number is all exploration).
    */
-  readonly suiteEstimates?: Readonly<Record<string, number>>;
+  readonly suiteEstimates?: Readonly<Record<string, number | SuiteEstimate>>;
 }
+
+/** Requests a suite needs: its coverage phase, which must run whole, and its random exploration, which can shrink. */
+export interface SuiteEstimate {
+  readonly coverage: number;
+  readonly explore: number;
+}
+
+const estimateOf = (e: number | SuiteEstimate): SuiteEstimate =>
+  typeof e === 'number' ? { coverage: 0, explore: e } : e;
 
 export const UNLIMITED: GuardLimits = Object.freeze({ deadline: null, maxRequests: null, maxCreates: null });
 
 /**
  * Why a run stopped early. Budget and creation caps are the user's choice: what they left out is reported and the
- * verdict stands on what ran. A deadline or a slowing target block the run (exit 3).
+ * verdict stands on what ran. A deadline, a slowing target, or a TLS or proxy failure after the first request (the
+ * configuration's problem, not the target's) block the run (exit 3).
  */
-export type StopCode = 'PSC_BUDGET' | 'PSC_MAX_CREATES' | 'PSC_MAX_DURATION' | 'PSC_TARGET_SLOWING';
+export type StopCode =
+  | 'PSC_BUDGET'
+  | 'PSC_MAX_CREATES'
+  | 'PSC_MAX_DURATION'
+  | 'PSC_TARGET_SLOWING'
+  | 'PSC_TLS'
+  | 'PSC_PROXY';
 
 /** Whether a stop blocks the run (exit 3), as the error catalogue says. */
 export function blocksRun(code: StopCode): boolean {
@@ -65,61 +84,49 @@ export interface GuardSnapshot {
   readonly byKey: Readonly<Record<string, KeySpend>>;
   readonly stop: { readonly code: StopCode; readonly message: string } | null;
   readonly trend: Finding | null;
+  /** What the request budget left out inside suites: a phase cut short, a random exploration that ended early. */
+  readonly leftOut: readonly string[];
+  /** Requests each suite sent in its coverage phase (before its first random part). */
+  readonly coverage: Readonly<Record<string, number>>;
 }
 
 /**
- * Progressive slow-down: the median of a sliding window of answers against the median of the first window. The run
- * stops once the latest median is both TREND_RATIO times the first and TREND_MIN_GROWTH_MS above it, and the last
- * three window medians rose in turn: a slow target (constant latency) or a spike never stops a run.
+ * Progressive slow-down: answers are gathered in windows of TREND_WINDOW, and at the end of each window (from the
+ * second on) the latency-trend check judges the first window, the latest and the medians so far (checks/run.ts).
  */
 export const TREND_WINDOW = 15;
-export const TREND_RATIO = 4;
-export const TREND_MIN_GROWTH_MS = 250;
-
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 
 export class LatencyTrend {
-  private readonly first: { ms: number; ex: Exchange }[] = [];
-  private readonly recent: { ms: number; ex: Exchange }[] = [];
+  private readonly first: Exchange[] = [];
+  private readonly recent: Exchange[] = [];
   private readonly medians: number[] = [];
   private count = 0;
 
   /** Records an answer; returns a warning finding once the slow-down is established. */
   add(ex: Exchange): Finding | null {
     if (!ex.response) return null;
-    const sample = { ms: ex.durationMs, ex };
     this.count++;
-    if (this.first.length < TREND_WINDOW) this.first.push(sample);
-    this.recent.push(sample);
+    if (this.first.length < TREND_WINDOW) this.first.push(ex);
+    this.recent.push(ex);
     if (this.recent.length > TREND_WINDOW) this.recent.shift();
     if (this.count < 2 * TREND_WINDOW || this.count % TREND_WINDOW !== 0) return null;
-    const last = median(this.recent.map((s) => s.ms));
-    this.medians.push(last);
-    const firstMedian = median(this.first.map((s) => s.ms));
-    const rising = this.medians.length >= 3 && this.medians.slice(-3).every((m, i, a) => i === 0 || m > a[i - 1]!);
-    if (!rising || last < firstMedian * TREND_RATIO || last - firstMedian < TREND_MIN_GROWTH_MS) return null;
-    const r = (n: number) => Math.round(n * 10) / 10;
-    return {
-      checkId: 'latency-trend',
-      clause: 'harness-time-budget',
-      level: 'warning',
-      operation: null,
-      // The run's, not one suite's: the guard spans every suite.
-      suite: null,
-      keyPlan: ex.keyPlan,
-      caseClass: null,
-      message:
-        `the target slowed down progressively: median latency ${r(firstMedian)} ms over the first ${TREND_WINDOW} answers, ` +
-        `${r(last)} ms over the last ${TREND_WINDOW} (after ${this.count})\nthe run stopped rather than spend its time budget waiting`,
-      expected: `latency that does not keep growing (first median ${r(firstMedian)} ms)`,
-      actual: `last median ${r(last)} ms`,
-      exchanges: [refOf(this.first[0]!.ex), refOf(this.recent[this.recent.length - 1]!.ex)],
-    };
+    this.medians.push(median(this.recent.map((e) => e.durationMs)));
+    const found = latencyTrend.run({
+      first: this.first,
+      recent: this.recent,
+      medians: this.medians,
+      answers: this.count,
+    });
+    return found.find((f) => f.level !== 'observation') ?? null;
   }
+}
+
+/** A part of a suite's exploration with its own share of the budget (see RunGuard.part). */
+interface Part {
+  readonly label: string;
+  readonly cap: number | null;
+  sent: number;
+  stopped: boolean;
 }
 
 export class RunGuard {
@@ -130,32 +137,104 @@ export class RunGuard {
   private readonly byKey: Record<string, KeySpend> = {};
   private stop: GuardSnapshot['stop'] = null;
   private trendFinding: Finding | null = null;
-  private readonly trend = new LatencyTrend();
+  private readonly latency = new LatencyTrend();
   private readonly begun = new Set<string>();
-  private suite: { name: string; cap: number | null; sent: number; stop: GuardSnapshot['stop'] } | null = null;
+  private suite: {
+    name: string;
+    cap: number | null;
+    sent: number;
+    stop: GuardSnapshot['stop'];
+    phase: string | null;
+  } | null = null;
+  private currentPart: Part | null = null;
+  private readonly left: string[] = [];
+  private readonly coverage: Record<string, number> = {};
+  private classifyTransport: ((ex: Exchange) => HarnessError | null) | null = null;
 
   constructor(
     readonly limits: GuardLimits = UNLIMITED,
     private readonly now: () => number = Date.now,
   ) {}
 
-  get stopped(): boolean {
-    return this.stop !== null || (this.suite?.stop ?? null) !== null;
+  /**
+   * Tells TLS and proxy failures apart from the target's own (the run's target and transport decide): such a failure,
+   * whenever it comes, stops the run (exit 3) with its cause and remedy, and is never judged as the target's.
+   */
+  watchTransport(classify: (ex: Exchange) => HarnessError | null): void {
+    this.classifyTransport = classify;
   }
 
-  /** A suite starts: its share of the request budget is what is left, in proportion to its estimate. */
+  /** Throws, after stopping the run, when the exchange failed on TLS or a proxy: no check may judge it. */
+  checkTransport(ex: Exchange): void {
+    if (!ex.error || !this.classifyTransport) return;
+    const failure = this.classifyTransport(ex);
+    if (!failure || (failure.code !== 'PSC_TLS' && failure.code !== 'PSC_PROXY')) return;
+    this.halt(failure.code, failure.message);
+    throw new RunStoppedError(failure.code, failure.message);
+  }
+
+  /** The latency-trend warning, once a slow-down stopped the run. */
+  get trend(): Finding | null {
+    return this.trendFinding;
+  }
+
+  /** Whether nothing more may be sent here: the run, the suite or the current part of its exploration stopped. */
+  get stopped(): boolean {
+    return this.stop !== null || (this.suite?.stop ?? null) !== null || (this.currentPart?.stopped ?? false);
+  }
+
+  /**
+   * A suite starts. Its share of the request budget: its own coverage phase, plus a part of what is left once the
+   * coverage of every suite still to run is reserved, in proportion to its exploration. When what is left cannot even
+   * cover every suite's classes, the coverage is cut in proportion (the report names what was left out).
+   */
   beginSuite(name: string): void {
     const { maxRequests, suiteEstimates } = this.limits;
-    const estimate = suiteEstimates?.[name];
+    const raw = suiteEstimates?.[name];
     let cap: number | null = null;
-    if (maxRequests !== null && suiteEstimates && estimate !== undefined) {
+    if (maxRequests !== null && suiteEstimates && raw !== undefined) {
       this.begun.add(name);
+      const own = estimateOf(raw);
       const rest = Object.entries(suiteEstimates)
         .filter(([s]) => s === name || !this.begun.has(s))
-        .reduce((n, [, e]) => n + e, 0);
-      cap = rest > 0 ? Math.floor(((maxRequests - this.sent) * estimate) / rest) : 0;
+        .map(([, e]) => estimateOf(e));
+      const coverage = rest.reduce((n, e) => n + e.coverage, 0);
+      const explore = rest.reduce((n, e) => n + e.explore, 0);
+      const left = Math.max(0, maxRequests - this.sent);
+      if (left < coverage) cap = coverage > 0 ? Math.floor((left * own.coverage) / coverage) : 0;
+      else cap = own.coverage + (explore > 0 ? Math.floor(((left - coverage) * own.explore) / explore) : 0);
     }
-    this.suite = { name, cap, sent: 0, stop: null };
+    this.suite = { name, cap, sent: 0, stop: null, phase: null };
+    this.currentPart = null;
+  }
+
+  /** Names what the suite is doing (e.g. 'coverage: invalid bodies'), for the report when a limit stops it there. */
+  phase(label: string | null): void {
+    if (this.suite) this.suite.phase = label;
+  }
+
+  /**
+   * Runs `fn` as a part of the suite's random exploration that may spend at most `fraction` of what the suite has
+   * left (with no request budget, no cap). A part that spends its share ends (its remaining cases pass: `stopped` is
+   * true inside it), and the suite goes on with its next part; what the cut left out is reported.
+   */
+  async part<T>(label: string, fraction: number, fn: () => Promise<T>): Promise<T> {
+    const suite = this.suite;
+    const outer = this.currentPart;
+    const cap =
+      suite?.cap === null || suite === null
+        ? null
+        : Math.max(0, Math.floor((suite.cap - suite.sent) * Math.min(1, Math.max(0, fraction))));
+    const part: Part = { label, cap, sent: 0, stopped: false };
+    if (suite && !(suite.name in this.coverage)) this.coverage[suite.name] = suite.sent;
+    this.currentPart = part;
+    try {
+      return await fn();
+    } finally {
+      this.currentPart = outer;
+      if (part.stopped && suite)
+        this.left.push(`${suite.name}: ${label} ended at its share of the request budget (${part.sent} requests)`);
+    }
   }
 
   /** Why the current suite stopped on its share of the budget, if it did (the run goes on with the next suite). */
@@ -179,9 +258,15 @@ export class RunGuard {
     if (suite && !suite.stop && suite.cap !== null && suite.sent >= suite.cap)
       suite.stop = {
         code: 'PSC_BUDGET',
-        message: `${suite.name} spent its share of the request budget (${suite.cap} requests of --budget)`,
+        message:
+          `${suite.name} spent its share of the request budget (${suite.cap} requests of --budget)` +
+          (suite.phase ? ` during ${suite.phase}` : ''),
       };
     if (suite?.stop) throw new RunStoppedError(suite.stop.code, suite.stop.message);
+    const part = this.currentPart;
+    if (part && part.cap !== null && part.sent >= part.cap) part.stopped = true;
+    if (part?.stopped) throw new RunStoppedError('PSC_BUDGET', `${part.label} spent its share of the request budget`);
+    if (part) part.sent++;
     if (suite) suite.sent++;
     // Counted before the send: requests sent side by side each see the others, so the cap is never exceeded.
     this.sent++;
@@ -214,7 +299,7 @@ export class RunGuard {
       else if (id !== undefined && id !== null && typeof (id as { value?: unknown }).value === 'string')
         this.createdIds.push((id as { value: string }).value);
     }
-    const trend = this.stop ? null : this.trend.add(ex);
+    const trend = this.stop ? null : this.latency.add(ex);
     if (trend) {
       this.trendFinding = trend;
       this.halt('PSC_TARGET_SLOWING', trend.message.split('\n')[0]!);
@@ -250,6 +335,8 @@ export class RunGuard {
       byKey: structuredClone(this.byKey),
       stop: this.stop,
       trend: this.trendFinding,
+      leftOut: [...this.left],
+      coverage: { ...this.coverage },
     };
   }
 }

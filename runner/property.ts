@@ -16,6 +16,11 @@ export interface PropertyOptions {
   readonly numRuns?: number;
   /** Rounds of "shrink one defect, continue past it". */
   readonly rounds?: number;
+  /**
+   * The share of what the suite has left of the request budget this property may spend (default: all of it). A
+   * suite's properties come after its coverage phase and split what is left: the first of two takes 1/2, the last 1.
+   */
+  readonly share?: number;
 }
 
 /** A stable per-property seed derived from the run seed, so that properties differ yet replay exactly. */
@@ -31,6 +36,27 @@ export async function checkProperty<T>(
   arb: fc.Arbitrary<T>,
   body: (value: T) => Promise<void>,
   options: PropertyOptions = {},
+): Promise<void> {
+  await ctx.guard.part(`random phase "${name}"`, options.share ?? 1, () => explore(ctx, name, arb, body, options));
+}
+
+/**
+ * A catch handler for code that runs inside a part of the exploration outside a property: the part's own stop (its
+ * share spent) ends it quietly; a stop of the suite or the run, and any other error, go on.
+ */
+export function endOfPart(ctx: RunContext): (e: unknown) => void {
+  return (e) => {
+    if (!isRunStopped(e)) throw e;
+    ctx.guard.throwIfStopped();
+  };
+}
+
+async function explore<T>(
+  ctx: RunContext,
+  name: string,
+  arb: fc.Arbitrary<T>,
+  body: (value: T) => Promise<void>,
+  options: PropertyOptions,
 ): Promise<void> {
   const numRuns = options.numRuns ?? ctx.runs;
   const rounds = options.rounds ?? 5;

@@ -17,7 +17,10 @@ import { rateLimitScenario } from './scenarios/rate-limit.js';
 import { quotaScenario } from './scenarios/quota.js';
 import type { Finding } from '../checks/check.js';
 import type { OperationStats } from './findings.js';
-import { type GuardSnapshot, isRunStopped } from './guard.js';
+import { type GuardLimits, type GuardSnapshot, isRunStopped, RunGuard, UNLIMITED } from './guard.js';
+import { planBudget } from './budget.js';
+import { reachFailure } from './reach.js';
+import { DEFAULT_TRANSPORT } from '../http/transport.js';
 import type { RateLimitResult } from './rate-limit-results.js';
 
 export interface SuiteDefinition {
@@ -97,6 +100,11 @@ export async function runSuite(name: SuiteName, settings: RunSettings): Promise<
   const def = suiteDefinition(name);
   const ctx = new RunContext(settings, name);
   ctx.guard.beginSuite(name);
+  ctx.guard.watchTransport((ex) =>
+    ex.error ? reachFailure(settings.target, settings.transport ?? DEFAULT_TRANSPORT, ex.error) : null,
+  );
+  // The run's latency trend is reported by the suite it stopped (the CLI's reporter reads it from the guard instead).
+  const trendBefore = ctx.guard.trend;
   const t0 = performance.now();
   let aborted: SuiteResult['aborted'] = null;
   let stopped: SuiteResult['stopped'] = null;
@@ -113,7 +121,7 @@ export async function runSuite(name: SuiteName, settings: RunSettings): Promise<
   }
   return {
     suite: name,
-    findings: ctx.log.all(),
+    findings: trendBefore === null && ctx.guard.trend ? [...ctx.log.all(), ctx.guard.trend] : ctx.log.all(),
     stats: Object.fromEntries(ctx.log.stats),
     occurrences: Object.fromEntries(ctx.log.occurrences),
     exchanges: ctx.exchangeCount,
@@ -125,4 +133,35 @@ export async function runSuite(name: SuiteName, settings: RunSettings): Promise<
     guard: ctx.guard.snapshot(),
     ctx,
   };
+}
+
+export interface InOrderResult {
+  readonly results: readonly Omit<SuiteResult, 'guard'>[];
+  /** The run's guard at the end: requests, creations, the stop, what the budget left out. */
+  readonly guard: GuardSnapshot;
+  readonly runs: number;
+  readonly notes: readonly string[];
+}
+
+/**
+ * Runs suites one after another in this process, sharing one guard, the way `petstore-conformance run` runs them in
+ * its worker: with a request budget, every case class of every suite first (runner/budget.ts). For the project's
+ * tests and the bench; the CLI goes through vitest.
+ */
+export async function runSuitesInOrder(
+  names: readonly SuiteName[],
+  settings: Omit<RunSettings, 'guard'>,
+  limits: Omit<GuardLimits, 'suiteEstimates'> = UNLIMITED,
+): Promise<InOrderResult> {
+  const plan = planBudget(names, settings.runs, limits.maxRequests);
+  const guard = new RunGuard({
+    ...limits,
+    ...(limits.maxRequests !== null && { suiteEstimates: plan.suiteEstimates }),
+  });
+  const results: Omit<SuiteResult, 'guard'>[] = [];
+  for (const name of names) {
+    const { ctx: _ctx, guard: _g, ...r } = await runSuite(name, { ...settings, runs: plan.runs, guard });
+    results.push(r);
+  }
+  return { results, guard: guard.snapshot(), runs: plan.runs, notes: plan.notes };
 }

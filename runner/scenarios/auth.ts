@@ -10,8 +10,10 @@ import type { OutgoingRequest, AuthSpec } from '../../http/client.js';
 import type { RunContext } from '../context.js';
 import { returnedPet, usableId } from '../pets.js';
 import * as req from '../requests.js';
+import { endOfPart } from '../property.js';
 
 export async function authScenario(ctx: RunContext): Promise<void> {
+  ctx.guard.phase('coverage: every auth variant on every operation');
   const [pet] = fc.sample(ctx.newPets(), { seed: ctx.seed + 3, numRuns: 1 });
   const body = newPetBody(pet!);
   const made = await ctx.send(req.createPet(ctx.auth(), body));
@@ -21,17 +23,32 @@ export async function authScenario(ctx: RunContext): Promise<void> {
     createPet: (auth) => req.createPet(auth, body),
     getPet: (auth) => req.getPet(auth, id),
   };
-  // Every variant on every operation: a fixed, small matrix, repeated so a flaky acceptance shows up.
-  const rounds = Math.max(1, Math.min(5, Math.ceil(ctx.runs / 25)));
-  for (let r = 0; r < rounds; r++) {
+  // Coverage: every variant on every operation once. Then the same matrix again, a few rounds, so a flaky acceptance
+  // shows up: that repetition is the suite's random phase, and shares what the budget leaves.
+  const matrix = async () => {
     for (const op of contract.operations.keys()) {
       for (const variant of AUTH_VARIANTS) {
         ctx.log.count(op, 'cases');
         await sendVariant(ctx, build[op], variant);
       }
     }
-  }
+  };
+  await matrix();
+  ctx.guard.phase(null);
+  await ctx.guard.part('repeated auth matrix', 1, async () => {
+    for (let r = 1; r < authRounds(ctx.runs) && !ctx.guard.stopped; r++) await matrix().catch(endOfPart(ctx));
+  });
 }
+
+/** Rounds of the whole matrix for a --runs (the first is the coverage phase). */
+export const authRounds = (runs: number): number => Math.max(1, Math.min(5, Math.ceil(runs / 25)));
+
+/** Requests of the coverage phase: one create, then each variant on each operation. */
+export const authCoverage = (): number => 1 + contract.operations.size * AUTH_VARIANTS.length;
+
+/** Requests of the random phase for a --runs. */
+export const authExplore = (runs: number): number =>
+  (authRounds(runs) - 1) * contract.operations.size * AUTH_VARIANTS.length;
 
 async function sendVariant(ctx: RunContext, build: (auth: AuthSpec) => OutgoingRequest, variant: AuthVariant) {
   const usesKey = variant.template?.includes('{key}') ?? false;

@@ -4,7 +4,7 @@
  */
 import fc from 'fast-check';
 import { contract, parameter } from '../../spec/contract.js';
-import { invalidListQuery, validListQuery, type ListQuery } from '../../generators/index.js';
+import { invalidListQuery, invalidListQueryKinds, validListQuery, type ListQuery } from '../../generators/index.js';
 import {
   list200,
   listDefaultLimit,
@@ -79,21 +79,40 @@ async function judgeValidQuery(ctx: RunContext, q: ListQuery): Promise<void> {
   });
 }
 
+/** One invalid query of each kind, whatever the seed: no kind is left to chance in a short run. */
+export function oneOfEachInvalidQuery(seed: number): ListQuery[] {
+  return invalidListQueryKinds().map((arb, i) => fc.sample(arb, { seed: seed + i, numRuns: 1 })[0]!);
+}
+
+async function judgeInvalidQuery(ctx: RunContext, q: ListQuery): Promise<void> {
+  ctx.log.count('listPets', 'cases');
+  await ctx.inCase(queryCase(q), async () => {
+    const exchange = await ctx.send(req.listPets(ctx.auth(), q.raw));
+    ctx.judge(listInvalidQuery, { exchange, query: q, valid: false });
+  });
+}
+
+/** Requests of the coverage phase: the seeded pets, each edge query, one invalid query of each kind. */
+export const listPetsCoverage = (): number =>
+  SEED_PER_STATUS * contract.petStatuses.length + edgeQueries().length + invalidListQueryKinds().length;
+
+const invalidRuns = (runs: number) => Math.max(10, Math.ceil(runs / 4));
+
+/** Requests of the random phase for a --runs. */
+export const listPetsExplore = (runs: number): number => runs + invalidRuns(runs);
+
 export async function listPetsScenario(ctx: RunContext): Promise<void> {
+  ctx.guard.phase('coverage: seeding the store');
   await seedStore(ctx);
+  ctx.guard.phase('coverage: each limit edge with each filter');
   for (const q of edgeQueries()) await judgeValidQuery(ctx, q);
-  await checkProperty(ctx, 'listPets answers valid queries', validListQuery(), (q) => judgeValidQuery(ctx, q));
-  await checkProperty(
-    ctx,
-    'listPets invalid queries (gap)',
-    invalidListQuery(),
-    async (q) => {
-      ctx.log.count('listPets', 'cases');
-      await ctx.inCase(queryCase(q), async () => {
-        const exchange = await ctx.send(req.listPets(ctx.auth(), q.raw));
-        ctx.judge(listInvalidQuery, { exchange, query: q, valid: false });
-      });
-    },
-    { numRuns: Math.max(10, Math.ceil(ctx.runs / 4)) },
-  );
+  ctx.guard.phase('coverage: each kind of invalid query');
+  for (const q of oneOfEachInvalidQuery(ctx.seed)) await judgeInvalidQuery(ctx, q);
+  ctx.guard.phase(null);
+  await checkProperty(ctx, 'listPets answers valid queries', validListQuery(), (q) => judgeValidQuery(ctx, q), {
+    share: 1 / 2,
+  });
+  await checkProperty(ctx, 'listPets invalid queries (gap)', invalidListQuery(), (q) => judgeInvalidQuery(ctx, q), {
+    numRuns: invalidRuns(ctx.runs),
+  });
 }

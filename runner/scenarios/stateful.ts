@@ -21,6 +21,7 @@ import { checkProperty } from '../property.js';
 import { returnedPet, usableId } from '../pets.js';
 import { createAndJudge, invalidCase } from './create-pet.js';
 import * as req from '../requests.js';
+import { contract } from '../../spec/contract.js';
 
 interface Model {
   readonly pets: Map<string, ModelPet>;
@@ -91,7 +92,42 @@ export function commands(ctx: RunContext) {
   );
 }
 
+/**
+ * The coverage phase: each command once, whatever the seed: a pet of each status, an invalid body, a list, each pet
+ * fetched back after that list, and a filtered list.
+ */
+export function coverageCommands(ctx: RunContext): fc.AsyncCommand<Model, Real>[] {
+  const pets = fc.sample(ctx.newPets(), { seed: ctx.seed + 13, numRuns: contract.petStatuses.length });
+  const [invalid] = fc.sample(invalidNewPet(), { seed: ctx.seed + 13, numRuns: 1 });
+  const query = (raw: string, status?: string): ListQuery => ({
+    raw,
+    ...(status !== undefined ? { status } : {}),
+    valid: true,
+    kind: 'valid',
+  });
+  const filtered = contract.petStatuses[1] ?? contract.petStatuses[0]!;
+  return [
+    ...contract.petStatuses.map((status, i) => new CreateValid({ ...pets[i]!, status })),
+    new CreateInvalid(invalid!),
+    new List(query('')),
+    ...contract.petStatuses.map((_s, i) => new GetKnown(i)),
+    new List(query(`?status=${encodeURIComponent(filtered)}`, filtered)),
+  ];
+}
+
+/** Requests of the coverage phase. */
+export const statefulCoverage = (): number => 2 * contract.petStatuses.length + 3;
+
+const statefulRuns = (runs: number) => Math.max(20, Math.ceil(runs / 5));
+
+/** Requests of the random phase for a --runs: sequences of up to 15 commands, about 8 on average. */
+export const statefulExplore = (runs: number): number => statefulRuns(runs) * 8;
+
 export async function statefulScenario(ctx: RunContext): Promise<void> {
+  ctx.guard.phase('coverage: each command once');
+  ctx.log.count('createPet', 'cases');
+  await fc.asyncModelRun(() => ({ model: { pets: new Map() }, real: ctx }), coverageCommands(ctx));
+  ctx.guard.phase(null);
   await checkProperty(
     ctx,
     'stateful model',
@@ -100,6 +136,6 @@ export async function statefulScenario(ctx: RunContext): Promise<void> {
       ctx.log.count('createPet', 'cases');
       await fc.asyncModelRun(() => ({ model: { pets: new Map() }, real: ctx }), cmds);
     },
-    { numRuns: Math.max(20, Math.ceil(ctx.runs / 5)) },
+    { numRuns: statefulRuns(ctx.runs) },
   );
 }

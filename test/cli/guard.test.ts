@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import type { OutgoingRequest } from '../../http/client.js';
 import type { Exchange } from '../../http/exchange.js';
 import { isRunStopped, LatencyTrend, RunGuard, TREND_WINDOW } from '../../runner/guard.js';
+import { planBudget, suiteEstimate } from '../../runner/budget.js';
 
 const req = (operation: OutgoingRequest['operation'] = 'listPets'): OutgoingRequest => ({
   operation,
@@ -93,6 +94,47 @@ describe('RunGuard', () => {
     expect(g.snapshot().stop?.code).toBe('PSC_BUDGET');
   });
 
+  it("reserves every suite's coverage phase first, and shares the rest among the random phases", () => {
+    const limits = (maxRequests: number) => ({
+      deadline: null,
+      maxRequests,
+      maxCreates: null,
+      suiteEstimates: { a: { coverage: 10, explore: 100 }, b: { coverage: 20, explore: 0 } },
+    });
+    const spend = (g: RunGuard, name: string) => {
+      g.beginSuite(name);
+      let n = 0;
+      while (n < 1_000 && tryCall(g)) n++;
+      return n;
+    };
+    // 50: a gets its 10 and all the 20 left once both coverages are reserved; b its 20.
+    const g = new RunGuard(limits(50));
+    expect(spend(g, 'a')).toBe(30);
+    expect(spend(g, 'b')).toBe(20);
+    // 15 cannot cover both: the coverage is cut in proportion.
+    const tight = new RunGuard(limits(15));
+    expect(spend(tight, 'a')).toBe(5);
+    expect(spend(tight, 'b')).toBe(10);
+  });
+
+  it('a part of the exploration spends at most its fraction of what the suite has left, then the suite goes on', async () => {
+    const g = new RunGuard({ deadline: null, maxRequests: 40, maxCreates: null, suiteEstimates: { a: 40 } });
+    g.beginSuite('a');
+    let inPart = 0;
+    await g.part('first half', 1 / 2, async () => {
+      while (inPart < 100 && tryCall(g)) inPart++;
+      expect(g.stopped).toBe(true);
+    });
+    expect(inPart).toBe(20);
+    expect(g.stopped).toBe(false);
+    expect(() => g.throwIfStopped()).not.toThrow();
+    let after = 0;
+    while (after < 100 && tryCall(g)) after++;
+    expect(after).toBe(20);
+    expect(g.snapshot().leftOut).toEqual(['a: first half ended at its share of the request budget (20 requests)']);
+    expect(g.snapshot().coverage).toEqual({ a: 0 });
+  });
+
   it('sends nothing past the deadline', () => {
     let now = 1_000;
     const g = new RunGuard({ deadline: 2_000, maxRequests: null, maxCreates: null }, () => now);
@@ -140,5 +182,30 @@ describe('LatencyTrend', () => {
     expect(feed((i) => (i >= 100 && i < 130 ? 2_000 : 5), 500)).toBeNull();
     // Noisy but flat.
     expect(feed((i) => 5 + ((i * 7919) % 40), 500)).toBeNull();
+  });
+});
+
+describe('planBudget', () => {
+  const FUNCTIONAL = ['auth', 'listPets', 'createPet', 'getPet', 'stateful'];
+  const coverage = FUNCTIONAL.reduce((n, s) => n + suiteEstimate(s, 100)!.coverage, 0);
+
+  it('with no budget, changes nothing', () => {
+    const plan = planBudget(FUNCTIONAL, 100, null);
+    expect(plan.runs).toBe(100);
+    expect(plan.notes).toEqual([]);
+  });
+
+  it('reserves every case class first and scales --runs so the random phases fit what is left', () => {
+    const room = coverage + 500;
+    const plan = planBudget(FUNCTIONAL, 100, room);
+    expect(plan.runs).toBeLessThan(100);
+    const explore = FUNCTIONAL.reduce((n, s) => n + plan.suiteEstimates[s]!.explore, 0);
+    expect(coverage + explore).toBeLessThanOrEqual(room);
+    expect(plan.notes.join('\n')).toMatch(new RegExp(`every case class first \\(${coverage} requests\\)`));
+  });
+
+  it('says so when the budget cannot even cover every case class', () => {
+    const plan = planBudget(FUNCTIONAL, 100, coverage - 1);
+    expect(plan.notes.join('\n')).toMatch(/less than the coverage phases need .*the report names them/);
   });
 });

@@ -214,6 +214,18 @@ const cases: Record<FaultId, Case> = {
     },
   },
   'get-odd-404': { probe: async (s) => (await get(s, `/pets/${text((await created(s)).json.id)}`)).status === 404 },
+  'slows-down': {
+    // 30 answers: without the fault the last takes a few ms, with it 29 lags of 6 ms (174 ms).
+    probe: async (s) => {
+      let last = 0;
+      for (let i = 0; i < 30; i++) {
+        const t0 = performance.now();
+        await call(s, 'GET', '/pets?limit=1');
+        last = performance.now() - t0;
+      }
+      return last > 100;
+    },
+  },
   'list-reset-at-max': {
     probe: async (s) =>
       await call(s, 'GET', '/pets?limit=100').then(

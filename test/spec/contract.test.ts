@@ -76,7 +76,7 @@ describe('the clauses', () => {
   test('ids are unique and levels known', () => {
     const ids = clauses.map((c) => c.id);
     expect(new Set(ids).size).toBe(ids.length);
-    for (const c of clauses) expect(['must', 'should', 'gap']).toContain(c.level);
+    for (const c of clauses) expect(['must', 'should', 'gap', 'harness']).toContain(c.level);
   });
   // That every clause is cited by a check or says how it is covered: test/checks/registry.test.ts.
 });

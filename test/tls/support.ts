@@ -11,6 +11,7 @@ import { connect, type AddressInfo, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { randomBytes } from 'node:crypto';
 import { generate } from 'selfsigned';
 import { keyVariable } from '../../config/config.js';
 import type { ReferenceKey } from '../../reference/server.js';
@@ -122,6 +123,11 @@ export interface FrontOptions {
   readonly prefix?: string;
   /** Compress every answer (any status) for clients that accept gzip, as reverse proxies do. */
   readonly gzip?: boolean;
+  /**
+   * From the request numbered `after` on, serve this certificate instead (a certificate rotated mid-run): new
+   * connections get it, and every answer from then on closes its connection, so the client soon has to reconnect.
+   */
+  readonly rotate?: { readonly after: number; readonly tls: KeyPair };
 }
 
 /** A reverse proxy in front of an http upstream (the reference server, whose base URL ends in /v1). */
@@ -139,6 +145,11 @@ export async function startFront(upstream: string, options: FrontOptions = {}): 
       status: 0,
     };
     seen.push(entry);
+    if (options.rotate && seen.length === options.rotate.after && 'setSecureContext' in server) {
+      // Fresh ticket keys: no session of the old certificate may be resumed.
+      server.setSecureContext({ ...options.rotate.tls, ticketKeys: randomBytes(48) });
+    }
+    const rotated = options.rotate !== undefined && seen.length >= options.rotate.after;
     if (!req.url!.startsWith(`${prefix}/v1/`)) {
       entry.status = 404;
       res.writeHead(404, { 'content-type': 'text/plain' }).end('no such path on this front');
@@ -164,6 +175,7 @@ export async function startFront(upstream: string, options: FrontOptions = {}): 
           h['content-length'] = String(body.length);
           delete h.connection;
           delete h['keep-alive'];
+          if (rotated) h.connection = 'close';
           res.writeHead(upRes.statusCode!, h).end(body);
         });
       },
@@ -194,7 +206,9 @@ export interface ForwardProxy {
  * A tiny forward proxy: CONNECT tunnels and absolute-form requests, to loopback only (anything else gets 403).
  * With `requireAuth`, a CONNECT without that Proxy-Authorization value gets 407.
  */
-export async function startForwardProxy(options: { requireAuth?: string } = {}): Promise<ForwardProxy> {
+export async function startForwardProxy(
+  options: { requireAuth?: string; goAwayAfterTunnels?: number } = {},
+): Promise<ForwardProxy> {
   const tunnels: string[] = [];
   const requests: string[] = [];
   const server = createHttpServer((req, res) => {
@@ -225,6 +239,8 @@ export async function startForwardProxy(options: { requireAuth?: string } = {}):
       return;
     }
     tunnels.push(req.url!);
+    // The proxy goes away: the tunnels open stay up, and any new connection finds nothing listening.
+    if (tunnels.length === options.goAwayAfterTunnels) server.close();
     const upstream = connect(Number(port), '127.0.0.1', () => {
       client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
       if (head.length) upstream.write(head);

@@ -1,0 +1,67 @@
+// Coverage first within a request budget (issue 9): with --budget 250 and only a Free key, a whole functional run
+// catches every functional fault of the catalogue, and never sends more than the budget. Each run is the runner as
+// the CLI's worker runs it (runner/budget.ts plans it, one guard shares it), against a server whose rate window is
+// 1 s (the Free key keeps its 60 requests per window, so pacing costs seconds); a few run side by side.
+import { describe, expect, test } from 'vitest';
+import { faults } from '../../reference/faults.js';
+import { planKeys, startReferenceServer } from '../../reference/server.js';
+import { suiteEstimate } from '../../runner/budget.js';
+import { runSuitesInOrder } from '../../runner/suites.js';
+import type { SuiteName } from '../../config/config.js';
+
+const FUNCTIONAL: readonly SuiteName[] = ['auth', 'listPets', 'createPet', 'getPet', 'stateful'];
+const BUDGET = 250;
+const RUNS = 100;
+
+async function freeKeyRun(fault: string | null, seed = 7) {
+  const server = await startReferenceServer({ faults: fault === null ? [] : [fault], windowSeconds: 1 });
+  try {
+    const keys = planKeys(server.keys).filter((k) => k.plan === 'free');
+    const r = await runSuitesInOrder(
+      FUNCTIONAL,
+      { target: server.url, keys, key: keys[0]!, seed, runs: RUNS, strict: false, windowSeconds: 1 },
+      { deadline: null, maxRequests: BUDGET, maxCreates: null },
+    );
+    return r;
+  } finally {
+    await server.close();
+  }
+}
+
+describe(`within a budget of ${BUDGET} requests and a Free key`, () => {
+  test('every suite runs its whole coverage phase, which its estimate bounds, and the random phases share the rest', async () => {
+    const r = await freeKeyRun(null);
+    expect(r.guard.sent).toBeLessThanOrEqual(BUDGET);
+    // The budget is used: the random phases spend what the coverage leaves.
+    expect(r.guard.sent).toBeGreaterThan(BUDGET * 0.9);
+    for (const s of r.results) expect(s.stopped?.message ?? '', s.suite).not.toMatch(/during coverage/);
+    for (const suite of FUNCTIONAL) {
+      const sent = r.guard.coverage[suite];
+      expect(sent, `${suite} reached its random phase`).toBeDefined();
+      expect(sent!, suite).toBeGreaterThan(0);
+      expect(sent!, `${suite}: its coverage estimate bounds what its coverage phase sent`).toBeLessThanOrEqual(
+        suiteEstimate(suite, r.runs)!.coverage,
+      );
+    }
+    expect(r.results.flatMap((s) => s.findings).filter((f) => f.level === 'violation')).toEqual([]);
+  }, 120_000);
+
+  const functional = faults.filter((f) => (FUNCTIONAL as readonly string[]).includes(f.suite));
+  test(`every functional fault (${functional.length}) is caught`, async () => {
+    const missed: string[] = [];
+    let next = 0;
+    const worker = async () => {
+      while (next < functional.length) {
+        const fault = functional[next++]!;
+        const r = await freeKeyRun(fault.id);
+        expect(r.guard.sent, fault.id).toBeLessThanOrEqual(BUDGET);
+        const caught = r.results.some((s) =>
+          s.findings.some((f) => f.checkId === fault.catches && f.level !== 'observation'),
+        );
+        if (!caught) missed.push(`${fault.id} (left out: ${r.guard.leftOut.join('; ') || 'nothing'})`);
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    expect(missed).toEqual([]);
+  }, 600_000);
+});
