@@ -62,6 +62,15 @@ function scan(text: string): { colons: number; unsafe: number[] } {
   return { colons, unsafe };
 }
 
+/** A digit run longer than a safe integer, or a digit before a fraction or an exponent (anywhere, strings included). */
+const MAYBE_UNSAFE = /\d{16}|\d[.eE]/;
+
+function colonsIn(text: string): number {
+  let n = 0;
+  for (let i = text.indexOf(':'); i >= 0; i = text.indexOf(':', i + 1)) n++;
+  return n;
+}
+
 /** Keys of every object in a tree that JSON.parse made. */
 function countKeys(value: unknown): number {
   if (value === null || typeof value !== 'object') return 0;
@@ -106,14 +115,22 @@ function unmark(v: unknown, seen: { n: number }): unknown {
  */
 function parseFast(text: string): unknown {
   if (text.includes('__proto__') || text.includes(MARK)) return undefined;
-  const { colons, unsafe } = scan(text);
   let view: unknown;
   try {
     view = JSON.parse(text);
   } catch {
     return undefined;
   }
-  if (countKeys(view) !== colons) return undefined;
+  const keys = countKeys(view);
+  // Most bodies, without scanning them: nothing that could be a number beyond 15 digits, a fraction or an exponent
+  // (strings included), and as many ':' in the whole text as keys in the tree. Each key has its ':' outside strings,
+  // so the counts are equal only when no key repeats and no string holds a ':'.
+  if (!MAYBE_UNSAFE.test(text) && colonsIn(text) === keys) {
+    if (view !== null && typeof view === 'object') plainTrees.add(view);
+    return view;
+  }
+  const { colons, unsafe } = scan(text);
+  if (keys !== colons) return undefined;
   if (unsafe.length === 0) {
     if (view !== null && typeof view === 'object') plainTrees.add(view);
     return view;
