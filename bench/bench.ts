@@ -15,9 +15,10 @@ import { benchLoad } from '../load/bench.js';
 import { benchBudget } from './budget.js';
 import { benchRatio } from './ratio.js';
 import { benchMemory } from './memory.js';
+import { benchStartup } from './startup.js';
 
 const FUNCTIONAL = 'auth,listPets,createPet,getPet,stateful';
-/** BENCH_ONLY=default,ratio,faults,rate-limit,budget,free,load,memory runs only those sections (all by default). */
+/** BENCH_ONLY=startup,default,ratio,faults,rate-limit,budget,free,load,memory runs only those sections (all by default). */
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (section: string): boolean => !only || only.includes(section);
 const results: Record<string, unknown> = {};
@@ -37,6 +38,9 @@ function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: 
 function report(path: string): ConformanceReport {
   return JSON.parse(readFileSync(path, 'utf8')) as ConformanceReport;
 }
+
+// 0. Start-up (issue 12; BENCH_ONLY=startup): spawn → first request, and a one-suite run's wall time (bench/startup.ts).
+if (wanted('startup')) results['start-up (medians, seconds)'] = await benchStartup(dir);
 
 // 1. The default run against the embedded target, functional suites (the 2,000-in-5-s goal) and everything.
 for (const [name, suites] of !wanted('default')

@@ -27,6 +27,8 @@ export interface MemoryFigures {
   readonly wallSeconds: number;
   /** Peak of the summed RSS of the CLI process and its descendants. */
   readonly peakRssMb: number | null;
+  /** The same figure for a short run (runs 100, a few hundred exchanges): the footprint that does not grow. */
+  readonly shortRun: { readonly exchanges: number; readonly peakRssMb: number | null };
   /** Peak RSS of the reference server (outside the harness, for reference). */
   readonly serverPeakRssMb: number | null;
 }
@@ -90,11 +92,12 @@ export async function benchMemory(dir: string): Promise<MemoryFigures> {
   const root = resolve(process.env.BENCH_MEMORY_ROOT ?? '.');
   const server = await startEmbedded({ windowSeconds: 60 });
   const env = keyEnv(server.keys);
-  // The server is the child running reference/child.ts (tsx's esbuild service is a child of this process too).
+  // The server is the child running reference/child.js (built) or child.ts (from the sources, with tsx's esbuild
+  // service a child of this process too).
   const serverPid =
     treeOf(process.pid).find((pid) => {
       try {
-        return pid !== process.pid && readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('child.ts');
+        return pid !== process.pid && /reference\/child\.[jt]s/.test(readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
       } catch {
         return false;
       }
@@ -102,13 +105,18 @@ export async function benchMemory(dir: string): Promise<MemoryFigures> {
   try {
     // Exchanges grow linearly with --runs past a fixed part (the stateful sequences, auth variants): two short runs
     // give both, and the long run asks for the runs that reach the goal.
+    const short: number[] = [];
+    let shortPeak = 0;
     const exchangesAt = async (runs: number): Promise<number> => {
       const out = join(dir, `memory-calibrate-${runs}.json`);
       const args = ['run', '--target', server.url, '--seed', '7', '--suite', FUNCTIONAL, '--runs', String(runs)];
-      await cliRun(root, [...args, '--json', out], env, null);
+      shortPeak = (await cliRun(root, [...args, '--json', out], env, short)).peak;
       return (JSON.parse(readFileSync(out, 'utf8')) as Report).totals.exchanges;
     };
-    const [low, high] = [await exchangesAt(100), await exchangesAt(400)];
+    const low = await exchangesAt(100);
+    // The short run's peak is the harness's own footprint (vitest, the modules): the long run's excess is what grows.
+    const [shortExchanges, shortPeakRss] = [low, shortPeak];
+    const high = await exchangesAt(400);
     const perRun = (high - low) / 300;
     const runs = Math.ceil(((goal - (low - 100 * perRun)) / perRun) * 1.02);
     const out = join(dir, 'memory.json');
@@ -156,6 +164,7 @@ export async function benchMemory(dir: string): Promise<MemoryFigures> {
       harMegabytes: existsSync(har) ? mb(statSync(har).size) : null,
       wallSeconds: +(r.ms / 1000).toFixed(1),
       peakRssMb: samples.length > 0 ? mb(r.peak) : null,
+      shortRun: { exchanges: shortExchanges, peakRssMb: short.length > 0 ? mb(shortPeakRss) : null },
       serverPeakRssMb: serverPid ? mb(serverPeak) : null,
     };
   } finally {

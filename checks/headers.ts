@@ -25,6 +25,14 @@ export function headerValues(ex: { response: RecordedResponse | null }, name: st
 
 /** A header as one value: identical repeats collapse (proxies duplicate headers), differing ones are a conflict. */
 export function readHeader(ex: { response: RecordedResponse | null }, name: string): HeaderRead {
+  // The common case, read on every exchange by several checks: one occurrence, as a string.
+  let one: unknown;
+  try {
+    one = (ex.response?.headers as Record<string, unknown> | undefined)?.[name];
+  } catch {
+    one = undefined;
+  }
+  if (typeof one === 'string' && name === name.toLowerCase()) return { kind: 'value', value: one.trim() };
   const values = headerValues(ex, name).map((v) => v.trim());
   if (values.length === 0) return { kind: 'absent' };
   const distinct = [...new Set(values)];

@@ -1,9 +1,8 @@
 /** How a run reaches its target, as report facts and as the lines said at its start. */
 import type { Config } from '../config/config.js';
-import { displayProxy, proxyFor } from '../http/transport.js';
+import { displayProxy, INSECURE_LINE, proxyFor } from '../http/transport.js';
 import { userAgent } from '../http/user-agent.js';
 import type { ConnectionFacts } from '../reports/conformance-report.js';
-import { INSECURE_LINE } from '../reports/conformance-text.js';
 
 export function connectionFacts(config: Config): { facts: ConnectionFacts; lines: string[] } {
   const t = config.transport;

@@ -6,7 +6,6 @@ import type { Config, PlanKey } from '../config/config.js';
 import { HarnessError } from '../config/errors.js';
 import { HttpClient, UNREACHABLE_CODES } from '../http/client.js';
 import { rateLimitNumber } from '../http/rate-limit-headers.js';
-import { estimateRequests } from '../runner/budget.js';
 import { listPets } from '../runner/requests.js';
 import { reachError } from './reach.js';
 
@@ -64,6 +63,8 @@ export async function preflight(
     if (remaining !== null && key.limits) {
       // Remaining speaks for the current window only; the pacer waits windows out, so only the daily quota bounds the run.
       const dayLeft = remaining <= key.limits.requestsPerMinute ? key.limits.requestsPerDay : remaining;
+      // runner/budget.ts loads every scenario (and with them the checks): only here, after the first request.
+      const { estimateRequests } = await import('../runner/budget.js');
       const need = estimateRequests(functionalSuites, runs);
       if (need > dayLeft) {
         const scaled = Math.max(1, Math.floor((runs * dayLeft) / need / 1.2));

@@ -7,6 +7,7 @@ import { appendFileSync, existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
+import type { Vitest } from 'vitest/node';
 import {
   type Config,
   defaultConcurrency,
@@ -19,32 +20,23 @@ import { ExitCode, HarnessError } from '../config/errors.js';
 import { allowedOnTarget } from '../config/production.js';
 import { ApiKey, registerSecret, scrub } from '../http/redact.js';
 import { NO_PROXY_SETTINGS } from '../http/transport.js';
-import { buildConformanceReport, type ConformanceReport, type SuiteOutcome } from '../reports/conformance-report.js';
-import { renderMarkdown, renderTerminalSummary } from '../reports/conformance-text.js';
+import type { ConformanceReport, SuiteOutcome } from '../reports/conformance-report.js';
 import { HarWriter } from '../reports/har.js';
-import { renderJunit } from '../reports/junit.js';
-import { writeReplays } from '../reports/replay-file.js';
-import { applyBaseline, readBaseline } from '../reports/baseline.js';
-import {
-  type RunLimitsReport,
-  renderRunLimits,
-  renderRunLimitsMarkdown,
-  runLimitsLine,
-} from '../reports/run-limits.js';
-import { blocksRun, type StopCode } from '../runner/guard.js';
-import { guardSecrets } from '../reports/secret-gate.js';
+import type { RunLimitsReport } from '../reports/run-limits.js';
 import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
 import { parseFlags } from './args.js';
 import { connectionFacts } from './connection.js';
 import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../reference/launcher.js';
 import type { Output } from './output.js';
 import { preflight } from './preflight.js';
-import { estimateRequests, planBudget } from '../runner/budget.js';
-import { SuiteReporter } from './suite-reporter.js';
+import type { SuiteReporter } from './suite-reporter.js';
 import { toolVersion } from './version.js';
 
 const FUNCTIONAL = ['auth', 'listPets', 'createPet', 'getPet', 'stateful'];
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** Built (dist/), the suite files are JavaScript beside this module; run from the sources (tests), TypeScript. */
+const compiled = import.meta.url.endsWith('.js');
+const suiteFile = (suite: string): string => `suites/${suite}.suite.${compiled ? 'js' : 'ts'}`;
 
 export const runOptions = {
   target: { type: 'string' },
@@ -99,12 +91,28 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     concurrency: values.concurrency,
   };
   let config = loadConfig(flags);
-  checkBaselineFlags(config);
+  await checkBaselineFlags(config);
   const startedAt = new Date();
   const t0 = performance.now();
   const deadline = startedAt.getTime() + config.maxDurationMs;
   let server: EmbeddedServer | null = null;
   let har: HarWriter | null = null;
+  if (config.harFile) {
+    mkdirSync(dirname(resolve(config.harFile)), { recursive: true });
+    har = new HarWriter(config.harFile, toolVersion());
+  }
+  // Start-up (issue 12): vitest starts while the embedded server starts and the preflight asks the target; neither
+  // waits for the other. The suites' settings reach vitest later, by `provide`, before any suite file runs.
+  // The report writers (ajv's report schema, the check registry) load once the first suite file is collected: the
+  // main thread is then idle while the worker runs the suites, where earlier they would delay vitest's start.
+  let reporting: Promise<Reporting> | null = null;
+  const startReporting = (): Promise<Reporting> => {
+    reporting ??= loadReporting();
+    reporting.catch(() => {});
+    return reporting;
+  };
+  const suites = prepareSuites(har, () => void startReporting());
+  suites.catch(() => {});
   try {
     if (config.target === null) {
       server = await startEmbedded({
@@ -143,6 +151,8 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     notes.push(...pre.notes);
     const budget = requestBudget(config, key, pre.remaining, server !== null);
     // Every case class of every functional suite first; the random phases share what the budget leaves.
+    // runner/budget.ts loads every scenario (and with them the checks and ajv): after the preflight, not before it.
+    const { estimateRequests, planBudget } = await import('../runner/budget.js');
     const plan = planBudget(
       functional,
       pre.runs,
@@ -192,13 +202,10 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     out.progress(
       `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${runs}, concurrency ${concurrency}${config.concurrency === null ? ` from the ${key.plan} key's limits` : ''})`,
     );
-    if (config.harFile) {
-      mkdirSync(dirname(resolve(config.harFile)), { recursive: true });
-      har = new HarWriter(config.harFile, toolVersion());
-    }
-    const { outcomes, errors } = await runSuites(config, worker, har);
+    const { outcomes, errors } = await (await suites).run(config.suites.map(suiteFile), worker);
+    const r = await startReporting();
     const limits = runLimits(config, budget, outcomes, key.plan);
-    const built = buildConformanceReport({
+    const built = r.buildConformanceReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
       target: { url: config.target!, embedded: server !== null },
       seed: config.seed,
@@ -211,26 +218,62 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       notes,
       connection: connection.facts,
     });
-    const withBaseline = config.baseline ? applyBaseline(built, config.baseline, config.updateBaseline) : built;
+    const withBaseline = config.baseline ? r.applyBaseline(built, config.baseline, config.updateBaseline) : built;
     // A deadline reached or a target slowing down blocks the run (exit 3): what ran is reported, not judged complete.
-    const blocked = limits.stop !== null && blocksRun(limits.stop.code as StopCode);
+    const blocked = limits.stop !== null && r.blocksRun(limits.stop.code as StopCode);
     const report: RunReport = { ...withBaseline, ...(blocked ? { verdict: 'blocked' as const } : {}), run: limits };
-    writeOutputs(report, config, har, out);
+    writeOutputs(report, config, har, out, r);
     return exitCodeFor(report);
   } finally {
     // Closed by writeOutputs when the run got that far; otherwise no partial HAR is left behind.
     har?.abort();
-    await server?.close();
+    await Promise.all([
+      server?.close(),
+      suites.then(
+        (s) => s.close(),
+        () => {},
+      ),
+    ]);
   }
 }
 
+/** What only building and writing the reports needs (ajv's report schema, the check registry, the writers). */
+async function loadReporting() {
+  const [report, text, junit, replay, baseline, runLimits, guard, gate] = await Promise.all([
+    import('../reports/conformance-report.js'),
+    import('../reports/conformance-text.js'),
+    import('../reports/junit.js'),
+    import('../reports/replay-file.js'),
+    import('../reports/baseline.js'),
+    import('../reports/run-limits.js'),
+    import('../runner/guard.js'),
+    import('../reports/secret-gate.js'),
+  ]);
+  return {
+    buildConformanceReport: report.buildConformanceReport,
+    renderMarkdown: text.renderMarkdown,
+    renderTerminalSummary: text.renderTerminalSummary,
+    renderJunit: junit.renderJunit,
+    writeReplays: replay.writeReplays,
+    applyBaseline: baseline.applyBaseline,
+    renderRunLimits: runLimits.renderRunLimits,
+    renderRunLimitsMarkdown: runLimits.renderRunLimitsMarkdown,
+    runLimitsLine: runLimits.runLimitsLine,
+    blocksRun: guard.blocksRun,
+    guardSecrets: gate.guardSecrets,
+  };
+}
+type Reporting = Awaited<ReturnType<typeof loadReporting>>;
+type StopCode = Parameters<Reporting['blocksRun']>[0];
+
 /** A baseline to compare with must be readable before the run spends its requests. */
-function checkBaselineFlags(config: Config): void {
+async function checkBaselineFlags(config: Config): Promise<void> {
   if (config.updateBaseline && !config.baseline)
     throw new HarnessError('PSC_USAGE', '--update-baseline needs --baseline FILE (the file to write)');
   if (!config.baseline || config.updateBaseline) return;
   if (!existsSync(config.baseline))
     throw new HarnessError('PSC_USAGE', `baseline ${config.baseline} does not exist (write it with --update-baseline)`);
+  const { readBaseline } = await import('../reports/baseline.js');
   try {
     readBaseline(config.baseline);
   } catch (e) {
@@ -320,7 +363,9 @@ function runLimits(
   };
 }
 
-function writeOutputs(report: RunReport, config: Config, har: HarWriter | null, out: Output): void {
+function writeOutputs(report: RunReport, config: Config, har: HarWriter | null, out: Output, r: Reporting): void {
+  const { guardSecrets, renderJunit, renderMarkdown, renderRunLimits, renderRunLimitsMarkdown, renderTerminalSummary } =
+    r;
   // The last gate: nothing leaves the process with a key in it.
   const summary = guardSecrets(renderTerminalSummary(report) + renderRunLimits(report.run), 'terminal summary');
   out.result(summary);
@@ -338,12 +383,12 @@ function writeOutputs(report: RunReport, config: Config, har: HarWriter | null, 
     writeFileSync(path, guardSecrets(text, path));
   }
   if (har) {
-    const n = har.close(runLimitsLine(report.run));
+    const n = har.close(r.runLimitsLine(report.run));
     out.progress(`HAR: ${n} exchanges in ${har.path}`);
   }
   const violations = report.findings.filter((f) => f.level !== 'observation');
   if (config.replayDir && violations.length) {
-    const written = writeReplays(config.replayDir, report, violations);
+    const written = r.writeReplays(config.replayDir, report, violations);
     out.progress(`replay files: ${written.length} in ${config.replayDir}`);
   }
 }
@@ -353,32 +398,66 @@ interface Collected {
   readonly errors: string[];
 }
 
-/** Runs the suite files through vitest's node API: configuration goes in by `provide`, results come back by reporter. */
-async function runSuites(config: Config, worker: WorkerConfig, har: HarWriter | null): Promise<Collected> {
-  const { startVitest } = await import('vitest/node');
-  const files = config.suites.map((s) => `suites/${s}.suite.ts`);
-  const collector = new SuiteReporter(root, har);
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+interface SuiteRun {
+  run(files: readonly string[], worker: WorkerConfig): Promise<Collected>;
+  close(): Promise<void>;
+}
+
+/**
+ * Creates vitest for the suite files (its node API, no config file) before the run's settings are known: loading
+ * vitest and starting its server is most of the start-up, and it overlaps the embedded server's start and the
+ * preflight. Configuration goes in by `provide`, results come back by reporter (exchanges to `har`); `onCollected`
+ * says the worker has loaded a suite file (and with it the harness).
+ */
+async function prepareSuites(har: HarWriter | null, onCollected: () => void): Promise<SuiteRun> {
+  const [{ createVitest }, { suiteVitestOptions }, reporter] = await Promise.all([
+    import('vitest/node'),
+    import('../suites/vitest-options.js'),
+    // It imports vitest itself (through suites/meta.ts): loaded with vitest, not before the preflight.
+    import('./suite-reporter.js'),
+  ]);
+  const collector: SuiteReporter = new reporter.SuiteReporter(root, har);
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
   const exitCode = process.exitCode;
-  const vitest = await startVitest(
+  const vitest: Vitest = await createVitest(
     'test',
-    files,
     {
-      config: resolve(root, 'suites/vitest.config.ts'),
+      ...suiteVitestOptions,
+      config: false,
       root,
+      include: [`suites/*.suite.${compiled ? 'js' : 'ts'}`],
+      // Built, the harness is plain ESM that Node loads itself in the worker, faster than vite transforming each module.
+      ...(compiled && { server: { deps: { external: [new RegExp(`^${escapeRegExp(root)}/`)] } } }),
       watch: false,
-      reporters: [collector],
+      reporters: [collector, { onTestModuleCollected: onCollected }],
       passWithNoTests: false,
-      provide: { petstore: worker },
     },
     {},
     { stdout: sink, stderr: sink },
   );
-  // vitest sets the process's exit code from the tests' results; the verdict is ours to give.
   process.exitCode = exitCode;
-  if (!vitest) return { outcomes: [], errors: ['vitest could not start'] };
-  await vitest.close();
-  const errors = [...collector.errors];
-  if (!collector.finished) errors.push('vitest did not finish the run');
-  return { outcomes: collector.outcomes, errors };
+  let closed: Promise<void> | null = null;
+  return {
+    async run(files, worker) {
+      vitest.provide('petstore', worker);
+      const errors: string[] = [];
+      try {
+        await vitest.start([...files]);
+      } catch (e) {
+        errors.push(`vitest: ${(e as Error)?.message ?? String(e)}`);
+      } finally {
+        // vitest sets the process's exit code from the tests' results; the verdict is ours to give.
+        process.exitCode = exitCode;
+      }
+      errors.push(...collector.errors);
+      if (!collector.finished) errors.push('vitest did not finish the run');
+      return { outcomes: collector.outcomes, errors };
+    },
+    close() {
+      closed ??= vitest.close();
+      return closed;
+    },
+  };
 }

@@ -1,7 +1,8 @@
 /**
  * The vitest reporter through which the suites' results come back to the CLI: each module's outcome (task.meta of its
  * tests) and harness errors, as data the CLI reads after the run; and, with --har, the exchanges, batch by batch as
- * the suites send them, appended to the HAR at once and forgotten. It never reaches into vitest's state.
+ * the suites send them, appended to the HAR at once and forgotten. Of vitest's state it touches only those artifacts,
+ * which it empties.
  */
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node';
 import type { TestArtifact } from 'vitest';

@@ -3,7 +3,17 @@
  * 400 and above (a 429's or a 400's Error body would be judged compressed) and drops the header it decoded. Decoded
  * output is capped like any body, so a compression bomb costs at most the read cap.
  */
-import { constants, createBrotliDecompress, createGunzip, createInflate, createInflateRaw } from 'node:zlib';
+import {
+  brotliDecompressSync,
+  constants,
+  createBrotliDecompress,
+  createGunzip,
+  createInflate,
+  createInflateRaw,
+  gunzipSync,
+  inflateRawSync,
+  inflateSync,
+} from 'node:zlib';
 import type { Transform } from 'node:stream';
 
 /** The content codings of a Content-Encoding header, in the order they were applied; identity is no coding. */
@@ -67,6 +77,34 @@ function run(input: Buffer, coding: string, cap: number, raw = false): Promise<{
 }
 
 /**
+ * Decodes in one call, without a stream or the thread pool: a few kilobytes of JSON take microseconds, far less than
+ * a stream's set-up and hand-offs. Output past the cap throws ERR_BUFFER_TOO_LARGE; the stream then keeps what fits.
+ */
+function runSync(input: Buffer, coding: string, cap: number, raw = false): Buffer {
+  const opts = { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: cap };
+  switch (coding) {
+    case 'gzip':
+    case 'x-gzip':
+      return gunzipSync(input, opts);
+    case 'deflate':
+      return raw ? inflateRawSync(input, opts) : inflateSync(input, opts);
+    case 'br':
+      return brotliDecompressSync(input, { finishFlush: constants.BROTLI_OPERATION_FLUSH, maxOutputLength: cap });
+    default:
+      throw new Error(`unsupported content-coding "${coding}"`);
+  }
+}
+
+async function decodeOne(input: Buffer, coding: string, cap: number, raw = false) {
+  try {
+    return { bytes: runSync(input, coding, cap, raw), truncated: false };
+  } catch (e) {
+    if ((e as { code?: string }).code !== 'ERR_BUFFER_TOO_LARGE') throw e;
+    return run(input, coding, cap, raw);
+  }
+}
+
+/**
  * Undoes the codings (last applied, first undone). Throws with a message naming the coding when the bytes are not
  * what the header says, or the coding is unknown.
  */
@@ -80,11 +118,11 @@ export async function decodeBody(
   for (const coding of [...codings].reverse()) {
     let out: { bytes: Buffer; truncated: boolean };
     try {
-      out = await run(bytes, coding, cap);
+      out = await decodeOne(bytes, coding, cap);
     } catch (e) {
       if (coding !== 'deflate') throw new Error(`${coding}: ${(e as Error).message}`);
       try {
-        out = await run(bytes, coding, cap, true);
+        out = await decodeOne(bytes, coding, cap, true);
       } catch {
         throw new Error(`deflate: ${(e as Error).message}`);
       }

@@ -33,11 +33,15 @@ function scan(text: string): { colons: number; unsafe: number[] } {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22) {
-      // Skip the string, escapes included: its content says nothing about the structure.
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i++;
-        else if (d === 0x22) break;
+      // Skip the string, escapes included: its content says nothing about the structure. Its closing quote is the
+      // next one not escaped (preceded by an even number of backslashes).
+      for (;;) {
+        const q = text.indexOf('"', i + 1);
+        if (q < 0) return { colons: -1, unsafe };
+        let b = q - 1;
+        while (text.charCodeAt(b) === 0x5c) b--;
+        i = q;
+        if ((q - 1 - b) % 2 === 0) break;
       }
     } else if (c === 0x2d || (c >= 0x30 && c <= 0x39)) {
       // A number: its whole token (digits, sign, fraction, exponent).
@@ -177,6 +181,7 @@ export function digits(value: unknown): string | null {
 
 /** The integer a JSON number denotes exactly, or null when it is not an integer (1.5, 1e400); 1.0 and 1e3 count. */
 export function exactInteger(value: unknown): bigint | null {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
   const d = digits(value);
   if (d === null) return null;
   const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(d);

@@ -12,6 +12,7 @@ export type RateLimitName = 'limit' | 'remaining' | 'reset';
 function single(ex: { response: RecordedResponse | null }, name: string): string | null {
   const v = ex.response?.headers[name];
   if (v === undefined) return null;
+  if (typeof v === 'string') return v.trim();
   const values = [...new Set((Array.isArray(v) ? v : [v]).map((x) => String(x).trim()))];
   return values.length === 1 ? values[0]! : null;
 }

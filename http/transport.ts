@@ -34,6 +34,10 @@ export interface TransportSettings {
   readonly acceptEncoding: string | null;
 }
 
+/** What the run's progress and every report say of --insecure (here, beside the setting, for both to import). */
+export const INSECURE_LINE =
+  'TLS certificates were NOT verified (--insecure): the target was not authenticated, and a man in the middle would have gone unnoticed';
+
 /** gzip is what reverse proxies apply to JSON; deflate's two framings and br add ways to fail, not realism. */
 export const DEFAULT_ACCEPT_ENCODING = 'gzip';
 

@@ -98,10 +98,11 @@ interface Child {
   close(): Promise<void>;
 }
 
-/** Starts a target in a child process (tsx loader), bounded: it must report within 20 s. */
+/** Starts a target in a child process (tsx's loader when run from the sources), bounded: it must report within 20 s. */
 async function child(args: string[]): Promise<Child> {
-  const proc = fork(fileURLToPath(new URL('./bench-server.ts', import.meta.url)), args, {
-    execArgv: ['--import', 'tsx'],
+  const compiled = import.meta.url.endsWith('.js');
+  const proc = fork(fileURLToPath(new URL(`./bench-server.${compiled ? 'js' : 'ts'}`, import.meta.url)), args, {
+    execArgv: compiled ? [] : ['--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));

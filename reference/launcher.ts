@@ -17,13 +17,19 @@ export interface EmbeddedServer {
   close(): Promise<void>;
 }
 
-const runTs = fileURLToPath(new URL('../bin/run-ts.js', import.meta.url));
-const child = fileURLToPath(new URL('./child.ts', import.meta.url));
+// Built (dist/), the child is plain JavaScript for Node; run from the sources (tests), it goes through tsx's loader.
+const compiled = import.meta.url.endsWith('.js');
+const childArgs = compiled
+  ? [fileURLToPath(new URL('./child.js', import.meta.url))]
+  : [
+      fileURLToPath(new URL('../bin/run-ts.js', import.meta.url)),
+      fileURLToPath(new URL('./child.ts', import.meta.url)),
+    ];
 
 export async function startEmbedded(
   options: ReferenceOptions = { windowSeconds: EMBEDDED_WINDOW_SECONDS },
 ): Promise<EmbeddedServer> {
-  const proc = spawn(process.execPath, [runTs, child, JSON.stringify(options)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const proc = spawn(process.execPath, [...childArgs, JSON.stringify(options)], { stdio: ['pipe', 'pipe', 'inherit'] });
   const exited = new Promise<void>((r) => proc.once('exit', () => r()));
   const line = await new Promise<string>((resolveLine, reject) => {
     const rl = createInterface({ input: proc.stdout! });

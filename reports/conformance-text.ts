@@ -4,6 +4,7 @@
  * shrunk counterexample, the seed and path to replay it, and a curl line with keys as placeholders.
  */
 import { clause } from '../spec/clauses.js';
+import { INSECURE_LINE } from '../http/transport.js';
 import type { Finding } from '../checks/check.js';
 import { baselineLines } from './baseline.js';
 import { exchangesWith, type ConformanceReport, type Defect } from './conformance-report.js';
@@ -36,9 +37,6 @@ function connectionFlags(report: ConformanceReport): string {
 }
 
 /** Said on every report of an --insecure run: its verdict says nothing about the target's TLS. */
-export const INSECURE_LINE =
-  'TLS certificates were NOT verified (--insecure): the target was not authenticated, and a man in the middle would have gone unnoticed';
-
 function connectionLines(report: ConformanceReport): string[] {
   const c = report.connection;
   if (!c) return [];

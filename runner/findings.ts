@@ -1,7 +1,7 @@
 /**
  * Collects the findings of a run: every violation and warning with its exchanges (up to a cap per signature, the rest
- * counted), observations deduplicated (a gap's behaviour is recorded once per signature and message), and the counts
- * the summary reports.
+ * counted), observations deduplicated (a gap's behaviour is recorded once per signature and message, a bounded sample
+ * of messages per signature), and the counts the summary reports: what is kept does not grow with the run's length.
  */
 import type { OperationId } from '../spec/contract.js';
 import type { Finding, Level } from '../checks/check.js';
@@ -13,12 +13,17 @@ export interface OperationStats {
   cases: number;
 }
 
+/** Distinct messages kept per observation signature; the rest are counted in `occurrences`. */
+export const OBSERVATION_SAMPLES = 20;
+
 /** The key under which a finding is counted: its signature's words and its level. */
 export const occurrenceKey = (f: Finding): string => `${signatureKey(f)} [${f.level}]`;
 
 export class FindingLog {
   private readonly items: Finding[] = [];
   private readonly seen = new Map<string, number>();
+  /** Distinct observation messages kept per signature. */
+  private readonly observed = new Map<string, number>();
   /** Occurrences per signature and level (see occurrenceKey), including findings that were not kept. */
   readonly occurrences = new Map<string, number>();
   readonly stats = new Map<OperationId | 'none', OperationStats>();
@@ -33,6 +38,12 @@ export class FindingLog {
       const key = f.level === 'observation' ? `${occ} ${f.message}` : occ;
       const n = this.seen.get(key) ?? 0;
       if (n >= (f.level === 'observation' ? 1 : this.perSignatureLimit)) continue;
+      if (f.level === 'observation') {
+        // Messages quote the case (a petId, a query): a sample of them shows the behaviour, however long the run.
+        const samples = this.observed.get(occ) ?? 0;
+        if (samples >= OBSERVATION_SAMPLES) continue;
+        this.observed.set(occ, samples + 1);
+      }
       this.seen.set(key, n + 1);
       this.items.push(f);
     }

@@ -1,6 +1,5 @@
 /** The spec's clauses as data (clauses.yaml), loaded once. Checks cite these ids. */
-import { readFileSync } from 'node:fs';
-import { parse } from 'yaml';
+import { readYamlData } from './yaml-data.js';
 
 /**
  * must / should / gap are the spec's; harness is a rule of this tool (a run always ends), not of the spec: a finding
@@ -28,7 +27,7 @@ function validated(c: Clause): Clause {
 }
 
 export const clauses: readonly Clause[] = Object.freeze(
-  (parse(readFileSync(new URL('./clauses.yaml', import.meta.url), 'utf8')) as Clause[]).map(validated),
+  (readYamlData(new URL('./clauses.yaml', import.meta.url)) as Clause[]).map(validated),
 );
 
 const byId = new Map(clauses.map((c) => [c.id, c]));

@@ -2,9 +2,8 @@
  * The contract, loaded once from petstore.openapi.yaml and frozen. Nothing else reads the YAML, re-types an enum or
  * repeats a number the document holds: operations, statuses, parameter constraints and plan limits all come from here.
  */
-import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { parse } from 'yaml';
+import { parseYaml, readYamlData } from './yaml-data.js';
 
 export type OperationId = 'listPets' | 'createPet' | 'getPet';
 export type PlanName = 'free' | 'pro' | 'business' | 'enterprise';
@@ -59,7 +58,8 @@ export interface Contract {
   readonly document: JsonSchema;
 }
 
-export const specPath = fileURLToPath(new URL('./petstore.openapi.yaml', import.meta.url));
+const specUrl = new URL('./petstore.openapi.yaml', import.meta.url);
+export const specPath = fileURLToPath(specUrl);
 
 function pointer(doc: unknown, ref: string): unknown {
   if (!ref.startsWith('#/')) throw new Error(`spec: only local $ref is supported, got ${ref}`);
@@ -90,8 +90,9 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
-export function loadContract(text: string = readFileSync(specPath, 'utf8')): Contract {
-  const document = parse(text) as JsonSchema;
+/** The contract of the spec's YAML, or of `text` (a changed copy, in tests). */
+export function loadContract(text?: string): Contract {
+  const document = (text === undefined ? readYamlData(specUrl) : parseYaml(text)) as JsonSchema;
   const resolved = resolve(document, document) as any;
   const operations = new Map<OperationId, OperationSpec>();
   for (const [path, item] of Object.entries<any>(resolved.paths ?? {})) {

@@ -3,7 +3,7 @@
  * (operation, check) passes or fails on that check's findings, which travel to reporters as data in task.meta.
  * The target, keys, seed and runs come from the CLI through vitest's `inject`. Suites write no files: with --har,
  * exchanges travel to the reporter in batches as they happen (suites/meta.ts), and it appends them to the HAR.
- * Suites run side by side (--concurrency) inside the one worker that runs the suite files (suites/vitest.config.ts):
+ * Suites run side by side (--concurrency) inside the one worker that runs the suite files (suites/vitest-options.ts):
  * the first file to start launches every suite of the run that may run beside the others, and each file awaits its
  * own. One worker keeps one pacer and one guard for all of them, so pacing and the run's limits stay whole; the
  * results do not depend on the interleaving, as each suite keeps its own context, sequence numbers and finding log.

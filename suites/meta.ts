@@ -61,8 +61,8 @@ const BATCHES_IN_FLIGHT = 2;
 
 /**
  * The worker's end of the exchange stream: a RunContext's sink that batches exchanges and sends each full batch to
- * the reporter, forgetting it. At most BATCH_SIZE × (BATCHES_IN_FLIGHT + 1) exchanges are held: past that, `backlog`
- * makes the next request wait for a batch to arrive. A batch that fails to arrive is not retried: the reporter
+ * the reporter, forgetting it. About BATCH_SIZE × (BATCHES_IN_FLIGHT + 1) exchanges are held at most (plus the
+ * answers of requests already under way): past that, `backlog` makes the next request wait for a batch to arrive. A batch that fails to arrive is not retried: the reporter
  * compares what arrived with the suite's count of exchanges and reports the difference as a harness error.
  */
 export class ExchangeStream implements ExchangeSink {

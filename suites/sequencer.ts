@@ -8,7 +8,7 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
 const ORDER = ['auth', 'listPets', 'createPet', 'getPet', 'stateful', 'rate-limit', 'quota'];
 
 function rank(spec: TestSpecification): number {
-  const name = /([\w-]+)\.suite\.ts$/.exec(spec.moduleId)?.[1] ?? '';
+  const name = /([\w-]+)\.suite\.[jt]s$/.exec(spec.moduleId)?.[1] ?? '';
   const i = ORDER.indexOf(name);
   return i < 0 ? ORDER.length : i;
 }

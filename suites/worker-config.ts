@@ -72,7 +72,7 @@ export function toWorkerConfig(
 }
 
 /**
- * One guard for every suite of the run: the suite files run one after another in one worker (suites/vitest.config.ts:
+ * One guard for every suite of the run: the suite files run one after another in one worker (suites/vitest-options.ts:
  * no isolation, no file parallelism), so the request budget and the deadline span the whole run.
  */
 const GUARD = Symbol.for('petstore-conformance.guard');

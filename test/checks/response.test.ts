@@ -496,6 +496,10 @@ describe('property: any response', () => {
                 limit: 100,
                 actual: 'a',
                 ok: false,
+                first: [e, e],
+                recent: [e],
+                medians: [1, 2, 3],
+                answers: 3,
               }),
             ),
         ];

@@ -8,7 +8,9 @@ import { ApiKey, registerSecret } from '../../http/redact.js';
 import type { Exchange } from '../../http/exchange.js';
 import { planKeys, startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import { HarWriter } from '../../reports/har.js';
+import { FindingLog, OBSERVATION_SAMPLES } from '../../runner/findings.js';
 import { runSuite } from '../../runner/suites.js';
+import type { Finding } from '../../checks/check.js';
 import { BATCH_SIZE, type ExchangeData, ExchangeStream, exchangeData } from '../../suites/meta.js';
 
 /** At most one open batch and two in flight: what ExchangeStream may hold, whatever the run's length. */
@@ -112,6 +114,29 @@ describe('ExchangeStream', () => {
     for (let i = 0; i < 2 * BATCH_SIZE + 1; i++) stream.push(exchange(i));
     await expect(stream.close()).resolves.toBeUndefined();
     expect(calls).toBe(3);
+  });
+});
+
+describe('FindingLog', () => {
+  const finding = (level: Finding['level'], message: string): Finding => ({
+    checkId: 'get-invalid-id',
+    clause: 'gap-3-invalid-id',
+    level,
+    operation: 'getPet',
+    suite: 'getPet',
+    keyPlan: 'enterprise',
+    caseClass: 'petId too-large',
+    message,
+    exchanges: [],
+  });
+
+  it('keeps a bounded sample of each signature, however many it is given, and counts them all', () => {
+    const log = new FindingLog();
+    for (let i = 0; i < 5_000; i++)
+      log.add([finding('observation', `petId ${i} answered 400`), finding('violation', `v${i}`)]);
+    expect(log.at('observation')).toHaveLength(OBSERVATION_SAMPLES);
+    expect(log.at('violation')).toHaveLength(100);
+    expect([...log.occurrences.values()].sort()).toEqual([5_000, 5_000]);
   });
 });
 
