@@ -3,7 +3,8 @@
  * Free key, at request budgets (and with none), each with its wall time. Each run is the runner in this process, as
  * `petstore-conformance run --budget N` runs it in its worker (the same planning and guard: runner/budget.ts), against
  * a reference server with the fault on. The server's rate window is 1 s, keeping the Free key's 60 requests per
- * window, so pacing costs seconds, not minutes; runs go a few side by side (their pacing waits overlap).
+ * window, so pacing costs seconds, not minutes; runs go 16 side by side (their pacing waits overlap; the process's one
+ * core does the rest).
  */
 import { faults } from '../reference/faults.js';
 import { planKeys, startReferenceServer } from '../reference/server.js';
@@ -72,14 +73,16 @@ export async function pool<T, R>(items: readonly T[], width: number, fn: (item: 
 }
 
 /** The section's figures: per budget, the share caught, the wall time of the whole pass and the most requests. */
-export async function benchBudget(budgets: readonly (number | null)[], width = 8): Promise<Record<string, unknown>> {
+export async function benchBudget(budgets: readonly (number | null)[], width = 16): Promise<Record<string, unknown>> {
   const functional = faults.filter((f) => (FUNCTIONAL_SUITES as readonly string[]).includes(f.suite));
   const results: Record<string, unknown> = {};
   for (const budget of budgets) {
     const t0 = performance.now();
     const runs = await pool(functional, width, (f) => freeKeyRun(f.id, budget));
     const caught = runs.filter((r) => r.caught).length;
-    results[`functional faults caught, Free key, ${budget === null ? 'no budget' : `budget ${budget}`}`] = {
+    const label = `functional faults caught, Free key, ${budget === null ? 'no budget' : `budget ${budget}`}`;
+    process.stderr.write(`${label}: ${caught} of ${functional.length}\n`);
+    results[label] = {
       faults: functional.length,
       caught,
       share: `${((100 * caught) / functional.length).toFixed(1)}%`,

@@ -10,7 +10,7 @@ import {
   type ReferenceServer,
   startReferenceServer,
 } from '../../reference/server.js';
-import { call, createBody, keyOf, sleep, text } from './support.js';
+import { call, createBody, keyOf, sleep, text, type Json } from './support.js';
 
 /** The checks a fault may name: every check of the registry that can fail a run (violation or warning). */
 const CHECK_IDS = allChecks.filter((c) => c.levels.some((l) => l !== 'observation')).map((c) => c.id);
@@ -157,12 +157,23 @@ const cases: Record<FaultId, Case> = {
   'pet-id-string': { probe: async (s) => typeof (await created(s)).json.id === 'string' },
   'ids-beyond-int64': { probe: async (s) => BigInt(text((await created(s)).json.id)) > INT64_MAX },
   'create-202': { probe: async (s) => (await created(s)).status === 202 },
-  'list-limit-ignored': { probe: async (s) => (await seed(s, 3), (await get(s, '/pets?limit=1')).json.length > 1) },
-  'list-default-50': { probe: async (s) => (await seed(s, 25), (await get(s, '/pets')).json.length > 20) },
+  'list-limit-ignored': {
+    probe: async (s) => {
+      await seed(s, 3);
+      return (await get(s, '/pets?limit=1')).json.length > 1;
+    },
+  },
+  'list-default-50': {
+    probe: async (s) => {
+      await seed(s, 25);
+      return (await get(s, '/pets')).json.length > 20;
+    },
+  },
   'list-filter-leak': {
-    probe: async (s) => (
-      await seed(s, 3), (await get(s, '/pets?status=sold')).json.some((p: any) => p.status !== 'sold')
-    ),
+    probe: async (s) => {
+      await seed(s, 3);
+      return (await get(s, '/pets?status=sold')).json.some((p: Json) => p.status !== 'sold');
+    },
   },
   'list-limit-100-rejected': { probe: async (s) => (await get(s, '/pets?limit=100')).status !== 200 },
   'list-limit-1-rejected': { probe: async (s) => (await get(s, '/pets?limit=1')).status !== 200 },
@@ -179,7 +190,7 @@ const cases: Record<FaultId, Case> = {
   'create-400-still-created': {
     probe: async (s) => {
       expect((await post(s, '{"name":"marker","categoryId":"nope","status":"sold"}')).status).toBe(400);
-      return (await get(s, '/pets?status=sold&limit=100')).json.some((p: any) => p.name === 'marker');
+      return (await get(s, '/pets?status=sold&limit=100')).json.some((p: Json) => p.name === 'marker');
     },
   },
   'create-big-categoryid-rejected': { probe: async (s) => (await created(s, 'x', '9007199254740993')).status === 400 },
@@ -210,7 +221,7 @@ const cases: Record<FaultId, Case> = {
   'create-not-listed': {
     probe: async (s) => {
       const c = await created(s, 'fresh', '1', 'pending');
-      return !(await get(s, '/pets?status=pending')).json.some((p: any) => text(p.id) === text(c.json.id));
+      return !(await get(s, '/pets?status=pending')).json.some((p: Json) => text(p.id) === text(c.json.id));
     },
   },
   'get-odd-404': { probe: async (s) => (await get(s, `/pets/${text((await created(s)).json.id)}`)).status === 404 },
@@ -310,14 +321,24 @@ const cases: Record<FaultId, Case> = {
   },
   'rl-shared-limits': {
     options: tight(2),
-    probe: async (s) => (await first429(s), (await call(s, 'GET', '/pets', { plan: 'pro' })).status !== 200),
+    probe: async (s) => {
+      await first429(s);
+      return (await call(s, 'GET', '/pets', { plan: 'pro' })).status !== 200;
+    },
   },
   'rl-shared-counter': {
-    probe: async (s) => (
-      await get(s, '/pets'), (await call(s, 'GET', '/pets', { plan: 'pro' })).headers['x-ratelimit-remaining'] !== '299'
-    ),
+    probe: async (s) => {
+      await get(s, '/pets');
+      return (await call(s, 'GET', '/pets', { plan: 'pro' })).headers['x-ratelimit-remaining'] !== '299';
+    },
   },
-  'rl-per-route': { options: tight(1), probe: async (s) => (await first429(s), (await created(s)).status === 201) },
+  'rl-per-route': {
+    options: tight(1),
+    probe: async (s) => {
+      await first429(s);
+      return (await created(s)).status === 201;
+    },
+  },
   'rl-ban-honoured': {
     options: tight(1),
     probe: async (s) => {
@@ -328,7 +349,13 @@ const cases: Record<FaultId, Case> = {
   'rl-free-numbers': {
     probe: async (s) => (await call(s, 'GET', '/pets', { plan: 'pro' })).headers['x-ratelimit-limit'] !== '300',
   },
-  'rl-ban-403': { options: tight(1), probe: async (s) => (await first429(s), (await get(s, '/pets')).status === 403) },
+  'rl-ban-403': {
+    options: tight(1),
+    probe: async (s) => {
+      await first429(s);
+      return (await get(s, '/pets')).status === 403;
+    },
+  },
   'rl-daily-not-enforced': { options: tight(10, 2), probe: async (s) => (await admitted(s, 5)) > 2 },
 };
 

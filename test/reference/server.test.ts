@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { generateKeys, startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import { validateSchema } from '../../spec/validators.js';
 import { plain } from '../../http/lossless.js';
-import { call, createBody, keyOf, text, type Reply } from './support.js';
+import { call, createBody, keyOf, text, type Reply, type Json } from './support.js';
 
 let server: ReferenceServer;
 beforeAll(async () => {
@@ -201,7 +201,7 @@ describe('createPet and getPet', () => {
     expectError(await call(server, 'POST', '/pets', { body: huge }), 400);
     for (const status of ['available', 'pending', 'sold']) {
       const list = await call(server, 'GET', `/pets?status=${status}&limit=100`);
-      expect(list.json.some((p: any) => p.name === marker)).toBe(false);
+      expect(list.json.some((p: Json) => p.name === marker)).toBe(false);
     }
   });
 
@@ -247,7 +247,7 @@ describe('listPets', () => {
     expect(r.status).toBe(200);
     expect(r.headers['content-type']).toMatch(JSON_TYPE);
     expect(validateSchema('Pets', plain(r.json))).toEqual([]);
-    expect(r.json.map((p: any) => p.name)).toEqual(Array.from({ length: 20 }, (_, i) => `pet${i}`));
+    expect(r.json.map((p: Json) => p.name)).toEqual(Array.from({ length: 20 }, (_, i) => `pet${i}`));
   });
 
   test('limit 1, 5, 100 and the status filter', async () => {
@@ -256,8 +256,8 @@ describe('listPets', () => {
     expect((await call(own, 'GET', '/pets?limit=100')).json).toHaveLength(30);
     const sold = await call(own, 'GET', '/pets?status=sold&limit=100&unknown=1');
     expect(sold.json).toHaveLength(10);
-    expect(sold.json.every((p: any) => p.status === 'sold')).toBe(true);
-    expect((await call(own, 'GET', '/pets?status=pending&limit=3')).json.map((p: any) => p.name)).toEqual([
+    expect(sold.json.every((p: Json) => p.status === 'sold')).toBe(true);
+    expect((await call(own, 'GET', '/pets?status=pending&limit=3')).json.map((p: Json) => p.name)).toEqual([
       'pet1',
       'pet4',
       'pet7',

@@ -4,12 +4,16 @@ import { parseLossless } from '../../http/lossless.js';
 import type { PlanName } from '../../spec/contract.js';
 import type { ReferenceServer } from '../../reference/server.js';
 
+/** A parsed body as the tests probe it: any shape a faulty server may answer, read without ceremony. */
+// biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary (possibly non-conformant) JSON field by field
+export type Json = any;
+
 export interface Reply {
   readonly status: number;
   readonly headers: Record<string, string>;
   readonly text: string;
   /** Lossless parse (numbers are LosslessNumber); undefined when the body is not JSON. */
-  readonly json: any;
+  readonly json: Json;
 }
 
 export interface CallOptions {
