@@ -97,6 +97,10 @@ export interface Check<E> extends CheckDefinition<E> {
   readonly signature: 'case' | 'operation';
 }
 
+/** A check over any evidence: what catalogues of checks over different evidence types hold. */
+// biome-ignore lint/suspicious/noExplicitAny: a catalogue holds checks over different evidence types
+export type AnyCheck = Check<any>;
+
 export function refOf(ex: Exchange): ExchangeRef {
   return {
     seq: ex.seq,

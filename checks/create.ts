@@ -4,7 +4,7 @@
  * int64 values beyond 2^53 must not compare equal by rounding.
  */
 import type { Exchange } from '../http/exchange.js';
-import { defineCheck, finding, observation, show, type Check } from './check.js';
+import { defineCheck, finding, observation, show, type Check, type AnyCheck } from './check.js';
 import { exactId, isObject, jsonOf, opLabel, queryOf, statusOf } from './facts.js';
 
 export interface SentPet {
@@ -442,7 +442,7 @@ export const idsUnique: Check<IdsUniqueEvidence> = defineCheck({
   },
 });
 
-export const createChecks: readonly Check<any>[] = [
+export const createChecks: readonly AnyCheck[] = [
   create201,
   nameLimits,
   createEcho,

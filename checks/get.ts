@@ -1,6 +1,6 @@
 /** getPet (4.3, deprecated but working until 2030-12-05): found gives 200, never created gives 404. */
 import type { Exchange } from '../http/exchange.js';
-import { defineCheck, finding, observation, show, type Check } from './check.js';
+import { defineCheck, finding, observation, show, type Check, type AnyCheck } from './check.js';
 import { plain } from '../http/lossless.js';
 import { validateSchema } from '../spec/validators.js';
 import { exactId, isObject, jsonOf, opLabel, statusOf } from './facts.js';
@@ -118,4 +118,4 @@ export const getInvalidId: Check<GetIdEvidence> = defineCheck({
   },
 });
 
-export const getChecks: readonly Check<any>[] = [get200, get404, getInvalidId];
+export const getChecks: readonly AnyCheck[] = [get200, get404, getInvalidId];

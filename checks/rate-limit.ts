@@ -8,7 +8,7 @@
 import type { PlanLimits, PlanName } from '../spec/contract.js';
 import type { Exchange } from '../http/exchange.js';
 import { rateLimitNumber, retryAfterMs } from '../http/rate-limit-headers.js';
-import { defineCheck, finding, observation, type Check, type Finding } from './check.js';
+import { defineCheck, finding, observation, type Check, type Finding, type AnyCheck } from './check.js';
 import { statusOf } from './facts.js';
 import { responseDate } from './headers.js';
 
@@ -985,7 +985,7 @@ export const honouredNotBanned: Check<HonouredEvidence> = defineCheck({
   },
 });
 
-export const rateLimitChecks: readonly Check<any>[] = Object.freeze([
+export const rateLimitChecks: readonly AnyCheck[] = Object.freeze([
   notStricterThanPlan,
   burstEnforced,
   shape429,

@@ -1,5 +1,5 @@
 /** Every check, by id: the one catalogue the suites, the reports, the load tally and the tests read. Ids are unique. */
-import type { Check, Finding } from './check.js';
+import type { AnyCheck, Check, Finding } from './check.js';
 import { authChecks } from './auth.js';
 import { createChecks } from './create.js';
 import { getChecks } from './get.js';
@@ -11,8 +11,7 @@ import { runChecks } from './run.js';
 
 export const responseChecks: readonly Check<ResponseEvidence>[] = responseCheckList;
 
-// biome-ignore lint/suspicious/noExplicitAny: a catalogue of checks over different evidence types
-export const allChecks: readonly Check<any>[] = Object.freeze([
+export const allChecks: readonly AnyCheck[] = Object.freeze([
   ...responseChecks,
   ...authChecks,
   ...listChecks,
@@ -23,15 +22,13 @@ export const allChecks: readonly Check<any>[] = Object.freeze([
   ...runChecks,
 ]);
 
-// biome-ignore lint/suspicious/noExplicitAny: see allChecks
-const byId = new Map<string, Check<any>>();
+const byId = new Map<string, AnyCheck>();
 for (const c of allChecks) {
   if (byId.has(c.id)) throw new Error(`checks: duplicate check id ${c.id}`);
   byId.set(c.id, c);
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: see allChecks
-export function checkById(id: string): Check<any> {
+export function checkById(id: string): AnyCheck {
   const c = byId.get(id);
   if (!c) throw new Error(`checks: unknown check id ${id}`);
   return c;

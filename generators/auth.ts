@@ -15,7 +15,10 @@ export interface AuthVariant {
 
 /** The scheme of the http security scheme the document's global security requirement names, e.g. 'bearer'. */
 export function authScheme(c: Contract = loaded): string {
-  const doc = c.document as any;
+  const doc = c.document as {
+    security?: Record<string, unknown>[];
+    components?: { securitySchemes?: Record<string, { type?: string; scheme?: unknown }> };
+  };
   const required = Object.keys(doc.security?.[0] ?? {})[0];
   const scheme = required === undefined ? undefined : doc.components?.securitySchemes?.[required];
   if (scheme?.type !== 'http' || typeof scheme.scheme !== 'string') {

@@ -81,6 +81,7 @@ const CURATED = [
   '"quoted" \\ back/slash',
   "O'Brien",
   '</script><b>',
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a name that looks like a template, on purpose
   '${name} %s {{x}}',
   '\ufffd',
 ];

@@ -90,22 +90,26 @@ function deepFreeze<T>(value: T): T {
   return value;
 }
 
+/** The resolved OpenAPI document, walked as plain JSON (the contract test validates it against OpenAPI 3.1's schema). */
+// biome-ignore lint/suspicious/noExplicitAny: an OpenAPI document read field by field
+type Untyped = any;
+
 /** The contract of the spec's YAML, or of `text` (a changed copy, in tests). */
 export function loadContract(text?: string): Contract {
   const document = (text === undefined ? readYamlData(specUrl) : parseYaml(text)) as JsonSchema;
-  const resolved = resolve(document, document) as any;
+  const resolved = resolve(document, document) as Untyped;
   const operations = new Map<OperationId, OperationSpec>();
-  for (const [path, item] of Object.entries<any>(resolved.paths ?? {})) {
+  for (const [path, item] of Object.entries<Untyped>(resolved.paths ?? {})) {
     for (const method of ['get', 'post'] as const) {
       const op = item[method];
       if (!op) continue;
       const responses = new Map<number, ResponseSpec>();
-      for (const [code, r] of Object.entries<any>(op.responses ?? {})) {
+      for (const [code, r] of Object.entries<Untyped>(op.responses ?? {})) {
         responses.set(Number(code), {
           status: Number(code),
           description: String(r.description ?? ''),
           schema: r.content?.['application/json']?.schema ?? null,
-          requiredHeaders: Object.entries<any>(r.headers ?? {})
+          requiredHeaders: Object.entries<Untyped>(r.headers ?? {})
             .filter(([, h]) => h.required)
             .map(([name]) => name.toLowerCase()),
         });
@@ -117,7 +121,7 @@ export function loadContract(text?: string): Contract {
         path,
         deprecated: op.deprecated === true,
         removalDate: op['x-removal-date'] ?? null,
-        parameters: (op.parameters ?? []).map((p: any) => ({
+        parameters: (op.parameters ?? []).map((p: Untyped) => ({
           name: p.name,
           in: p.in,
           required: p.required === true,
@@ -130,13 +134,13 @@ export function loadContract(text?: string): Contract {
     }
   }
   const plans: Partial<Record<PlanName, PlanLimits>> = {};
-  for (const [name, p] of Object.entries<any>(resolved['x-plans'] ?? {})) {
+  for (const [name, p] of Object.entries<Untyped>(resolved['x-plans'] ?? {})) {
     if (!p.custom)
       plans[name as PlanName] = { requestsPerMinute: p.requestsPerMinute, requestsPerDay: p.requestsPerDay };
   }
   const contract: Contract = {
     version: resolved.info.version,
-    serverUrls: resolved.servers.map((s: any) => s.url),
+    serverUrls: resolved.servers.map((s: Untyped) => s.url),
     operations,
     schemas: resolved.components.schemas,
     petStatuses: resolved.components.schemas.PetStatus.enum,

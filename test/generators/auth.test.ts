@@ -4,7 +4,8 @@ import { AUTH_VARIANTS, authHeader, invalidAuth, validAuth } from '../../generat
 import { contract } from '../../spec/contract.js';
 
 describe('auth variants', () => {
-  const scheme = (contract.document as any).components.securitySchemes.bearerAuth.scheme as string;
+  const scheme = (contract.document as { components: { securitySchemes: { bearerAuth: { scheme: string } } } })
+    .components.securitySchemes.bearerAuth.scheme;
 
   it('valid variants are the contract scheme in any case followed by exactly the key', () => {
     const valid = AUTH_VARIANTS.filter((v) => v.valid).map((v) => v.template);
