@@ -5,6 +5,7 @@
  * finding so far kept. The guard also keeps what the reports need: requests per key, what the rate-limit headers say
  * is left, and every id the run created.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Finding } from '../checks/check.js';
 import { latencyTrend, median } from '../checks/run.js';
 import { ExitCode, exitCodeFor, HarnessError } from '../config/errors.js';
@@ -121,12 +122,26 @@ export class LatencyTrend {
   }
 }
 
+/** A suite's own state in the guard: its share of the budget, what it sent, its stop, what it is doing. */
+export interface SuiteState {
+  readonly name: string;
+  readonly cap: number | null;
+  sent: number;
+  stop: GuardSnapshot['stop'];
+  phase: string | null;
+}
+
 /** A part of a suite's exploration with its own share of the budget (see RunGuard.part). */
 interface Part {
   readonly label: string;
   readonly cap: number | null;
   sent: number;
   stopped: boolean;
+}
+
+interface Scope {
+  readonly suite: SuiteState | null;
+  readonly part: Part | null;
 }
 
 export class RunGuard {
@@ -139,14 +154,12 @@ export class RunGuard {
   private trendFinding: Finding | null = null;
   private readonly latency = new LatencyTrend();
   private readonly begun = new Set<string>();
-  private suite: {
-    name: string;
-    cap: number | null;
-    sent: number;
-    stop: GuardSnapshot['stop'];
-    phase: string | null;
-  } | null = null;
-  private currentPart: Part | null = null;
+  /**
+   * The suite and part a request belongs to. Suites side by side (--concurrency) share one guard, so each runs in its
+   * own async scope (`within`); outside any scope, the suite begun last (a caller running suites one at a time).
+   */
+  private readonly scope = new AsyncLocalStorage<Scope>();
+  private fallback: Scope = { suite: null, part: null };
   private readonly left: string[] = [];
   private readonly coverage: Record<string, number> = {};
   private classifyTransport: ((ex: Exchange) => HarnessError | null) | null = null;
@@ -180,7 +193,12 @@ export class RunGuard {
 
   /** Whether nothing more may be sent here: the run, the suite or the current part of its exploration stopped. */
   get stopped(): boolean {
-    return this.stop !== null || (this.suite?.stop ?? null) !== null || (this.currentPart?.stopped ?? false);
+    const { suite, part } = this.current;
+    return this.stop !== null || (suite?.stop ?? null) !== null || (part?.stopped ?? false);
+  }
+
+  private get current(): Scope {
+    return this.scope.getStore() ?? this.fallback;
   }
 
   /**
@@ -188,7 +206,7 @@ export class RunGuard {
    * coverage of every suite still to run is reserved, in proportion to its exploration. When what is left cannot even
    * cover every suite's classes, the coverage is cut in proportion (the report names what was left out).
    */
-  beginSuite(name: string): void {
+  beginSuite(name: string): SuiteState {
     const { maxRequests, suiteEstimates } = this.limits;
     const raw = suiteEstimates?.[name];
     let cap: number | null = null;
@@ -204,13 +222,20 @@ export class RunGuard {
       if (left < coverage) cap = coverage > 0 ? Math.floor((left * own.coverage) / coverage) : 0;
       else cap = own.coverage + (explore > 0 ? Math.floor(((left - coverage) * own.explore) / explore) : 0);
     }
-    this.suite = { name, cap, sent: 0, stop: null, phase: null };
-    this.currentPart = null;
+    const suite: SuiteState = { name, cap, sent: 0, stop: null, phase: null };
+    this.fallback = { suite, part: null };
+    return suite;
+  }
+
+  /** Runs a suite's scenario in the suite's own scope: its requests, phases and parts are counted as its own. */
+  within<T>(suite: SuiteState, fn: () => Promise<T>): Promise<T> {
+    return this.scope.run({ suite, part: null }, fn);
   }
 
   /** Names what the suite is doing (e.g. 'coverage: invalid bodies'), for the report when a limit stops it there. */
   phase(label: string | null): void {
-    if (this.suite) this.suite.phase = label;
+    const { suite } = this.current;
+    if (suite) suite.phase = label;
   }
 
   /**
@@ -219,19 +244,16 @@ export class RunGuard {
    * true inside it), and the suite goes on with its next part; what the cut left out is reported.
    */
   async part<T>(label: string, fraction: number, fn: () => Promise<T>): Promise<T> {
-    const suite = this.suite;
-    const outer = this.currentPart;
+    const { suite } = this.current;
     const cap =
       suite?.cap === null || suite === null
         ? null
         : Math.max(0, Math.floor((suite.cap - suite.sent) * Math.min(1, Math.max(0, fraction))));
     const part: Part = { label, cap, sent: 0, stopped: false };
     if (suite && !(suite.name in this.coverage)) this.coverage[suite.name] = suite.sent;
-    this.currentPart = part;
     try {
-      return await fn();
+      return await this.scope.run({ suite, part }, fn);
     } finally {
-      this.currentPart = outer;
       if (part.stopped && suite)
         this.left.push(`${suite.name}: ${label} ended at its share of the request budget (${part.sent} requests)`);
     }
@@ -239,7 +261,7 @@ export class RunGuard {
 
   /** Why the current suite stopped on its share of the budget, if it did (the run goes on with the next suite). */
   suiteStop(): GuardSnapshot['stop'] {
-    return this.suite?.stop ?? null;
+    return this.current.suite?.stop ?? null;
   }
 
   /** Throws, without sending, when the request would break a limit or the run has already stopped. */
@@ -254,7 +276,7 @@ export class RunGuard {
         this.halt('PSC_MAX_CREATES', `the run made its ${maxCreates} creations (--max-creates)`);
     }
     if (this.stop) throw new RunStoppedError(this.stop.code, this.stop.message);
-    const suite = this.suite;
+    const { suite, part } = this.current;
     if (suite && !suite.stop && suite.cap !== null && suite.sent >= suite.cap)
       suite.stop = {
         code: 'PSC_BUDGET',
@@ -263,7 +285,6 @@ export class RunGuard {
           (suite.phase ? ` during ${suite.phase}` : ''),
       };
     if (suite?.stop) throw new RunStoppedError(suite.stop.code, suite.stop.message);
-    const part = this.currentPart;
     if (part && part.cap !== null && part.sent >= part.cap) part.stopped = true;
     if (part?.stopped) throw new RunStoppedError('PSC_BUDGET', `${part.label} spent its share of the request budget`);
     if (part) part.sent++;
@@ -318,7 +339,7 @@ export class RunGuard {
   }
 
   throwIfStopped(): void {
-    const stop = this.stop ?? this.suite?.stop ?? null;
+    const stop = this.stop ?? this.current.suite?.stop ?? null;
     if (stop) throw new RunStoppedError(stop.code, stop.message);
   }
 

@@ -99,7 +99,7 @@ export interface SuiteResult {
 export async function runSuite(name: SuiteName, settings: RunSettings): Promise<SuiteResult & { ctx: RunContext }> {
   const def = suiteDefinition(name);
   const ctx = new RunContext(settings, name);
-  ctx.guard.beginSuite(name);
+  const own = ctx.guard.beginSuite(name);
   ctx.guard.watchTransport((ex) =>
     ex.error ? reachFailure(settings.target, settings.transport ?? DEFAULT_TRANSPORT, ex.error) : null,
   );
@@ -109,7 +109,8 @@ export async function runSuite(name: SuiteName, settings: RunSettings): Promise<
   let aborted: SuiteResult['aborted'] = null;
   let stopped: SuiteResult['stopped'] = null;
   try {
-    await def.run(ctx);
+    // In the suite's own scope: suites side by side share the guard, each counted and stopped as itself.
+    await ctx.guard.within(own, () => def.run(ctx));
   } catch (e) {
     // A blocked key or a stalled target stops the suite; what it found so far still counts. So does a run limit.
     if (isRunStopped(e)) stopped = { code: e.code, message: e.message };
@@ -129,7 +130,7 @@ export async function runSuite(name: SuiteName, settings: RunSettings): Promise<
     durationMs: performance.now() - t0,
     aborted,
     // A scenario may have swallowed the stop (a property's remaining cases pass): the guard knows.
-    stopped: stopped ?? ctx.guard.suiteStop() ?? ctx.guard.snapshot().stop,
+    stopped: stopped ?? own.stop ?? ctx.guard.snapshot().stop,
     guard: ctx.guard.snapshot(),
     ctx,
   };

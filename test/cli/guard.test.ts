@@ -135,6 +135,36 @@ describe('RunGuard', () => {
     expect(g.snapshot().coverage).toEqual({ a: 0 });
   });
 
+  it('suites side by side, each in its own scope, are counted, capped and named as themselves', async () => {
+    const g = new RunGuard({
+      deadline: null,
+      maxRequests: 40,
+      maxCreates: null,
+      suiteEstimates: { a: { coverage: 10, explore: 0 }, b: { coverage: 30, explore: 0 } },
+    });
+    const a = g.beginSuite('a');
+    const b = g.beginSuite('b');
+    const tick = () => new Promise<void>((r) => setImmediate(r));
+    // Interleaved: a names its phase, then both send in turns; only the suite over its own share stops.
+    const run = (suite: typeof a, phase: string, want: number) =>
+      g.within(suite, async () => {
+        g.phase(phase);
+        let n = 0;
+        while (n < want && tryCall(g)) {
+          n++;
+          await tick();
+        }
+        return n;
+      });
+    const [sentA, sentB] = await Promise.all([run(a, 'coverage: a', 100), run(b, 'coverage: b', 25)]);
+    expect(sentA).toBe(10);
+    expect(sentB).toBe(25);
+    expect(a).toMatchObject({ sent: 10, stop: { code: 'PSC_BUDGET' } });
+    expect(a.stop?.message).toMatch(/^a spent its share .* during coverage: a$/);
+    expect(b).toMatchObject({ sent: 25, stop: null, phase: 'coverage: b' });
+    expect(g.snapshot().sent).toBe(35);
+  });
+
   it('sends nothing past the deadline', () => {
     let now = 1_000;
     const g = new RunGuard({ deadline: 2_000, maxRequests: null, maxCreates: null }, () => now);
