@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Runs a TypeScript entry point with tsx's loader, so the package needs no build step on Node >= 20.19.
+// Runs a TypeScript entry point with tsx's loader: used when the sources run unbuilt (the project's tests start the
+// reference server's child this way); the command itself runs the build in dist/.
 import { register } from 'tsx/esm/api';
 import { pathToFileURL } from 'node:url';
 import { resolve } from 'node:path';
