@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { faults } from '../reference/faults.js';
 import { generateKeys, planKeys, startReferenceServer, type ReferenceOptions } from '../reference/server.js';
 import { runSuite } from '../runner/suites.js';
-import { keyEnv, roomiestKey, type SuiteName } from '../config/config.js';
+import { keyEnv, roomiestKey, type SuiteName, FUNCTIONAL_SUITES } from '../config/config.js';
 import type { ConformanceReport } from '../reports/conformance-report.js';
 import { benchLoad } from '../load/bench.js';
 import { benchBudget } from './budget.js';
@@ -17,7 +17,7 @@ import { benchRatio } from './ratio.js';
 import { benchMemory } from './memory.js';
 import { benchStartup } from './startup.js';
 
-const FUNCTIONAL = 'auth,listPets,createPet,getPet,stateful';
+const FUNCTIONAL = FUNCTIONAL_SUITES.join(',');
 /** BENCH_ONLY=startup,default,ratio,faults,rate-limit,budget,free,load,memory runs only those sections (all by default). */
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (section: string): boolean => !only || only.includes(section);

@@ -9,10 +9,7 @@
 import { faults } from '../reference/faults.js';
 import { planKeys, startReferenceServer } from '../reference/server.js';
 import { runSuitesInOrder } from '../runner/suites.js';
-import type { SuiteName } from '../config/config.js';
-import { DEFAULT_RUNS_TARGET } from '../config/config.js';
-
-export const FUNCTIONAL_SUITES: readonly SuiteName[] = ['auth', 'listPets', 'createPet', 'getPet', 'stateful'];
+import { DEFAULT_RUNS_TARGET, FUNCTIONAL_SUITES, isFunctionalSuite } from '../config/config.js';
 
 export interface BudgetRun {
   readonly fault: string;
@@ -74,7 +71,7 @@ export async function pool<T, R>(items: readonly T[], width: number, fn: (item: 
 
 /** The section's figures: per budget, the share caught, the wall time of the whole pass and the most requests. */
 export async function benchBudget(budgets: readonly (number | null)[], width = 16): Promise<Record<string, unknown>> {
-  const functional = faults.filter((f) => (FUNCTIONAL_SUITES as readonly string[]).includes(f.suite));
+  const functional = faults.filter((f) => isFunctionalSuite(f.suite));
   const results: Record<string, unknown> = {};
   for (const budget of budgets) {
     const t0 = performance.now();

@@ -12,10 +12,10 @@
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { keyEnv } from '../config/config.js';
+import { keyEnv, FUNCTIONAL_SUITES } from '../config/config.js';
 import { startEmbedded } from '../reference/launcher.js';
 
-const FUNCTIONAL = 'auth,listPets,createPet,getPet,stateful';
+const FUNCTIONAL = FUNCTIONAL_SUITES.join(',');
 const SAMPLE_MS = 50;
 
 export interface MemoryFigures {

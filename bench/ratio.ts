@@ -8,12 +8,12 @@ import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { defaultConcurrency, keyEnv, roomiestKey } from '../config/config.js';
+import { defaultConcurrency, keyEnv, roomiestKey, FUNCTIONAL_SUITES } from '../config/config.js';
 import { startEmbedded } from '../reference/launcher.js';
 import { planKeys } from '../reference/server.js';
 import type { ConformanceReport } from '../reports/conformance-report.js';
 
-const FUNCTIONAL = 'auth,listPets,createPet,getPet,stateful';
+const FUNCTIONAL = FUNCTIONAL_SUITES.join(',');
 
 interface HarEntry {
   startedDateTime: string;

@@ -15,6 +15,7 @@ import {
   functionalKey,
   loadConfig,
   type PlanKey,
+  isFunctionalSuite,
 } from '../config/config.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
 import { allowedOnTarget } from '../config/production.js';
@@ -32,7 +33,6 @@ import { preflight } from './preflight.js';
 import type { SuiteReporter } from './suite-reporter.js';
 import { toolVersion } from './version.js';
 
-const FUNCTIONAL = ['auth', 'listPets', 'createPet', 'getPet', 'stateful'];
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Built (dist/), the suite files are JavaScript beside this module; run from the sources (tests), TypeScript. */
 const compiled = import.meta.url.endsWith('.js');
@@ -146,7 +146,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       );
     }
     const key = functionalKey(config)!;
-    const functional = config.suites.filter((s) => FUNCTIONAL.includes(s));
+    const functional = config.suites.filter(isFunctionalSuite);
     const pre = await preflight(config, key, functional);
     notes.push(...pre.notes);
     const budget = requestBudget(config, key, pre.remaining, server !== null);

@@ -18,8 +18,13 @@ import {
 } from '../http/transport.js';
 import { HarnessError } from './errors.js';
 
-export const SUITES = ['auth', 'listPets', 'createPet', 'getPet', 'stateful', 'rate-limit', 'quota'] as const;
+/** The functional suites: one operation's behaviour each (and their sequences); they may run side by side. */
+export const FUNCTIONAL_SUITES = ['auth', 'listPets', 'createPet', 'getPet', 'stateful'] as const;
+/** Every suite, in the order a run executes them: the rate-limit and quota suites, which exhaust keys, last. */
+export const SUITES = [...FUNCTIONAL_SUITES, 'rate-limit', 'quota'] as const;
 export type SuiteName = (typeof SUITES)[number];
+/** Whether a suite is one of the functional suites. */
+export const isFunctionalSuite = (s: string): boolean => (FUNCTIONAL_SUITES as readonly string[]).includes(s);
 /** Suites a plain `run` executes; quota is opt-in (it spends a whole day's quota). */
 export const DEFAULT_SUITES: readonly SuiteName[] = [
   'auth',

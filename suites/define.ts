@@ -10,7 +10,7 @@
  */
 import { beforeAll, describe, expect, inject, test } from 'vitest';
 import type { Finding } from '../checks/check.js';
-import type { SuiteName } from '../config/config.js';
+import { type SuiteName, FUNCTIONAL_SUITES } from '../config/config.js';
 import { runSuite, type SuiteResult, suiteChecks, suiteDefinition } from '../runner/suites.js';
 import type { RunSettings } from '../runner/context.js';
 import { contract } from '../spec/contract.js';
@@ -52,7 +52,7 @@ function suiteTimeoutMs(deadline: number | null): number {
  * other clients: other pets listed, ids not in order). The rate-limit and quota suites measure a key's counters, which
  * any other traffic would disturb: they run alone, after (the sequencer orders them last).
  */
-const SIDE_BY_SIDE: ReadonlySet<SuiteName> = new Set(['auth', 'listPets', 'createPet', 'getPet', 'stateful']);
+const SIDE_BY_SIDE: ReadonlySet<SuiteName> = new Set(FUNCTIONAL_SUITES);
 
 type SuiteRun = Awaited<ReturnType<typeof runSuite>>;
 const RUNS = Symbol.for('petstore-conformance.suite-runs');

@@ -3,9 +3,10 @@
  * target, often one key: running them side by side would let one suite's traffic disturb another's rate-limit
  * measurements, and the order keeps the rate-limit suite (which exhausts keys on purpose) last.
  */
+import { SUITES } from '../config/config.js';
 import { BaseSequencer, type TestSpecification } from 'vitest/node';
 
-const ORDER = ['auth', 'listPets', 'createPet', 'getPet', 'stateful', 'rate-limit', 'quota'];
+const ORDER: readonly string[] = SUITES;
 
 function rank(spec: TestSpecification): number {
   const name = /([\w-]+)\.suite\.[jt]s$/.exec(spec.moduleId)?.[1] ?? '';

@@ -6,12 +6,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { main } from '../../cli/main.js';
 import type { RunReport } from '../../cli/run-command.js';
-import { defaultConcurrency } from '../../config/config.js';
+import { defaultConcurrency, FUNCTIONAL_SUITES } from '../../config/config.js';
 import { contract } from '../../spec/contract.js';
 import { startReferenceServer } from '../../reference/server.js';
 import { captureOutput, distinctiveKeys, writeEnvFile } from './support.js';
 
-const FUNCTIONAL = 'auth,listPets,createPet,getPet,stateful';
+const FUNCTIONAL = FUNCTIONAL_SUITES.join(',');
 const WINDOW_SECONDS = 2;
 const dir = mkdtempSync(join(tmpdir(), 'psc-concurrency-'));
 

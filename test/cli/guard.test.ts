@@ -1,5 +1,6 @@
 // The run's guard on its own: hard caps that concurrent sends cannot overrun, a deadline, and a trend detector that
 // stops only a target that keeps slowing down (never a slow one, never a spike).
+import { FUNCTIONAL_SUITES } from '../../config/config.js';
 import { describe, expect, it } from 'vitest';
 import type { OutgoingRequest } from '../../http/client.js';
 import type { Exchange } from '../../http/exchange.js';
@@ -216,7 +217,7 @@ describe('LatencyTrend', () => {
 });
 
 describe('planBudget', () => {
-  const FUNCTIONAL = ['auth', 'listPets', 'createPet', 'getPet', 'stateful'];
+  const FUNCTIONAL = FUNCTIONAL_SUITES;
   const coverage = FUNCTIONAL.reduce((n, s) => n + suiteEstimate(s, 100)!.coverage, 0);
 
   it('with no budget, changes nothing', () => {

@@ -3,13 +3,13 @@
  * suites, run with 20 different seeds against one faultless reference server, find nothing (no flaky check).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { SuiteName } from '../../config/config.js';
+import { type SuiteName, FUNCTIONAL_SUITES } from '../../config/config.js';
 import type { Exchange } from '../../http/exchange.js';
 import { planKeys, startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import { runSuite } from '../../runner/suites.js';
 import type { RunSettings } from '../../runner/context.js';
 
-const FUNCTIONAL: readonly SuiteName[] = ['auth', 'listPets', 'createPet', 'getPet', 'stateful'];
+const FUNCTIONAL: readonly SuiteName[] = FUNCTIONAL_SUITES;
 const SEEDS = 20;
 
 function settingsFor(server: ReferenceServer, seed: number, runs: number): RunSettings {

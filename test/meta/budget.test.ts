@@ -7,9 +7,9 @@ import { faults } from '../../reference/faults.js';
 import { planKeys, startReferenceServer } from '../../reference/server.js';
 import { suiteEstimate } from '../../runner/budget.js';
 import { runSuitesInOrder } from '../../runner/suites.js';
-import type { SuiteName } from '../../config/config.js';
+import { type SuiteName, FUNCTIONAL_SUITES } from '../../config/config.js';
 
-const FUNCTIONAL: readonly SuiteName[] = ['auth', 'listPets', 'createPet', 'getPet', 'stateful'];
+const FUNCTIONAL: readonly SuiteName[] = FUNCTIONAL_SUITES;
 const BUDGET = 250;
 const RUNS = 100;
 

@@ -4,14 +4,12 @@
 import { describe, expect, test } from 'vitest';
 import { faults } from '../../reference/faults.js';
 import { allChecks, checkById } from '../../checks/registry.js';
-import type { SuiteName } from '../../config/config.js';
+import { type SuiteName, isFunctionalSuite } from '../../config/config.js';
 import { alsoTrips, unrelatedChecks, unrelatedMessage } from './precision.js';
 import { runAgainstReference } from './run-against.js';
 
-const FUNCTIONAL = new Set(['auth', 'listPets', 'createPet', 'getPet', 'stateful']);
-
 describe('every fault of the functional suites is caught by the check it names, and by no unrelated check', () => {
-  for (const fault of faults.filter((f) => FUNCTIONAL.has(f.suite))) {
+  for (const fault of faults.filter((f) => isFunctionalSuite(f.suite))) {
     test(`${fault.id} → ${fault.catches} (${fault.suite})`, async () => {
       const r = await runAgainstReference(fault.suite as SuiteName, { faults: [fault.id], windowSeconds: 5 });
       const caught = r.findings.filter(

@@ -1,3 +1,4 @@
+import { SUITES } from '../../config/config.js';
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
 import { allChecks } from '../../checks/registry.js';
@@ -14,7 +15,6 @@ import { call, createBody, keyOf, sleep, text, type Json } from './support.js';
 
 /** The checks a fault may name: every check of the registry that can fail a run (violation or warning). */
 const CHECK_IDS = allChecks.filter((c) => c.levels.some((l) => l !== 'observation')).map((c) => c.id);
-const SUITES = ['auth', 'listPets', 'createPet', 'getPet', 'stateful', 'rate-limit', 'quota'];
 
 describe('catalogue', () => {
   test('ids unique, each fault names a check that can fail, a suite, and one seam', () => {

@@ -2,13 +2,13 @@
 // another client creating and listing pets throughout. The faultless server passes every functional suite over 20
 // seeds, and every functional fault is still caught by the check it names.
 import { describe, expect, test } from 'vitest';
-import type { SuiteName } from '../../config/config.js';
+import { type SuiteName, FUNCTIONAL_SUITES } from '../../config/config.js';
 import { faults } from '../../reference/faults.js';
 import { startReferenceServer } from '../../reference/server.js';
 import { startBackgroundWriter } from '../support/background-writer.js';
 import { runShared, SHARED } from './shared-support.js';
 
-const FUNCTIONAL: readonly SuiteName[] = ['auth', 'listPets', 'createPet', 'getPet', 'stateful'];
+const FUNCTIONAL: readonly SuiteName[] = FUNCTIONAL_SUITES;
 const failing = (r: Awaited<ReturnType<typeof runShared>>) => r.findings.filter((f) => f.level !== 'observation');
 const summary = (r: Awaited<ReturnType<typeof runShared>>) =>
   failing(r)
