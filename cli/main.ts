@@ -4,7 +4,7 @@
  */
 import { ExitCode, HarnessError } from '../config/errors.js';
 import { processOutput, type Output } from './output.js';
-import { toolVersion } from './version.js';
+import { toolVersion } from '../http/user-agent.js';
 
 const HELP = `petstore-conformance — does an HTTP service conform to the Pet Store Service Interface Specification?
 

@@ -7,7 +7,7 @@ import { HarnessError } from '../config/errors.js';
 import { HttpClient, UNREACHABLE_CODES } from '../http/client.js';
 import { rateLimitNumber } from '../http/rate-limit-headers.js';
 import { listPets } from '../runner/requests.js';
-import { reachError } from './reach.js';
+import { reachFailure } from '../runner/reach.js';
 
 export interface PreflightResult {
   readonly remaining: number | null;
@@ -33,7 +33,7 @@ export async function preflight(
     const ex = await client.send(listPets({ template: 'Bearer {key}', key: key.key, keyPlan: key.plan }));
     // TLS trust and proxy failures are configuration, named with their remedy (before "unreachable": through a proxy,
     // a refused connection is the proxy's).
-    const reach = ex.error ? reachError(config, ex.error) : null;
+    const reach = ex.error ? reachFailure(config.target!, config.transport, ex.error) : null;
     if (reach) throw reach;
     if (ex.error && UNREACHABLE_CODES.has(ex.error.code)) {
       throw new HarnessError(

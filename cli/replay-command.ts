@@ -11,7 +11,7 @@ import type { OperationId, PlanName } from '../spec/contract.js';
 import type { ReplayFile } from '../reports/replay-file.js';
 import { parseFlags } from './args.js';
 import type { Output } from './output.js';
-import { reachError } from './reach.js';
+import { reachFailure } from '../runner/reach.js';
 
 export async function replayCommand(argv: string[], out: Output): Promise<number> {
   const { values, positionals } = parseFlags(
@@ -68,7 +68,7 @@ export async function replayCommand(argv: string[], out: Output): Promise<number
       auth: { template, key: used?.key ?? null, keyPlan },
       body: file.request.bodyBase64 === null ? null : Buffer.from(file.request.bodyBase64, 'base64'),
     });
-    const reach = ex.error ? reachError(config, ex.error) : null;
+    const reach = ex.error ? reachFailure(config.target!, config.transport, ex.error) : null;
     if (reach) throw reach;
     if (ex.error && UNREACHABLE_CODES.has(ex.error.code))
       throw new HarnessError('PSC_UNREACHABLE', `target unreachable: ${config.target} (${ex.error.code})`);

@@ -31,7 +31,7 @@ import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../
 import type { Output } from './output.js';
 import { preflight } from './preflight.js';
 import type { SuiteReporter } from './suite-reporter.js';
-import { toolVersion } from './version.js';
+import { toolVersion } from '../http/user-agent.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 /** Built (dist/), the suite files are JavaScript beside this module; run from the sources (tests), TypeScript. */

@@ -30,10 +30,10 @@ const catalogue = {
 
 export type HarnessErrorCode = keyof typeof catalogue;
 
-export class HarnessError extends Error {
+export class HarnessError<C extends HarnessErrorCode = HarnessErrorCode> extends Error {
   readonly exitCode: number;
   constructor(
-    readonly code: HarnessErrorCode,
+    readonly code: C,
     message: string,
   ) {
     super(message);

@@ -8,13 +8,14 @@ import { TargetStalledError } from '../config/errors.js';
 import { HttpClient, type AuthSpec, type OutgoingRequest } from '../http/client.js';
 import type { Exchange } from '../http/exchange.js';
 import { Pacer } from '../http/pacing.js';
-import type { TransportSettings } from '../http/transport.js';
+import { DEFAULT_TRANSPORT, type TransportSettings } from '../http/transport.js';
 import type { Check, Finding } from '../checks/check.js';
 import { applyResponseChecks, responseChecks } from '../checks/registry.js';
 import type fc from 'fast-check';
 import { type GeneratedPet, validNewPet } from '../generators/new-pet.js';
 import { FindingLog } from './findings.js';
 import { isRunStopped, RunGuard } from './guard.js';
+import { reachFailure } from './reach.js';
 import type { RateLimitResult } from './rate-limit-results.js';
 
 export interface RunSettings {
@@ -115,7 +116,10 @@ export class RunContext {
       this.guard.beforeSend(req);
       const ex = await send(req);
       // A TLS or proxy failure is the configuration's, never the target's: it stops the run before a check sees it.
-      this.guard.checkTransport(ex);
+      const failure = ex.error
+        ? reachFailure(settings.target, settings.transport ?? DEFAULT_TRANSPORT, ex.error)
+        : null;
+      if (failure) this.guard.transportFailed(failure);
       return ex;
     };
     this.client.send = (req) => {

@@ -11,6 +11,7 @@ import { latencyTrend, median } from '../checks/run.js';
 import { ExitCode, exitCodeFor, HarnessError } from '../config/errors.js';
 import type { OutgoingRequest } from '../http/client.js';
 import type { Exchange } from '../http/exchange.js';
+import { rateLimitNumber } from '../http/rate-limit-headers.js';
 
 export interface GuardLimits {
   /** Epoch ms after which no request is sent (null: none). */
@@ -23,9 +24,9 @@ export interface GuardLimits {
    * Requests each suite is expected to need, for the suites that share the budget: its coverage phase (each case class
    * once) and its random exploration. The coverage of every suite is reserved first; what is left is shared among the
    * explorations in proportion, so the first suites cannot spend what the later ones need to cover their classes (a
-   * suite absent here takes what is left; a plain number is all exploration).
+   * suite absent here takes what is left).
    */
-  readonly suiteEstimates?: Readonly<Record<string, number | SuiteEstimate>>;
+  readonly suiteEstimates?: Readonly<Record<string, SuiteEstimate>>;
 }
 
 /** Requests a suite needs: its coverage phase, which must run whole, and its random exploration, which can shrink. */
@@ -33,9 +34,6 @@ export interface SuiteEstimate {
   readonly coverage: number;
   readonly explore: number;
 }
-
-const estimateOf = (e: number | SuiteEstimate): SuiteEstimate =>
-  typeof e === 'number' ? { coverage: 0, explore: e } : e;
 
 export const UNLIMITED: GuardLimits = Object.freeze({ deadline: null, maxRequests: null, maxCreates: null });
 
@@ -162,7 +160,6 @@ export class RunGuard {
   private fallback: Scope = { suite: null, part: null };
   private readonly left: string[] = [];
   private readonly coverage: Record<string, number> = {};
-  private classifyTransport: ((ex: Exchange) => HarnessError | null) | null = null;
 
   constructor(
     readonly limits: GuardLimits = UNLIMITED,
@@ -170,18 +167,10 @@ export class RunGuard {
   ) {}
 
   /**
-   * Tells TLS and proxy failures apart from the target's own (the run's target and transport decide): such a failure,
-   * whenever it comes, stops the run (exit 3) with its cause and remedy, and is never judged as the target's.
+   * A TLS or proxy failure (runner/reach.ts), whenever it comes, is the configuration's, never the target's: it stops
+   * the run (exit 3) with its cause and remedy, and throws so that no check judges the exchange.
    */
-  watchTransport(classify: (ex: Exchange) => HarnessError | null): void {
-    this.classifyTransport = classify;
-  }
-
-  /** Throws, after stopping the run, when the exchange failed on TLS or a proxy: no check may judge it. */
-  checkTransport(ex: Exchange): void {
-    if (!ex.error || !this.classifyTransport) return;
-    const failure = this.classifyTransport(ex);
-    if (!failure || (failure.code !== 'PSC_TLS' && failure.code !== 'PSC_PROXY')) return;
+  transportFailed(failure: HarnessError<'PSC_TLS' | 'PSC_PROXY'>): never {
     this.halt(failure.code, failure.message);
     throw new RunStoppedError(failure.code, failure.message);
   }
@@ -212,10 +201,10 @@ export class RunGuard {
     let cap: number | null = null;
     if (maxRequests !== null && suiteEstimates && raw !== undefined) {
       this.begun.add(name);
-      const own = estimateOf(raw);
+      const own = raw;
       const rest = Object.entries(suiteEstimates)
         .filter(([s]) => s === name || !this.begun.has(s))
-        .map(([, e]) => estimateOf(e));
+        .map(([, e]) => e);
       const coverage = rest.reduce((n, e) => n + e.coverage, 0);
       const explore = rest.reduce((n, e) => n + e.explore, 0);
       const left = Math.max(0, maxRequests - this.sent);
@@ -300,22 +289,16 @@ export class RunGuard {
   afterSend(ex: Exchange): void {
     const spend = this.byKey[ex.keyPlan];
     if (spend && ex.response) {
-      const h = (n: string) => {
-        const v = ex.response!.headers[n];
-        const t = Array.isArray(v) ? v[0] : v;
-        return t !== undefined && /^\s*\d+\s*$/.test(t) ? Number(t) : null;
-      };
-      spend.headerLimit = h('x-ratelimit-limit') ?? spend.headerLimit;
-      spend.headerRemaining = h('x-ratelimit-remaining') ?? spend.headerRemaining;
-      spend.headerReset = h('x-ratelimit-reset') ?? spend.headerReset;
+      spend.headerLimit = rateLimitNumber(ex, 'limit') ?? spend.headerLimit;
+      spend.headerRemaining = rateLimitNumber(ex, 'remaining') ?? spend.headerRemaining;
+      spend.headerReset = rateLimitNumber(ex, 'reset') ?? spend.headerReset;
     }
     if (ex.operation === 'createPet') {
       this.pendingCreates = Math.max(0, this.pendingCreates - 1);
+      const created = ex.response !== null && ex.response.status >= 200 && ex.response.status < 300;
       // A body the target refused created nothing; one with no answer may have: it counts.
-      if (!ex.response || (ex.response.status >= 200 && ex.response.status < 300)) this.creates++;
-    }
-    if (ex.operation === 'createPet' && ex.response && ex.response.status >= 200 && ex.response.status < 300) {
-      const id = (ex.response.json as { id?: unknown } | null | undefined)?.id;
+      if (created || !ex.response) this.creates++;
+      const id = created ? (ex.response!.json as { id?: unknown } | null | undefined)?.id : undefined;
       if (id !== undefined && id !== null && typeof id !== 'object') this.createdIds.push(String(id));
       else if (id !== undefined && id !== null && typeof (id as { value?: unknown }).value === 'string')
         this.createdIds.push((id as { value: string }).value);

@@ -14,7 +14,11 @@ import {
   type TransportSettings,
 } from '../http/transport.js';
 
-export function reachFailure(target: string, t: TransportSettings, error: TransportError): HarnessError | null {
+export function reachFailure(
+  target: string,
+  t: TransportSettings,
+  error: TransportError,
+): HarnessError<'PSC_TLS' | 'PSC_PROXY'> | null {
   const failure = classifyReachFailure(error.code, target, t.proxy);
   if (!failure) return null;
   const host = new URL(target).host;

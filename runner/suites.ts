@@ -19,8 +19,6 @@ import type { Finding } from '../checks/check.js';
 import type { OperationStats } from './findings.js';
 import { type GuardLimits, type GuardSnapshot, isRunStopped, RunGuard, UNLIMITED } from './guard.js';
 import { planBudget } from './budget.js';
-import { reachFailure } from './reach.js';
-import { DEFAULT_TRANSPORT } from '../http/transport.js';
 import type { RateLimitResult } from './rate-limit-results.js';
 
 export interface SuiteDefinition {
@@ -100,9 +98,6 @@ export async function runSuite(name: SuiteName, settings: RunSettings): Promise<
   const def = suiteDefinition(name);
   const ctx = new RunContext(settings, name);
   const own = ctx.guard.beginSuite(name);
-  ctx.guard.watchTransport((ex) =>
-    ex.error ? reachFailure(settings.target, settings.transport ?? DEFAULT_TRANSPORT, ex.error) : null,
-  );
   // The run's latency trend is reported by the suite it stopped (the CLI's reporter reads it from the guard instead).
   const trendBefore = ctx.guard.trend;
   const t0 = performance.now();
@@ -120,6 +115,7 @@ export async function runSuite(name: SuiteName, settings: RunSettings): Promise<
   } finally {
     await ctx.close();
   }
+  const guard = ctx.guard.snapshot();
   return {
     suite: name,
     findings: trendBefore === null && ctx.guard.trend ? [...ctx.log.all(), ctx.guard.trend] : ctx.log.all(),
@@ -130,8 +126,8 @@ export async function runSuite(name: SuiteName, settings: RunSettings): Promise<
     durationMs: performance.now() - t0,
     aborted,
     // A scenario may have swallowed the stop (a property's remaining cases pass): the guard knows.
-    stopped: stopped ?? own.stop ?? ctx.guard.snapshot().stop,
-    guard: ctx.guard.snapshot(),
+    stopped: stopped ?? own.stop ?? guard.stop,
+    guard,
     ctx,
   };
 }

@@ -75,7 +75,11 @@ describe('RunGuard', () => {
       deadline: null,
       maxRequests: 100,
       maxCreates: null,
-      suiteEstimates: { a: 10, b: 30, c: 60 },
+      suiteEstimates: {
+        a: { coverage: 0, explore: 10 },
+        b: { coverage: 0, explore: 30 },
+        c: { coverage: 0, explore: 60 },
+      },
     });
     const spend = (name: string, want: number) => {
       g.beginSuite(name);
@@ -119,7 +123,12 @@ describe('RunGuard', () => {
   });
 
   it('a part of the exploration spends at most its fraction of what the suite has left, then the suite goes on', async () => {
-    const g = new RunGuard({ deadline: null, maxRequests: 40, maxCreates: null, suiteEstimates: { a: 40 } });
+    const g = new RunGuard({
+      deadline: null,
+      maxRequests: 40,
+      maxCreates: null,
+      suiteEstimates: { a: { coverage: 0, explore: 40 } },
+    });
     g.beginSuite('a');
     let inPart = 0;
     await g.part('first half', 1 / 2, async () => {
