@@ -10,6 +10,10 @@ import { clause as clauseOf } from '../spec/clauses.js';
 /** violation fails the run; warning is should-level (fails with --strict); observation records a gap's behaviour. */
 export type Level = 'violation' | 'warning' | 'observation';
 
+/** Whether a finding of this level fails the run: a violation always, a warning with --strict. */
+export const failsRun = (level: Level, strict: boolean): boolean =>
+  level === 'violation' || (strict && level === 'warning');
+
 export interface ExchangeRef {
   readonly seq: number;
   readonly method: string;

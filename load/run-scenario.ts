@@ -65,7 +65,6 @@ export interface LoadScenario<P> {
 /** One line of a profile: a scenario and its parameters. */
 export interface ScenarioEntry {
   readonly kind: ScenarioKind;
-  readonly params: unknown;
   plannedSeconds(windowSeconds: number): number;
   run(env: LoadEnv): Promise<ScenarioResult[]>;
 }
@@ -73,7 +72,6 @@ export interface ScenarioEntry {
 export function entry<P>(scenario: LoadScenario<P>, params: P): ScenarioEntry {
   return {
     kind: scenario.kind,
-    params,
     plannedSeconds: (w) => scenario.plannedSeconds(params, w),
     // The scenario's declaration is the one source of kind and measures: whatever spec its run built, the results
     // carry what the scenario declares.

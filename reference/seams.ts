@@ -73,21 +73,3 @@ export function composeSeams(modifiers: readonly NamedModifier[]): Seams {
   }
   return Object.freeze(seams) as unknown as Seams;
 }
-
-/** The limiter's part of the seams. */
-export function limiterDefects(s: Seams): LimiterDefects {
-  const { minuteSlack, notEnforced, neverResets, chargeRejected, dailyNotEnforced, retryAfterHalved } = s;
-  const { sharedAcrossKeys, sharedCounter, perRoute, banOnLimit } = s;
-  return {
-    minuteSlack,
-    notEnforced,
-    neverResets,
-    chargeRejected,
-    dailyNotEnforced,
-    retryAfterHalved,
-    sharedAcrossKeys,
-    sharedCounter,
-    perRoute,
-    banOnLimit,
-  };
-}

@@ -9,7 +9,6 @@ import { INT64_MAX, INT64_MIN } from '../http/lossless.js';
 import { createHandler } from './handlers.js';
 import { generateKeys, type ReferenceKey } from './keys.js';
 import { RateLimiter, type LimiterAlgorithm } from './limiter.js';
-import { limiterDefects } from './seams.js';
 import { PetStore } from './store.js';
 
 export type { LimiterAlgorithm } from './limiter.js';
@@ -142,7 +141,8 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     dayWindowMs: opts.dayWindowSeconds * 1000,
     banAfter: seams.ban.after ?? opts.banAfter,
     banMs: opts.banSeconds * 1000,
-    defects: limiterDefects(seams),
+    // The seams hold every limiter defect (Seams extends LimiterDefects): the limiter reads its own.
+    defects: seams,
   });
   const store = new PetStore(seams.firstId ?? BigInt(opts.idStart), opts.listOrder === 'newest-first');
   store.seed(opts.seedPets, Date.now());

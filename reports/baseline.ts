@@ -4,6 +4,7 @@
  * run, named alone; a baseline entry not seen any more is reported fixed (remove it, or rewrite the file with
  * --update-baseline: it only shrinks as defects are fixed).
  */
+import { failsRun } from '../checks/check.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { parse } from 'yaml';
@@ -25,7 +26,7 @@ export interface BaselineState {
 
 /** The defects that fail this run (violations; warnings too under --strict), echoes included. */
 export function failingDefects(report: Pick<ConformanceReport, 'defects' | 'strict'>): Defect[] {
-  return report.defects.filter((d) => d.level === 'violation' || (report.strict && d.level === 'warning'));
+  return report.defects.filter((d) => failsRun(d.level, report.strict));
 }
 
 /** Reads a baseline: a YAML or JSON list of signatures in words, or of { check, operation, case } objects. */

@@ -2,7 +2,7 @@
  * The result of a conformance run as plain data: what the JSON report holds and what the terminal summary, the
  * Markdown summary and replay files are rendered from. Built from what the suites handed over in task.meta.
  */
-import type { Finding, Level } from '../checks/check.js';
+import { type Finding, type Level, failsRun } from '../checks/check.js';
 import { allChecks, signatureKey, signatureOf } from '../checks/registry.js';
 import { ExitCode, exitCodeFor } from '../config/errors.js';
 import { occurrenceKey } from '../runner/findings.js';
@@ -142,7 +142,7 @@ export function buildConformanceReport(input: {
   for (const t of Object.values(operations)) {
     for (const k of Object.keys(totals) as (keyof OperationTotals)[]) totals[k] += t[k];
   }
-  const failing = findings.some((f) => f.level === 'violation' || (input.strict && f.level === 'warning'));
+  const failing = findings.some((f) => failsRun(f.level, input.strict));
   // A banned key blocks the run (exit 3); a target that stalls is itself the finding (its transport-ok violations).
   const aborted = input.outcomes.some((o) => o.meta.aborted && exitCodeFor(o.meta.aborted.code) === ExitCode.blocked);
   const failedTests = input.outcomes.reduce((n, o) => n + o.failedTests, 0);

@@ -50,12 +50,6 @@ function connectionLines(report: ConformanceReport): string[] {
   return out;
 }
 
-export function findingBlock(report: ConformanceReport, f: Finding, mark: string): string[] {
-  const lines = [`${mark} ${f.operation ?? '-'} › ${f.checkId} [clause ${f.clause}]`];
-  lines.push(...findingDetail(report, f));
-  return lines;
-}
-
 function findingDetail(report: ConformanceReport, f: Finding): string[] {
   const lines: string[] = [];
   const words = specWords(f.clause);

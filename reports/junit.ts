@@ -4,6 +4,7 @@
  * registry that reported nothing. Harness errors are errors of their own test case. Built from the report, so the
  * XML says what the terminal says, no more and no less.
  */
+import { failsRun } from '../checks/check.js';
 import { allChecks } from '../checks/registry.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
 import { defectBlock } from './conformance-text.js';
@@ -27,7 +28,7 @@ interface Case {
 
 function defectCase(report: ConformanceReport, d: Defect): Case {
   const text = defectBlock(report, d, d.level === 'violation' ? '✗' : '!').join('\n');
-  const fails = d.level === 'violation' || (report.strict && d.level === 'warning');
+  const fails = failsRun(d.level, report.strict);
   const message = `${d.level}: ${d.signature}${d.echoOf ? ` (echo of ${d.echoOf})` : ''} (${d.occurrences}×)`;
   return {
     classname: `petstore-conformance.${d.operation ?? 'run'}`,

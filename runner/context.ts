@@ -9,7 +9,7 @@ import { HttpClient, type AuthSpec, type OutgoingRequest } from '../http/client.
 import type { Exchange } from '../http/exchange.js';
 import { Pacer } from '../http/pacing.js';
 import { DEFAULT_TRANSPORT, type TransportSettings } from '../http/transport.js';
-import type { Check, Finding } from '../checks/check.js';
+import { type Check, type Finding, failsRun } from '../checks/check.js';
 import { applyResponseChecks, responseChecks } from '../checks/registry.js';
 import type fc from 'fast-check';
 import { type GeneratedPet, validNewPet } from '../generators/new-pet.js';
@@ -156,7 +156,7 @@ export class RunContext {
 
   /** Whether a finding fails the run at this strictness. */
   fails(f: Finding): boolean {
-    return f.level === 'violation' || (this.settings.strict && f.level === 'warning');
+    return failsRun(f.level, this.settings.strict);
   }
 
   /**

@@ -9,7 +9,7 @@
  * results do not depend on the interleaving, as each suite keeps its own context, sequence numbers and finding log.
  */
 import { beforeAll, describe, expect, inject, test } from 'vitest';
-import type { Finding } from '../checks/check.js';
+import { type Finding, failsRun } from '../checks/check.js';
 import { type SuiteName, FUNCTIONAL_SUITES } from '../config/config.js';
 import { runSuite, type SuiteResult, suiteChecks, suiteDefinition } from '../runner/suites.js';
 import type { RunSettings } from '../runner/context.js';
@@ -177,7 +177,7 @@ export function defineConformanceSuite(name: SuiteName): void {
             (f) => f.checkId === check.id && (f.operation ?? def.operations[0]) === op,
           );
           task.meta.findings = mine;
-          const failing = mine.filter((f) => f.level === 'violation' || (settings.strict && f.level === 'warning'));
+          const failing = mine.filter((f) => failsRun(f.level, settings.strict));
           expect(failing.map(describeFinding), `${check.title}`).toEqual([]);
         });
       }
