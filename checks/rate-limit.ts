@@ -7,7 +7,7 @@
  */
 import type { PlanLimits, PlanName } from '../spec/contract.js';
 import type { Exchange } from '../http/exchange.js';
-import { rateLimitNumber, retryAfterMs } from '../http/rate-limit-headers.js';
+import { rateLimitNumber, resetEpochMs, retryAfterMs } from '../http/rate-limit-headers.js';
 import { defineCheck, finding, observation, type Check, type Finding, type AnyCheck } from './check.js';
 import { statusOf } from './facts.js';
 import { responseDate } from './headers.js';
@@ -29,7 +29,7 @@ export const ROUNDING_MS = 950;
 // Small readings of an exchange
 
 /** A rate-limit header as a number (null when absent or not an integer). */
-export const rl = rateLimitNumber;
+const rl = rateLimitNumber;
 
 export const isAccepted = (ex: Exchange): boolean => {
   const s = statusOf(ex);
@@ -40,9 +40,6 @@ export const isAccepted = (ex: Exchange): boolean => {
 export function refillAllowance(elapsedMs: number, limit: number, windowSeconds: number): number {
   return Math.max(0, Math.floor((Math.max(0, elapsedMs) * limit) / (windowSeconds * 1000)));
 }
-
-/** The Retry-After of a response in ms (delta-seconds, or an HTTP-date against its Date header), or null. */
-export { retryAfterMs };
 
 /** The longest Retry-After the suites wait for: one window and its slack. Beyond it: the day's quota or a ban. */
 export const maxRetryAfterWaitMs = (windowSeconds: number): number => windowSeconds * 1000 + WINDOW_SLACK_MS;
@@ -62,12 +59,12 @@ export function notMinuteRefusal(
   const beyond = maxRetryAfterWaitMs(windowSeconds);
   const ra = retryAfterMs(ex);
   if (ra !== null && ra > beyond) return `Retry-After ${Math.round(ra / 1000)} s, beyond one ${windowSeconds} s window`;
-  const reset = rl(ex, 'reset');
   // Only a plausible epoch-seconds Reset: one in milliseconds is another check's violation, not a long wait.
-  if (reset !== null && reset > 1e9 && reset < 1e11) {
+  const resetAt = resetEpochMs(rl(ex, 'reset'));
+  if (resetAt !== null) {
     const ref = responseDate(ex) ?? ex.startedAt + ex.durationMs;
-    if (reset * 1000 - ref > beyond)
-      return `X-RateLimit-Reset ${Math.round(reset - ref / 1000)} s ahead, beyond one ${windowSeconds} s window`;
+    if (resetAt - ref > beyond)
+      return `X-RateLimit-Reset ${Math.round((resetAt - ref) / 1000)} s ahead, beyond one ${windowSeconds} s window`;
   }
   const limit = rl(ex, 'limit');
   if (perDay !== null && perDay !== perMinute && limit === perDay)
@@ -881,8 +878,8 @@ function windowEndLowerBound(first429: Exchange): number | null {
   const bounds: number[] = [];
   const ra = retryAfterMs(first429);
   if (ra !== null) bounds.push(first429.startedAt + first429.durationMs + ra - 1000);
-  const reset = rl(first429, 'reset');
-  if (reset !== null && reset > 1e9 && reset < 1e11) bounds.push(reset * 1000 - 1000);
+  const resetAt = resetEpochMs(rl(first429, 'reset'));
+  if (resetAt !== null) bounds.push(resetAt - 1000);
   return bounds.length === 0 ? null : Math.min(...bounds);
 }
 

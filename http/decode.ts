@@ -25,8 +25,6 @@ export function contentCodings(value: string | string[] | undefined): string[] {
     .filter((c) => c !== '' && c !== 'identity');
 }
 
-export const DECODABLE_CODINGS = ['gzip', 'x-gzip', 'deflate', 'br'] as const;
-
 function decoder(coding: string, raw: boolean): Transform {
   // Sync-flush at the end: a body cut at the read cap still yields what it holds instead of an error.
   const zlib = { finishFlush: constants.Z_SYNC_FLUSH };

@@ -47,8 +47,3 @@ export interface Exchange {
   readonly startedAt: number;
   readonly durationMs: number;
 }
-
-export function header(ex: { response: RecordedResponse | null }, name: string): string | undefined {
-  const v = ex.response?.headers[name.toLowerCase()];
-  return Array.isArray(v) ? v.join(', ') : v;
-}
