@@ -177,6 +177,21 @@ export function keyVariable(plan: PlanName): string {
 }
 
 /**
+ * A value given as a flag, else in the environment, parsed under the name the user gave it (so an error names it);
+ * null when neither is given or the text is empty.
+ */
+function flagOrEnv<T>(
+  flag: string | undefined,
+  flagName: string,
+  envValue: string | undefined,
+  envName: string,
+  parse: (text: string, name: string) => T,
+): T | null {
+  const text = flag ?? envValue;
+  return text === undefined || text === '' ? null : parse(text, flag !== undefined ? flagName : envName);
+}
+
+/**
  * The variables a user sets for these keys: the one inverse of the key reading below, for launching the CLI as a user
  * would (bench, tests). The CLI itself never turns its configuration back into variables.
  */
@@ -259,16 +274,12 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
   const productionUrl =
     prodText === undefined || prodText === '' ? null : parseTarget(prodText, 'PETSTORE_PRODUCTION_URL');
 
-  const durationText = flags.maxDuration ?? env.PETSTORE_MAX_DURATION;
   const maxDurationMs =
-    durationText === undefined || durationText === ''
-      ? DEFAULT_MAX_DURATION_MS
-      : parseDuration(durationText, flags.maxDuration !== undefined ? '--max-duration' : 'PETSTORE_MAX_DURATION');
-  const budgetText = flags.budget ?? env.PETSTORE_BUDGET;
-  const budget =
-    budgetText === undefined || budgetText === ''
-      ? null
-      : parseInteger(budgetText, flags.budget !== undefined ? '--budget' : 'PETSTORE_BUDGET', 1, 10_000_000);
+    flagOrEnv(flags.maxDuration, '--max-duration', env.PETSTORE_MAX_DURATION, 'PETSTORE_MAX_DURATION', parseDuration) ??
+    DEFAULT_MAX_DURATION_MS;
+  const budget = flagOrEnv(flags.budget, '--budget', env.PETSTORE_BUDGET, 'PETSTORE_BUDGET', (text, name) =>
+    parseInteger(text, name, 1, 10_000_000),
+  );
   const maxCreates =
     flags.maxCreates === undefined ? null : parseInteger(flags.maxCreates, '--max-creates', 0, 10_000_000);
 
@@ -278,16 +289,13 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
       `--name-prefix: "${namePrefix}" must be at most ${NAME_PREFIX_MAX} letters and digits, words joined by one space, ' or - (a marked name must stay an ordinary name)`,
     );
 
-  const concurrencyText = flags.concurrency ?? env.PETSTORE_CONCURRENCY;
-  const concurrency =
-    concurrencyText === undefined || concurrencyText === ''
-      ? null
-      : parseInteger(
-          concurrencyText,
-          flags.concurrency !== undefined ? '--concurrency' : 'PETSTORE_CONCURRENCY',
-          1,
-          MAX_CONCURRENCY,
-        );
+  const concurrency = flagOrEnv(
+    flags.concurrency,
+    '--concurrency',
+    env.PETSTORE_CONCURRENCY,
+    'PETSTORE_CONCURRENCY',
+    (text, name) => parseInteger(text, name, 1, MAX_CONCURRENCY),
+  );
 
   return Object.freeze({
     target,
