@@ -1,39 +1,24 @@
-/**
- * npm run bench: the figures the issues ask for, measured on this machine in one run. Prints a table and writes
- * bench/results.json (not committed). Never used by tests: timing goals are measured here, not asserted.
- */
-import { spawn } from 'node:child_process';
+
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { faults } from '../reference/faults.js';
 import { generateKeys, planKeys, startReferenceServer, type ReferenceOptions } from '../reference/server.js';
 import { runSuite } from '../runner/suites.js';
-import { keyEnv, roomiestKey, type SuiteName, FUNCTIONAL_SUITES } from '../config/config.js';
+import { keyEnv, roomiestKey, type SuiteName, } from '../config/config.js';
 import type { ConformanceReport } from '../reports/conformance-report.js';
 import { benchLoad } from '../load/bench.js';
+import { FUNCTIONAL, runCli } from './cli.js';
 import { benchBudget } from './budget.js';
 import { benchRatio } from './ratio.js';
 import { benchMemory } from './memory.js';
 import { benchStartup } from './startup.js';
 
-const FUNCTIONAL = FUNCTIONAL_SUITES.join(',');
 /** BENCH_ONLY=startup,default,ratio,faults,rate-limit,budget,free,load,memory runs only those sections (all by default). */
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (section: string): boolean => !only || only.includes(section);
 const results: Record<string, unknown> = {};
 const dir = mkdtempSync(join(tmpdir(), 'psc-bench-'));
-
-function cli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; ms: number }> {
-  const t0 = performance.now();
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['bin/petstore-conformance.js', ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'ignore', 'ignore'],
-    });
-    p.on('exit', (code) => resolve({ code: code ?? -1, ms: performance.now() - t0 }));
-  });
-}
 
 function report(path: string): ConformanceReport {
   return JSON.parse(readFileSync(path, 'utf8')) as ConformanceReport;
@@ -50,7 +35,7 @@ for (const [name, suites] of !wanted('default')
       ['all default suites', ''],
     ] as const)) {
   const out = join(dir, `${name}.json`);
-  const r = await cli(['run', '--seed', '7', '--json', out, ...(suites ? ['--suite', suites] : [])]);
+  const r = await runCli(['run', '--seed', '7', '--json', out, ...(suites ? ['--suite', suites] : [])]);
   const rep = report(out);
   results[`default run (${name})`] = {
     exit: r.code,
@@ -156,12 +141,12 @@ if (wanted('budget')) {
 }
 
 // A functional run through the CLI as a user runs it, with only a Free key (section 6).
-async function freeKeyRun(faultIds: string[], args: string[], windowSeconds: number) {
-  const server = await startReferenceServer({ faults: faultIds, windowSeconds });
+async function defaultFreeRun(windowSeconds: number) {
+  const server = await startReferenceServer({ windowSeconds });
   try {
-    const out = join(dir, `free-${faultIds.join('+') || 'none'}.json`);
+    const out = join(dir, 'free.json');
     const free = server.keys.filter((k) => k.plan === 'free');
-    const r = await cli(['run', '--target', server.url, '--seed', '7', '--suite', FUNCTIONAL, '--json', out, ...args], {
+    const r = await runCli(['run', '--target', server.url, '--seed', '7', '--suite', FUNCTIONAL, '--json', out], {
       ...keyEnv(free),
       PETSTORE_RATE_WINDOW_SECONDS: String(windowSeconds),
     });
@@ -174,7 +159,7 @@ async function freeKeyRun(faultIds: string[], args: string[], windowSeconds: num
 // 6. A default run with only a Free key: requests, wall time and the share of its daily quota (1,000) it spends. At the
 // spec's 60 s window the pacing dominates; measured at a 10 s window and projected to 60 s.
 if (wanted('free')) {
-  const r = await freeKeyRun([], [], 10);
+  const r = await defaultFreeRun(10);
   const requests = r.report?.totals.exchanges ?? 0;
   results['default run, Free key only (10 s window)'] = {
     exit: r.code,

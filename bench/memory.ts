@@ -9,13 +9,13 @@
  * reference default (1,000,000 a minute), so no pacing slows the run down. BENCH_MEMORY_ROOT runs the CLI of another
  * checkout (a before/after comparison with the same bench).
  */
+import { FUNCTIONAL } from './cli.js';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { keyEnv, FUNCTIONAL_SUITES } from '../config/config.js';
+import { keyEnv, } from '../config/config.js';
 import { startEmbedded } from '../reference/launcher.js';
 
-const FUNCTIONAL = FUNCTIONAL_SUITES.join(',');
 const SAMPLE_MS = 50;
 
 export interface MemoryFigures {

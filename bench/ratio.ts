@@ -1,34 +1,17 @@
-/**
- * The bench's ratio section (issue 12): checked exchanges per second of the harness at concurrency 1 and at the
- * default concurrency, each divided by autocannon replaying exactly the requests the harness sent (from its HAR, in
- * order) over as many connections, against the same server in the same run. The harness's rate is its exchanges over
- * the span from its first request to its last answer (suites side by side overlap, so their durations do not add).
- */
-import { spawn } from 'node:child_process';
+
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { defaultConcurrency, keyEnv, roomiestKey, FUNCTIONAL_SUITES } from '../config/config.js';
+import { defaultConcurrency, keyEnv, roomiestKey, } from '../config/config.js';
 import { startEmbedded } from '../reference/launcher.js';
 import { planKeys } from '../reference/server.js';
+import { FUNCTIONAL, runCli } from './cli.js';
 import type { ConformanceReport } from '../reports/conformance-report.js';
-
-const FUNCTIONAL = FUNCTIONAL_SUITES.join(',');
 
 interface HarEntry {
   startedDateTime: string;
   time: number;
   request: { method: string; url: string; headers: { name: string; value: string }[]; postData?: { text: string } };
-}
-
-function runCli(args: string[], env: Record<string, string>): Promise<number> {
-  return new Promise((resolve) => {
-    const p = spawn(process.execPath, ['bin/petstore-conformance.js', ...args], {
-      env: { ...process.env, ...env },
-      stdio: ['ignore', 'ignore', 'ignore'],
-    });
-    p.on('exit', (code) => resolve(code ?? -1));
-  });
 }
 
 /** Replays the requests split round-robin over `connections` autocannon clients at once; requests per second. */
@@ -48,7 +31,7 @@ async function measure(dir: string, concurrency: number) {
   try {
     const out = join(dir, `ratio-${concurrency}.json`);
     const har = join(dir, `ratio-${concurrency}.har`);
-    const code = await runCli(
+    const { code } = await runCli(
       [
         ...['run', '--target', server.url, '--seed', '7', '--suite', FUNCTIONAL],
         ...['--concurrency', String(concurrency), '--json', out, '--har', har],

@@ -1,0 +1,18 @@
+/** The bench's way to run the command as a user does: a child process of the build, its output discarded. */
+import { spawn } from 'node:child_process';
+import { FUNCTIONAL_SUITES } from '../config/config.js';
+
+/** The functional suites as a --suite value. */
+export const FUNCTIONAL = FUNCTIONAL_SUITES.join(',');
+
+/** Runs `petstore-conformance ...args` with `env` added to this process's; its exit code and wall time. */
+export function runCli(args: string[], env: Record<string, string> = {}): Promise<{ code: number; ms: number }> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const p = spawn(process.execPath, ['bin/petstore-conformance.js', ...args], {
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'ignore', 'ignore'],
+    });
+    p.on('exit', (code) => resolve({ code: code ?? -1, ms: performance.now() - t0 }));
+  });
+}
