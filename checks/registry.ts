@@ -11,6 +11,9 @@ import { runChecks } from './run.js';
 
 export const responseChecks: readonly Check<ResponseEvidence>[] = responseCheckList;
 
+/** Whether a check can fail a run: it may report more than observations. */
+export const canFail = (c: AnyCheck): boolean => c.levels.some((l) => l !== 'observation');
+
 export const allChecks: readonly AnyCheck[] = Object.freeze([
   ...responseChecks,
   ...authChecks,

@@ -5,7 +5,7 @@
  * XML says what the terminal says, no more and no less.
  */
 import { failsRun } from '../checks/check.js';
-import { allChecks } from '../checks/registry.js';
+import { allChecks, canFail } from '../checks/registry.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
 import { defectBlock } from './conformance-text.js';
 
@@ -52,7 +52,7 @@ export function renderJunit(report: ConformanceReport): string {
   const cases: Case[] = report.defects.map((d) => defectCase(report, d));
   const reported = new Set(report.defects.map((d) => d.checkId));
   for (const c of allChecks) {
-    if (reported.has(c.id) || !c.levels.some((l) => l !== 'observation')) continue;
+    if (reported.has(c.id) || !canFail(c)) continue;
     cases.push({ classname: 'petstore-conformance.checks', name: `${c.id} [${c.clause}]` });
   }
   for (const e of report.errors) cases.push({ classname: 'petstore-conformance.harness', name: 'harness', error: e });

@@ -91,7 +91,6 @@ async function runOnce(
   const server = await startReferenceServer({ keys: testKeys(), ...options });
   try {
     const keys = planKeys(server.keys.filter((k) => !options.plans || options.plans.includes(k.plan)));
-    const t0 = performance.now();
     const exchangeList: Exchange[] = [];
     const { ctx, ...result } = await runSuite(suite, {
       target: server.url,
@@ -106,7 +105,6 @@ async function runOnce(
     });
     return {
       ...result,
-      wallMs: performance.now() - t0,
       rateLimitResults: ctx.rateLimitResults,
       keyResults: ctx.rateLimitResults.filter((x): x is KeyRateLimitResult => x.suite === 'rate-limit'),
       exchangeList,

@@ -1,7 +1,7 @@
 import { SUITES } from '../../config/config.js';
 import { readFileSync } from 'node:fs';
 import { describe, expect, test } from 'vitest';
-import { allChecks } from '../../checks/registry.js';
+import { allChecks, canFail } from '../../checks/registry.js';
 import { INT64_MAX } from '../../http/lossless.js';
 import { type FaultId, faultSeams, faults, selectFaults } from '../../reference/faults.js';
 import { conformantSeams } from '../../reference/seams.js';
@@ -14,7 +14,7 @@ import {
 import { call, createBody, keyOf, sleep, text, type Json } from './support.js';
 
 /** The checks a fault may name: every check of the registry that can fail a run (violation or warning). */
-const CHECK_IDS = allChecks.filter((c) => c.levels.some((l) => l !== 'observation')).map((c) => c.id);
+const CHECK_IDS = allChecks.filter(canFail).map((c) => c.id);
 
 describe('catalogue', () => {
   test('ids unique, each fault names a check that can fail, a suite, and one seam', () => {

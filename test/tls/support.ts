@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { generate } from 'selfsigned';
-import { keyVariable } from '../../config/config.js';
+import { keyEnv } from '../../config/config.js';
 import type { ReferenceKey } from '../../reference/server.js';
 
 export interface KeyPair {
@@ -263,10 +263,7 @@ const INHERITED = /^(PETSTORE_|NODE_EXTRA_CA_CERTS$|NODE_TLS_REJECT_UNAUTHORIZED
 export function userEnv(keys: readonly ReferenceKey[], extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !INHERITED.test(k)) env[k] = v;
-  for (const k of keys) env[keyVariable(k.plan)] = k.key;
-  const ent = keys.find((k) => k.plan === 'enterprise');
-  if (ent) env.PETSTORE_ENTERPRISE_LIMITS = `${ent.limits.requestsPerMinute}/${ent.limits.requestsPerDay}`;
-  return { ...env, ...extra };
+  return { ...env, ...keyEnv(keys), ...extra };
 }
 
 export interface CliResult {
