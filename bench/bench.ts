@@ -1,11 +1,10 @@
-
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { faults } from '../reference/faults.js';
 import { generateKeys, planKeys, startReferenceServer, type ReferenceOptions } from '../reference/server.js';
 import { runSuite } from '../runner/suites.js';
-import { keyEnv, roomiestKey, type SuiteName, } from '../config/config.js';
+import { keyEnv, roomiestKey, type SuiteName } from '../config/config.js';
 import type { ConformanceReport } from '../reports/conformance-report.js';
 import { benchLoad } from '../load/bench.js';
 import { FUNCTIONAL, runCli } from './cli.js';

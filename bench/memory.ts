@@ -13,7 +13,7 @@ import { FUNCTIONAL } from './cli.js';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { keyEnv, } from '../config/config.js';
+import { keyEnv } from '../config/config.js';
 import { startEmbedded } from '../reference/launcher.js';
 
 const SAMPLE_MS = 50;

@@ -1,8 +1,7 @@
-
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
-import { defaultConcurrency, keyEnv, roomiestKey, } from '../config/config.js';
+import { defaultConcurrency, keyEnv, roomiestKey } from '../config/config.js';
 import { startEmbedded } from '../reference/launcher.js';
 import { planKeys } from '../reference/server.js';
 import { FUNCTIONAL, runCli } from './cli.js';
