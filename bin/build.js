@@ -46,6 +46,8 @@ const SOURCE_DIRS = [
 /** Files outside those directories that the build depends on or that code reads relative to itself. */
 const ROOT_FILES = ['package.json', 'tsconfig.json', 'bin/build.js'];
 const ASSET = /\.(ya?ml|json)$/;
+/** Files the tool writes beside its sources (ignored by git): output, never input of the build. */
+const WRITTEN = new Set(['bench/results.json', 'reports/history.json']);
 
 /** Every source file of the build, as paths relative to `at`. Reports written under reports/ are not sources. */
 function sources(at = root) {
@@ -56,7 +58,7 @@ function sources(at = root) {
       const rel = join(dir, e.name);
       if (e.isDirectory()) {
         if (!(dir === 'reports' && /^\d/.test(e.name))) walk(rel);
-      } else if (e.name.endsWith('.ts') || ASSET.test(e.name)) out.push(rel);
+      } else if ((e.name.endsWith('.ts') || ASSET.test(e.name)) && !WRITTEN.has(rel)) out.push(rel);
     }
   };
   for (const d of SOURCE_DIRS) walk(d);
