@@ -60,9 +60,11 @@ export { isRetryAfter, parseHttpDate } from '../http/retry-after.js';
 export function responseDate(ex: { response: RecordedResponse | null }): number | null {
   const h = readHeader(ex, 'date');
   if (h.kind !== 'value') return null;
-  const t = Date.parse(h.value);
-  return Number.isFinite(t) ? t : null;
+  // A target's Date changes once a second: the last text parsed is nearly always the one asked for again.
+  if (h.value !== lastDate.text) lastDate = { text: h.value, ms: Date.parse(h.value) };
+  return Number.isFinite(lastDate.ms) ? lastDate.ms : null;
 }
+let lastDate = { text: '', ms: Number.NaN };
 
 /** RFC 9745 Deprecation: a structured date `@<epoch seconds>`; returns epoch seconds or null. */
 export function parseDeprecation(value: string | undefined | null): number | null {

@@ -24,11 +24,13 @@ const plainTrees = new WeakSet<object>();
 const plainViews = new WeakMap<object, unknown>();
 
 /**
- * What a scan outside strings finds in a JSON text: how many key separators (':') it has, and where the numbers are
- * that are not integers of at most 15 digits (the ones the lossless tree keeps as digits), as [start, end) pairs.
+ * What a scan outside strings finds in a JSON text: how many key separators (':') it has, how many numbers, and which
+ * numbers are not integers of at most 15 digits (the ones the lossless tree keeps as digits), as triples of the
+ * number's rank among all the text's numbers and its [start, end) in the text.
  */
-function scan(text: string): { colons: number; unsafe: number[] } {
+function scan(text: string): { colons: number; numbers: number; unsafe: number[] } {
   let colons = 0;
+  let numbers = 0;
   const unsafe: number[] = [];
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -37,7 +39,7 @@ function scan(text: string): { colons: number; unsafe: number[] } {
       // next one not escaped (preceded by an even number of backslashes).
       for (;;) {
         const q = text.indexOf('"', i + 1);
-        if (q < 0) return { colons: -1, unsafe };
+        if (q < 0) return { colons: -1, numbers, unsafe };
         let b = q - 1;
         while (text.charCodeAt(b) === 0x5c) b--;
         i = q;
@@ -55,11 +57,12 @@ function scan(text: string): { colons: number; unsafe: number[] } {
           plainInteger = false;
         else if (d !== 0x2d) break;
       }
-      if (!plainInteger || digits > 15) unsafe.push(start, i);
+      if (!plainInteger || digits > 15) unsafe.push(numbers, start, i);
+      numbers++;
       i--;
     } else if (c === 0x3a) colons++;
   }
-  return { colons, unsafe };
+  return { colons, numbers, unsafe };
 }
 
 /** A digit run longer than a safe integer, or a digit before a fraction or an exponent (anywhere, strings included). */
@@ -83,38 +86,61 @@ function countKeys(value: unknown): number {
   return n;
 }
 
-/** Marks a number kept as digits in the text given to JSON.parse (a string no body holds: checked before use). */
-const MARK = '\\u0000psc-digits:';
-const MARK_VALUE = '\u0000psc-digits:';
-
 /**
- * Replaces the marked strings of a tree by LosslessNumbers, in place; returns the value to put where `v` was. Counts
- * them in `seen`, so that a body string that happens to look marked is noticed (one more than was marked).
+ * The lossless tree of `view` (what JSON.parse made of `text`): the numbers the scan found unsafe, by rank, replaced by
+ * LosslessNumbers of their digits. Values are visited in the text's order (arrays in order, an object's keys in
+ * insertion order, which is the text's unless a key is an array index: then undefined). Subtrees without such a
+ * number are shared with the view, which is never changed; containers on the way to one are copied.
  */
-function unmark(v: unknown, seen: { n: number }): unknown {
-  if (typeof v === 'string') {
-    if (!v.startsWith(MARK_VALUE)) return v;
-    seen.n++;
-    return new LosslessNumber(v.slice(MARK_VALUE.length));
-  }
-  if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) v[i] = unmark(v[i], seen);
-    return v;
-  }
-  const o = v as Record<string, unknown>;
-  for (const k in o) o[k] = unmark(o[k], seen);
-  return v;
+function withDigits(view: unknown, text: string, numbers: number, unsafe: readonly number[]): unknown {
+  let rank = 0;
+  let next = 0;
+  let ordered = true;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'number') {
+      const r = rank++;
+      if (unsafe[next] !== r) return v;
+      next += 3;
+      return new LosslessNumber(text.slice(unsafe[next - 2], unsafe[next - 1]));
+    }
+    if (v === null || typeof v !== 'object' || !ordered) return v;
+    if (Array.isArray(v)) {
+      let copy: unknown[] | null = null;
+      for (let i = 0; i < v.length; i++) {
+        const w = walk(v[i]);
+        if (w === v[i]) continue;
+        copy ??= v.slice();
+        copy[i] = w;
+      }
+      return copy ?? v;
+    }
+    const o = v as Record<string, unknown>;
+    let copy: Record<string, unknown> | null = null;
+    let first = true;
+    for (const k in o) {
+      // Array-index keys come first whatever their place in the text: the order is no longer the text's.
+      if (first && k.charCodeAt(0) >= 0x30 && k.charCodeAt(0) <= 0x39) ordered = false;
+      first = false;
+      if (!ordered) return v;
+      const w = walk(o[k]);
+      if (w === o[k]) continue;
+      copy ??= { ...o };
+      copy[k] = w;
+    }
+    return copy ?? v;
+  };
+  const tree = walk(view);
+  return ordered && rank === numbers && next === unsafe.length ? tree : undefined;
 }
 
 /**
- * The lossless tree without the lossless parser, built by JSON.parse when it gives the same tree: no key repeats (the
+ * The lossless tree without the lossless parser, built from JSON.parse when it gives the same tree: no key repeats (the
  * lossless parser refuses repeated keys, JSON.parse keeps the last), no key is __proto__, and every number kept as
- * digits is handed to JSON.parse as a marked string instead. Undefined when the lossless parser must decide (and
+ * digits is put back, by its rank in the text, as a LosslessNumber. Undefined when the lossless parser must decide (and
  * give its error message).
  */
 function parseFast(text: string): unknown {
-  if (text.includes('__proto__') || text.includes(MARK)) return undefined;
+  if (text.includes('__proto__')) return undefined;
   let view: unknown;
   try {
     view = JSON.parse(text);
@@ -129,27 +155,13 @@ function parseFast(text: string): unknown {
     if (view !== null && typeof view === 'object') plainTrees.add(view);
     return view;
   }
-  const { colons, unsafe } = scan(text);
+  const { colons, numbers, unsafe } = scan(text);
   if (keys !== colons) return undefined;
   if (unsafe.length === 0) {
     if (view !== null && typeof view === 'object') plainTrees.add(view);
     return view;
   }
-  let marked = '';
-  let at = 0;
-  for (let k = 0; k < unsafe.length; k += 2) {
-    marked += `${text.slice(at, unsafe[k])}"${MARK}${text.slice(unsafe[k], unsafe[k + 1])}"`;
-    at = unsafe[k + 1]!;
-  }
-  marked += text.slice(at);
-  let tree: unknown;
-  const seen = { n: 0 };
-  try {
-    tree = unmark(JSON.parse(marked), seen);
-  } catch {
-    return undefined;
-  }
-  if (seen.n !== unsafe.length / 2) return undefined;
+  const tree = withDigits(view, text, numbers, unsafe);
   if (tree !== null && typeof tree === 'object') plainViews.set(tree, view);
   return tree;
 }
@@ -218,6 +230,8 @@ export function exactInteger(value: unknown): bigint | null {
 }
 
 export function isInt64(value: unknown): boolean {
+  // Safe integers (most ids) are within int64 without a BigInt.
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return true;
   const n = exactInteger(value);
   return n !== null && n >= INT64_MIN && n <= INT64_MAX;
 }
