@@ -43,9 +43,16 @@ export function readHeader(ex: { response: RecordedResponse | null }, name: stri
 /** The media type (type/subtype, lower-cased, parameters dropped) or null when the value is not one. */
 export function mediaType(value: string | undefined | null): string | null {
   if (typeof value !== 'string') return null;
+  // A target sends the same Content-Type again and again: the last one read is remembered.
+  if (value === lastMediaType.value) return lastMediaType.essence;
   const essence = value.split(';', 1)[0]!.trim().toLowerCase();
-  return /^[!#$%&'*+.^_`|~0-9a-z-]+\/[!#$%&'*+.^_`|~0-9a-z-]+$/.test(essence) ? essence : null;
+  lastMediaType = {
+    value,
+    essence: /^[!#$%&'*+.^_`|~0-9a-z-]+\/[!#$%&'*+.^_`|~0-9a-z-]+$/.test(essence) ? essence : null,
+  };
+  return lastMediaType.essence;
 }
+let lastMediaType: { value: string | null; essence: string | null } = { value: null, essence: null };
 
 /** A non-negative decimal integer header (digits only, no sign, no fraction), exact; null otherwise. */
 export function parseIntegerHeader(value: string | undefined | null): bigint | null {

@@ -17,11 +17,17 @@ export function parseExact(text: string): unknown {
 
 /** Integers of at most 15 digits are exact as JS numbers; everything else keeps its digits. */
 const SAFE_INTEGER = /^-?\d{1,15}$/;
-/** Trees that hold no LosslessNumber: their plain view is themselves (most bodies, so validation walks nothing). */
-const plainTrees = new WeakSet<object>();
+/**
+ * The plain view of a tree the parser made, kept on the tree under a symbol (not enumerable: invisible to keys,
+ * copies, comparisons and serialisation): the tree itself when it holds no LosslessNumber (most bodies, so validation
+ * walks nothing), else JSON.parse's tree of the same text (numbers rounded as `plain` does). A property rather than a
+ * WeakMap: an entry per exchange in a WeakMap costs the garbage collector more than the lookup saves.
+ */
+const PLAIN_VIEW = Symbol('plain view');
 
-/** Plain views of lossless trees made by the fast path (JSON.parse of the same text: numbers rounded as `plain` does). */
-const plainViews = new WeakMap<object, unknown>();
+function keepPlainView(tree: unknown, view: unknown): void {
+  if (tree !== null && typeof tree === 'object') Object.defineProperty(tree, PLAIN_VIEW, { value: view });
+}
 
 /**
  * What a scan outside strings finds in a JSON text: how many key separators (':') it has, how many numbers, and which
@@ -152,17 +158,17 @@ function parseFast(text: string): unknown {
   // (strings included), and as many ':' in the whole text as keys in the tree. Each key has its ':' outside strings,
   // so the counts are equal only when no key repeats and no string holds a ':'.
   if (!MAYBE_UNSAFE.test(text) && colonsIn(text) === keys) {
-    if (view !== null && typeof view === 'object') plainTrees.add(view);
+    keepPlainView(view, view);
     return view;
   }
   const { colons, numbers, unsafe } = scan(text);
   if (keys !== colons) return undefined;
   if (unsafe.length === 0) {
-    if (view !== null && typeof view === 'object') plainTrees.add(view);
+    keepPlainView(view, view);
     return view;
   }
   const tree = withDigits(view, text, numbers, unsafe);
-  if (tree !== null && typeof tree === 'object') plainViews.set(tree, view);
+  keepPlainView(tree, view);
   return tree;
 }
 
@@ -175,7 +181,7 @@ export function parseLossless(text: string): unknown {
     lossless = true;
     return new LosslessNumber(digitsText);
   });
-  if (!lossless && value !== null && typeof value === 'object') plainTrees.add(value);
+  if (!lossless) keepPlainView(value, value);
   return value;
 }
 
@@ -188,8 +194,7 @@ export function stringifyLossless(value: unknown): string {
 /** The lossless tree as plain JS values, for schema validation. */
 export function plain(value: unknown): unknown {
   if (value !== null && typeof value === 'object') {
-    if (plainTrees.has(value)) return value;
-    const view = plainViews.get(value);
+    const view = (value as { [PLAIN_VIEW]?: unknown })[PLAIN_VIEW];
     if (view !== undefined) return view;
   }
   if (isLosslessNumber(value)) return Number((value as LosslessNumber).value);
@@ -208,11 +213,17 @@ export function digits(value: unknown): string | null {
   return null;
 }
 
+const INTEGER_DIGITS = /^-?\d{1,400}$/;
+/** At most 18 digits: below 10^18, within int64 whatever they are. */
+const SHORT_INTEGER = /^-?\d{1,18}$/;
+
 /** The integer a JSON number denotes exactly, or null when it is not an integer (1.5, 1e400); 1.0 and 1e3 count. */
 export function exactInteger(value: unknown): bigint | null {
   if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
   const d = digits(value);
   if (d === null) return null;
+  // Plain integer digits (every id a target sends), without taking the number apart.
+  if (INTEGER_DIGITS.test(d)) return BigInt(d);
   const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(d);
   if (!m) return null;
   const [, sign, int, frac = '', expText = '0'] = m;
@@ -230,8 +241,9 @@ export function exactInteger(value: unknown): bigint | null {
 }
 
 export function isInt64(value: unknown): boolean {
-  // Safe integers (most ids) are within int64 without a BigInt.
+  // Safe integers (most ids), and integers of at most 18 digits, are within int64 without a BigInt.
   if (typeof value === 'number' && Number.isSafeInteger(value)) return true;
+  if (isLosslessNumber(value) && SHORT_INTEGER.test((value as LosslessNumber).value)) return true;
   const n = exactInteger(value);
   return n !== null && n >= INT64_MIN && n <= INT64_MAX;
 }

@@ -29,10 +29,15 @@ interface Reading {
 type Readings = Readonly<Record<RateLimitName, Reading>>;
 
 /**
- * Each response's X-RateLimit headers, read once: the response checks, the pacer and the run's guard all ask for them
- * on every exchange. Keyed by the (read-only) headers object, so a response is never judged on another's headers.
+ * The X-RateLimit headers of the latest responses, each read once: the response checks, the pacer and the run's guard
+ * all ask for them on every exchange, one right after the other. A few recent responses are remembered (lanes side by
+ * side interleave), by their (read-only) headers object; an older one is read again. Not a WeakMap: one entry per
+ * exchange in a WeakMap costs the garbage collector more than reading the three headers again.
  */
-const readings = new WeakMap<object, Readings>();
+const RECENT = 8;
+const recentHeaders: (object | null)[] = new Array(RECENT).fill(null);
+const recentReadings: (Readings | null)[] = new Array(RECENT).fill(null);
+let nextSlot = 0;
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
@@ -47,11 +52,11 @@ function reading(ex: { response: RecordedResponse | null }, name: RateLimitName)
 function readingsOf(ex: { response: RecordedResponse | null }): Readings | null {
   const headers = ex.response?.headers;
   if (headers === undefined || headers === null || typeof headers !== 'object') return null;
-  let r = readings.get(headers);
-  if (r === undefined) {
-    r = { limit: reading(ex, 'limit'), remaining: reading(ex, 'remaining'), reset: reading(ex, 'reset') };
-    readings.set(headers, r);
-  }
+  for (let i = 0; i < RECENT; i++) if (recentHeaders[i] === headers) return recentReadings[i]!;
+  const r = { limit: reading(ex, 'limit'), remaining: reading(ex, 'remaining'), reset: reading(ex, 'reset') };
+  recentHeaders[nextSlot] = headers;
+  recentReadings[nextSlot] = r;
+  nextSlot = (nextSlot + 1) % RECENT;
   return r;
 }
 
