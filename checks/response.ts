@@ -598,12 +598,22 @@ export const extraFields: Check<ResponseEvidence> = defineCheck({
     if (!jsonBodyDocumented(ex)) return [];
     const name = schemaNameOf(ex.operation, statusOf(ex));
     const json = jsonOf(ex);
-    const objects = name === 'Pets' ? (Array.isArray(json) ? json.filter(isObject) : []) : isObject(json) ? [json] : [];
     const schemaName = name === 'Error' ? 'Error' : 'Pet';
     const known = propertiesOf[schemaName];
-    const extra = new Set<string>();
-    for (const o of objects) for (const k in o) if (!known.has(k) && extra.size < 50) extra.add(k);
-    if (extra.size === 0) return [];
+    // Every body is looked at: no list or set is made unless an extra field turns up.
+    const found: { extra: Set<string> | null } = { extra: null };
+    const visit = (o: Record<string, unknown>) => {
+      for (const k in o) {
+        if (known.has(k)) continue;
+        found.extra ??= new Set();
+        if (found.extra.size < 50) found.extra.add(k);
+      }
+    };
+    if (name === 'Pets') {
+      if (Array.isArray(json)) for (const o of json) if (isObject(o)) visit(o);
+    } else if (isObject(json)) visit(json);
+    const extra = found.extra;
+    if (extra === null) return [];
     const list = [...extra]
       .sort()
       .map((k) => show(k, 40))

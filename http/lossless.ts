@@ -18,15 +18,22 @@ export function parseExact(text: string): unknown {
 /** Integers of at most 15 digits are exact as JS numbers; everything else keeps its digits. */
 const SAFE_INTEGER = /^-?\d{1,15}$/;
 /**
- * The plain view of a tree the parser made, kept on the tree under a symbol (not enumerable: invisible to keys,
- * copies, comparisons and serialisation): the tree itself when it holds no LosslessNumber (most bodies, so validation
- * walks nothing), else JSON.parse's tree of the same text (numbers rounded as `plain` does). A property rather than a
- * WeakMap: an entry per exchange in a WeakMap costs the garbage collector more than the lookup saves.
+ * The plain views of the trees the parser made last: the tree itself when it holds no LosslessNumber (most bodies, so
+ * validation walks nothing), else JSON.parse's tree of the same text (numbers rounded as `plain` does). A tree is
+ * validated right after it is parsed, so a ring of the latest few (lanes side by side interleave) serves nearly every
+ * lookup; an older tree is walked instead. Neither a WeakMap nor a property on the tree: an entry or a property per
+ * exchange costs more than the lookup saves.
  */
-const PLAIN_VIEW = Symbol('plain view');
+const RECENT = 16;
+const recentTrees: unknown[] = new Array(RECENT).fill(undefined);
+const recentViews: unknown[] = new Array(RECENT).fill(undefined);
+let nextSlot = 0;
 
 function keepPlainView(tree: unknown, view: unknown): void {
-  if (tree !== null && typeof tree === 'object') Object.defineProperty(tree, PLAIN_VIEW, { value: view });
+  if (tree === null || typeof tree !== 'object') return;
+  recentTrees[nextSlot] = tree;
+  recentViews[nextSlot] = view;
+  nextSlot = (nextSlot + 1) % RECENT;
 }
 
 /**
@@ -194,8 +201,7 @@ export function stringifyLossless(value: unknown): string {
 /** The lossless tree as plain JS values, for schema validation. */
 export function plain(value: unknown): unknown {
   if (value !== null && typeof value === 'object') {
-    const view = (value as { [PLAIN_VIEW]?: unknown })[PLAIN_VIEW];
-    if (view !== undefined) return view;
+    for (let i = 0; i < RECENT; i++) if (recentTrees[i] === value) return recentViews[i];
   }
   if (isLosslessNumber(value)) return Number((value as LosslessNumber).value);
   if (Array.isArray(value)) return value.map(plain);

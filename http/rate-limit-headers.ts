@@ -40,9 +40,14 @@ const recentReadings: (Readings | null)[] = new Array(RECENT).fill(null);
 let nextSlot = 0;
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const HEADER: Readonly<Record<RateLimitName, string>> = {
+  limit: 'x-ratelimit-limit',
+  remaining: 'x-ratelimit-remaining',
+  reset: 'x-ratelimit-reset',
+};
 
 function reading(ex: { response: RecordedResponse | null }, name: RateLimitName): Reading {
-  const v = single(ex, `x-ratelimit-${name}`);
+  const v = single(ex, HEADER[name]);
   if (v === null || !/^\d{1,40}$/.test(v)) return { digits: null, number: null, exact: null };
   // Up to 15 digits a number is exact; beyond, it is when it does not exceed 2^53 - 1.
   const number = v.length <= 15 || BigInt(v) <= MAX_SAFE ? Number(v) : null;
