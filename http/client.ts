@@ -240,16 +240,8 @@ export class HttpClient {
         jsonError = (e as Error).message;
       }
     }
-    return {
-      status: res.status,
-      headers,
-      body: raw,
-      bodyText,
-      truncated,
-      json,
-      jsonError,
-      ...(codings.length > 0 && decodeError === null ? { contentEncoding: codings.join(', ') } : {}),
-    };
+    const response: RecordedResponse = { status: res.status, headers, body: raw, bodyText, truncated, json, jsonError };
+    return codings.length > 0 && decodeError === null ? { ...response, contentEncoding: codings.join(', ') } : response;
   }
 
   /**
