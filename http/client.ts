@@ -158,10 +158,14 @@ export class HttpClient {
     if (body !== null && wire['content-type'] === undefined) {
       wire['content-type'] = recorded['content-type'] = 'application/json';
     }
-    if (req.auth.template !== null) {
+    const template = req.auth.template;
+    if (template !== null) {
       const key = req.auth.key;
-      wire.authorization = key ? req.auth.template.replaceAll('{key}', key.reveal()) : req.auth.template;
-      recorded.authorization = key ? req.auth.template.replaceAll('{key}', key.placeholder) : req.auth.template;
+      if (key) {
+        const parts = templateParts(template);
+        wire.authorization = parts.join(key.reveal());
+        recorded.authorization = parts.join(key.placeholder);
+      } else wire.authorization = recorded.authorization = template;
     }
     const request: RecordedRequest = { method: req.method, url, path: req.path, headers: recorded, body };
     const seq = ++this.seq;
@@ -365,6 +369,17 @@ export class HttpClient {
   }
 }
 
+/** An Authorization template split at its `{key}` places, kept per template (a run uses a handful). */
+const templates = new Map<string, readonly string[]>();
+function templateParts(template: string): readonly string[] {
+  let parts = templates.get(template);
+  if (parts === undefined) {
+    parts = template.split('{key}');
+    if (templates.size < 256) templates.set(template, parts);
+  }
+  return parts;
+}
+
 const latin1 = (v: Buffer | string): string => (typeof v === 'string' ? v : v.toString('latin1'));
 
 /**
@@ -378,13 +393,14 @@ function responseHeaders(raw: RawResponse['rawHeaders']): Record<string, string 
     const v = raw[i + 1]!;
     const values = Array.isArray(v) ? (v as readonly (Buffer | string)[]).map((x) => scrub(latin1(x))) : null;
     const value = values ?? scrub(latin1(v as Buffer | string));
-    if (!Object.hasOwn(out, name)) {
+    const prev = out[name];
+    // Inherited names (constructor, __proto__) read as defined: only then is ownership asked.
+    if (prev === undefined || !Object.hasOwn(out, name)) {
       // A header named __proto__ is data like any other, not the record's prototype.
       if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true });
       else out[name] = value;
       continue;
     }
-    const prev = out[name]!;
     const list = typeof prev === 'string' ? [prev] : prev;
     if (typeof value === 'string') list.push(value);
     else list.push(...value);
