@@ -58,8 +58,10 @@ export class HttpClient {
   private readonly opts: Required<Omit<ClientOptions, 'baseUrl' | 'transport'>>;
   private readonly listeners: ExchangeListener[] = [];
   private seq = 0;
+  /** False for a fork: the connections are its parent's to close. */
+  private readonly ownsAgent: boolean;
 
-  constructor(options: ClientOptions) {
+  constructor(options: ClientOptions, agent?: Dispatcher) {
     // Requests' paths start with /, so joining is concatenation: a prefix before /v1 is kept as it is.
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.transport = options.transport ?? DEFAULT_TRANSPORT;
@@ -70,7 +72,18 @@ export class HttpClient {
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       connections: options.connections ?? 16,
     };
-    this.agent = createDispatcher(this.transport, this.opts);
+    this.ownsAgent = agent === undefined;
+    this.agent = agent ?? createDispatcher(this.transport, this.opts);
+  }
+
+  /**
+   * A client over the same connections, with listeners of its own, whose exchanges are numbered from `firstSeq`: a
+   * part of a suite that runs beside others numbers its exchanges whatever the interleaving. Closing it closes nothing.
+   */
+  fork(firstSeq: number): HttpClient {
+    const child = new HttpClient({ baseUrl: this.baseUrl, transport: this.transport, ...this.opts }, this.agent);
+    child.seq = firstSeq - 1;
+    return child;
   }
 
   onExchange(listener: ExchangeListener): () => void {
@@ -277,7 +290,7 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
-    await this.agent.close();
+    if (this.ownsAgent) await this.agent.close();
   }
 
   /** Closes at once, dropping requests in flight (used when a hostile target stalls). */
