@@ -73,7 +73,7 @@ export interface Config {
   readonly maxCreates: number | null;
   /** Marks the names of the pets a run creates (--name-prefix; empty: unmarked). */
   readonly namePrefix: string;
-  /** Suites run side by side at most (--concurrency), or null to choose from the key's plan and headers at start. */
+  /** Requests in flight at most (--concurrency), or null to choose from the key's plan and headers at start. */
   readonly concurrency: number | null;
   /** TLS trust (--ca, --insecure), proxies (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) and Accept-Encoding. */
   readonly transport: TransportSettings;

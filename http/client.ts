@@ -83,13 +83,30 @@ function stablePrefix(base: string, u: URL): string | null {
   return base === u.origin + prefix && URL_STABLE.test(prefix) && !DOT_SEGMENT.test(prefix) ? prefix : null;
 }
 
-/** How often the requests' overall deadlines are looked at: one timer per client, not one per request. */
+/** How often the requests' overall deadlines are looked at: one timer for the process, not one per request. */
 const DEADLINE_SWEEP_MS = 250;
 
 interface InFlight {
   /** performance.now() past which the exchange is abandoned. */
   readonly deadline: number;
   expire(): void;
+}
+
+/** Exchanges (of every client) whose headers have come and whose body is still being read, under the deadline. */
+const inFlight = new Set<InFlight>();
+let sweeper: NodeJS.Timeout | null = null;
+
+/** Puts an exchange under the overall deadline; the sweeping timer runs while any exchange is watched. */
+function watch(entry: InFlight): void {
+  inFlight.add(entry);
+  sweeper ??= setInterval(() => {
+    const now = performance.now();
+    for (const e of inFlight) if (now >= e.deadline) e.expire();
+    if (inFlight.size === 0) {
+      clearInterval(sweeper!);
+      sweeper = null;
+    }
+  }, DEADLINE_SWEEP_MS).unref();
 }
 
 /** What dispatch hands back: the status, the raw header lines and the body read (up to the cap). */
@@ -113,11 +130,10 @@ export class HttpClient {
   private readonly origin: string;
   private readonly prefix: string | null;
   private readonly userAgent = userAgent();
-  /** Exchanges whose headers have come and whose body is still being read, under the overall deadline. */
-  private readonly inFlight = new Set<InFlight>();
-  private sweeper: NodeJS.Timeout | null = null;
+  /** False for a fork: the connections are its parent's to close. */
+  private readonly ownsAgent: boolean;
 
-  constructor(options: ClientOptions) {
+  constructor(options: ClientOptions, agent?: Dispatcher) {
     // Requests' paths start with /, so joining is concatenation: a prefix before /v1 is kept as it is.
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.transport = options.transport ?? DEFAULT_TRANSPORT;
@@ -128,10 +144,21 @@ export class HttpClient {
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       connections: options.connections ?? 16,
     };
-    this.agent = createDispatcher(this.transport, this.opts);
+    this.ownsAgent = agent === undefined;
+    this.agent = agent ?? createDispatcher(this.transport, this.opts);
     const u = new URL(this.baseUrl);
     this.origin = u.origin;
     this.prefix = stablePrefix(this.baseUrl, u);
+  }
+
+  /**
+   * A client over the same connections, with listeners of its own, whose exchanges are numbered from `firstSeq`: a
+   * part of a suite that runs beside others numbers its exchanges whatever the interleaving. Closing it closes nothing.
+   */
+  fork(firstSeq: number): HttpClient {
+    const child = new HttpClient({ baseUrl: this.baseUrl, transport: this.transport, ...this.opts }, this.agent);
+    child.seq = firstSeq - 1;
+    return child;
   }
 
   onExchange(listener: ExchangeListener): () => void {
@@ -253,7 +280,7 @@ export class HttpClient {
    * more than any Pet Store answer needs). undici's handler interface rather than `request()`: no stream, async
    * resource or abort signal per request, which cost more than the rest of the exchange on a local target.
    * bodyTimeout measures silence between chunks; a body dripped slowly needs an overall deadline too (the headers are
-   * bounded by connectTimeout and headersTimeout already): the client's one sweeping timer aborts it with a
+   * bounded by connectTimeout and headersTimeout already): one sweeping timer for all clients aborts it with a
    * TimeoutError (a timer per request costs more than the rest of the HTTP layer's own work).
    */
   private dispatch(
@@ -265,7 +292,6 @@ export class HttpClient {
   ): Promise<RawResponse> {
     const cap = this.opts.maxBodyBytes;
     const deadlineMs = this.opts.headersTimeoutMs + this.opts.bodyTimeoutMs * 2 + 5_000;
-    const inFlight = this.inFlight;
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -302,7 +328,7 @@ export class HttpClient {
                 Object.assign(new Error('the whole exchange took longer than its deadline'), { name: 'TimeoutError' }),
               ),
           };
-          this.watch(watched);
+          watch(watched);
           return true;
         },
         onData: (chunk) => {
@@ -337,35 +363,13 @@ export class HttpClient {
     });
   }
 
-  /** Puts an exchange under the overall deadline; the sweeping timer runs while the client is open. */
-  private watch(entry: InFlight): void {
-    this.inFlight.add(entry);
-    this.sweeper ??= setInterval(() => {
-      const now = performance.now();
-      for (const e of this.inFlight) if (now >= e.deadline) e.expire();
-    }, DEADLINE_SWEEP_MS).unref();
-  }
-
-  private stopSweeper(): void {
-    if (this.sweeper) clearInterval(this.sweeper);
-    this.sweeper = null;
-  }
-
   async close(): Promise<void> {
-    try {
-      await this.agent.close();
-    } finally {
-      this.stopSweeper();
-    }
+    if (this.ownsAgent) await this.agent.close();
   }
 
   /** Closes at once, dropping requests in flight (used when a hostile target stalls). */
   async destroy(): Promise<void> {
-    try {
-      await this.agent.destroy();
-    } finally {
-      this.stopSweeper();
-    }
+    await this.agent.destroy();
   }
 }
 

@@ -14,7 +14,8 @@ import { applyResponseChecks, responseChecks } from '../checks/registry.js';
 import type fc from 'fast-check';
 import { type GeneratedPet, validNewPet } from '../generators/new-pet.js';
 import { FindingLog } from './findings.js';
-import { isRunStopped, RunGuard } from './guard.js';
+import { type GuardScope, isRunStopped, RunGuard, ScopedGuard } from './guard.js';
+import type { Lanes } from './lanes.js';
 import { reachFailure } from './reach.js';
 import type { RateLimitResult } from './rate-limit-results.js';
 
@@ -46,6 +47,11 @@ export interface RunSettings {
   readonly namePrefix?: string;
   /** The rate-limit pacing shared by every suite of the run (suites side by side spend the same keys); own by default. */
   readonly pacer?: Pacer;
+  /**
+   * Requests in flight at most, shared by the contexts of the suites side by side (--concurrency); with more than one
+   * lane, a suite's independent properties run side by side too. None by default: one property at a time.
+   */
+  readonly lanes?: Lanes;
 }
 
 /** Receives a run's exchanges as they are recorded, so that no part of the harness holds them all. */
@@ -61,6 +67,8 @@ export interface SendOptions {
   readonly pace?: boolean;
   /** On a 429, wait Retry-After and resend (default true). Off where each 429 is itself the evidence. */
   readonly resendOn429?: boolean;
+  /** One of a deliberate burst of overlapping requests (a race the scenario tests): not held to the run's lanes. */
+  readonly burst?: boolean;
 }
 
 const TIMEOUT_CODES = new Set([
@@ -71,43 +79,75 @@ const TIMEOUT_CODES = new Set([
 ]);
 const MAX_TIMEOUTS_IN_A_ROW = 5;
 
-export class RunContext {
-  readonly client: HttpClient;
-  readonly pacer: Pacer;
-  readonly log = new FindingLog();
+/** Exchanges a part of a suite may number before the next part's numbers begin (see RunContext.part). */
+export const PART_SEQ_STRIDE = 1_000_000;
+
+/** What every context of one suite run shares, whichever part of it they run. */
+interface SuiteShared {
   /** Exchanges recorded so far (they go to `settings.exchangeSink`, not kept here: memory stays bounded). */
-  exchangeCount = 0;
+  exchanges: number;
+  /** Parts forked so far: the next one numbers its exchanges after theirs. */
+  parts: number;
+  /** Exchanges per operation, counted as they are recorded (the log of the suite's first context). */
+  readonly stats: FindingLog;
   /**
    * Large categoryIds (beyond 2^32) the target accepted in a 201: two distinct ones show it takes categories it cannot
    * have known before, so it does not require categories to exist (gap-2-category-record).
    */
-  readonly acceptedCategories = new Set<string>();
-  /** Pauses left for a created pet that is not yet retrievable: a target whose retries keep failing is not lagging. */
-  lagRetriesLeft = 3;
+  readonly acceptedCategories: Set<string>;
   /** Per-plan numbers of the rate-limit and quota suites (runner/scenarios/rate-limit.ts), for the reports. */
-  readonly rateLimitResults: RateLimitResult[] = [];
+  readonly rateLimitResults: RateLimitResult[];
+  /** Pauses left for a created pet that is not yet retrievable: a target whose retries keep failing is not lagging. */
+  lagRetriesLeft: number;
+}
+
+export class RunContext {
+  readonly client: HttpClient;
+  readonly pacer: Pacer;
+  readonly log = new FindingLog();
   private scope: Finding[] | null = null;
   /** The class of case being sent (see inCase), stamped on what it provokes. */
   private caseClass: string | null = null;
-  readonly guard: RunGuard;
+  /** The run's guard as this context sees it: the run's limits and its own suite's and part's shares. */
+  readonly guard: ScopedGuard;
+  private readonly shared: SuiteShared;
 
-  /** `suite` names the suite this context runs, stamped on every finding it records. */
+  /**
+   * `suite` names the suite this context runs, stamped on every finding it records; `scope` is its place in the run's
+   * guard (none: the suite the guard began last). A part of a suite (see `part`) passes the context it is part of.
+   */
   constructor(
     readonly settings: RunSettings,
     readonly suite: string | null = null,
+    scope?: GuardScope,
+    parent?: RunContext,
   ) {
-    this.guard = settings.guard ?? new RunGuard();
-    const { connectTimeoutMs, headersTimeoutMs, bodyTimeoutMs, maxBodyBytes } = settings;
-    this.client = new HttpClient({
-      baseUrl: settings.target,
-      ...(connectTimeoutMs !== undefined && { connectTimeoutMs }),
-      ...(headersTimeoutMs !== undefined && { headersTimeoutMs }),
-      ...(bodyTimeoutMs !== undefined && { bodyTimeoutMs }),
-      ...(maxBodyBytes !== undefined && { maxBodyBytes }),
-      ...(settings.transport !== undefined && { transport: settings.transport }),
-    });
+    const run = settings.guard ?? parent?.guard.run ?? new RunGuard();
+    this.guard = new ScopedGuard(run, scope);
+    if (parent) {
+      this.shared = parent.shared;
+      this.client = parent.client.fork(++this.shared.parts * PART_SEQ_STRIDE + 1);
+    } else {
+      const { connectTimeoutMs, headersTimeoutMs, bodyTimeoutMs, maxBodyBytes } = settings;
+      this.client = new HttpClient({
+        baseUrl: settings.target,
+        ...(connectTimeoutMs !== undefined && { connectTimeoutMs }),
+        ...(headersTimeoutMs !== undefined && { headersTimeoutMs }),
+        ...(bodyTimeoutMs !== undefined && { bodyTimeoutMs }),
+        ...(maxBodyBytes !== undefined && { maxBodyBytes }),
+        ...(settings.transport !== undefined && { transport: settings.transport }),
+      });
+      this.shared = {
+        exchanges: 0,
+        parts: 0,
+        stats: this.log,
+        acceptedCategories: new Set(),
+        rateLimitResults: [],
+        lagRetriesLeft: 3,
+      };
+    }
     // Suites side by side share the run's pacer (settings.pacer); alone, a context paces itself.
-    this.pacer = settings.pacer ?? new Pacer(settings.onWait ? { onWait: settings.onWait } : {});
+    this.pacer = parent?.pacer ?? settings.pacer ?? new Pacer(settings.onWait ? { onWait: settings.onWait } : {});
     // Every request of the run passes the guard, including those a scenario sends through `client` directly: a
     // request that would break a limit is never sent.
     const send = this.client.send.bind(this.client);
@@ -119,7 +159,7 @@ export class RunContext {
       const failure = ex.error
         ? reachFailure(settings.target, settings.transport ?? DEFAULT_TRANSPORT, ex.error)
         : null;
-      if (failure) this.guard.transportFailed(failure);
+      if (failure) run.transportFailed(failure);
       return ex;
     };
     this.client.send = (req) => {
@@ -127,11 +167,63 @@ export class RunContext {
       return backlog ? backlog.then(() => guarded(req)) : guarded(req);
     };
     this.client.onExchange((ex) => {
-      this.exchangeCount++;
+      this.shared.exchanges++;
       sink?.push(ex);
-      this.log.count(ex.operation, 'exchanges');
-      this.guard.afterSend(ex);
+      this.shared.stats.count(ex.operation, 'exchanges');
+      run.afterSend(ex);
     });
+  }
+
+  /** Exchanges the suite recorded so far, every part of it included. */
+  get exchangeCount(): number {
+    return this.shared.exchanges;
+  }
+
+  get acceptedCategories(): Set<string> {
+    return this.shared.acceptedCategories;
+  }
+
+  get rateLimitResults(): RateLimitResult[] {
+    return this.shared.rateLimitResults;
+  }
+
+  get lagRetriesLeft(): number {
+    return this.shared.lagRetriesLeft;
+  }
+  set lagRetriesLeft(n: number) {
+    this.shared.lagRetriesLeft = n;
+  }
+
+  /**
+   * Runs `fn` as a part of the suite's exploration that may spend at most `fraction` of what the suite has left of the
+   * request budget (RunGuard.part), in a context of its own: its own finding log, case state and exchange numbers
+   * (from the part's place in the suite times PART_SEQ_STRIDE), so that parts side by side record the same whatever
+   * the interleaving. Its findings join this context's log once `absorb` takes them, in an order the caller fixes.
+   */
+  async part<T>(label: string, fraction: number, fn: (ctx: RunContext) => Promise<T>): Promise<PartRun<T>> {
+    let own: RunContext | undefined;
+    try {
+      const value = await this.guard.run.part(
+        label,
+        fraction,
+        (scope) => {
+          own = new RunContext(this.settings, this.suite, scope, this);
+          return fn(own);
+        },
+        this.guard.scope,
+      );
+      return { ctx: own!, value };
+    } catch (error) {
+      if (own) return { ctx: own, error };
+      throw error;
+    }
+  }
+
+  /** Takes in what a part found (see `part`), then rethrows what ended it, if anything did. */
+  absorb<T>(run: PartRun<T>): T {
+    this.log.absorb(run.ctx.log);
+    if ('error' in run) throw run.error;
+    return run.value;
   }
 
   /** Valid new pets, their plain names marked with the run's prefix. */
@@ -229,22 +321,25 @@ export class RunContext {
     const keyed = label !== 'none' && label !== 'invalid';
     const paced = keyed && options.pace !== false;
     const resend = keyed && options.resendOn429 !== false;
+    const lanes = options.burst ? undefined : this.settings.lanes;
+    const dispatch =
+      lanes && lanes.size > 1 ? () => lanes.run(() => this.client.send(req)) : () => this.client.send(req);
     for (;;) {
       let ex: Exchange;
       if (paced) {
         await this.pacer.before(label);
         try {
-          ex = await this.client.send(req);
+          ex = await dispatch();
         } finally {
           this.pacer.settle(label);
         }
-      } else ex = await this.client.send(req);
+      } else ex = await dispatch();
       this.check(ex);
       this.noteStall(ex);
       if (!resend) return ex;
       const wait = this.pacer.after(label, ex);
       if (wait === null) return ex;
-      this.guard.beforeWait(wait);
+      this.guard.run.beforeWait(wait);
       await this.pacer.wait(wait, `429 on ${req.method} ${req.path}`);
     }
   }
@@ -265,3 +360,8 @@ export class RunContext {
     await this.client.close();
   }
 }
+
+/** A part of a suite as it ended (RunContext.part): its context, and its value or what ended it. */
+export type PartRun<T> =
+  | { readonly ctx: RunContext; readonly value: T }
+  | { readonly ctx: RunContext; readonly error: unknown };

@@ -35,21 +35,40 @@ export class FindingLog {
     for (const f of findings) {
       const occ = occurrenceKey(f);
       this.occurrences.set(occ, (this.occurrences.get(occ) ?? 0) + 1);
-      const key = f.level === 'observation' ? `${occ} ${f.message}` : occ;
-      const n = this.seen.get(key) ?? 0;
-      if (n >= (f.level === 'observation' ? 1 : this.perSignatureLimit)) continue;
-      if (f.level === 'observation') {
-        // Messages quote the case (a petId, a query): a sample of them shows the behaviour, however long the run.
-        const samples = this.observed.get(occ) ?? 0;
-        if (samples >= OBSERVATION_SAMPLES) continue;
-        this.observed.set(occ, samples + 1);
-      }
-      this.seen.set(key, n + 1);
-      this.items.push(f);
+      this.keep(f, occ);
     }
   }
 
-  count(operation: OperationId | null, field: keyof OperationStats, n = 1): void {
+  /**
+   * Takes in what another log collected (a part of the suite that ran beside others, in a context of its own): its
+   * counts whole, its findings within this log's caps. Parts absorbed in a fixed order make the same log whatever the
+   * interleaving of their requests.
+   */
+  absorb(other: FindingLog): void {
+    for (const [k, n] of other.occurrences) this.occurrences.set(k, (this.occurrences.get(k) ?? 0) + n);
+    for (const [op, s] of other.stats) {
+      this.count(op, 'exchanges', s.exchanges);
+      this.count(op, 'checksApplied', s.checksApplied);
+      this.count(op, 'cases', s.cases);
+    }
+    for (const f of other.items) this.keep(f, occurrenceKey(f));
+  }
+
+  private keep(f: Finding, occ: string): void {
+    const key = f.level === 'observation' ? `${occ} ${f.message}` : occ;
+    const n = this.seen.get(key) ?? 0;
+    if (n >= (f.level === 'observation' ? 1 : this.perSignatureLimit)) return;
+    if (f.level === 'observation') {
+      // Messages quote the case (a petId, a query): a sample of them shows the behaviour, however long the run.
+      const samples = this.observed.get(occ) ?? 0;
+      if (samples >= OBSERVATION_SAMPLES) return;
+      this.observed.set(occ, samples + 1);
+    }
+    this.seen.set(key, n + 1);
+    this.items.push(f);
+  }
+
+  count(operation: OperationId | 'none' | null, field: keyof OperationStats, n = 1): void {
     const k = operation ?? 'none';
     let s = this.stats.get(k);
     if (!s) {

@@ -5,7 +5,6 @@
  * finding so far kept. The guard also keeps what the reports need: requests per key, what the rate-limit headers say
  * is left, and every id the run created.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { Finding } from '../checks/check.js';
 import { latencyTrend, median } from '../checks/run.js';
 import { ExitCode, exitCodeFor, HarnessError } from '../config/errors.js';
@@ -130,14 +129,19 @@ export interface SuiteState {
 }
 
 /** A part of a suite's exploration with its own share of the budget (see RunGuard.part). */
-interface Part {
+export interface Part {
   readonly label: string;
   readonly cap: number | null;
   sent: number;
   stopped: boolean;
 }
 
-interface Scope {
+/**
+ * Where a request belongs: its suite and the part of that suite's exploration. Suites and properties side by side
+ * (--concurrency) share one guard, so each context passes its own scope (runner/context.ts); a caller running suites
+ * one at a time may leave it out: the suite begun last is then the one.
+ */
+export interface GuardScope {
   readonly suite: SuiteState | null;
   readonly part: Part | null;
 }
@@ -152,12 +156,8 @@ export class RunGuard {
   private trendFinding: Finding | null = null;
   private readonly latency = new LatencyTrend();
   private readonly begun = new Set<string>();
-  /**
-   * The suite and part a request belongs to. Suites side by side (--concurrency) share one guard, so each runs in its
-   * own async scope (`within`); outside any scope, the suite begun last (a caller running suites one at a time).
-   */
-  private readonly scope = new AsyncLocalStorage<Scope>();
-  private fallback: Scope = { suite: null, part: null };
+  /** The scope of a caller that names none: the suite begun last. */
+  private fallback: GuardScope = { suite: null, part: null };
   private readonly left: string[] = [];
   private readonly coverage: Record<string, number> = {};
 
@@ -180,14 +180,9 @@ export class RunGuard {
     return this.trendFinding;
   }
 
-  /** Whether nothing more may be sent here: the run, the suite or the current part of its exploration stopped. */
-  get stopped(): boolean {
-    const { suite, part } = this.current;
+  /** Whether nothing more may be sent in this scope: the run, its suite or its part of the exploration stopped. */
+  isStopped({ suite, part }: GuardScope = this.fallback): boolean {
     return this.stop !== null || (suite?.stop ?? null) !== null || (part?.stopped ?? false);
-  }
-
-  private get current(): Scope {
-    return this.scope.getStore() ?? this.fallback;
   }
 
   /**
@@ -216,24 +211,23 @@ export class RunGuard {
     return suite;
   }
 
-  /** Runs a suite's scenario in the suite's own scope: its requests, phases and parts are counted as its own. */
-  within<T>(suite: SuiteState, fn: () => Promise<T>): Promise<T> {
-    return this.scope.run({ suite, part: null }, fn);
-  }
-
   /** Names what the suite is doing (e.g. 'coverage: invalid bodies'), for the report when a limit stops it there. */
-  phase(label: string | null): void {
-    const { suite } = this.current;
+  phase(label: string | null, { suite }: GuardScope = this.fallback): void {
     if (suite) suite.phase = label;
   }
 
   /**
    * Runs `fn` as a part of the suite's random exploration that may spend at most `fraction` of what the suite has
    * left (with no request budget, no cap). A part that spends its share ends (its remaining cases pass: `stopped` is
-   * true inside it), and the suite goes on with its next part; what the cut left out is reported.
+   * true inside it), and the suite goes on with its next part; what the cut left out is reported. `fn` sends in the
+   * part's own scope.
    */
-  async part<T>(label: string, fraction: number, fn: () => Promise<T>): Promise<T> {
-    const { suite } = this.current;
+  async part<T>(
+    label: string,
+    fraction: number,
+    fn: (scope: GuardScope) => Promise<T>,
+    { suite }: GuardScope = this.fallback,
+  ): Promise<T> {
     const cap =
       suite?.cap === null || suite === null
         ? null
@@ -241,7 +235,7 @@ export class RunGuard {
     const part: Part = { label, cap, sent: 0, stopped: false };
     if (suite && !(suite.name in this.coverage)) this.coverage[suite.name] = suite.sent;
     try {
-      return await this.scope.run({ suite, part }, fn);
+      return await fn({ suite, part });
     } finally {
       if (part.stopped && suite)
         this.left.push(`${suite.name}: ${label} ended at its share of the request budget (${part.sent} requests)`);
@@ -249,12 +243,12 @@ export class RunGuard {
   }
 
   /** Why the current suite stopped on its share of the budget, if it did (the run goes on with the next suite). */
-  suiteStop(): GuardSnapshot['stop'] {
-    return this.current.suite?.stop ?? null;
+  suiteStop({ suite }: GuardScope = this.fallback): GuardSnapshot['stop'] {
+    return suite?.stop ?? null;
   }
 
   /** Throws, without sending, when the request would break a limit or the run has already stopped. */
-  beforeSend(req: OutgoingRequest): void {
+  beforeSend(req: OutgoingRequest, { suite, part }: GuardScope = this.fallback): void {
     if (!this.stop) {
       const { deadline, maxRequests, maxCreates } = this.limits;
       if (deadline !== null && this.now() >= deadline)
@@ -265,7 +259,6 @@ export class RunGuard {
         this.halt('PSC_MAX_CREATES', `the run made its ${maxCreates} creations (--max-creates)`);
     }
     if (this.stop) throw new RunStoppedError(this.stop.code, this.stop.message);
-    const { suite, part } = this.current;
     if (suite && !suite.stop && suite.cap !== null && suite.sent >= suite.cap)
       suite.stop = {
         code: 'PSC_BUDGET',
@@ -321,8 +314,8 @@ export class RunGuard {
     this.throwIfStopped();
   }
 
-  throwIfStopped(): void {
-    const stop = this.stop ?? this.current.suite?.stop ?? null;
+  throwIfStopped({ suite }: GuardScope = this.fallback): void {
+    const stop = this.stop ?? suite?.stop ?? null;
     if (stop) throw new RunStoppedError(stop.code, stop.message);
   }
 
@@ -342,5 +335,30 @@ export class RunGuard {
       leftOut: [...this.left],
       coverage: { ...this.coverage },
     };
+  }
+}
+
+/** The guard as one context sees it: the run's limits, and its own suite's and part's shares (see GuardScope). */
+export class ScopedGuard {
+  /** With no scope, the suite the run's guard began last (a caller running suites one at a time). */
+  constructor(
+    readonly run: RunGuard,
+    readonly scope?: GuardScope,
+  ) {}
+
+  get stopped(): boolean {
+    return this.run.isStopped(this.scope);
+  }
+
+  phase(label: string | null): void {
+    this.run.phase(label, this.scope);
+  }
+
+  throwIfStopped(): void {
+    this.run.throwIfStopped(this.scope);
+  }
+
+  beforeSend(req: OutgoingRequest): void {
+    this.run.beforeSend(req, this.scope);
   }
 }

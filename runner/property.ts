@@ -5,6 +5,8 @@
  * One property can show several defects: after a failure is shrunk, the run goes on (same seed) ignoring the signatures
  * already reported (check, operation, case class), for a few rounds, so each defect gets its own smallest
  * counterexample and is shrunk once.
+ * Each property runs as a part of its suite (RunContext.part): a context of its own, so that independent properties can
+ * run side by side (checkProperties) and still record the same findings whatever the interleaving.
  */
 import fc from 'fast-check';
 import type { Finding } from '../checks/check.js';
@@ -30,14 +32,58 @@ export function propertySeed(runSeed: number, name: string): number {
   return h >>> 0;
 }
 
-export async function checkProperty<T>(
-  ctx: RunContext,
+/** A property of a suite: cases from `arb`, each sent and judged by `body` in the property's own context. */
+export interface Property<T> {
+  readonly name: string;
+  readonly arb: fc.Arbitrary<T>;
+  readonly body: (value: T, ctx: RunContext) => Promise<void>;
+  readonly options: PropertyOptions;
+}
+
+export function property<T>(
   name: string,
   arb: fc.Arbitrary<T>,
-  body: (value: T) => Promise<void>,
+  body: (value: T, ctx: RunContext) => Promise<void>,
   options: PropertyOptions = {},
+): Property<T> {
+  return { name, arb, body, options };
+}
+
+function partOf<T>(ctx: RunContext, p: Property<T>) {
+  return ctx.part(`random phase "${p.name}"`, p.options.share ?? 1, (own) => explore(own, p));
+}
+
+/** Runs one property as a part of the suite's exploration, and keeps what it found. */
+export async function checkProperty<T>(ctx: RunContext, p: Property<T>): Promise<void> {
+  ctx.absorb(await partOf(ctx, p));
+}
+
+/**
+ * Runs properties that do not depend on one another: side by side when the run has more than one lane
+ * (--concurrency) and the suite has no share of a request budget to split (shares go to parts one after another, each
+ * a fraction of what is left), one after another otherwise. Their findings join the suite's log in the order given,
+ * whatever the interleaving of their requests; then the first stop or error, in that order, ends the suite.
+ */
+export async function checkProperties<T extends unknown[]>(
+  ctx: RunContext,
+  properties: { readonly [K in keyof T]: Property<T[K]> },
 ): Promise<void> {
-  await ctx.guard.part(`random phase "${name}"`, options.share ?? 1, () => explore(ctx, name, arb, body, options));
+  const sideBySide = (ctx.settings.lanes?.size ?? 1) > 1 && ctx.guard.scope?.suite?.cap === null;
+  if (!sideBySide) {
+    for (const p of properties) await checkProperty(ctx, p);
+    return;
+  }
+  const parts = await Promise.allSettled(properties.map((p: Property<unknown>) => partOf(ctx, p)));
+  const errors: unknown[] = [];
+  for (const part of parts) {
+    try {
+      if (part.status === 'rejected') throw part.reason;
+      ctx.absorb(part.value);
+    } catch (e) {
+      errors.push(e);
+    }
+  }
+  if (errors.length > 0) throw errors[0];
 }
 
 /**
@@ -51,13 +97,7 @@ export function endOfPart(ctx: RunContext): (e: unknown) => void {
   };
 }
 
-async function explore<T>(
-  ctx: RunContext,
-  name: string,
-  arb: fc.Arbitrary<T>,
-  body: (value: T) => Promise<void>,
-  options: PropertyOptions,
-): Promise<void> {
+async function explore<T>(ctx: RunContext, { name, arb, body, options }: Property<T>): Promise<void> {
   const numRuns = options.numRuns ?? ctx.runs;
   const rounds = options.rounds ?? 5;
   const shrinkBudget = ctx.settings.shrinkBudget ?? 40;
@@ -73,7 +113,7 @@ async function explore<T>(
       if (executionsAfterFailure >= 0) executionsAfterFailure++;
       let found: Finding[];
       try {
-        found = await ctx.capture(() => body(value));
+        found = await ctx.capture(() => body(value, ctx));
       } catch (e) {
         if (isRunStopped(e)) return true;
         throw e;

@@ -96,16 +96,17 @@ export interface SuiteResult {
 
 export async function runSuite(name: SuiteName, settings: RunSettings): Promise<SuiteResult & { ctx: RunContext }> {
   const def = suiteDefinition(name);
-  const ctx = new RunContext(settings, name);
-  const own = ctx.guard.beginSuite(name);
+  const guard = settings.guard ?? new RunGuard();
+  const own = guard.beginSuite(name);
+  // In the suite's own scope: suites side by side share the guard, each counted and stopped as itself.
+  const ctx = new RunContext({ ...settings, guard }, name, { suite: own, part: null });
   // The run's latency trend is reported by the suite it stopped (the CLI's reporter reads it from the guard instead).
-  const trendBefore = ctx.guard.trend;
+  const trendBefore = guard.trend;
   const t0 = performance.now();
   let aborted: SuiteResult['aborted'] = null;
   let stopped: SuiteResult['stopped'] = null;
   try {
-    // In the suite's own scope: suites side by side share the guard, each counted and stopped as itself.
-    await ctx.guard.within(own, () => def.run(ctx));
+    await def.run(ctx);
   } catch (e) {
     // A blocked key or a stalled target stops the suite; what it found so far still counts. So does a run limit.
     if (isRunStopped(e)) stopped = { code: e.code, message: e.message };
@@ -115,10 +116,10 @@ export async function runSuite(name: SuiteName, settings: RunSettings): Promise<
   } finally {
     await ctx.close();
   }
-  const guard = ctx.guard.snapshot();
+  const snapshot = guard.snapshot();
   return {
     suite: name,
-    findings: trendBefore === null && ctx.guard.trend ? [...ctx.log.all(), ctx.guard.trend] : ctx.log.all(),
+    findings: trendBefore === null && guard.trend ? [...ctx.log.all(), guard.trend] : ctx.log.all(),
     stats: Object.fromEntries(ctx.log.stats),
     occurrences: Object.fromEntries(ctx.log.occurrences),
     exchanges: ctx.exchangeCount,
@@ -126,8 +127,8 @@ export async function runSuite(name: SuiteName, settings: RunSettings): Promise<
     durationMs: performance.now() - t0,
     aborted,
     // A scenario may have swallowed the stop (a property's remaining cases pass): the guard knows.
-    stopped: stopped ?? own.stop ?? guard.stop,
-    guard,
+    stopped: stopped ?? own.stop ?? snapshot.stop,
+    guard: snapshot,
     ctx,
   };
 }

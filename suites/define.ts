@@ -5,17 +5,20 @@
  * exchanges travel to the reporter in batches as they happen (suites/meta.ts), and it appends them to the HAR.
  * Suites run side by side (--concurrency) inside the one worker that runs the suite files (suites/vitest-options.ts):
  * the first file to start launches every suite of the run that may run beside the others, and each file awaits its
- * own. One worker keeps one pacer and one guard for all of them, so pacing and the run's limits stay whole; the
- * results do not depend on the interleaving, as each suite keeps its own context, sequence numbers and finding log.
+ * own; inside a suite, independent properties run side by side too (runner/property.ts). One worker keeps one pacer,
+ * one guard and one set of request lanes for all of them, so pacing, the run's limits and --concurrency (requests in
+ * flight) stay whole; the results do not depend on the interleaving, as each suite and each of its properties keeps
+ * its own context, sequence numbers and finding log, and a suite takes in its properties' logs in a fixed order.
  */
 import { beforeAll, describe, expect, inject, test } from 'vitest';
 import { type Finding, failsRun } from '../checks/check.js';
 import { type SuiteName, FUNCTIONAL_SUITES } from '../config/config.js';
 import { runSuite, type SuiteResult, suiteChecks, suiteDefinition } from '../runner/suites.js';
 import type { RunSettings } from '../runner/context.js';
+import { lanesOf } from '../runner/lanes.js';
 import { contract } from '../spec/contract.js';
 import { ExchangeStream, type SuiteMeta } from './meta.js';
-import { sharedPacer, type WorkerConfig, workerSettings } from './worker-config.js';
+import { sharedLanes, sharedPacer, type WorkerConfig, workerSettings } from './worker-config.js';
 
 /** Slack past the run's deadline for a suite to finish its last request and hand its findings over. */
 const DEADLINE_GRACE_MS = 60_000;
@@ -57,22 +60,6 @@ const SIDE_BY_SIDE: ReadonlySet<SuiteName> = new Set(FUNCTIONAL_SUITES);
 type SuiteRun = Awaited<ReturnType<typeof runSuite>>;
 const RUNS = Symbol.for('petstore-conformance.suite-runs');
 
-/** Runs at most `lanes` of the given jobs at once, in the order given. */
-function lanesOf(lanes: number): <T>(job: () => Promise<T>) => Promise<T> {
-  let running = 0;
-  const queue: (() => void)[] = [];
-  return async (job) => {
-    if (running >= lanes) await new Promise<void>((r) => queue.push(r));
-    running++;
-    try {
-      return await job();
-    } finally {
-      running--;
-      queue.shift()?.();
-    }
-  };
-}
-
 /**
  * The run of suite `name` in this worker: started now, with the suites that may run beside it when the run has more
  * than one lane. A request budget shared out per suite (runner/guard.ts counts a suite's share while it is the one
@@ -96,7 +83,7 @@ function suiteRun(
       : [name];
   const lane = lanesOf(lanes);
   for (const s of together) {
-    const run = lane(async () => {
+    const run = lane.run(async () => {
       const stream = streamFor(s);
       try {
         return await runSuite(s, stream ? { ...settings, exchangeSink: stream } : settings);
@@ -123,6 +110,8 @@ export function defineConformanceSuite(name: SuiteName): void {
     ...workerSettings(provided),
     onWait: announceWait,
     pacer: sharedPacer(announceWait),
+    // The rate-limit and quota suites run alone and measure with bursts of their own: no lanes for them.
+    ...(SIDE_BY_SIDE.has(name) && { lanes: sharedLanes(Math.max(1, provided.concurrency ?? 1)) }),
   };
   const def = suiteDefinition(name);
   let result: Omit<SuiteResult, 'ctx'> | undefined;

@@ -30,10 +30,18 @@ export interface SuiteMeta {
 /** An exchange as data that survives the trip to the reporters (the parsed body is left behind: it is re-derivable). */
 export type ExchangeData = Omit<Exchange, 'response'> & { readonly response: Omit<RecordedResponse, 'json'> | null };
 
+/**
+ * The bytes of a body in an array of their own. A body is often a view of a larger buffer (Node's 8 KiB pool, the
+ * socket's read buffer), and a structured clone copies a view's whole buffer: a batch would carry megabytes.
+ */
+const own = (bytes: Uint8Array): Uint8Array =>
+  bytes.byteLength === bytes.buffer.byteLength ? bytes : Uint8Array.prototype.slice.call(bytes);
+
 export function exchangeData(ex: Exchange): ExchangeData {
-  if (!ex.response) return ex;
+  const request = ex.request.body === null ? ex.request : { ...ex.request, body: own(ex.request.body) };
+  if (!ex.response) return { ...ex, request };
   const { json: _json, ...response } = ex.response;
-  return { ...ex, response };
+  return { ...ex, request, response: { ...response, body: own(response.body) } };
 }
 
 export const EXCHANGES_ARTIFACT = 'petstore:exchanges';

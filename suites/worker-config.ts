@@ -10,6 +10,7 @@ import type { TransportSettings } from '../http/transport.js';
 import type { SuiteName } from '../config/config.js';
 import type { RunSettings } from '../runner/context.js';
 import { type GuardLimits, RunGuard, UNLIMITED } from '../runner/guard.js';
+import { type Lanes, lanesOf } from '../runner/lanes.js';
 import type { PlanLimits, PlanName } from '../spec/contract.js';
 
 export interface WorkerConfig {
@@ -30,7 +31,7 @@ export interface WorkerConfig {
   readonly transport: TransportSettings;
   /** The suites of the run, in the order asked for: the worker starts those that may run side by side together. */
   readonly suites: readonly SuiteName[];
-  /** Suites side by side at most (--concurrency, or the default from the key's limits). */
+  /** Requests in flight at most, suites and properties side by side (--concurrency, or the default from the key's limits). */
   readonly concurrency: number;
 }
 
@@ -91,6 +92,17 @@ export function sharedPacer(onWait: (ms: number, reason: string) => void): Pacer
   const g = globalThis as { [PACER]?: Pacer };
   g[PACER] ??= new Pacer({ onWait });
   return g[PACER];
+}
+
+/**
+ * One set of request lanes for every functional suite of the worker (--concurrency): suites and properties side by
+ * side together keep at most that many requests in flight.
+ */
+const LANES = Symbol.for('petstore-conformance.lanes');
+export function sharedLanes(size: number): Lanes {
+  const g = globalThis as { [LANES]?: Lanes };
+  g[LANES] ??= lanesOf(size);
+  return g[LANES];
 }
 
 /** The worker's side: keys back inside ApiKey (registered, so any text leaving the worker is scrubbed of them). */

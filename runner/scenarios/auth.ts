@@ -25,7 +25,7 @@ export async function authScenario(ctx: RunContext): Promise<void> {
   };
   // Coverage: every variant on every operation once. Then the same matrix again, a few rounds, so a flaky acceptance
   // shows up: that repetition is the suite's random phase, and shares what the budget leaves.
-  const matrix = async () => {
+  const matrix = async (ctx: RunContext) => {
     for (const op of contract.operations.keys()) {
       for (const variant of AUTH_VARIANTS) {
         ctx.log.count(op, 'cases');
@@ -33,11 +33,12 @@ export async function authScenario(ctx: RunContext): Promise<void> {
       }
     }
   };
-  await matrix();
+  await matrix(ctx);
   ctx.guard.phase(null);
-  await ctx.guard.part('repeated auth matrix', 1, async () => {
-    for (let r = 1; r < authRounds(ctx.runs) && !ctx.guard.stopped; r++) await matrix().catch(endOfPart(ctx));
+  const repeated = await ctx.part('repeated auth matrix', 1, async (own) => {
+    for (let r = 1; r < authRounds(own.runs) && !own.guard.stopped; r++) await matrix(own).catch(endOfPart(own));
   });
+  ctx.absorb(repeated);
 }
 
 /** Rounds of the whole matrix for a --runs (the first is the coverage phase). */

@@ -29,7 +29,7 @@ import {
 } from '../../checks/create.js';
 import type { Exchange } from '../../http/exchange.js';
 import type { RunContext } from '../context.js';
-import { checkProperty } from '../property.js';
+import { checkProperty, property } from '../property.js';
 import { contract } from '../../spec/contract.js';
 import { returnedPet, listedPets, usableId } from '../pets.js';
 import * as req from '../requests.js';
@@ -158,7 +158,7 @@ export async function createPetScenario(ctx: RunContext): Promise<void> {
   // Markers a target ever accepted (or that were already in its store) are not searched for: finding them later
   // would prove nothing about the rejection at hand (shrinking resends markers; a staging store keeps old runs').
   const tainted = new Set<string>();
-  const rejectInvalid = async (inv: InvalidBody) => {
+  const rejectInvalid = async (inv: InvalidBody, ctx: RunContext) => {
     ctx.log.count('createPet', 'cases');
     const search = inv.marker !== null && !tainted.has(inv.marker) && searched < searchCap;
     const listAll = () => ctx.send(req.listPets(ctx.auth(), `?limit=${maxLimit()}`));
@@ -176,7 +176,7 @@ export async function createPetScenario(ctx: RunContext): Promise<void> {
     }
   };
   let listed = 0;
-  const addValid = async (pet: GeneratedPet) => {
+  const addValid = async (pet: GeneratedPet, ctx: RunContext) => {
     ctx.log.count('createPet', 'cases');
     const ex = await createAndJudge(ctx, pet);
     creates.push(idOnly(ex));
@@ -196,14 +196,16 @@ export async function createPetScenario(ctx: RunContext): Promise<void> {
   // Coverage: each kind of invalid body, each class of valid pet, concurrent creates and a client-supplied id, once
   // each and whatever the seed, before the random phase spends what the budget leaves.
   ctx.guard.phase('coverage: each kind of invalid body');
-  for (const inv of oneOfEachInvalidKind(ctx.seed)) await rejectInvalid(inv);
+  for (const inv of oneOfEachInvalidKind(ctx.seed)) await rejectInvalid(inv, ctx);
   ctx.guard.phase('coverage: each class of valid pet');
-  for (const pet of coveragePets(ctx)) await addValid(pet);
+  for (const pet of coveragePets(ctx)) await addValid(pet, ctx);
 
   // Concurrent creates: ids stay unique when requests overlap.
   ctx.guard.phase('coverage: concurrent creates');
   const batch = await fc.sample(ctx.newPets(), { seed: ctx.seed, numRuns: CONCURRENT_CREATES });
-  const concurrent = await Promise.all(batch.map((p) => ctx.send(req.createPet(ctx.auth(), newPetBody(p)))));
+  const concurrent = await Promise.all(
+    batch.map((p) => ctx.send(req.createPet(ctx.auth(), newPetBody(p)), { burst: true })),
+  );
   ctx.log.count('createPet', 'cases', concurrent.length);
   creates.push(...concurrent);
   const duplicates = ctx.judge(idsUnique, { creates: [...creates] }).some((f) => f.level !== 'observation');
@@ -221,8 +223,12 @@ export async function createPetScenario(ctx: RunContext): Promise<void> {
   searchCap = NO_EFFECT_SAMPLES;
   const before = creates.length;
   try {
-    await checkProperty(ctx, 'createPet rejects invalid bodies', invalidNewPet(), rejectInvalid, { share: 1 / 2 });
-    await checkProperty(ctx, 'createPet adds valid pets', ctx.newPets(), addValid);
+    // One after the other: rejections first, while the store is small (see above).
+    await checkProperty(
+      ctx,
+      property('createPet rejects invalid bodies', invalidNewPet(), rejectInvalid, { share: 1 / 2 }),
+    );
+    await checkProperty(ctx, property('createPet adds valid pets', ctx.newPets(), addValid));
   } finally {
     // Ids stay unique over every create of the suite, the random phase's too (judged once: a duplicate is one defect).
     if (creates.length > before && !duplicates) ctx.judge(idsUnique, { creates });

@@ -15,7 +15,7 @@ import { createRetrievable } from '../../checks/create.js';
 import { get200, get404, getInvalidId } from '../../checks/get.js';
 import type { Exchange } from '../../http/exchange.js';
 import type { RunContext } from '../context.js';
-import { checkProperty } from '../property.js';
+import { checkProperties, property } from '../property.js';
 import { returnedPet, usableId } from '../pets.js';
 import { createAndJudge } from './create-pet.js';
 import * as req from '../requests.js';
@@ -44,7 +44,7 @@ export async function getPetScenario(ctx: RunContext): Promise<void> {
     if (id !== null) byId.set(id, ex);
   }
   const ids = [...byId.keys()];
-  const existing = async (c: PetIdCase) => {
+  const existing = async (c: PetIdCase, ctx: RunContext) => {
     ctx.log.count('getPet', 'cases');
     await ctx.inCase(`petId ${c.kind}`, async () => {
       const exchange = await ctx.send(req.getPet(ctx.auth(), c.segment));
@@ -53,14 +53,14 @@ export async function getPetScenario(ctx: RunContext): Promise<void> {
       ctx.judge(createRetrievable, { create, get: exchange });
     });
   };
-  const absent = async (c: PetIdCase) => {
+  const absent = async (c: PetIdCase, ctx: RunContext) => {
     ctx.log.count('getPet', 'cases');
     await ctx.inCase(`petId ${c.kind}`, async () => {
       const exchange = await ctx.send(req.getPet(ctx.auth(), c.segment));
       ctx.judge(get404, { exchange, petId: c.digits ?? c.segment });
     });
   };
-  const invalid = async (c: PetIdCase) => {
+  const invalid = async (c: PetIdCase, ctx: RunContext) => {
     ctx.log.count('getPet', 'cases');
     await ctx.inCase(`petId ${c.kind}`, async () => {
       const exchange = await ctx.send(req.getPet(ctx.auth(), c.segment));
@@ -70,20 +70,23 @@ export async function getPetScenario(ctx: RunContext): Promise<void> {
   // Coverage: each id class once (existing, absent at each far edge of int64, not an int64), whatever the seed.
   ctx.guard.phase('coverage: each class of petId');
   for (const id of ids.slice(0, EXISTING_COVERAGE))
-    await existing({ segment: encodeURIComponent(id), kind: 'existing', digits: id });
-  for (const c of absentPetIdEdges(ids)) await absent(c);
-  for (const c of invalidPetIdEdges()) await invalid(c);
+    await existing({ segment: encodeURIComponent(id), kind: 'existing', digits: id }, ctx);
+  for (const c of absentPetIdEdges(ids)) await absent(c, ctx);
+  for (const c of invalidPetIdEdges()) await invalid(c, ctx);
   ctx.guard.phase(null);
-  if (ids.length > 0)
-    await checkProperty(ctx, 'getPet finds created pets', existingPetId(ids), existing, {
-      numRuns: existingRuns(ctx.runs),
-      share: 1 / 3,
-    });
-  await checkProperty(ctx, 'getPet answers 404 for absent ids', absentPetId(ids), absent, {
-    numRuns: absentRuns(ctx.runs),
-    share: 1 / 2,
-  });
-  await checkProperty(ctx, 'getPet ids that are not int64 (gap)', invalidPetId(), invalid, {
-    numRuns: invalidRuns(ctx.runs),
-  });
+  await checkProperties(ctx, [
+    ...(ids.length > 0
+      ? [
+          property('getPet finds created pets', existingPetId(ids), existing, {
+            numRuns: existingRuns(ctx.runs),
+            share: 1 / 3,
+          }),
+        ]
+      : []),
+    property('getPet answers 404 for absent ids', absentPetId(ids), absent, {
+      numRuns: absentRuns(ctx.runs),
+      share: 1 / 2,
+    }),
+    property('getPet ids that are not int64 (gap)', invalidPetId(), invalid, { numRuns: invalidRuns(ctx.runs) }),
+  ]);
 }

@@ -14,7 +14,7 @@ import {
   listStatusFilter,
 } from '../../checks/list.js';
 import type { RunContext } from '../context.js';
-import { checkProperty } from '../property.js';
+import { checkProperties, property } from '../property.js';
 import { createAndJudge } from './create-pet.js';
 import * as req from '../requests.js';
 
@@ -109,10 +109,10 @@ export async function listPetsScenario(ctx: RunContext): Promise<void> {
   ctx.guard.phase('coverage: each kind of invalid query');
   for (const q of oneOfEachInvalidQuery(ctx.seed)) await judgeInvalidQuery(ctx, q);
   ctx.guard.phase(null);
-  await checkProperty(ctx, 'listPets answers valid queries', validListQuery(), (q) => judgeValidQuery(ctx, q), {
-    share: 1 / 2,
-  });
-  await checkProperty(ctx, 'listPets invalid queries (gap)', invalidListQuery(), (q) => judgeInvalidQuery(ctx, q), {
-    numRuns: invalidRuns(ctx.runs),
-  });
+  await checkProperties(ctx, [
+    property('listPets answers valid queries', validListQuery(), (q, own) => judgeValidQuery(own, q), { share: 1 / 2 }),
+    property('listPets invalid queries (gap)', invalidListQuery(), (q, own) => judgeInvalidQuery(own, q), {
+      numRuns: invalidRuns(ctx.runs),
+    }),
+  ]);
 }

@@ -17,7 +17,7 @@ import { listLimitRespected, listStatusFilter } from '../../checks/list.js';
 import { modelConsistency, type ModelPet } from '../../checks/stateful.js';
 import { show } from '../../checks/check.js';
 import type { RunContext } from '../context.js';
-import { checkProperty } from '../property.js';
+import { checkProperty, property } from '../property.js';
 import { returnedPet, usableId } from '../pets.js';
 import { createAndJudge, invalidCase } from './create-pet.js';
 import * as req from '../requests.js';
@@ -130,12 +130,14 @@ export async function statefulScenario(ctx: RunContext): Promise<void> {
   ctx.guard.phase(null);
   await checkProperty(
     ctx,
-    'stateful model',
-    commands(ctx),
-    async (cmds) => {
-      ctx.log.count('createPet', 'cases');
-      await fc.asyncModelRun(() => ({ model: { pets: new Map() }, real: ctx }), cmds);
-    },
-    { numRuns: statefulRuns(ctx.runs) },
+    property(
+      'stateful model',
+      commands(ctx),
+      async (cmds, own) => {
+        own.log.count('createPet', 'cases');
+        await fc.asyncModelRun(() => ({ model: { pets: new Map() }, real: own }), cmds);
+      },
+      { numRuns: statefulRuns(ctx.runs) },
+    ),
   );
 }

@@ -4,7 +4,7 @@ import { FUNCTIONAL_SUITES } from '../../config/config.js';
 import { describe, expect, it } from 'vitest';
 import type { OutgoingRequest } from '../../http/client.js';
 import type { Exchange } from '../../http/exchange.js';
-import { isRunStopped, LatencyTrend, RunGuard, TREND_WINDOW } from '../../runner/guard.js';
+import { type GuardScope, isRunStopped, LatencyTrend, RunGuard, TREND_WINDOW } from '../../runner/guard.js';
 import { planBudget, suiteEstimate } from '../../runner/budget.js';
 
 const req = (operation: OutgoingRequest['operation'] = 'listPets'): OutgoingRequest => ({
@@ -36,9 +36,9 @@ const answer = (durationMs: number, status = 200, operation: Exchange['operation
   durationMs,
 });
 
-const tryCall = (g: RunGuard, r = req()) => {
+const tryCall = (g: RunGuard, r = req(), scope?: GuardScope) => {
   try {
-    g.beforeSend(r);
+    g.beforeSend(r, scope);
     return true;
   } catch (e) {
     if (isRunStopped(e)) return false;
@@ -89,10 +89,10 @@ describe('RunGuard', () => {
     };
     expect(spend('a', 1_000)).toBe(10);
     expect(g.suiteStop()?.code).toBe('PSC_BUDGET');
-    expect(g.stopped).toBe(true);
+    expect(g.isStopped()).toBe(true);
     // b uses 5 of its 30; c then gets the rest.
     expect(spend('b', 5)).toBe(5);
-    expect(g.stopped).toBe(false);
+    expect(g.isStopped()).toBe(false);
     expect(spend('c', 1_000)).toBe(85);
     expect(g.snapshot().sent).toBe(100);
     expect(spend('not-estimated', 1_000)).toBe(0);
@@ -131,12 +131,12 @@ describe('RunGuard', () => {
     });
     g.beginSuite('a');
     let inPart = 0;
-    await g.part('first half', 1 / 2, async () => {
-      while (inPart < 100 && tryCall(g)) inPart++;
-      expect(g.stopped).toBe(true);
+    await g.part('first half', 1 / 2, async (scope) => {
+      while (inPart < 100 && tryCall(g, req(), scope)) inPart++;
+      expect(g.isStopped(scope)).toBe(true);
     });
     expect(inPart).toBe(20);
-    expect(g.stopped).toBe(false);
+    expect(g.isStopped()).toBe(false);
     expect(() => g.throwIfStopped()).not.toThrow();
     let after = 0;
     while (after < 100 && tryCall(g)) after++;
@@ -156,16 +156,16 @@ describe('RunGuard', () => {
     const b = g.beginSuite('b');
     const tick = () => new Promise<void>((r) => setImmediate(r));
     // Interleaved: a names its phase, then both send in turns; only the suite over its own share stops.
-    const run = (suite: typeof a, phase: string, want: number) =>
-      g.within(suite, async () => {
-        g.phase(phase);
-        let n = 0;
-        while (n < want && tryCall(g)) {
-          n++;
-          await tick();
-        }
-        return n;
-      });
+    const run = async (suite: typeof a, phase: string, want: number) => {
+      const scope = { suite, part: null };
+      g.phase(phase, scope);
+      let n = 0;
+      while (n < want && tryCall(g, req(), scope)) {
+        n++;
+        await tick();
+      }
+      return n;
+    };
     const [sentA, sentB] = await Promise.all([run(a, 'coverage: a', 100), run(b, 'coverage: b', 25)]);
     expect(sentA).toBe(10);
     expect(sentB).toBe(25);

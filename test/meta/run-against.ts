@@ -3,10 +3,11 @@ import { planKeys, startReferenceServer, type ReferenceOptions } from '../../ref
 import { runSuite } from '../../runner/suites.js';
 import type { SuiteName } from '../../config/config.js';
 import type { Exchange } from '../../http/exchange.js';
+import { lanesOf } from '../../runner/lanes.js';
 
 export async function runAgainstReference(
   suite: SuiteName,
-  options: ReferenceOptions & { seed?: number; runs?: number; strict?: boolean },
+  options: ReferenceOptions & { seed?: number; runs?: number; strict?: boolean; lanes?: number },
 ) {
   const server = await startReferenceServer(options);
   try {
@@ -21,6 +22,7 @@ export async function runAgainstReference(
       runs: options.runs ?? 40,
       strict: options.strict ?? false,
       exchangeSink: { push: (ex) => exchangeList.push(ex) },
+      ...(options.lanes !== undefined && { lanes: lanesOf(options.lanes) }),
     });
     return { ...result, exchangeList };
   } finally {

@@ -44,6 +44,25 @@ function exchange(i: number, url = `http://127.0.0.1:9/v1/pets?i=${i}`): Exchang
   };
 }
 
+describe('exchangeData', () => {
+  it('gives each body bytes of its own: a view of a pooled buffer would carry the whole buffer to the reporter', () => {
+    const ex = exchange(1);
+    const request = { ...ex.request, body: Buffer.from('{"name":"a"}') };
+    const response = { ...ex.response!, body: Buffer.from('{"id":1}') };
+    // Small Buffers are views of Node's shared pool: the case the copy is for.
+    expect(request.body.buffer.byteLength).toBeGreaterThan(request.body.byteLength);
+    const data = exchangeData({ ...ex, request, response });
+    for (const [sent, kept] of [
+      [request.body, data.request.body!],
+      [response.body, data.response!.body],
+    ] as const) {
+      expect(Buffer.from(kept).toString()).toBe(sent.toString());
+      expect(kept.buffer.byteLength).toBe(sent.byteLength);
+      expect(structuredClone(kept).buffer.byteLength).toBe(sent.byteLength);
+    }
+  });
+});
+
 describe('HarWriter', () => {
   it('writes a valid HAR from batches, every entry in arrival order, and the comment at the end', () => {
     const dir = mkdtempSync(join(tmpdir(), 'psc-har-'));
