@@ -32,9 +32,13 @@ export class ApiKey {
 
 /** Every secret the process knows, so that text leaving it can be scrubbed as a last gate. */
 const known = new Set<ApiKey>();
-/** The non-empty secrets' values and placeholders, and the shortest value's length (rebuilt when one is added). */
+/**
+ * The non-empty secrets' values and placeholders, the shortest value's length, and the longest prefix they all share
+ * (rebuilt when one is added).
+ */
 let secrets: { readonly value: string; readonly placeholder: string }[] | null = null;
 let shortest = 0;
+let sharedPrefix = '';
 export function registerSecret(key: ApiKey): ApiKey {
   known.add(key);
   secrets = null;
@@ -52,8 +56,14 @@ export function scrub(text: string): string {
   if (secrets === null) {
     secrets = [...known].map((k) => ({ value: k.reveal(), placeholder: k.placeholder })).filter((k) => k.value !== '');
     shortest = Math.min(...secrets.map((k) => k.value.length));
+    sharedPrefix = secrets.reduce((p, k) => {
+      let n = 0;
+      while (n < p.length && p.charCodeAt(n) === k.value.charCodeAt(n)) n++;
+      return p.slice(0, n);
+    }, secrets[0]?.value ?? '');
   }
-  if (text.length < shortest) return text;
+  // Text that holds no secret's shared prefix holds no secret: one search instead of one per secret.
+  if (text.length < shortest || (sharedPrefix.length >= 4 && !text.includes(sharedPrefix))) return text;
   let out = text;
   for (const k of secrets) if (out.includes(k.value)) out = out.split(k.value).join(k.placeholder);
   return out;
