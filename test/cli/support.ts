@@ -32,16 +32,19 @@ export function captureOutput(): Captured {
   };
 }
 
-/** What an in-process `main()` returned, and everything it printed. */
+/** What an in-process `main()` returned, and everything it printed (also joined, per stream). */
 export interface MainResult {
   readonly code: number;
   readonly out: Captured;
+  readonly stdout: string;
+  readonly stderr: string;
 }
 
 /** `petstore-conformance ...argv`, in process (tls/support.ts's runCli is the spawned binary). */
 export async function runMain(argv: readonly string[]): Promise<MainResult> {
   const out = captureOutput();
-  return { code: await main([...argv], out), out };
+  const code = await main([...argv], out);
+  return { code, out, stdout: out.stdout.join(''), stderr: out.stderr.join('') };
 }
 
 /** `run --target <target> --env-file <envFile> ...args`, in process: the command most CLI tests give. */
