@@ -97,14 +97,14 @@ interface SuiteShared {
   readonly acceptedCategories: Set<string>;
   /** Per-plan numbers of the rate-limit and quota suites (runner/scenarios/rate-limit.ts), for the reports. */
   readonly rateLimitResults: RateLimitResult[];
+  /** Pauses left for a created pet that is not yet retrievable: a target whose retries keep failing is not lagging. */
+  lagRetriesLeft: number;
 }
 
 export class RunContext {
   readonly client: HttpClient;
   readonly pacer: Pacer;
   readonly log = new FindingLog();
-  /** Pauses left for a created pet that is not yet retrievable: a target whose retries keep failing is not lagging. */
-  lagRetriesLeft = 3;
   private scope: Finding[] | null = null;
   /** The class of case being sent (see inCase), stamped on what it provokes. */
   private caseClass: string | null = null;
@@ -137,7 +137,14 @@ export class RunContext {
         ...(maxBodyBytes !== undefined && { maxBodyBytes }),
         ...(settings.transport !== undefined && { transport: settings.transport }),
       });
-      this.shared = { exchanges: 0, parts: 0, stats: this.log, acceptedCategories: new Set(), rateLimitResults: [] };
+      this.shared = {
+        exchanges: 0,
+        parts: 0,
+        stats: this.log,
+        acceptedCategories: new Set(),
+        rateLimitResults: [],
+        lagRetriesLeft: 3,
+      };
     }
     // Suites side by side share the run's pacer (settings.pacer); alone, a context paces itself.
     this.pacer = parent?.pacer ?? settings.pacer ?? new Pacer(settings.onWait ? { onWait: settings.onWait } : {});
@@ -178,6 +185,13 @@ export class RunContext {
 
   get rateLimitResults(): RateLimitResult[] {
     return this.shared.rateLimitResults;
+  }
+
+  get lagRetriesLeft(): number {
+    return this.shared.lagRetriesLeft;
+  }
+  set lagRetriesLeft(n: number) {
+    this.shared.lagRetriesLeft = n;
   }
 
   /**
