@@ -33,8 +33,8 @@ interface Seen {
 }
 
 async function viaMain(argv: string[]): Promise<Seen> {
-  const { code: exit, out } = await runMain(argv);
-  return { exit, code: /\[(PSC_[A-Z_]+)\]/.exec(out.stderr.join(''))?.[1] };
+  const { code: exit, stderr } = await runMain(argv);
+  return { exit, code: /\[(PSC_[A-Z_]+)\]/.exec(stderr)?.[1] };
 }
 
 function thrown(fn: () => unknown): Seen {

@@ -122,34 +122,23 @@ describe('a full failing run leaks no key', () => {
       return join(dir, name!);
     }
 
+    /** `replay` of that file against `target`, with the keys of the env file. */
+    const replay = (target: string) => runMain(['replay', statusReplay(), '--target', target, '--env-file', envFile]);
+
     it('reproduces on the faulty server (exit 1, "reproduced")', async () => {
-      const { code: rc, out: o } = await runMain([
-        'replay',
-        statusReplay(),
-        '--target',
-        faulty.url,
-        '--env-file',
-        envFile,
-      ]);
-      expect(o.stdout.join('')).toMatch(/^replayed POST \/pets → 200$/m);
-      expect(o.stdout.join('')).toMatch(/^reproduced: status-documented$/m);
-      expect(rc).toBe(1);
-      expect(keyHits(o.text())).toBe(0);
+      const r = await replay(faulty.url);
+      expect(r.stdout).toMatch(/^replayed POST \/pets → 200$/m);
+      expect(r.stdout).toMatch(/^reproduced: status-documented$/m);
+      expect(r.code).toBe(1);
+      expect(keyHits(r.out.text())).toBe(0);
     });
 
     it('does not reproduce on a faultless server (exit 0, "did not reproduce", with the seed to rerun)', async () => {
-      const { code: rc, out: o } = await runMain([
-        'replay',
-        statusReplay(),
-        '--target',
-        clean.url,
-        '--env-file',
-        envFile,
-      ]);
-      expect(o.stdout.join('')).toMatch(/^replayed POST \/pets → 201$/m);
-      expect(o.stdout.join('')).toMatch(/status-documented did not reproduce/);
-      expect(o.stdout.join('')).toMatch(/rerun the whole run with --seed 4242/);
-      expect(rc).toBe(0);
+      const r = await replay(clean.url);
+      expect(r.stdout).toMatch(/^replayed POST \/pets → 201$/m);
+      expect(r.stdout).toMatch(/status-documented did not reproduce/);
+      expect(r.stdout).toMatch(/rerun the whole run with --seed 4242/);
+      expect(r.code).toBe(0);
     });
 
     it('resends exactly the recorded method, path and body bytes, with only the key filled in', async () => {
