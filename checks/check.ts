@@ -105,19 +105,33 @@ export interface Check<E> extends CheckDefinition<E> {
 // biome-ignore lint/suspicious/noExplicitAny: a catalogue holds checks over different evidence types
 export type AnyCheck = Check<any>;
 
+/**
+ * The reference a finding keeps to an exchange. Its curl line and body in base64 are made when first read (a report,
+ * a replay file): most findings are observations the run's log counts and drops, and rendering them costs more than
+ * the checks that made them. Both are enumerable properties, so copies and serialisations carry them.
+ */
 export function refOf(ex: Exchange): ExchangeRef {
+  const req = ex.request;
+  let curl: string | undefined;
+  let bodyBase64: string | null | undefined;
   return {
     seq: ex.seq,
-    method: ex.request.method,
-    path: ex.request.path,
+    method: req.method,
+    path: req.path,
     status: ex.response?.status ?? null,
     error: ex.error ? `${ex.error.code}: ${ex.error.message}` : null,
-    curl: toCurl(ex.request),
+    get curl(): string {
+      curl ??= toCurl(req);
+      return curl;
+    },
     request: {
-      method: ex.request.method,
-      path: ex.request.path,
-      headers: ex.request.headers,
-      bodyBase64: ex.request.body === null ? null : Buffer.from(ex.request.body).toString('base64'),
+      method: req.method,
+      path: req.path,
+      headers: req.headers,
+      get bodyBase64(): string | null {
+        if (bodyBase64 === undefined) bodyBase64 = req.body === null ? null : Buffer.from(req.body).toString('base64');
+        return bodyBase64;
+      },
     },
   };
 }

@@ -43,9 +43,16 @@ export function readHeader(ex: { response: RecordedResponse | null }, name: stri
 /** The media type (type/subtype, lower-cased, parameters dropped) or null when the value is not one. */
 export function mediaType(value: string | undefined | null): string | null {
   if (typeof value !== 'string') return null;
+  // A target sends the same Content-Type again and again: the last one read is remembered.
+  if (value === lastMediaType.value) return lastMediaType.essence;
   const essence = value.split(';', 1)[0]!.trim().toLowerCase();
-  return /^[!#$%&'*+.^_`|~0-9a-z-]+\/[!#$%&'*+.^_`|~0-9a-z-]+$/.test(essence) ? essence : null;
+  lastMediaType = {
+    value,
+    essence: /^[!#$%&'*+.^_`|~0-9a-z-]+\/[!#$%&'*+.^_`|~0-9a-z-]+$/.test(essence) ? essence : null,
+  };
+  return lastMediaType.essence;
 }
+let lastMediaType: { value: string | null; essence: string | null } = { value: null, essence: null };
 
 /** A non-negative decimal integer header (digits only, no sign, no fraction), exact; null otherwise. */
 export function parseIntegerHeader(value: string | undefined | null): bigint | null {
@@ -60,9 +67,11 @@ export { isRetryAfter, parseHttpDate } from '../http/retry-after.js';
 export function responseDate(ex: { response: RecordedResponse | null }): number | null {
   const h = readHeader(ex, 'date');
   if (h.kind !== 'value') return null;
-  const t = Date.parse(h.value);
-  return Number.isFinite(t) ? t : null;
+  // A target's Date changes once a second: the last text parsed is nearly always the one asked for again.
+  if (h.value !== lastDate.text) lastDate = { text: h.value, ms: Date.parse(h.value) };
+  return Number.isFinite(lastDate.ms) ? lastDate.ms : null;
 }
+let lastDate = { text: '', ms: Number.NaN };
 
 /** RFC 9745 Deprecation: a structured date `@<epoch seconds>`; returns epoch seconds or null. */
 export function parseDeprecation(value: string | undefined | null): number | null {

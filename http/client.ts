@@ -51,6 +51,57 @@ export type ExchangeListener = (ex: Exchange) => void;
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
+/**
+ * Characters that WHATWG URL parsing leaves as they are in an http(s) path and query (no percent-encoding, no
+ * backslash or tab to rewrite, no fragment), and a dot segment (".", "..", or their %2e spellings) it would resolve.
+ */
+const URL_STABLE = /^[A-Za-z0-9\-._~!$&()*+,;=:@/?%]*$/;
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:[/?]|$)/i;
+
+/**
+ * The request target undici is given for `path` (relative to the base address), as `new URL(base + path)` makes it
+ * (WHATWG-normalised: what undici's request() would send). `prefix` is the base address's own path when the base is
+ * exactly origin + that path, else null. Paths that parsing provably leaves as they are skip the URL parser: most of
+ * them, per request.
+ */
+export function requestTarget(base: string, prefix: string | null, path: string): string {
+  if (
+    prefix !== null &&
+    path.charCodeAt(0) === 0x2f &&
+    path.charCodeAt(path.length - 1) !== 0x3f &&
+    URL_STABLE.test(path) &&
+    !DOT_SEGMENT.test(path)
+  )
+    return prefix + path;
+  const u = new URL(base + path);
+  return u.search ? `${u.pathname}${u.search}` : u.pathname;
+}
+
+/** The base address's path when the base is exactly origin + path, each left as it is by URL parsing; else null. */
+function stablePrefix(base: string, u: URL): string | null {
+  const prefix = u.pathname === '/' && !base.endsWith('/') ? '' : u.pathname;
+  return base === u.origin + prefix && URL_STABLE.test(prefix) && !DOT_SEGMENT.test(prefix) ? prefix : null;
+}
+
+/** How often the requests' overall deadlines are looked at: one timer per client, not one per request. */
+const DEADLINE_SWEEP_MS = 250;
+
+interface InFlight {
+  /** performance.now() past which the exchange is abandoned. */
+  readonly deadline: number;
+  expire(): void;
+}
+
+/** What dispatch hands back: the status, the raw header lines and the body read (up to the cap). */
+interface RawResponse {
+  readonly status: number;
+  readonly rawHeaders: readonly (Buffer | string | readonly (Buffer | string)[])[];
+  readonly bytes: Buffer;
+  readonly truncated: boolean;
+}
+
+const NO_CODINGS: readonly string[] = Object.freeze([]);
+
 export class HttpClient {
   readonly baseUrl: string;
   readonly transport: TransportSettings;
@@ -60,8 +111,18 @@ export class HttpClient {
   private seq = 0;
   /** False for a fork: the connections are its parent's to close. */
   private readonly ownsAgent: boolean;
+  /** The base address's origin, and its path when requests may skip the URL parser (see requestTarget). */
+  private readonly origin: string;
+  private readonly prefix: string | null;
+  private readonly userAgent = userAgent();
+  /**
+   * Exchanges whose headers have come and whose body is still being read, under the overall deadline, and the one
+   * timer that sweeps them while the client is open (a fork shares its parent's).
+   */
+  private readonly deadlines: { readonly inFlight: Set<InFlight>; sweeper: NodeJS.Timeout | null };
 
-  constructor(options: ClientOptions, agent?: Dispatcher) {
+  /** A fork (see `fork`) passes the client it forks. */
+  constructor(options: ClientOptions, parent?: HttpClient) {
     // Requests' paths start with /, so joining is concatenation: a prefix before /v1 is kept as it is.
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.transport = options.transport ?? DEFAULT_TRANSPORT;
@@ -72,16 +133,21 @@ export class HttpClient {
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       connections: options.connections ?? 16,
     };
-    this.ownsAgent = agent === undefined;
-    this.agent = agent ?? createDispatcher(this.transport, this.opts);
+    this.ownsAgent = parent === undefined;
+    this.agent = parent?.agent ?? createDispatcher(this.transport, this.opts);
+    this.deadlines = parent?.deadlines ?? { inFlight: new Set(), sweeper: null };
+    const u = new URL(this.baseUrl);
+    this.origin = u.origin;
+    this.prefix = stablePrefix(this.baseUrl, u);
   }
 
   /**
    * A client over the same connections, with listeners of its own, whose exchanges are numbered from `firstSeq`: a
-   * part of a suite that runs beside others numbers its exchanges whatever the interleaving. Closing it closes nothing.
+   * part of a suite that runs beside others numbers its exchanges whatever the interleaving. It shares the deadline
+   * sweep too; closing it closes nothing.
    */
   fork(firstSeq: number): HttpClient {
-    const child = new HttpClient({ baseUrl: this.baseUrl, transport: this.transport, ...this.opts }, this.agent);
+    const child = new HttpClient({ baseUrl: this.baseUrl, transport: this.transport, ...this.opts }, this);
     child.seq = firstSeq - 1;
     return child;
   }
@@ -95,12 +161,14 @@ export class HttpClient {
     const url = this.baseUrl + req.path;
     const wire: Record<string, string> = {};
     const recorded: Record<string, string> = {};
-    for (const [k, v] of Object.entries(req.headers ?? {})) {
-      wire[k.toLowerCase()] = v;
-      recorded[k.toLowerCase()] = v;
-    }
+    const given = req.headers;
+    if (given !== undefined)
+      for (const k in given) {
+        const name = k.toLowerCase();
+        wire[name] = recorded[name] = given[k]!;
+      }
     // Recorded too: curl lines, HAR files and replays then send what the run sent.
-    if (wire['user-agent'] === undefined) wire['user-agent'] = recorded['user-agent'] = userAgent();
+    if (wire['user-agent'] === undefined) wire['user-agent'] = recorded['user-agent'] = this.userAgent;
     const accept = this.transport.acceptEncoding;
     if (accept !== null && wire['accept-encoding'] === undefined)
       wire['accept-encoding'] = recorded['accept-encoding'] = accept;
@@ -108,10 +176,14 @@ export class HttpClient {
     if (body !== null && wire['content-type'] === undefined) {
       wire['content-type'] = recorded['content-type'] = 'application/json';
     }
-    if (req.auth.template !== null) {
+    const template = req.auth.template;
+    if (template !== null) {
       const key = req.auth.key;
-      wire.authorization = key ? req.auth.template.replaceAll('{key}', key.reveal()) : req.auth.template;
-      recorded.authorization = key ? req.auth.template.replaceAll('{key}', key.placeholder) : req.auth.template;
+      if (key) {
+        const parts = templateParts(template);
+        wire.authorization = parts.join(key.reveal());
+        recorded.authorization = parts.join(key.placeholder);
+      } else wire.authorization = recorded.authorization = template;
     }
     const request: RecordedRequest = { method: req.method, url, path: req.path, headers: recorded, body };
     const seq = ++this.seq;
@@ -120,7 +192,15 @@ export class HttpClient {
     let response: RecordedResponse | null = null;
     let error: TransportError | null = null;
     try {
-      response = await this.exchange(url, req.method, wire, body, t0);
+      const res = await this.dispatch(req.path, req.method, wire, body, t0);
+      const headers = responseHeaders(res.rawHeaders);
+      const coding = headers['content-encoding'];
+      const codings = coding === undefined ? NO_CODINGS : contentCodings(coding);
+      // Bodies are judged decoded, whatever the status (a 429's Error body included); the coding is recorded.
+      response =
+        codings.length > 0 && res.bytes.length > 0
+          ? await this.decoded(res, headers, codings)
+          : this.recorded(res, headers, codings, res.bytes, res.truncated, null);
     } catch (e) {
       error = toTransportError(e);
     }
@@ -138,28 +218,30 @@ export class HttpClient {
     return ex;
   }
 
-  private async exchange(
-    url: string,
-    method: string,
-    headers: Record<string, string>,
-    body: Uint8Array | null,
-    t0: number,
+  /** The response of a body that carries a Content-Encoding: decoded first (not on the path of most exchanges). */
+  private async decoded(
+    res: RawResponse,
+    headers: Record<string, string | string[]>,
+    codings: readonly string[],
   ): Promise<RecordedResponse> {
-    const res = await this.dispatch(url, method, headers, body, t0);
-    let truncated = res.truncated;
-    let raw: Buffer = res.bytes;
-    // Bodies are judged decoded, whatever the status (a 429's Error body included); the coding is recorded.
-    const codings = contentCodings(res.headers['content-encoding']);
-    let decodeError: string | null = null;
-    if (codings.length > 0 && raw.length > 0) {
-      try {
-        const decoded = await decodeBody(raw, codings, this.opts.maxBodyBytes);
-        raw = decoded.bytes;
-        truncated ||= decoded.truncated;
-      } catch (e) {
-        decodeError = `the body does not decode as its Content-Encoding says (${(e as Error).message})`;
-      }
+    try {
+      const decoded = await decodeBody(res.bytes, codings, this.opts.maxBodyBytes);
+      return this.recorded(res, headers, codings, decoded.bytes, res.truncated || decoded.truncated, null);
+    } catch (e) {
+      const why = `the body does not decode as its Content-Encoding says (${(e as Error).message})`;
+      return this.recorded(res, headers, codings, res.bytes, res.truncated, why);
     }
+  }
+
+  private recorded(
+    res: RawResponse,
+    headers: Record<string, string | string[]>,
+    codings: readonly string[],
+    bytes: Buffer,
+    truncated: boolean,
+    decodeError: string | null,
+  ): RecordedResponse {
+    let raw = bytes;
     // A target may echo the key back (in an error message, a header): it is replaced by its placeholder before the
     // exchange is recorded, so no report, curl line or HAR file can carry it.
     let bodyText = raw.toString('utf8');
@@ -167,10 +249,6 @@ export class HttpClient {
     if (scrubbed !== bodyText) {
       bodyText = scrubbed;
       raw = Buffer.from(scrubbed, 'utf8');
-    }
-    const responseHeaders: Record<string, string | string[]> = {};
-    for (const [k, v] of Object.entries(res.headers)) {
-      if (v !== undefined) responseHeaders[k.toLowerCase()] = Array.isArray(v) ? v.map(scrub) : scrub(v);
     }
     let json: unknown;
     let jsonError: string | null = null;
@@ -184,16 +262,8 @@ export class HttpClient {
         jsonError = (e as Error).message;
       }
     }
-    return {
-      status: res.status,
-      headers: responseHeaders,
-      body: raw,
-      bodyText,
-      truncated,
-      json,
-      jsonError,
-      ...(codings.length > 0 && decodeError === null ? { contentEncoding: codings.join(', ') } : {}),
-    };
+    const response: RecordedResponse = { status: res.status, headers, body: raw, bodyText, truncated, json, jsonError };
+    return codings.length > 0 && decodeError === null ? { ...response, contentEncoding: codings.join(', ') } : response;
   }
 
   /**
@@ -201,43 +271,38 @@ export class HttpClient {
    * more than any Pet Store answer needs). undici's handler interface rather than `request()`: no stream, async
    * resource or abort signal per request, which cost more than the rest of the exchange on a local target.
    * bodyTimeout measures silence between chunks; a body dripped slowly needs an overall deadline too (the headers are
-   * bounded by connectTimeout and headersTimeout already): one timer, which aborts with a TimeoutError.
+   * bounded by connectTimeout and headersTimeout already): the client's one sweeping timer aborts it with a
+   * TimeoutError (a timer per request costs more than the rest of the HTTP layer's own work).
    */
   private dispatch(
-    url: string,
+    path: string,
     method: string,
     headers: Record<string, string>,
     body: Uint8Array | null,
     t0: number,
-  ): Promise<{
-    status: number;
-    headers: Record<string, string | string[] | undefined>;
-    bytes: Buffer;
-    truncated: boolean;
-  }> {
-    // The path on the wire is the URL's, as undici's request() makes it (WHATWG-normalised).
-    const u = new URL(url);
+  ): Promise<RawResponse> {
     const cap = this.opts.maxBodyBytes;
     const deadlineMs = this.opts.headersTimeoutMs + this.opts.bodyTimeoutMs * 2 + 5_000;
+    const { inFlight } = this.deadlines;
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
       let status = 0;
       let rawHeaders: Buffer[] = [];
       let abort: ((reason?: Error) => void) | null = null;
-      let timer: NodeJS.Timeout | undefined;
+      let watched: InFlight | null = null;
       let settled = false;
       const done = (truncated: boolean) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        if (watched) inFlight.delete(watched);
         const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-        resolve({ status, headers: undiciUtil.parseHeaders(rawHeaders), bytes, truncated });
+        resolve({ status, rawHeaders, bytes, truncated });
       };
       const fail = (e: Error) => {
         if (settled) return;
         settled = true;
-        clearTimeout(timer);
+        if (watched) inFlight.delete(watched);
         reject(e);
       };
       const handler: Dispatcher.DispatchHandler = {
@@ -248,13 +313,14 @@ export class HttpClient {
           if (statusCode < 200) return true; // informational: the answer is still to come
           status = statusCode;
           rawHeaders = raw as Buffer[];
-          timer = setTimeout(
-            () =>
+          watched = {
+            deadline: t0 + deadlineMs,
+            expire: () =>
               abort?.(
                 Object.assign(new Error('the whole exchange took longer than its deadline'), { name: 'TimeoutError' }),
               ),
-            Math.max(0, deadlineMs - (performance.now() - t0)),
-          );
+          };
+          this.watch(watched);
           return true;
         },
         onData: (chunk) => {
@@ -276,8 +342,8 @@ export class HttpClient {
       };
       this.agent.dispatch(
         {
-          origin: u.origin,
-          path: u.search ? `${u.pathname}${u.search}` : u.pathname,
+          origin: this.origin,
+          path: requestTarget(this.baseUrl, this.prefix, path),
           method: method as Dispatcher.HttpMethod,
           headers,
           body,
@@ -289,14 +355,78 @@ export class HttpClient {
     });
   }
 
+  /** Puts an exchange under the overall deadline; the sweeping timer runs while the client is open. */
+  private watch(entry: InFlight): void {
+    const d = this.deadlines;
+    d.inFlight.add(entry);
+    d.sweeper ??= setInterval(() => {
+      const now = performance.now();
+      for (const e of d.inFlight) if (now >= e.deadline) e.expire();
+    }, DEADLINE_SWEEP_MS).unref();
+  }
+
+  private stopSweeper(): void {
+    if (!this.ownsAgent) return;
+    if (this.deadlines.sweeper) clearInterval(this.deadlines.sweeper);
+    this.deadlines.sweeper = null;
+  }
+
   async close(): Promise<void> {
-    if (this.ownsAgent) await this.agent.close();
+    try {
+      if (this.ownsAgent) await this.agent.close();
+    } finally {
+      this.stopSweeper();
+    }
   }
 
   /** Closes at once, dropping requests in flight (used when a hostile target stalls). */
   async destroy(): Promise<void> {
-    await this.agent.destroy();
+    try {
+      await this.agent.destroy();
+    } finally {
+      this.stopSweeper();
+    }
   }
+}
+
+/** An Authorization template split at its `{key}` places, kept per template (a run uses a handful). */
+const templates = new Map<string, readonly string[]>();
+function templateParts(template: string): readonly string[] {
+  let parts = templates.get(template);
+  if (parts === undefined) {
+    parts = template.split('{key}');
+    if (templates.size < 256) templates.set(template, parts);
+  }
+  return parts;
+}
+
+const latin1 = (v: Buffer | string): string => (typeof v === 'string' ? v : v.toString('latin1'));
+
+/**
+ * The response headers as recorded, in one pass over undici's raw lines: names lower-cased, values as latin1 text
+ * with every known secret scrubbed, a repeated header an array (as undici's parseHeaders makes them).
+ */
+function responseHeaders(raw: RawResponse['rawHeaders']): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = undiciUtil.headerNameToString(raw[i] as Buffer | string);
+    const v = raw[i + 1]!;
+    const values = Array.isArray(v) ? (v as readonly (Buffer | string)[]).map((x) => scrub(latin1(x))) : null;
+    const value = values ?? scrub(latin1(v as Buffer | string));
+    const prev = out[name];
+    // Inherited names (constructor, __proto__) read as defined: only then is ownership asked.
+    if (prev === undefined || !Object.hasOwn(out, name)) {
+      // A header named __proto__ is data like any other, not the record's prototype.
+      if (name === '__proto__') Object.defineProperty(out, name, { value, enumerable: true, writable: true });
+      else out[name] = value;
+      continue;
+    }
+    const list = typeof prev === 'string' ? [prev] : prev;
+    if (typeof value === 'string') list.push(value);
+    else list.push(...value);
+    out[name] = list;
+  }
+  return out;
 }
 
 function toTransportError(e: unknown): TransportError {

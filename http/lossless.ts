@@ -17,18 +17,33 @@ export function parseExact(text: string): unknown {
 
 /** Integers of at most 15 digits are exact as JS numbers; everything else keeps its digits. */
 const SAFE_INTEGER = /^-?\d{1,15}$/;
-/** Trees that hold no LosslessNumber: their plain view is themselves (most bodies, so validation walks nothing). */
-const plainTrees = new WeakSet<object>();
+/**
+ * The plain views of the trees the parser made last: the tree itself when it holds no LosslessNumber (most bodies, so
+ * validation walks nothing), else JSON.parse's tree of the same text (numbers rounded as `plain` does). A tree is
+ * validated right after it is parsed, so a ring of the latest few (lanes side by side interleave) serves nearly every
+ * lookup; an older tree is walked instead. Neither a WeakMap nor a property on the tree: an entry or a property per
+ * exchange costs more than the lookup saves.
+ */
+const RECENT = 16;
+const recentTrees: unknown[] = new Array(RECENT).fill(undefined);
+const recentViews: unknown[] = new Array(RECENT).fill(undefined);
+let nextSlot = 0;
 
-/** Plain views of lossless trees made by the fast path (JSON.parse of the same text: numbers rounded as `plain` does). */
-const plainViews = new WeakMap<object, unknown>();
+function keepPlainView(tree: unknown, view: unknown): void {
+  if (tree === null || typeof tree !== 'object') return;
+  recentTrees[nextSlot] = tree;
+  recentViews[nextSlot] = view;
+  nextSlot = (nextSlot + 1) % RECENT;
+}
 
 /**
- * What a scan outside strings finds in a JSON text: how many key separators (':') it has, and where the numbers are
- * that are not integers of at most 15 digits (the ones the lossless tree keeps as digits), as [start, end) pairs.
+ * What a scan outside strings finds in a JSON text: how many key separators (':') it has, how many numbers, and which
+ * numbers are not integers of at most 15 digits (the ones the lossless tree keeps as digits), as triples of the
+ * number's rank among all the text's numbers and its [start, end) in the text.
  */
-function scan(text: string): { colons: number; unsafe: number[] } {
+function scan(text: string): { colons: number; numbers: number; unsafe: number[] } {
   let colons = 0;
+  let numbers = 0;
   const unsafe: number[] = [];
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -37,7 +52,7 @@ function scan(text: string): { colons: number; unsafe: number[] } {
       // next one not escaped (preceded by an even number of backslashes).
       for (;;) {
         const q = text.indexOf('"', i + 1);
-        if (q < 0) return { colons: -1, unsafe };
+        if (q < 0) return { colons: -1, numbers, unsafe };
         let b = q - 1;
         while (text.charCodeAt(b) === 0x5c) b--;
         i = q;
@@ -55,11 +70,12 @@ function scan(text: string): { colons: number; unsafe: number[] } {
           plainInteger = false;
         else if (d !== 0x2d) break;
       }
-      if (!plainInteger || digits > 15) unsafe.push(start, i);
+      if (!plainInteger || digits > 15) unsafe.push(numbers, start, i);
+      numbers++;
       i--;
     } else if (c === 0x3a) colons++;
   }
-  return { colons, unsafe };
+  return { colons, numbers, unsafe };
 }
 
 /** A digit run longer than a safe integer, or a digit before a fraction or an exponent (anywhere, strings included). */
@@ -83,38 +99,61 @@ function countKeys(value: unknown): number {
   return n;
 }
 
-/** Marks a number kept as digits in the text given to JSON.parse (a string no body holds: checked before use). */
-const MARK = '\\u0000psc-digits:';
-const MARK_VALUE = '\u0000psc-digits:';
-
 /**
- * Replaces the marked strings of a tree by LosslessNumbers, in place; returns the value to put where `v` was. Counts
- * them in `seen`, so that a body string that happens to look marked is noticed (one more than was marked).
+ * The lossless tree of `view` (what JSON.parse made of `text`): the numbers the scan found unsafe, by rank, replaced by
+ * LosslessNumbers of their digits. Values are visited in the text's order (arrays in order, an object's keys in
+ * insertion order, which is the text's unless a key is an array index: then undefined). Subtrees without such a
+ * number are shared with the view, which is never changed; containers on the way to one are copied.
  */
-function unmark(v: unknown, seen: { n: number }): unknown {
-  if (typeof v === 'string') {
-    if (!v.startsWith(MARK_VALUE)) return v;
-    seen.n++;
-    return new LosslessNumber(v.slice(MARK_VALUE.length));
-  }
-  if (v === null || typeof v !== 'object') return v;
-  if (Array.isArray(v)) {
-    for (let i = 0; i < v.length; i++) v[i] = unmark(v[i], seen);
-    return v;
-  }
-  const o = v as Record<string, unknown>;
-  for (const k in o) o[k] = unmark(o[k], seen);
-  return v;
+function withDigits(view: unknown, text: string, numbers: number, unsafe: readonly number[]): unknown {
+  let rank = 0;
+  let next = 0;
+  let ordered = true;
+  const walk = (v: unknown): unknown => {
+    if (typeof v === 'number') {
+      const r = rank++;
+      if (unsafe[next] !== r) return v;
+      next += 3;
+      return new LosslessNumber(text.slice(unsafe[next - 2], unsafe[next - 1]));
+    }
+    if (v === null || typeof v !== 'object' || !ordered) return v;
+    if (Array.isArray(v)) {
+      let copy: unknown[] | null = null;
+      for (let i = 0; i < v.length; i++) {
+        const w = walk(v[i]);
+        if (w === v[i]) continue;
+        copy ??= v.slice();
+        copy[i] = w;
+      }
+      return copy ?? v;
+    }
+    const o = v as Record<string, unknown>;
+    let copy: Record<string, unknown> | null = null;
+    let first = true;
+    for (const k in o) {
+      // Array-index keys come first whatever their place in the text: the order is no longer the text's.
+      if (first && k.charCodeAt(0) >= 0x30 && k.charCodeAt(0) <= 0x39) ordered = false;
+      first = false;
+      if (!ordered) return v;
+      const w = walk(o[k]);
+      if (w === o[k]) continue;
+      copy ??= { ...o };
+      copy[k] = w;
+    }
+    return copy ?? v;
+  };
+  const tree = walk(view);
+  return ordered && rank === numbers && next === unsafe.length ? tree : undefined;
 }
 
 /**
- * The lossless tree without the lossless parser, built by JSON.parse when it gives the same tree: no key repeats (the
+ * The lossless tree without the lossless parser, built from JSON.parse when it gives the same tree: no key repeats (the
  * lossless parser refuses repeated keys, JSON.parse keeps the last), no key is __proto__, and every number kept as
- * digits is handed to JSON.parse as a marked string instead. Undefined when the lossless parser must decide (and
+ * digits is put back, by its rank in the text, as a LosslessNumber. Undefined when the lossless parser must decide (and
  * give its error message).
  */
 function parseFast(text: string): unknown {
-  if (text.includes('__proto__') || text.includes(MARK)) return undefined;
+  if (text.includes('__proto__')) return undefined;
   let view: unknown;
   try {
     view = JSON.parse(text);
@@ -126,31 +165,17 @@ function parseFast(text: string): unknown {
   // (strings included), and as many ':' in the whole text as keys in the tree. Each key has its ':' outside strings,
   // so the counts are equal only when no key repeats and no string holds a ':'.
   if (!MAYBE_UNSAFE.test(text) && colonsIn(text) === keys) {
-    if (view !== null && typeof view === 'object') plainTrees.add(view);
+    keepPlainView(view, view);
     return view;
   }
-  const { colons, unsafe } = scan(text);
+  const { colons, numbers, unsafe } = scan(text);
   if (keys !== colons) return undefined;
   if (unsafe.length === 0) {
-    if (view !== null && typeof view === 'object') plainTrees.add(view);
+    keepPlainView(view, view);
     return view;
   }
-  let marked = '';
-  let at = 0;
-  for (let k = 0; k < unsafe.length; k += 2) {
-    marked += `${text.slice(at, unsafe[k])}"${MARK}${text.slice(unsafe[k], unsafe[k + 1])}"`;
-    at = unsafe[k + 1]!;
-  }
-  marked += text.slice(at);
-  let tree: unknown;
-  const seen = { n: 0 };
-  try {
-    tree = unmark(JSON.parse(marked), seen);
-  } catch {
-    return undefined;
-  }
-  if (seen.n !== unsafe.length / 2) return undefined;
-  if (tree !== null && typeof tree === 'object') plainViews.set(tree, view);
+  const tree = withDigits(view, text, numbers, unsafe);
+  keepPlainView(tree, view);
   return tree;
 }
 
@@ -163,7 +188,7 @@ export function parseLossless(text: string): unknown {
     lossless = true;
     return new LosslessNumber(digitsText);
   });
-  if (!lossless && value !== null && typeof value === 'object') plainTrees.add(value);
+  if (!lossless) keepPlainView(value, value);
   return value;
 }
 
@@ -176,9 +201,7 @@ export function stringifyLossless(value: unknown): string {
 /** The lossless tree as plain JS values, for schema validation. */
 export function plain(value: unknown): unknown {
   if (value !== null && typeof value === 'object') {
-    if (plainTrees.has(value)) return value;
-    const view = plainViews.get(value);
-    if (view !== undefined) return view;
+    for (let i = 0; i < RECENT; i++) if (recentTrees[i] === value) return recentViews[i];
   }
   if (isLosslessNumber(value)) return Number((value as LosslessNumber).value);
   if (Array.isArray(value)) return value.map(plain);
@@ -196,11 +219,17 @@ export function digits(value: unknown): string | null {
   return null;
 }
 
+const INTEGER_DIGITS = /^-?\d{1,400}$/;
+/** At most 18 digits: below 10^18, within int64 whatever they are. */
+const SHORT_INTEGER = /^-?\d{1,18}$/;
+
 /** The integer a JSON number denotes exactly, or null when it is not an integer (1.5, 1e400); 1.0 and 1e3 count. */
 export function exactInteger(value: unknown): bigint | null {
   if (typeof value === 'number' && Number.isSafeInteger(value)) return BigInt(value);
   const d = digits(value);
   if (d === null) return null;
+  // Plain integer digits (every id a target sends), without taking the number apart.
+  if (INTEGER_DIGITS.test(d)) return BigInt(d);
   const m = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/.exec(d);
   if (!m) return null;
   const [, sign, int, frac = '', expText = '0'] = m;
@@ -218,6 +247,9 @@ export function exactInteger(value: unknown): bigint | null {
 }
 
 export function isInt64(value: unknown): boolean {
+  // Safe integers (most ids), and integers of at most 18 digits, are within int64 without a BigInt.
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return true;
+  if (isLosslessNumber(value) && SHORT_INTEGER.test((value as LosslessNumber).value)) return true;
   const n = exactInteger(value);
   return n !== null && n >= INT64_MIN && n <= INT64_MAX;
 }

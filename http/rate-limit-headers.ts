@@ -17,16 +17,65 @@ function single(ex: { response: RecordedResponse | null }, name: string): string
   return values.length === 1 ? values[0]! : null;
 }
 
+/** One X-RateLimit header of a response: its digits (null when absent or malformed), as a number and exactly. */
+interface Reading {
+  readonly digits: string | null;
+  /** Null when absent, malformed or beyond exact integers. */
+  readonly number: number | null;
+  /** Made when first asked for (BigInts cost more than the rest of the reading). */
+  exact?: bigint | null;
+}
+
+type Readings = Readonly<Record<RateLimitName, Reading>>;
+
+/**
+ * The X-RateLimit headers of the latest responses, each read once: the response checks, the pacer and the run's guard
+ * all ask for them on every exchange, one right after the other. A few recent responses are remembered (lanes side by
+ * side interleave), by their (read-only) headers object; an older one is read again. Not a WeakMap: one entry per
+ * exchange in a WeakMap costs the garbage collector more than reading the three headers again.
+ */
+const RECENT = 8;
+const recentHeaders: (object | null)[] = new Array(RECENT).fill(null);
+const recentReadings: (Readings | null)[] = new Array(RECENT).fill(null);
+let nextSlot = 0;
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+const HEADER: Readonly<Record<RateLimitName, string>> = {
+  limit: 'x-ratelimit-limit',
+  remaining: 'x-ratelimit-remaining',
+  reset: 'x-ratelimit-reset',
+};
+
+function reading(ex: { response: RecordedResponse | null }, name: RateLimitName): Reading {
+  const v = single(ex, HEADER[name]);
+  if (v === null || !/^\d{1,40}$/.test(v)) return { digits: null, number: null, exact: null };
+  // Up to 15 digits a number is exact; beyond, it is when it does not exceed 2^53 - 1.
+  const number = v.length <= 15 || BigInt(v) <= MAX_SAFE ? Number(v) : null;
+  return { digits: v, number };
+}
+
+function readingsOf(ex: { response: RecordedResponse | null }): Readings | null {
+  const headers = ex.response?.headers;
+  if (headers === undefined || headers === null || typeof headers !== 'object') return null;
+  for (let i = 0; i < RECENT; i++) if (recentHeaders[i] === headers) return recentReadings[i]!;
+  const r = { limit: reading(ex, 'limit'), remaining: reading(ex, 'remaining'), reset: reading(ex, 'reset') };
+  recentHeaders[nextSlot] = headers;
+  recentReadings[nextSlot] = r;
+  nextSlot = (nextSlot + 1) % RECENT;
+  return r;
+}
+
 /** X-RateLimit-<name> as an exact non-negative integer (digits only), or null. */
 export function rateLimitValue(ex: { response: RecordedResponse | null }, name: RateLimitName): bigint | null {
-  const v = single(ex, `x-ratelimit-${name}`);
-  return v !== null && /^\d{1,40}$/.test(v) ? BigInt(v) : null;
+  const r = readingsOf(ex)?.[name];
+  if (r === undefined) return null;
+  if (r.exact === undefined) r.exact = r.digits === null ? null : BigInt(r.digits);
+  return r.exact;
 }
 
 /** X-RateLimit-<name> as a number (null when absent, malformed, or beyond exact integers). */
 export function rateLimitNumber(ex: { response: RecordedResponse | null }, name: RateLimitName): number | null {
-  const v = rateLimitValue(ex, name);
-  return v === null || v > BigInt(Number.MAX_SAFE_INTEGER) ? null : Number(v);
+  return readingsOf(ex)?.[name].number ?? null;
 }
 
 /** A Reset that is plausibly epoch seconds (the spec's unit), as epoch ms; null for milliseconds, relative seconds. */

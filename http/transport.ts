@@ -4,7 +4,7 @@
  * would otherwise read process.env itself), and the one undici dispatcher that composes both with the timeouts.
  */
 import { createSecureContext, rootCertificates, type SecureContext } from 'node:tls';
-import { EnvHttpProxyAgent, type Dispatcher } from 'undici';
+import { Agent, EnvHttpProxyAgent, type Dispatcher } from 'undici';
 
 /** A proxy URL and the variable it came from, so that a failure can name what to fix. */
 export interface ProxyVariable {
@@ -71,11 +71,7 @@ function tlsOptions(t: TransportSettings): { secureContext?: SecureContext; reje
 export function createDispatcher(t: TransportSettings, limits: DispatcherLimits): Dispatcher {
   const tls = tlsOptions(t);
   const connect = { ...tls, timeout: limits.connectTimeoutMs };
-  return new EnvHttpProxyAgent({
-    // Empty strings, never undefined: undici falls back to process.env for an undefined option.
-    httpProxy: t.proxy.http?.url ?? '',
-    httpsProxy: t.proxy.https?.url ?? '',
-    noProxy: t.proxy.noProxy?.value ?? '',
+  const agent = {
     connect,
     // Through a proxy the target's handshake runs inside the CONNECT tunnel, with these options, not `connect`'s.
     requestTls: connect,
@@ -87,6 +83,16 @@ export function createDispatcher(t: TransportSettings, limits: DispatcherLimits)
     // otherwise race with a reused socket and show up as resets that are the client's doing.
     keepAliveTimeout: 1_000,
     keepAliveMaxTimeout: 2_000,
+  };
+  // With no proxy at all, the agent EnvHttpProxyAgent would pick for every request, without its per-request URL
+  // parse and NO_PROXY match.
+  if (t.proxy.http === null && t.proxy.https === null) return new Agent(agent);
+  return new EnvHttpProxyAgent({
+    // Empty strings, never undefined: undici falls back to process.env for an undefined option.
+    httpProxy: t.proxy.http?.url ?? '',
+    httpsProxy: t.proxy.https?.url ?? '',
+    noProxy: t.proxy.noProxy?.value ?? '',
+    ...agent,
   });
 }
 

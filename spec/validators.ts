@@ -20,11 +20,14 @@ function compile(schema: JsonSchema): ValidateFunction {
   return ajv.compile(schema);
 }
 
-const responseValidators = new Map<string, ValidateFunction>();
+/** By operation, then status: asked for on every exchange, without building a key string each time. */
+const responseValidators = new Map<OperationId, Map<number, ValidateFunction>>();
 for (const op of contract.operations.values()) {
+  const byStatus = new Map<number, ValidateFunction>();
   for (const r of op.responses.values()) {
-    if (r.schema) responseValidators.set(`${op.id} ${r.status}`, compile(r.schema));
+    if (r.schema) byStatus.set(r.status, compile(r.schema));
   }
+  responseValidators.set(op.id, byStatus);
 }
 const schemaValidators = new Map<string, ValidateFunction>(
   Object.entries(contract.schemas).map(([name, schema]) => [name, compile(schema)]),
@@ -40,12 +43,12 @@ function toErrors(errors: ErrorObject[] | null | undefined): SchemaError[] {
 
 /** Whether the operation documents a JSON body schema for this status. */
 export function hasResponseSchema(op: OperationId, status: number): boolean {
-  return responseValidators.has(`${op} ${status}`);
+  return responseValidators.get(op)?.has(status) ?? false;
 }
 
 /** Validates a parsed response body against the schema documented for (operation, status). */
 export function validateResponseBody(op: OperationId, status: number, body: unknown): SchemaError[] {
-  const v = responseValidators.get(`${op} ${status}`);
+  const v = responseValidators.get(op)?.get(status);
   if (!v) throw new Error(`spec: no schema for ${op} ${status}`);
   return v(body) ? [] : toErrors(v.errors);
 }

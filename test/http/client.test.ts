@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { HttpClient } from '../../http/client.js';
+import fc from 'fast-check';
+import { HttpClient, requestTarget } from '../../http/client.js';
 import { toCurl } from '../../http/curl.js';
 import { ApiKey } from '../../http/redact.js';
 import { returnedPet, usableId } from '../../runner/pets.js';
@@ -72,6 +73,45 @@ describe('HttpClient', () => {
     expect(ex.response).toBeNull();
     expect(ex.error?.code).toBe('ECONNREFUSED');
     await client.close();
+  });
+});
+
+describe('requestTarget', () => {
+  // The target undici is given must be what `new URL` makes of base + path, whether or not the parser is skipped.
+  const viaUrl = (b: string, path: string) => {
+    const u = new URL(b + path);
+    return u.search ? `${u.pathname}${u.search}` : u.pathname;
+  };
+  const piece = fc.constantFrom(
+    ...'aZ09-._~!$&()*+,;=:@/?%#\\ \'"<>^`{}|[]\t\n\u00e9\u0000'.split(''),
+    ...['%2e', '%2E', '..', '/./', '/../', '%41', '%zz', '?', '//'],
+  );
+
+  test('is what the URL parser makes of the path, parsed or not, under a prefix or none', () => {
+    fc.assert(
+      fc.property(
+        fc.constantFrom(
+          ['http://127.0.0.1:8080/v1', '/v1'],
+          ['https://h.example/api/v1', '/api/v1'],
+          ['http://h:1', ''],
+        ),
+        fc.array(piece, { maxLength: 12 }).map((a) => `/${a.join('')}`),
+        ([b, prefix], path) => {
+          expect(requestTarget(b, prefix, path)).toBe(viaUrl(b, path));
+        },
+      ),
+      { numRuns: 5000 },
+    );
+  });
+
+  test.each([
+    ['a plain path with a query', '/pets?limit=5&x=%20'],
+    ['a dot segment', '/pets/../pets'],
+    ['an encoded dot segment', '/pets/%2E%2e?x'],
+    ['a lone question mark', '/pets?'],
+    ['a space, a quote and a non-ASCII letter', "/pets/a b'é"],
+  ])('%s', (_why, path) => {
+    expect(requestTarget(base, '/v1', path)).toBe(viaUrl(base, path));
   });
 });
 

@@ -39,6 +39,15 @@ describe('parseLossless (JSON.parse when it gives the same tree)', () => {
         .tuple(fc.json(), fc.nat(), fc.string())
         .map(([s, i, ins]) => s.slice(0, i % (s.length + 1)) + ins + s.slice(i % (s.length + 1))),
       fc.tuple(fc.string(), number, number).map(([k, a, b]) => `{"${k.replace(/["\\]/g, '')}":${a},"x":[${b}]}`),
+      // Lists of objects whose numbers (some beyond 15 digits) sit under any keys, array indices among them.
+      fc
+        .array(fc.array(fc.tuple(fc.oneof(fc.string(), fc.nat(20).map(String)), number), { maxLength: 5 }), {
+          maxLength: 4,
+        })
+        .map(
+          (objects) =>
+            `[${objects.map((o) => `{${o.map(([k, v]) => `${JSON.stringify(k)}:[${v},"${v}"]`).join(',')}}`).join(',')}]`,
+        ),
     );
     fc.assert(
       fc.property(text, (t) => {
@@ -65,6 +74,8 @@ describe('parseLossless and plain: digits kept where a JS number would round the
     ['a list with big ids', '[{"id":9223372036854775807,"n":1},{"id":-9007199254740993,"x":[1.25,3e2]}]'],
     ['a string that looks like a marked number', '["\\u0000\\u0070sc-digits:5", 12345678901234567]'],
     ['a top-level big number', '123456789012345678901234567890'],
+    ['array-index keys before a big number', '[{"b":12345678901234567890,"1":5,"0":1.5},{"id":9223372036854775807}]'],
+    ['the same big number twice, and one shared by no copy', '[[1e400,1e400],{"a":{"b":1}},7]'],
   ])('%s', (_why, t) => {
     expect(outcome(() => parseLossless(t))).toEqual(outcome(() => reference(t)));
     // The plain view (what ajv validates) is JSON.parse's, as before.
