@@ -83,30 +83,13 @@ function stablePrefix(base: string, u: URL): string | null {
   return base === u.origin + prefix && URL_STABLE.test(prefix) && !DOT_SEGMENT.test(prefix) ? prefix : null;
 }
 
-/** How often the requests' overall deadlines are looked at: one timer for the process, not one per request. */
+/** How often the requests' overall deadlines are looked at: one timer per client, not one per request. */
 const DEADLINE_SWEEP_MS = 250;
 
 interface InFlight {
   /** performance.now() past which the exchange is abandoned. */
   readonly deadline: number;
   expire(): void;
-}
-
-/** Exchanges (of every client) whose headers have come and whose body is still being read, under the deadline. */
-const inFlight = new Set<InFlight>();
-let sweeper: NodeJS.Timeout | null = null;
-
-/** Puts an exchange under the overall deadline; the sweeping timer runs while any exchange is watched. */
-function watch(entry: InFlight): void {
-  inFlight.add(entry);
-  sweeper ??= setInterval(() => {
-    const now = performance.now();
-    for (const e of inFlight) if (now >= e.deadline) e.expire();
-    if (inFlight.size === 0) {
-      clearInterval(sweeper!);
-      sweeper = null;
-    }
-  }, DEADLINE_SWEEP_MS).unref();
 }
 
 /** What dispatch hands back: the status, the raw header lines and the body read (up to the cap). */
@@ -126,14 +109,20 @@ export class HttpClient {
   private readonly opts: Required<Omit<ClientOptions, 'baseUrl' | 'transport'>>;
   private readonly listeners: ExchangeListener[] = [];
   private seq = 0;
+  /** False for a fork: the connections are its parent's to close. */
+  private readonly ownsAgent: boolean;
   /** The base address's origin, and its path when requests may skip the URL parser (see requestTarget). */
   private readonly origin: string;
   private readonly prefix: string | null;
   private readonly userAgent = userAgent();
-  /** False for a fork: the connections are its parent's to close. */
-  private readonly ownsAgent: boolean;
+  /**
+   * Exchanges whose headers have come and whose body is still being read, under the overall deadline, and the one
+   * timer that sweeps them while the client is open (a fork shares its parent's).
+   */
+  private readonly deadlines: { readonly inFlight: Set<InFlight>; sweeper: NodeJS.Timeout | null };
 
-  constructor(options: ClientOptions, agent?: Dispatcher) {
+  /** A fork (see `fork`) passes the client it forks. */
+  constructor(options: ClientOptions, parent?: HttpClient) {
     // Requests' paths start with /, so joining is concatenation: a prefix before /v1 is kept as it is.
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
     this.transport = options.transport ?? DEFAULT_TRANSPORT;
@@ -144,8 +133,9 @@ export class HttpClient {
       maxBodyBytes: options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
       connections: options.connections ?? 16,
     };
-    this.ownsAgent = agent === undefined;
-    this.agent = agent ?? createDispatcher(this.transport, this.opts);
+    this.ownsAgent = parent === undefined;
+    this.agent = parent?.agent ?? createDispatcher(this.transport, this.opts);
+    this.deadlines = parent?.deadlines ?? { inFlight: new Set(), sweeper: null };
     const u = new URL(this.baseUrl);
     this.origin = u.origin;
     this.prefix = stablePrefix(this.baseUrl, u);
@@ -153,10 +143,11 @@ export class HttpClient {
 
   /**
    * A client over the same connections, with listeners of its own, whose exchanges are numbered from `firstSeq`: a
-   * part of a suite that runs beside others numbers its exchanges whatever the interleaving. Closing it closes nothing.
+   * part of a suite that runs beside others numbers its exchanges whatever the interleaving. It shares the deadline
+   * sweep too; closing it closes nothing.
    */
   fork(firstSeq: number): HttpClient {
-    const child = new HttpClient({ baseUrl: this.baseUrl, transport: this.transport, ...this.opts }, this.agent);
+    const child = new HttpClient({ baseUrl: this.baseUrl, transport: this.transport, ...this.opts }, this);
     child.seq = firstSeq - 1;
     return child;
   }
@@ -280,7 +271,7 @@ export class HttpClient {
    * more than any Pet Store answer needs). undici's handler interface rather than `request()`: no stream, async
    * resource or abort signal per request, which cost more than the rest of the exchange on a local target.
    * bodyTimeout measures silence between chunks; a body dripped slowly needs an overall deadline too (the headers are
-   * bounded by connectTimeout and headersTimeout already): one sweeping timer for all clients aborts it with a
+   * bounded by connectTimeout and headersTimeout already): the client's one sweeping timer aborts it with a
    * TimeoutError (a timer per request costs more than the rest of the HTTP layer's own work).
    */
   private dispatch(
@@ -292,6 +283,7 @@ export class HttpClient {
   ): Promise<RawResponse> {
     const cap = this.opts.maxBodyBytes;
     const deadlineMs = this.opts.headersTimeoutMs + this.opts.bodyTimeoutMs * 2 + 5_000;
+    const { inFlight } = this.deadlines;
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -328,7 +320,7 @@ export class HttpClient {
                 Object.assign(new Error('the whole exchange took longer than its deadline'), { name: 'TimeoutError' }),
               ),
           };
-          watch(watched);
+          this.watch(watched);
           return true;
         },
         onData: (chunk) => {
@@ -363,13 +355,37 @@ export class HttpClient {
     });
   }
 
+  /** Puts an exchange under the overall deadline; the sweeping timer runs while the client is open. */
+  private watch(entry: InFlight): void {
+    const d = this.deadlines;
+    d.inFlight.add(entry);
+    d.sweeper ??= setInterval(() => {
+      const now = performance.now();
+      for (const e of d.inFlight) if (now >= e.deadline) e.expire();
+    }, DEADLINE_SWEEP_MS).unref();
+  }
+
+  private stopSweeper(): void {
+    if (!this.ownsAgent) return;
+    if (this.deadlines.sweeper) clearInterval(this.deadlines.sweeper);
+    this.deadlines.sweeper = null;
+  }
+
   async close(): Promise<void> {
-    if (this.ownsAgent) await this.agent.close();
+    try {
+      if (this.ownsAgent) await this.agent.close();
+    } finally {
+      this.stopSweeper();
+    }
   }
 
   /** Closes at once, dropping requests in flight (used when a hostile target stalls). */
   async destroy(): Promise<void> {
-    await this.agent.destroy();
+    try {
+      await this.agent.destroy();
+    } finally {
+      this.stopSweeper();
+    }
   }
 }
 

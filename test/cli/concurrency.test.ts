@@ -4,12 +4,12 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.js';
 import type { RunReport } from '../../cli/run-command.js';
 import { defaultConcurrency, FUNCTIONAL_SUITES } from '../../config/config.js';
 import { contract } from '../../spec/contract.js';
 import { startReferenceServer } from '../../reference/server.js';
-import { captureOutput, distinctiveKeys, writeEnvFile } from './support.js';
+import { readHar } from '../support/artifacts.js';
+import { distinctiveKeys, runForReport, writeEnvFile } from './support.js';
 
 const FUNCTIONAL = FUNCTIONAL_SUITES.join(',');
 const WINDOW_SECONDS = 2;
@@ -28,38 +28,25 @@ async function run(name: string, extra: string[]) {
     const json = join(dir, `${name}.json`);
     const junit = join(dir, `${name}.xml`);
     const har = join(dir, `${name}.har`);
-    const out = captureOutput();
-    const code = await main(
-      [
-        'run',
-        '--target',
-        server.url,
-        '--env-file',
-        env,
-        '--suite',
-        FUNCTIONAL,
-        '--seed',
-        '11',
-        '--runs',
-        '24',
-        '--json',
-        json,
-        '--junit',
-        junit,
-        '--har',
-        har,
-        ...extra,
-      ],
-      out,
-    );
-    const statuses = (
-      JSON.parse(readFileSync(har, 'utf8')) as { log: { entries: { response: { status: number } }[] } }
-    ).log.entries.map((e) => e.response.status);
+    const { code, out, report } = await runForReport(server.url, env, json, [
+      '--suite',
+      FUNCTIONAL,
+      '--seed',
+      '11',
+      '--runs',
+      '24',
+      '--junit',
+      junit,
+      '--har',
+      har,
+      ...extra,
+    ]);
+    const statuses = readHar(har).log.entries.map((e) => e.response.status);
     return {
       code,
       out,
       url: server.url,
-      report: JSON.parse(readFileSync(json, 'utf8')) as RunReport,
+      report,
       junit: readFileSync(junit, 'utf8'),
       statuses,
     };

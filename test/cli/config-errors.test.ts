@@ -6,20 +6,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.js';
-import { captureOutput, closedPort, distinctiveKeys, writeEnvFile } from './support.js';
+import { closedPort, distinctiveKeys, runMain, writeEnvFile } from './support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'psc-config-'));
 const keys = distinctiveKeys('cfg');
 const goodEnv = writeEnvFile(join(dir, 'good.env'), keys);
 const env = (name: string, extra: Record<string, string>, withKeys = true) =>
   writeEnvFile(join(dir, name), withKeys ? keys : [], extra);
-
-async function run(argv: string[]): Promise<{ code: number; stderr: string; stdout: string }> {
-  const out = captureOutput();
-  const code = await main(argv, out);
-  return { code, stderr: out.stderr.join(''), stdout: out.stdout.join('') };
-}
 
 describe('configuration errors exit 2 and name the flag or variable', () => {
   const cases: [string, () => string[], RegExp][] = [
@@ -100,7 +93,7 @@ describe('configuration errors exit 2 and name the flag or variable', () => {
   ];
 
   it.each(cases)('%s', async (_name, argv, message) => {
-    const r = await run(argv());
+    const r = await runMain(argv());
     expect(r.stderr).toMatch(message);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe('');
@@ -113,7 +106,7 @@ describe('configuration errors exit 2 and name the flag or variable', () => {
 describe('an unreachable target exits 3 and names the URL', () => {
   it('closed port', async () => {
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
-    const r = await run(['run', '--target', url, '--env-file', goodEnv]);
+    const r = await runMain(['run', '--target', url, '--env-file', goodEnv]);
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`target unreachable: ${url}`);
     expect(r.stderr).toMatch(/ECONNREFUSED/);
@@ -134,7 +127,7 @@ describe('an unreachable target exits 3 and names the URL', () => {
         request: { method: 'GET', path: '/pets', headers: {}, bodyBase64: null },
       }),
     );
-    const r = await run(['replay', file, '--target', url, '--env-file', goodEnv]);
+    const r = await runMain(['replay', file, '--target', url, '--env-file', goodEnv]);
     expect(r.code).toBe(3);
     expect(r.stderr).toContain(`target unreachable: ${url}`);
   });

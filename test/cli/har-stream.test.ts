@@ -1,15 +1,15 @@
 // A run's exchanges are streamed to the HAR as the suites send them (issue 12, bounded memory): the HAR of a run of
 // many batches is one valid document holding every exchange the report counts, and the report is the same with or
 // without --har (nothing in it depends on the stream).
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.js';
 import type { ConformanceReport } from '../../reports/conformance-report.js';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import { BATCH_SIZE } from '../../suites/meta.js';
-import { captureOutput, distinctiveKeys, writeEnvFile } from './support.js';
+import { readHar } from '../support/artifacts.js';
+import { distinctiveKeys, runForReport, writeEnvFile } from './support.js';
 
 describe('run --har streams every exchange', () => {
   const keys = distinctiveKeys('harstream');
@@ -22,18 +22,17 @@ describe('run --har streams every exchange', () => {
   async function run(dir: string, extra: string[]): Promise<ConformanceReport> {
     const json = join(dir, `r${extra.length}.json`);
     const envFile = writeEnvFile(join(dir, '.env'), keys);
-    const out = captureOutput();
-    const args = ['run', '--target', server.url, '--env-file', envFile, '--suite', 'listPets,getPet', '--runs', '500'];
-    const code = await main([...args, '--seed', '21', '--json', json, ...extra], out);
+    const args = ['--suite', 'listPets,getPet', '--runs', '500', '--seed', '21', ...extra];
+    const { code, out, report } = await runForReport(server.url, envFile, json, args);
     expect(code, out.text()).toBe(0);
-    return JSON.parse(readFileSync(json, 'utf8')) as ConformanceReport;
+    return report;
   }
 
   it('the HAR holds every exchange of every suite, and the report does not depend on it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'psc-harstream-'));
     const har = join(dir, 'run.har');
     const withHar = await run(dir, ['--har', har]);
-    const doc = JSON.parse(readFileSync(har, 'utf8')) as { log: { entries: unknown[]; comment?: string } };
+    const doc = readHar(har);
     expect(withHar.errors).toEqual([]);
     expect(withHar.totals.exchanges, 'several batches per suite').toBeGreaterThan(4 * BATCH_SIZE);
     expect(doc.log.entries).toHaveLength(withHar.totals.exchanges);

@@ -4,12 +4,12 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { requestBudget, type RunReport } from '../../cli/run-command.js';
-import { main } from '../../cli/main.js';
+import { requestBudget } from '../../cli/run-command.js';
 import { loadConfig, parseDuration } from '../../config/config.js';
 import { isEdgeName, prefixedName } from '../../generators/names.js';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
-import { captureOutput, countingProxy, distinctiveKeys, writeEnvFile } from './support.js';
+import { readHar } from '../support/artifacts.js';
+import { countingProxy, distinctiveKeys, runAgainst, runForReport, writeEnvFile } from './support.js';
 
 describe('run limits against a real target', () => {
   const keys = distinctiveKeys('limits');
@@ -23,15 +23,8 @@ describe('run limits against a real target', () => {
   });
   afterAll(async () => server?.close());
 
-  const run = async (target: string, name: string, extra: string[]) => {
-    const json = join(dir, `${name}.json`);
-    const out = captureOutput();
-    const code = await main(
-      ['run', '--target', target, '--env-file', envFile, '--seed', '5', '--json', json, ...extra],
-      out,
-    );
-    return { code, out, report: JSON.parse(readFileSync(json, 'utf8')) as RunReport };
-  };
+  const run = (target: string, name: string, extra: string[]) =>
+    runForReport(target, envFile, join(dir, `${name}.json`), ['--seed', '5', ...extra]);
 
   it('a target that slows down by a few ms per answer: exit 3, the trend as a warning, every report written', async () => {
     const proxy = await countingProxy(server.url, 8);
@@ -62,7 +55,7 @@ describe('run limits against a real target', () => {
       );
       expect(out.text()).toMatch(/Stopped early: .*slowed down/);
       expect(out.text()).toMatch(/time budget 600 s/);
-      const harLog = (JSON.parse(readFileSync(har, 'utf8')) as { log: { comment: string; entries: unknown[] } }).log;
+      const harLog = readHar(har).log;
       const entries = harLog.entries;
       expect(harLog.comment).toMatch(/Stopped early: .*PSC_TARGET_SLOWING/);
       expect(entries.length + 1).toBe(report.run.budget.sent);
@@ -142,14 +135,13 @@ describe('a stopped run keeps what it found', () => {
     try {
       const dir = mkdtempSync(join(tmpdir(), 'psc-stopfault-'));
       const envFile = writeEnvFile(join(dir, '.env'), keys);
-      const json = join(dir, 'r.json');
-      const out = captureOutput();
-      const code = await main(
-        ['run', '--target', proxy.url, '--env-file', envFile, '--suite', 'listPets', '--budget', '12', '--json', json],
-        out,
-      );
+      const { code, out, report } = await runForReport(proxy.url, envFile, join(dir, 'r.json'), [
+        '--suite',
+        'listPets',
+        '--budget',
+        '12',
+      ]);
       expect(code, out.text()).toBe(1);
-      const report = JSON.parse(readFileSync(json, 'utf8')) as RunReport;
       expect(report.run.stop?.code).toBe('PSC_BUDGET');
       expect(report.findings.some((f) => f.checkId === 'body-schema' && f.level === 'violation')).toBe(true);
       expect(proxy.counts.requests).toBeLessThanOrEqual(12);
@@ -173,25 +165,16 @@ describe('pets the run creates are recognisable', () => {
     try {
       const dir = mkdtempSync(join(tmpdir(), 'psc-prefix-'));
       const envFile = writeEnvFile(join(dir, '.env'), keys);
-      const out = captureOutput();
-      const code = await main(
-        [
-          'run',
-          '--target',
-          proxy.url,
-          '--env-file',
-          envFile,
-          '--suite',
-          'createPet,stateful',
-          '--runs',
-          '20',
-          '--seed',
-          '8',
-          '--name-prefix',
-          'gate-x-',
-        ],
-        out,
-      );
+      const { code, out } = await runAgainst(proxy.url, envFile, [
+        '--suite',
+        'createPet,stateful',
+        '--runs',
+        '20',
+        '--seed',
+        '8',
+        '--name-prefix',
+        'gate-x-',
+      ]);
       expect(code, out.text()).toBe(0);
       const names = proxy.createdNames;
       expect(names.length).toBeGreaterThan(10);

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import type { ConformanceReport } from '../../reports/conformance-report.js';
+import { readJson } from '../support/artifacts.js';
 
 test('`petstore-conformance run` with no configuration passes against the embedded server, with reports', () => {
   const dir = mkdtempSync(join(tmpdir(), 'psc-run-'));
@@ -33,7 +34,7 @@ test('`petstore-conformance run` with no configuration passes against the embedd
   expect(r.status, r.stderr + r.stdout).toBe(0);
   expect(r.stdout).toMatch(/Result: CONFORMANT/);
   expect(r.stdout).toMatch(/Rate limits, per plan key/);
-  const report = JSON.parse(readFileSync(join(dir, 'r.json'), 'utf8')) as ConformanceReport;
+  const report = readJson<ConformanceReport>(join(dir, 'r.json'));
   expect(report.verdict).toBe('conformant');
   expect(report.target.embedded).toBe(true);
   expect(report.suites.map((s) => s.name).sort()).toEqual([

@@ -4,10 +4,9 @@ import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.js';
-import type { ConformanceReport } from '../../reports/conformance-report.js';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
-import { captureOutput, distinctiveKeys, writeEnvFile } from './support.js';
+import { readHar } from '../support/artifacts.js';
+import { distinctiveKeys, runForReport, writeEnvFile } from './support.js';
 
 describe('run: provide in, reporter out', () => {
   const keys = distinctiveKeys('seams');
@@ -23,33 +22,21 @@ describe('run: provide in, reporter out', () => {
     const har = join(dir, 'out', 'x.har');
     const json = join(dir, 'r.json');
     const envBefore = { ...process.env };
-    const out = captureOutput();
-    const code = await main(
-      [
-        'run',
-        '--target',
-        server.url,
-        '--env-file',
-        envFile,
-        '--suite',
-        'getPet,createPet',
-        '--runs',
-        '5',
-        '--seed',
-        '4',
-        '--har',
-        har,
-        '--json',
-        json,
-      ],
-      out,
-    );
+    const { code, out, report } = await runForReport(server.url, envFile, json, [
+      '--suite',
+      'getPet,createPet',
+      '--runs',
+      '5',
+      '--seed',
+      '4',
+      '--har',
+      har,
+    ]);
     expect(code, out.text()).toBe(0);
     expect(process.env).toEqual(envBefore);
-    const report = JSON.parse(readFileSync(json, 'utf8')) as ConformanceReport;
     expect(report.suites.map((s) => s.name).sort()).toEqual(['createPet', 'getPet']);
     const text = readFileSync(har, 'utf8');
-    const entries = (JSON.parse(text) as { log: { entries: { request: { url: string } }[] } }).log.entries;
+    const entries = readHar(har).log.entries;
     expect(entries.length).toBe(report.totals.exchanges);
     expect(entries.every((e) => e.request.url.startsWith(server.url))).toBe(true);
     for (const k of keys) expect(text).not.toContain(k.key);

@@ -5,19 +5,12 @@
 import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.js';
 import { faults } from '../../reference/faults.js';
-import { captureOutput } from './support.js';
-
-async function cli(argv: string[]) {
-  const out = captureOutput();
-  const code = await main(argv, out);
-  return { code, stdout: out.stdout.join(''), stderr: out.stderr.join('') };
-}
+import { runMain } from './support.js';
 
 describe('serve --list-faults', () => {
   it('prints every fault of the catalogue with its suite, the check that catches it and what it breaks', async () => {
-    const r = await cli(['serve', '--list-faults']);
+    const r = await runMain(['serve', '--list-faults']);
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(faults.length + 1);
@@ -28,7 +21,7 @@ describe('serve --list-faults', () => {
   });
 
   it('--json gives the catalogue as data: id, description, catches, suite', async () => {
-    const r = await cli(['serve', '--list-faults', '--json']);
+    const r = await runMain(['serve', '--list-faults', '--json']);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual(
       faults.map((f) => ({ id: f.id, description: f.description, catches: f.catches, suite: f.suite })),
@@ -49,7 +42,7 @@ describe('serve refuses what it cannot start', () => {
     // Two faults that replace one seam: one of them would silently vanish.
     [['--fault', 'create-202,create-200'], /faults create-202, create-200 cannot be combined/],
   ])('serve %j exits 2 naming it', async (args, message) => {
-    const r = await cli(['serve', ...args]);
+    const r = await runMain(['serve', ...args]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(message);
     expect(r.stdout).toBe('');

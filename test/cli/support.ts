@@ -1,9 +1,17 @@
-/** Helpers for in-process CLI tests: an Output that captures what `main()` prints, and distinctive reference keys. */
-import { writeFileSync } from 'node:fs';
+/**
+ * Helpers for in-process CLI tests: an Output that captures what `main()` prints, `main()` run with it, distinctive
+ * reference keys and the env files that give them.
+ */
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { main } from '../../cli/main.js';
 import type { Output } from '../../cli/output.js';
+import type { RunReport } from '../../cli/run-command.js';
 import { keyEnv } from '../../config/config.js';
 import { generateKeys, type ReferenceKey } from '../../reference/server.js';
+import { readJson } from '../support/artifacts.js';
 
 export interface Captured extends Output {
   readonly stdout: string[];
@@ -24,6 +32,38 @@ export function captureOutput(): Captured {
   };
 }
 
+/** What an in-process `main()` returned, and everything it printed (also joined, per stream). */
+export interface MainResult {
+  readonly code: number;
+  readonly out: Captured;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** `petstore-conformance ...argv`, in process (tls/support.ts's runCli is the spawned binary). */
+export async function runMain(argv: readonly string[]): Promise<MainResult> {
+  const out = captureOutput();
+  const code = await main([...argv], out);
+  return { code, out, stdout: out.stdout.join(''), stderr: out.stderr.join('') };
+}
+
+/** `run --target <target> --env-file <envFile> ...args`, in process: the command most CLI tests give. */
+export function runAgainst(target: string, envFile: string, args: readonly string[] = []): Promise<MainResult> {
+  return runMain(['run', '--target', target, '--env-file', envFile, ...args]);
+}
+
+/** runAgainst with `--json <json>` after `args`, and the report it wrote there, whatever the exit code. */
+export async function runForReport(
+  target: string,
+  envFile: string,
+  json: string,
+  args: readonly string[] = [],
+): Promise<MainResult & { report: RunReport }> {
+  const r = await runAgainst(target, envFile, [...args, '--json', json]);
+  if (!existsSync(json)) throw new Error(`no report at --json (exit ${r.code}):\n${r.out.text()}`);
+  return { ...r, report: readJson<RunReport>(json) };
+}
+
 /** Reference keys whose values are easy to grep for, one per plan (the suffix differs per test so runs never share). */
 export function distinctiveKeys(tag: string): ReferenceKey[] {
   return generateKeys().map((k) => ({ ...k, key: `psk_SECRET_${k.plan}_${tag}_0123456789abcdef` }));
@@ -34,6 +74,11 @@ export function writeEnvFile(path: string, keys: readonly ReferenceKey[], extra:
   const lines = Object.entries({ ...keyEnv(keys), ...extra }).map(([k, v]) => `${k}=${v}`);
   writeFileSync(path, `${lines.join('\n')}\n`);
   return path;
+}
+
+/** writeEnvFile into a fresh temporary directory whose name starts with `prefix`. */
+export function tempEnvFile(prefix: string, keys: readonly ReferenceKey[], extra: Record<string, string> = {}): string {
+  return writeEnvFile(join(mkdtempSync(join(tmpdir(), prefix)), '.env'), keys, extra);
 }
 
 /** A loopback port that nothing listens on (bound, then released). */

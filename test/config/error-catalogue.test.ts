@@ -3,12 +3,11 @@
  * by the catalogue's codes, so a code added or removed without its row fails tsc), the row states its exit code, and
  * each code is provoked through the real path that throws it, so a code nothing throws cannot stay.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.js';
 import {
   exitCodeFor,
   exitCodeOf,
@@ -21,7 +20,7 @@ import { ApiKey, registerSecret } from '../../http/redact.js';
 import { planKeys, startReferenceServer } from '../../reference/server.js';
 import { guardSecrets } from '../../reports/secret-gate.js';
 import { runSuite } from '../../runner/suites.js';
-import { captureOutput, closedPort, countingProxy, distinctiveKeys, writeEnvFile } from '../cli/support.js';
+import { closedPort, countingProxy, distinctiveKeys, runForReport, runMain, writeEnvFile } from '../cli/support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'psc-errors-'));
 const keys = distinctiveKeys('errors');
@@ -34,9 +33,8 @@ interface Seen {
 }
 
 async function viaMain(argv: string[]): Promise<Seen> {
-  const out = captureOutput();
-  const exit = await main(argv, out);
-  return { exit, code: /\[(PSC_[A-Z_]+)\]/.exec(out.stderr.join(''))?.[1] };
+  const { code: exit, stderr } = await runMain(argv);
+  return { exit, code: /\[(PSC_[A-Z_]+)\]/.exec(stderr)?.[1] };
 }
 
 function thrown(fn: () => unknown): Seen {
@@ -73,11 +71,7 @@ async function viaRunLimits(flags: string[], proxyStep: number | null = null): P
   const json = join(mkdtempSync(join(tmpdir(), 'psc-errors-run-')), 'r.json');
   try {
     const target = proxy?.url ?? server.url;
-    const exit = await main(
-      ['run', '--target', target, '--env-file', goodEnv, '--json', json, ...flags],
-      captureOutput(),
-    );
-    const report = JSON.parse(readFileSync(json, 'utf8')) as { run: { stop: { code: string } | null } };
+    const { code: exit, report } = await runForReport(target, goodEnv, json, flags);
     return { exit, code: report.run.stop?.code };
   } finally {
     await proxy?.close();

@@ -5,7 +5,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SuiteName } from '../../config/config.js';
-import { main } from '../../cli/main.js';
 import { preflight } from '../../cli/preflight.js';
 import { keyVariable, loadConfig, type Env } from '../../config/config.js';
 import { HarnessError } from '../../config/errors.js';
@@ -13,11 +12,8 @@ import type { Finding } from '../../checks/check.js';
 import { planKeys, startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import type { RunSettings } from '../../runner/context.js';
 import { runSuite } from '../../runner/suites.js';
-import { captureOutput, closedPort, writeEnvFile } from '../cli/support.js';
+import { closedPort, runAgainst, tempEnvFile } from '../cli/support.js';
 import { startHostileServer, startRecorder, type HostileMode, type HostileOptions } from './hostile-server.js';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 
 /** Client limits for these tests: short, so a stalling target costs little; far above loopback latency. */
 const LIMITS = {
@@ -131,12 +127,7 @@ describe('hostile targets', () => {
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
     const o = await timed('refuse', 'getPet', url, 'transport-ok');
     expect(codes(o)).toEqual(new Set(['ECONNREFUSED']));
-    const dir = mkdtempSync(join(tmpdir(), 'psc-hostile-'));
-    const out = captureOutput();
-    const code = await main(
-      ['run', '--target', url, '--env-file', writeEnvFile(join(dir, '.env'), upstream.keys)],
-      out,
-    );
+    const { code, out } = await runAgainst(url, tempEnvFile('psc-hostile-', upstream.keys));
     expect(code).toBe(3);
     expect(out.stderr.join('')).toContain(`target unreachable: ${url} (ECONNREFUSED`);
   });

@@ -6,6 +6,8 @@ import { faults } from '../../reference/faults.js';
 import { allChecks, checkById } from '../../checks/registry.js';
 import { type SuiteName, isFunctionalSuite } from '../../config/config.js';
 import { alsoTrips, unrelatedChecks, unrelatedMessage } from './precision.js';
+import { startReferenceServer } from '../../reference/server.js';
+import { runAgainst, tempEnvFile } from '../cli/support.js';
 import { runAgainstReference } from './run-against.js';
 
 describe('every fault of the functional suites is caught by the check it names, and by no unrelated check', () => {
@@ -60,20 +62,10 @@ describe('faults found through the CLI reach the exit code', () => {
     ['create-200', 'createPet'],
   ] as const) {
     test(`${fault} → exit 1 (${suite})`, async () => {
-      const { startReferenceServer } = await import('../../reference/server.js');
-      const { main } = await import('../../cli/main.js');
-      const { captureOutput, writeEnvFile } = await import('../cli/support.js');
-      const { mkdtempSync } = await import('node:fs');
-      const { tmpdir } = await import('node:os');
-      const { join } = await import('node:path');
       const server = await startReferenceServer({ faults: [fault], windowSeconds: 5 });
       try {
-        const envFile = writeEnvFile(join(mkdtempSync(join(tmpdir(), 'psc-meta-')), '.env'), server.keys);
-        const out = captureOutput();
-        const code = await main(
-          ['run', '--target', server.url, '--env-file', envFile, '--suite', suite, '--runs', '40', '--seed', '42'],
-          out,
-        );
+        const envFile = tempEnvFile('psc-meta-', server.keys);
+        const { code, out } = await runAgainst(server.url, envFile, ['--suite', suite, '--runs', '40', '--seed', '42']);
         expect(code, out.text()).toBe(1);
       } finally {
         await server.close();

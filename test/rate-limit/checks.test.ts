@@ -44,6 +44,20 @@ function burst(accepted: number, over: Partial<Extract<c.BurstEvidence, { kind: 
   };
 }
 
+/** A paced phase of the free key: request 30 after 33 s, from a key shown rested unless told otherwise. */
+const paced = (rejection: ReturnType<typeof exchange> | null, rested = true): c.NotStricterEvidence => ({
+  kind: 'paced',
+  plan: 'free',
+  limit: 60,
+  windowSeconds: 60,
+  sent: 30,
+  spanMs: 33_000,
+  rejection,
+  previous: at(25),
+  rested,
+  requestsPerDay: 1000,
+});
+
 describe('rl-burst-enforced', () => {
   it('passes exactly R accepted, and the refill elapsed time explains', () => {
     expect(c.burstEnforced.run(burst(20))).toEqual([]);
@@ -89,18 +103,6 @@ describe('rl-burst-enforced', () => {
 });
 
 describe('rl-not-stricter-than-plan', () => {
-  const paced = (rejection: ReturnType<typeof exchange> | null): c.NotStricterEvidence => ({
-    kind: 'paced',
-    plan: 'free',
-    limit: 60,
-    windowSeconds: 60,
-    sent: 30,
-    spanMs: 33_000,
-    rejection,
-    previous: at(25),
-    rested: true,
-    requestsPerDay: 1000,
-  });
   it('passes a paced phase without 429 and a full window', () => {
     expect(c.notStricterThanPlan.run(paced(null))).toEqual([]);
     expect(
@@ -421,18 +423,6 @@ describe("a daily 429 (or a ban) is not the minute limit's", () => {
     }
   });
   it('while pacing: an observation, and so is a paced 429 from a key not shown rested', () => {
-    const paced = (rejection: ReturnType<typeof exchange>, rested = true): c.NotStricterEvidence => ({
-      kind: 'paced',
-      plan: 'free',
-      limit: 60,
-      windowSeconds: 60,
-      sent: 30,
-      spanMs: 33_000,
-      rejection,
-      previous: at(25),
-      rested,
-      requestsPerDay: 1000,
-    });
     const daily = c.notStricterThanPlan.run(paced(longWait));
     expect(ids(daily)).toEqual(['rl-not-stricter-than-plan:observation']);
     expect(daily[0]?.message).toContain('daily quota exhausted');

@@ -3,15 +3,14 @@
  * signature; a baseline written by --update-baseline passes the same run; one more fault fails naming only the new
  * defect; a fault removed is reported fixed.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { main } from '../../cli/main.js';
 import type { ConformanceReport } from '../../reports/conformance-report.js';
 import { readBaseline } from '../../reports/baseline.js';
 import { startReferenceServer } from '../../reference/server.js';
-import { captureOutput, writeEnvFile } from '../cli/support.js';
+import { runForReport, writeEnvFile } from '../cli/support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'psc-baseline-'));
 
@@ -23,27 +22,9 @@ async function run(
   try {
     const envFile = writeEnvFile(join(dir, '.env'), server.keys);
     const json = join(dir, `report-${faults.join('+') || 'none'}-${extra.length}.json`);
-    const out = captureOutput();
-    const code = await main(
-      [
-        'run',
-        '--target',
-        server.url,
-        '--env-file',
-        envFile,
-        '--suite',
-        'createPet',
-        '--runs',
-        '20',
-        '--seed',
-        '7',
-        '--json',
-        json,
-        ...extra,
-      ],
-      out,
-    );
-    return { code, text: out.text(), report: JSON.parse(readFileSync(json, 'utf8')) as ConformanceReport };
+    const args = ['--suite', 'createPet', '--runs', '20', '--seed', '7', ...extra];
+    const { code, out, report } = await runForReport(server.url, envFile, json, args);
+    return { code, text: out.text(), report };
   } finally {
     await server.close();
   }

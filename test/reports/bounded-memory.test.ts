@@ -1,6 +1,6 @@
 // Bounded memory (issue 12): exchanges are streamed, batch by batch, from the scenario to the HAR file; nothing on the
 // way holds a run's exchanges. These tests are structural: counts and bounds, never timing or RSS.
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,14 +12,10 @@ import { FindingLog, OBSERVATION_SAMPLES } from '../../runner/findings.js';
 import { runSuite } from '../../runner/suites.js';
 import type { Finding } from '../../checks/check.js';
 import { BATCH_SIZE, type ExchangeData, ExchangeStream, exchangeData } from '../../suites/meta.js';
+import { readHar } from '../support/artifacts.js';
 
 /** At most one open batch and two in flight: what ExchangeStream may hold, whatever the run's length. */
 const BOUND = 3 * BATCH_SIZE;
-
-interface Har {
-  log: { version: string; comment?: string; entries: { request: { url: string } }[] };
-}
-const readHar = (path: string): Har => JSON.parse(readFileSync(path, 'utf8')) as Har;
 
 /** A recorded GET /pets?i=… exchange, numbered `i`. */
 function exchange(i: number, url = `http://127.0.0.1:9/v1/pets?i=${i}`): Exchange {

@@ -10,6 +10,7 @@ import type { LoadReport } from '../../reports/model.js';
 import { reportSchemaErrors } from '../../reports/report-schema.js';
 import { DEFAULT_THRESHOLDS } from '../../reports/thresholds.js';
 import { writeReportFiles } from '../../reports/write-report.js';
+import { readJson } from '../support/artifacts.js';
 import { mixScenario, planScenario, syntheticRun } from './fixtures.js';
 
 async function shard(
@@ -31,7 +32,7 @@ describe('report merge', () => {
     const b = await shard(join(root, 'b'), [[200, 10]], planScenario(2, 54, 186, 3));
     const out = join(root, 'merged');
     const { report } = await mergeReports([join(root, 'a'), join(root, 'b')], out, { thresholds: DEFAULT_THRESHOLDS });
-    expect(reportSchemaErrors(JSON.parse(readFileSync(join(out, 'report.json'), 'utf8')))).toEqual([]);
+    expect(reportSchemaErrors(readJson<unknown>(join(out, 'report.json')))).toEqual([]);
     expect(report.shards).toBe(2);
     expect(report.profile).toBe('merged');
     const mix = report.scenarios.find((s) => s.id === 'mix-connections-10')!;
@@ -73,7 +74,7 @@ describe('report merge', () => {
     const err: string[] = [];
     const io = { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } };
     expect(await reportCommand(['merge', join(root, 'a'), join(root, 'b'), '--out', join(root, 'm')], io)).toBe(0);
-    expect(JSON.parse(readFileSync(join(root, 'm', 'report.json'), 'utf8')).scenarios[0].responses).toBe(200);
+    expect(readJson<LoadReport>(join(root, 'm', 'report.json')).scenarios[0]!.responses).toBe(200);
     expect(await reportCommand(['merge', join(root, 'nothing')], io)).toBe(2);
     expect(err.join('')).toMatch(/PSC_USAGE: report merge: cannot read/);
     expect(await reportCommand(['frobnicate'], io)).toBe(2);

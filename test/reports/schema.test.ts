@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -10,6 +10,8 @@ import { reportSchemaErrors } from '../../reports/report-schema.js';
 import { renderSummary } from '../../reports/summary.js';
 import { DEFAULT_THRESHOLDS } from '../../reports/thresholds.js';
 import { assertNoSecrets, utcStamp, writeReportFiles, writeRunReport } from '../../reports/write-report.js';
+import type { LoadReport } from '../../reports/model.js';
+import { readJson } from '../support/artifacts.js';
 import { mixScenario, syntheticRun } from './fixtures.js';
 
 describe('report.json schema and writing', () => {
@@ -46,7 +48,7 @@ describe('report.json schema and writing', () => {
     expect(second.dir).toBe(join(out, '2030-01-01T02-00-00Z-2'));
     expect(second.report.trend).toHaveLength(1);
     expect(readHistory(out).map((h) => h.dir)).toEqual(['2030-01-01T02-00-00Z', '2030-01-01T02-00-00Z-2']);
-    expect(JSON.parse(readFileSync(join(second.dir, 'report.json'), 'utf8')).trend[0].dir).toBe('2030-01-01T02-00-00Z');
+    expect(readJson<LoadReport>(join(second.dir, 'report.json')).trend[0]!.dir).toBe('2030-01-01T02-00-00Z');
   });
 
   it('history is bounded', () => {

@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { main } from '../../cli/main.js';
 import { ApiKey } from '../../http/redact.js';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import type { ReplayFile } from '../../reports/replay-file.js';
-import { captureOutput, distinctiveKeys, writeEnvFile, type Captured } from '../cli/support.js';
+import { distinctiveKeys, runAgainst, runMain, tempEnvFile, type Captured } from '../cli/support.js';
+import { readJson } from '../support/artifacts.js';
 
 const keys = distinctiveKeys('scan');
 const values = keys.map((k) => k.key);
@@ -46,36 +46,25 @@ describe('a full failing run leaks no key', () => {
     clean = await startReferenceServer({ keys });
     artifacts = mkdtempSync(join(tmpdir(), 'psc-secrets-'));
     // The env file holds the keys by design: it lives outside the scanned directory.
-    envFile = writeEnvFile(join(mkdtempSync(join(tmpdir(), 'psc-env-')), '.env'), keys, {
-      GITHUB_STEP_SUMMARY: join(artifacts, 'step-summary.md'),
-    });
-    out = captureOutput();
-    code = await main(
-      [
-        'run',
-        '--target',
-        faulty.url,
-        '--env-file',
-        envFile,
-        '--suite',
-        'auth',
-        '--suite',
-        'createPet',
-        '--runs',
-        '10',
-        '--seed',
-        '4242',
-        '--json',
-        join(artifacts, 'report.json'),
-        '--junit',
-        join(artifacts, 'junit.xml'),
-        '--replay-dir',
-        join(artifacts, 'replays'),
-        '--har',
-        join(artifacts, 'exchanges.har'),
-      ],
-      out,
-    );
+    envFile = tempEnvFile('psc-env-', keys, { GITHUB_STEP_SUMMARY: join(artifacts, 'step-summary.md') });
+    ({ code, out } = await runAgainst(faulty.url, envFile, [
+      '--suite',
+      'auth',
+      '--suite',
+      'createPet',
+      '--runs',
+      '10',
+      '--seed',
+      '4242',
+      '--json',
+      join(artifacts, 'report.json'),
+      '--junit',
+      join(artifacts, 'junit.xml'),
+      '--replay-dir',
+      join(artifacts, 'replays'),
+      '--har',
+      join(artifacts, 'exchanges.har'),
+    ]));
   }, 60_000);
 
   afterAll(async () => {
@@ -91,8 +80,8 @@ describe('a full failing run leaks no key', () => {
       .sort();
     expect(names).toEqual(expect.arrayContaining(['report.json', 'junit.xml', 'step-summary.md', 'exchanges.har']));
     expect(names.filter((n) => n.startsWith('replays/')).length).toBeGreaterThan(0);
-    const report = JSON.parse(readFileSync(join(artifacts, 'report.json'), 'utf8'));
-    const checks = new Set(report.findings.map((f: { checkId: string }) => f.checkId));
+    const report = readJson<{ findings: { checkId: string }[] }>(join(artifacts, 'report.json'));
+    const checks = new Set(report.findings.map((f) => f.checkId));
     expect(checks).toContain('create-201');
     expect(checks).toContain('auth-rejected');
   });
@@ -111,9 +100,7 @@ describe('a full failing run leaks no key', () => {
   });
 
   it('writes replay files whose Authorization carries a $PETSTORE_API_KEY_<PLAN> placeholder', () => {
-    const replays = filesUnder(join(artifacts, 'replays')).map(
-      (p) => JSON.parse(readFileSync(p, 'utf8')) as ReplayFile,
-    );
+    const replays = filesUnder(join(artifacts, 'replays')).map((p) => readJson<ReplayFile>(p));
     const withAuth = replays.filter((r) => r.request.headers.authorization !== undefined);
     expect(withAuth.length).toBeGreaterThan(0);
     const keyed = withAuth.filter((r) => r.request.headers.authorization!.includes('$PETSTORE_API_KEY_'));
@@ -130,32 +117,33 @@ describe('a full failing run leaks no key', () => {
       const dir = join(artifacts, 'replays');
       const name = readdirSync(dir)
         .filter((n) => n.endsWith('-status-documented.json'))
-        .find((n) => (JSON.parse(readFileSync(join(dir, n), 'utf8')) as ReplayFile).request.method === 'POST');
+        .find((n) => readJson<ReplayFile>(join(dir, n)).request.method === 'POST');
       expect(name, 'a status-documented replay file for POST /pets').toBeDefined();
       return join(dir, name!);
     }
 
+    /** `replay` of that file against `target`, with the keys of the env file. */
+    const replay = (target: string) => runMain(['replay', statusReplay(), '--target', target, '--env-file', envFile]);
+
     it('reproduces on the faulty server (exit 1, "reproduced")', async () => {
-      const o = captureOutput();
-      const rc = await main(['replay', statusReplay(), '--target', faulty.url, '--env-file', envFile], o);
-      expect(o.stdout.join('')).toMatch(/^replayed POST \/pets → 200$/m);
-      expect(o.stdout.join('')).toMatch(/^reproduced: status-documented$/m);
-      expect(rc).toBe(1);
-      expect(keyHits(o.text())).toBe(0);
+      const r = await replay(faulty.url);
+      expect(r.stdout).toMatch(/^replayed POST \/pets → 200$/m);
+      expect(r.stdout).toMatch(/^reproduced: status-documented$/m);
+      expect(r.code).toBe(1);
+      expect(keyHits(r.out.text())).toBe(0);
     });
 
     it('does not reproduce on a faultless server (exit 0, "did not reproduce", with the seed to rerun)', async () => {
-      const o = captureOutput();
-      const rc = await main(['replay', statusReplay(), '--target', clean.url, '--env-file', envFile], o);
-      expect(o.stdout.join('')).toMatch(/^replayed POST \/pets → 201$/m);
-      expect(o.stdout.join('')).toMatch(/status-documented did not reproduce/);
-      expect(o.stdout.join('')).toMatch(/rerun the whole run with --seed 4242/);
-      expect(rc).toBe(0);
+      const r = await replay(clean.url);
+      expect(r.stdout).toMatch(/^replayed POST \/pets → 201$/m);
+      expect(r.stdout).toMatch(/status-documented did not reproduce/);
+      expect(r.stdout).toMatch(/rerun the whole run with --seed 4242/);
+      expect(r.code).toBe(0);
     });
 
     it('resends exactly the recorded method, path and body bytes, with only the key filled in', async () => {
       const path = statusReplay();
-      const file = JSON.parse(readFileSync(path, 'utf8')) as ReplayFile;
+      const file = readJson<ReplayFile>(path);
       expect(file.seed).toBe(4242);
       expect(file.request.bodyBase64).not.toBeNull();
       const seen: { method: string; url: string; headers: Record<string, unknown>; body: Buffer }[] = [];
@@ -170,7 +158,7 @@ describe('a full failing run leaks no key', () => {
       await new Promise<void>((r) => recorder.listen(0, '127.0.0.1', r));
       try {
         const url = `http://127.0.0.1:${(recorder.address() as AddressInfo).port}/v1`;
-        await main(['replay', path, '--target', url, '--env-file', envFile], captureOutput());
+        await runMain(['replay', path, '--target', url, '--env-file', envFile]);
       } finally {
         await new Promise<void>((r) => recorder.close(() => r()));
       }

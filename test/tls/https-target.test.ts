@@ -2,6 +2,7 @@
 // NODE_EXTRA_CA_CERTS), refused without it as a configuration problem (exit 3) that names the remedy, never as
 // violations; --insecure only when asked, and then said by every report.
 import { readFileSync } from 'node:fs';
+import { readJson } from '../support/artifacts.js';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { distinctiveKeys } from '../cli/support.js';
@@ -36,11 +37,11 @@ describe('an HTTPS target with a private CA', () => {
     expect(r.status, r.stderr + r.stdout).toBe(0);
     expect(r.stdout).toMatch(/Result: CONFORMANT/);
     expect(r.stdout).not.toMatch(/NOT verified/);
-    const report = JSON.parse(readFileSync(json, 'utf8')) as ConformanceReport;
+    const report = readJson<ConformanceReport>(json);
     expect(report.connection?.insecure).toBe(false);
     expect(report.connection?.caFiles).toEqual([pki.caFile]);
     expect(report.operations.listPets?.exchanges ?? 0).toBeGreaterThan(10);
-    const version = (JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }).version;
+    const version = readJson<{ version: string }>('package.json').version;
     expect(front.seen.length).toBeGreaterThan(10);
     expect(new Set(front.seen.map((s) => s.userAgent))).toEqual(new Set([`petstore-conformance/${version}`]));
   });
@@ -100,7 +101,7 @@ describe('an HTTPS target with a private CA', () => {
     );
     expect(r.status, r.stderr + r.stdout).toBe(0);
     expect(r.stdout).toMatch(/WARNING: TLS certificates were NOT verified \(--insecure\)/);
-    const report = JSON.parse(readFileSync(json, 'utf8')) as ConformanceReport;
+    const report = readJson<ConformanceReport>(json);
     expect(report.connection?.insecure).toBe(true);
     expect(readFileSync(md, 'utf8')).toMatch(/NOT verified \(--insecure\)/);
   });

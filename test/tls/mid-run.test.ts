@@ -1,10 +1,10 @@
 // A TLS or proxy failure after the first request (a certificate rotated to one this process does not trust, a proxy
 // that goes away) ends the run like one on the first request: exit 3 with the cause and the remedy, never as spec
 // violations, and with the findings so far kept and every report written.
-import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { distinctiveKeys } from '../cli/support.js';
+import { readJson } from '../support/artifacts.js';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import type { RunReport } from '../../cli/run-command.js';
 import { makePki, runCli, startForwardProxy, startFront, userEnv, type Pki } from './support.js';
@@ -34,7 +34,7 @@ describe('a TLS or proxy failure in the middle of a run', () => {
     before: number,
   ) => {
     expect(r.status, r.stderr + r.stdout).toBe(3);
-    const report = JSON.parse(readFileSync(json, 'utf8')) as RunReport;
+    const report = readJson<RunReport>(json);
     expect(report.verdict).toBe('blocked');
     expect(report.run.stop?.code).toBe(code);
     // What ran before is reported; the failure itself is no finding of the target.
