@@ -22,14 +22,14 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { defaultConcurrency, keyEnv, roomiestKey } from '../config/config.js';
+import { DEFAULT_RUNS_EMBEDDED, defaultConcurrency, keyEnv, roomiestKey } from '../config/config.js';
 import { planKeys, type ReferenceKey, type ReferenceOptions } from '../reference/server.js';
 import { FUNCTIONAL, runCli } from './cli.js';
 import type { ConformanceReport } from '../reports/conformance-report.js';
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_RATIO_ROUNDS ?? 3) || 3);
 /** Cases per property: the default against the embedded target. */
-const RUNS = '320';
+const RUNS = String(DEFAULT_RUNS_EMBEDDED);
 
 interface HarEntry {
   startedDateTime: string;
