@@ -13,6 +13,7 @@ Usage:
                            [--json FILE] [--junit FILE] [--har FILE] [--replay-dir DIR] [--env-file FILE]
                            [--ca FILE] [--insecure]
                            [--max-duration 30m] [--budget N] [--max-creates N] [--name-prefix psc-gate-]
+                           [--concurrency N] [--baseline FILE [--update-baseline]] [--allow-production]
   petstore-conformance serve [--port N] [--window SECONDS] [--algorithm fixed-window|sliding-window|token-bucket]
                              [--fault ID[,ID]...]...
   petstore-conformance serve --list-faults [--json]
@@ -23,8 +24,8 @@ Usage:
 With no --target (and no PETSTORE_TARGET) it starts an embedded reference Pet Store and runs against it.
 Suites: auth, listPets, createPet, getPet, stateful, rate-limit (default: all of these), quota (opt-in).
 Environment: PETSTORE_TARGET, PETSTORE_API_KEY_FREE|PRO|BUSINESS|ENTERPRISE, PETSTORE_ENTERPRISE_LIMITS=rpm/rpd,
-             PETSTORE_PRODUCTION_URL, PETSTORE_SEED, PETSTORE_RUNS, PETSTORE_MAX_DURATION, PETSTORE_BUDGET
-             (a .env file is read too); HTTPS_PROXY, HTTP_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS,
+             PETSTORE_PRODUCTION_URL, PETSTORE_SEED, PETSTORE_RUNS, PETSTORE_MAX_DURATION, PETSTORE_BUDGET,
+             PETSTORE_CONCURRENCY (a .env file is read too); HTTPS_PROXY, HTTP_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS,
              PETSTORE_ACCEPT_ENCODING (default gzip).
 Exit codes: 0 conformant, 1 violations, 2 usage or configuration error, 3 target unreachable (TLS, proxy) or run
             blocked (including a reached --max-duration and a target that keeps slowing down).

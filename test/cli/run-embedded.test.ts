@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import type { ConformanceReport } from '../../reports/conformance-report.js';
+import { runOptions } from '../../cli/run-command.js';
 import { readJson } from '../support/artifacts.js';
 
 test('`petstore-conformance run` with no configuration passes against the embedded server, with reports', () => {
@@ -62,4 +63,6 @@ test('a bad flag exits 2 naming it; --help lists the commands', () => {
   const help = spawnSync(process.execPath, ['bin/petstore-conformance.js', '--help'], { encoding: 'utf8' });
   expect(help.status).toBe(0);
   expect(help.stdout).toMatch(/petstore-conformance run/);
+  // Every flag `run` takes is in the usage (read from the options table, so a new flag cannot be forgotten there).
+  for (const flag of Object.keys(runOptions)) expect(help.stdout, `--${flag}`).toContain(`--${flag}`);
 });
