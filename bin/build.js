@@ -2,8 +2,8 @@
 /**
  * The build Node runs directly (issue 12: no TypeScript loader at start-up). `tsc` type-checks and emits every .ts file
  * to dist/ in the same pass; the files the code reads beside itself (the spec's YAML, the report schema,
- * package.json) are linked into dist/, not copied, so they cannot go stale (each YAML also as JSON); a stamp written last marks a complete
- * build. `npm ci` builds through `prepare`, `npm test` and `npm run bench` build first, and the project's tests rebuild
+ * package.json) are copied into dist/ (each YAML also as JSON), so that dist/ runs on its own in a package; they are
+ * sources like the .ts files, so a change to one makes the build stale. A stamp written last marks a complete build. `npm ci` builds through `prepare`, `npm test` and `npm run bench` build first, and the project's tests rebuild
  * when a source is newer than the stamp (vitest.config.ts), so they never run the CLI from a stale build.
  *
  *   node bin/build.js             build (exit code of tsc when it reports errors)
@@ -12,17 +12,16 @@
  */
 import { spawnSync } from 'node:child_process';
 import {
+  copyFileSync,
   existsSync,
-  lstatSync,
   mkdirSync,
   readdirSync,
   readFileSync,
   rmSync,
   statSync,
-  symlinkSync,
   writeFileSync,
 } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -67,6 +66,8 @@ function sources(at = root) {
 
 /** The newest source newer than the stamp, or null when `at`/dist/ is complete and current. */
 export function staleSource(at = root) {
+  // An installed package ships dist/ and no sources (no tsconfig.json): there is nothing it could be older than.
+  if (!existsSync(join(at, 'tsconfig.json'))) return null;
   const stamp = join(at, 'dist', STAMP);
   if (!existsSync(stamp)) return 'dist/ (no complete build)';
   let newest = null;
@@ -92,14 +93,14 @@ export async function build() {
   if (tsc.status !== 0) return tsc.status ?? 1;
   for (const rel of sources()) {
     if (rel.endsWith('.ts') || rel === 'tsconfig.json' || rel.startsWith('bin/')) continue;
-    const link = join(dist, rel);
-    mkdirSync(dirname(link), { recursive: true });
-    if (existsSync(link) || lstatSync(link, { throwIfNoEntry: false })) rmSync(link);
-    symlinkSync(relative(dirname(link), join(root, rel)), link);
+    // Copied, not linked: a package tarball leaves symbolic links out, and dist/ must run on its own once installed.
+    const copy = join(dist, rel);
+    mkdirSync(dirname(copy), { recursive: true });
+    copyFileSync(join(root, rel), copy);
     // The YAML as JSON too (spec/yaml-data.ts reads it when it is not older than the YAML): no YAML parser at start.
     if (/\.ya?ml$/.test(rel)) {
       const data = parse(readFileSync(join(root, rel), 'utf8'));
-      writeFileSync(link.replace(/\.ya?ml$/, '.json'), JSON.stringify(data));
+      writeFileSync(copy.replace(/\.ya?ml$/, '.json'), JSON.stringify(data));
     }
   }
   writeFileSync(join(dist, STAMP), `${new Date().toISOString()}\n`);

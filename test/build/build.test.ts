@@ -1,6 +1,16 @@
 // The build that `petstore-conformance` runs (bin/build.js → dist/): never stale, and faithful to its sources.
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  cpSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
@@ -11,13 +21,14 @@ import SuiteSequencer from '../../suites/sequencer.js';
 
 const repo = resolve(import.meta.dirname, '../..');
 
-/** A checkout with only what bin/build.js --check looks at: the script, a source, a stamp. */
+/** A checkout with only what bin/build.js --check looks at: the script, tsconfig.json, a source, a stamp. */
 function fixture(): { dir: string; check: () => { status: number | null; stderr: string } } {
   const dir = mkdtempSync(join(tmpdir(), 'psc-build-'));
   mkdirSync(join(dir, 'bin'));
   cpSync(join(repo, 'bin/build.js'), join(dir, 'bin/build.js'));
   symlinkSync(join(repo, 'node_modules'), join(dir, 'node_modules'));
   writeFileSync(join(dir, 'package.json'), '{"type":"module"}\n');
+  writeFileSync(join(dir, 'tsconfig.json'), '{}\n');
   mkdirSync(join(dir, 'spec'));
   writeFileSync(join(dir, 'spec/a.ts'), 'export const a = 1;\n');
   writeFileSync(join(dir, 'spec/a.yaml'), 'a: 1\n');
@@ -40,7 +51,7 @@ describe('bin/build.js --check', () => {
   test('the stamp newer than every source is current; any source newer than it (TypeScript or YAML) is named', () => {
     const { dir, check } = fixture();
     writeFileSync(join(dir, 'dist/.build-stamp'), 'x\n');
-    for (const f of ['package.json', 'bin/build.js', 'spec/a.ts', 'spec/a.yaml']) at(dir, f, 1_000);
+    for (const f of ['package.json', 'tsconfig.json', 'bin/build.js', 'spec/a.ts', 'spec/a.yaml']) at(dir, f, 1_000);
     at(dir, 'dist/.build-stamp', 2_000);
     expect(check().status).toBe(0);
     at(dir, 'spec/a.ts', 3_000);
@@ -78,7 +89,7 @@ describe('bin/petstore-conformance.js runs the build', () => {
   test('it runs the build; a build older than a source runs with a note naming that source', () => {
     const { dir, run, writeBuild } = command();
     writeBuild();
-    for (const f of ['package.json', 'bin/build.js', 'spec/a.ts', 'spec/a.yaml']) at(dir, f, 1_000);
+    for (const f of ['package.json', 'tsconfig.json', 'bin/build.js', 'spec/a.ts', 'spec/a.yaml']) at(dir, f, 1_000);
     at(dir, 'dist/.build-stamp', 2_000);
     const fresh = run();
     expect([fresh.status, fresh.stdout, fresh.stderr]).toEqual([0, 'ran x\n', '']);
@@ -87,6 +98,35 @@ describe('bin/petstore-conformance.js runs the build', () => {
     expect(stale.stdout).toBe('ran x\n');
     expect(stale.stderr).toMatch(/note: dist\/ is older than spec\/a\.ts: run `npm run build`/);
   });
+
+  test('installed from a package (dist/ and no sources to build from), it runs with no note', () => {
+    const { dir, run, writeBuild } = command();
+    writeBuild();
+    rmSync(join(dir, 'tsconfig.json'));
+    rmSync(join(dir, 'spec'), { recursive: true });
+    at(dir, 'package.json', 3_000);
+    at(dir, 'dist/.build-stamp', 1_000);
+    expect([run().status, run().stderr]).toEqual([0, '']);
+  });
+});
+
+test('the package carries dist/ as plain files, without the build of the tests and the bench', () => {
+  // --ignore-scripts: list what the current build would ship, without building again under the other tests.
+  const r = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: repo, encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  const files = (JSON.parse(r.stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
+  for (const needed of [
+    'bin/petstore-conformance.js',
+    'bin/build.js',
+    'dist/cli/main.js',
+    'dist/package.json',
+    'dist/spec/petstore.openapi.yaml',
+    'dist/spec/petstore.openapi.json',
+    'dist/reports/report.schema.json',
+  ])
+    expect(files).toContain(needed);
+  expect(files.filter((f) => /^dist\/(test|bench)\//.test(f) || /\.ts$/.test(f))).toEqual([]);
+  expect(lstatSync(join(repo, 'dist/spec/petstore.openapi.yaml')).isSymbolicLink()).toBe(false);
 });
 
 describe('the spec YAML as data', () => {
