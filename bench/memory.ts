@@ -9,7 +9,7 @@
  * reference default (1,000,000 a minute), so no pacing slows the run down. BENCH_MEMORY_ROOT runs the CLI of another
  * checkout (a before/after comparison with the same bench).
  */
-import { FUNCTIONAL } from './cli.js';
+import { cliEnv, FUNCTIONAL } from './cli.js';
 import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
@@ -66,7 +66,7 @@ async function cliRun(root: string, args: string[], env: Record<string, string>,
   const t0 = performance.now();
   const p = spawn(process.execPath, [join(root, 'bin/petstore-conformance.js'), ...args], {
     cwd: root,
-    env: { ...process.env, ...env },
+    env: cliEnv(env),
     stdio: ['ignore', 'ignore', 'ignore'],
   });
   let peak = 0;

@@ -23,19 +23,15 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { DEFAULT_RUNS_EMBEDDED, defaultConcurrency, keyEnv, roomiestKey } from '../config/config.js';
-import { planKeys, type ReferenceKey, type ReferenceOptions } from '../reference/server.js';
+import { generateKeys, planKeys, type ReferenceKey, type ReferenceOptions } from '../reference/server.js';
 import { FUNCTIONAL, runCli } from './cli.js';
 import type { ConformanceReport } from '../reports/conformance-report.js';
+import type { HarEntry } from '../reports/har.js';
+import { median } from '../reports/thresholds.js';
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_RATIO_ROUNDS ?? 3) || 3);
 /** Cases per property: the default against the embedded target. */
 const RUNS = String(DEFAULT_RUNS_EMBEDDED);
-
-interface HarEntry {
-  startedDateTime: string;
-  time: number;
-  request: { method: string; url: string; headers: { name: string; value: string }[]; postData?: { text: string } };
-}
 
 interface SpanServer {
   readonly url: string;
@@ -129,11 +125,6 @@ async function replay(entries: HarEntry[], connections: number) {
   return { ...rate, perSecWithStartup: entries.length / (wallMs / 1000) };
 }
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  const m = Math.floor(s.length / 2);
-  return s.length % 2 ? s[m]! : (s[m - 1]! + s[m]!) / 2;
-};
 const r2 = (n: number) => +n.toFixed(2);
 
 async function measure(dir: string, concurrency: number) {
@@ -141,7 +132,7 @@ async function measure(dir: string, concurrency: number) {
     code: number;
     codeHar: number;
     exchanges: number;
-    sameRequests: boolean;
+    sameCount: boolean;
     perSec: number;
     perSecHar: number;
     ac: number;
@@ -160,9 +151,9 @@ async function measure(dir: string, concurrency: number) {
       code: twin.code,
       codeHar: withHar.code,
       exchanges: twin.report.totals.exchanges,
-      // The twin sent as many requests as the HAR holds, and both reports counted them alike.
-      sameRequests:
-        twin.report.totals.exchanges === entries.length && withHar.report.totals.exchanges === entries.length,
+      // The twin sent as many requests as the HAR holds, and both reports counted them alike (a count: the twin's own
+      // requests are not recorded, so only the seed says they are the same ones).
+      sameCount: twin.report.totals.exchanges === entries.length && withHar.report.totals.exchanges === entries.length,
       perSec: twin.perSec,
       perSecHar: withHar.perSec,
       ac: ac.perSec,
@@ -172,12 +163,12 @@ async function measure(dir: string, concurrency: number) {
       suiteSeconds: twin.report.suites.reduce((n, s) => n + s.durationMs, 0) / 1000,
     });
   }
-  const med = (f: (r: (typeof rounds)[number]) => number) => median(rounds.map(f));
+  const med = (f: (r: (typeof rounds)[number]) => number) => median(rounds.map(f))!;
   return {
     exit: Math.max(...rounds.map((r) => r.code)),
     connections: concurrency,
     checkedExchanges: rounds[0]!.exchanges,
-    sameRequests: rounds.every((r) => r.sameRequests),
+    sameCount: rounds.every((r) => r.sameCount),
     spanSeconds: r2(med((r) => r.spanSeconds)),
     suiteSecondsSummed: r2(med((r) => r.suiteSeconds)),
     harnessPerSec: Math.round(med((r) => r.perSec)),
@@ -198,11 +189,9 @@ async function measure(dir: string, concurrency: number) {
 }
 
 export async function benchRatio(dir: string): Promise<Record<string, unknown>> {
-  // The default concurrency of the embedded target's functional key, as `run` chooses it.
-  const probe = await spanServer();
-  const key = roomiestKey(planKeys(probe.keys))!;
-  await probe.close();
-  const dflt = defaultConcurrency(key.limits);
+  // The default concurrency of the embedded target's functional key, as `run` chooses it (its keys' limits are the
+  // reference server's, whatever their values).
+  const dflt = defaultConcurrency(roomiestKey(planKeys(generateKeys()))!.limits);
   const one = await measure(dir, 1);
   const many = await measure(dir, dflt);
   return {

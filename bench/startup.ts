@@ -8,13 +8,12 @@ import { createConnection, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { keyEnv } from '../config/config.js';
 import { startReferenceServer } from '../reference/server.js';
+import { median as middle } from '../reports/thresholds.js';
+import { cliEnv } from './cli.js';
 
 const ROUNDS = 5;
 
-const median = (xs: readonly number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)] ?? Number.NaN;
-};
+const median = (xs: readonly number[]): number => middle(xs) ?? Number.NaN;
 const seconds = (ms: number): number => +(ms / 1000).toFixed(3);
 
 /**
@@ -54,8 +53,7 @@ function cli(
   return new Promise((resolve) => {
     const p = spawn(process.execPath, ['bin/petstore-conformance.js', ...args], {
       cwd,
-      // Only the keys given here: a PETSTORE_TARGET of the caller's would turn the embedded runs into target runs.
-      env: { ...Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PETSTORE_'))), ...env },
+      env: cliEnv(env),
       stdio: ['ignore', 'ignore', 'ignore'],
     });
     p.on('exit', (code) => resolve({ code: code ?? -1, spawnedAt, ms: performance.now() - t0 }));

@@ -21,16 +21,8 @@ export function opLabel(ex: Exchange): string {
 /** The statuses the operation documents, ascending (429 included: the contract documents it everywhere). */
 export function documentedStatuses(id: OperationId | null | undefined): readonly number[] {
   const op = opSpec(id);
-  if (!op) return [];
-  // Asked for on every exchange: sorted once per operation (the contract is frozen).
-  let sorted = statusesOf.get(op.id);
-  if (!sorted) {
-    sorted = Object.freeze([...op.responses.keys()].sort((a, b) => a - b));
-    statusesOf.set(op.id, sorted);
-  }
-  return sorted;
+  return op ? [...op.responses.keys()].sort((a, b) => a - b) : [];
 }
-const statusesOf = new Map<OperationId, readonly number[]>();
 
 /** The HTTP status, or null when the exchange ended in a transport error. */
 export function statusOf(ex: Exchange | null | undefined): number | null {

@@ -41,9 +41,7 @@ export const latencyTrend: Check<LatencyTrendEvidence> = defineCheck<LatencyTren
   // One trend per run, whatever request showed it.
   signature: 'operation',
   title: 'The target does not keep slowing down answer after answer (the run stops rather than wait out its budget).',
-  run: (evidence) => {
-    // Judged only with the windows the guard gathers: any other evidence shows no trend.
-    const { first = [], recent = [], medians = [], answers = 0 } = evidence ?? {};
+  run: ({ first, recent, medians, answers }) => {
     if (first.length === 0 || recent.length === 0 || medians.length < 3) return [];
     const last = medians[medians.length - 1]!;
     const firstMedian = median(first.map((e) => e.durationMs));

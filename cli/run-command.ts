@@ -24,6 +24,7 @@ import { NO_PROXY_SETTINGS } from '../http/transport.js';
 import type { ConformanceReport, SuiteOutcome } from '../reports/conformance-report.js';
 import { HarWriter } from '../reports/har.js';
 import type { RunLimitsReport } from '../reports/run-limits.js';
+import type { StopCode } from '../runner/guard.js';
 import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
 import { parseFlags } from './args.js';
 import { connectionFacts } from './connection.js';
@@ -264,7 +265,6 @@ async function loadReporting() {
   };
 }
 type Reporting = Awaited<ReturnType<typeof loadReporting>>;
-type StopCode = Parameters<Reporting['blocksRun']>[0];
 
 /** A baseline to compare with must be readable before the run spends its requests. */
 async function checkBaselineFlags(config: Config): Promise<void> {

@@ -378,15 +378,6 @@ export class HttpClient {
       this.stopSweeper();
     }
   }
-
-  /** Closes at once, dropping requests in flight (used when a hostile target stalls). */
-  async destroy(): Promise<void> {
-    try {
-      await this.agent.destroy();
-    } finally {
-      this.stopSweeper();
-    }
-  }
 }
 
 /** An Authorization template split at its `{key}` places, kept per template (a run uses a handful). */

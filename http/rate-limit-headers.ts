@@ -17,13 +17,11 @@ function single(ex: { response: RecordedResponse | null }, name: string): string
   return values.length === 1 ? values[0]! : null;
 }
 
-/** One X-RateLimit header of a response: its digits (null when absent or malformed), as a number and exactly. */
+/** One X-RateLimit header of a response, as a number and exactly (null when absent or malformed). */
 interface Reading {
-  readonly digits: string | null;
   /** Null when absent, malformed or beyond exact integers. */
   readonly number: number | null;
-  /** Made when first asked for (BigInts cost more than the rest of the reading). */
-  exact?: bigint | null;
+  readonly exact: bigint | null;
 }
 
 type Readings = Readonly<Record<RateLimitName, Reading>>;
@@ -48,10 +46,10 @@ const HEADER: Readonly<Record<RateLimitName, string>> = {
 
 function reading(ex: { response: RecordedResponse | null }, name: RateLimitName): Reading {
   const v = single(ex, HEADER[name]);
-  if (v === null || !/^\d{1,40}$/.test(v)) return { digits: null, number: null, exact: null };
-  // Up to 15 digits a number is exact; beyond, it is when it does not exceed 2^53 - 1.
-  const number = v.length <= 15 || BigInt(v) <= MAX_SAFE ? Number(v) : null;
-  return { digits: v, number };
+  if (v === null || !/^\d{1,40}$/.test(v)) return { number: null, exact: null };
+  // Every judged exchange asks for all three exactly (the response checks): made at once.
+  const exact = BigInt(v);
+  return { number: exact <= MAX_SAFE ? Number(v) : null, exact };
 }
 
 function readingsOf(ex: { response: RecordedResponse | null }): Readings | null {
@@ -67,10 +65,7 @@ function readingsOf(ex: { response: RecordedResponse | null }): Readings | null 
 
 /** X-RateLimit-<name> as an exact non-negative integer (digits only), or null. */
 export function rateLimitValue(ex: { response: RecordedResponse | null }, name: RateLimitName): bigint | null {
-  const r = readingsOf(ex)?.[name];
-  if (r === undefined) return null;
-  if (r.exact === undefined) r.exact = r.digits === null ? null : BigInt(r.digits);
-  return r.exact;
+  return readingsOf(ex)?.[name].exact ?? null;
 }
 
 /** X-RateLimit-<name> as a number (null when absent, malformed, or beyond exact integers). */

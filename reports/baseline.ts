@@ -7,7 +7,7 @@
 import { failsRun } from '../checks/check.js';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { parse } from 'yaml';
+import { parseYaml } from '../spec/yaml-data.js';
 import { signatureText } from '../checks/registry.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
 import { guardSecrets } from './secret-gate.js';
@@ -33,7 +33,7 @@ export function failingDefects(report: Pick<ConformanceReport, 'defects' | 'stri
 export function readBaseline(path: string): string[] {
   let data: unknown;
   try {
-    data = parse(readFileSync(path, 'utf8'));
+    data = parseYaml(readFileSync(path, 'utf8'));
   } catch (e) {
     throw new Error(`baseline ${path}: ${(e as Error).message}`);
   }

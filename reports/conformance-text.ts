@@ -36,7 +36,6 @@ function connectionFlags(report: ConformanceReport): string {
   return `${c.caFiles[0] ? ` --ca ${c.caFiles[0]}` : ''}${c.insecure ? ' --insecure' : ''}`;
 }
 
-/** Said on every report of an --insecure run: its verdict says nothing about the target's TLS. */
 function connectionLines(report: ConformanceReport): string[] {
   const c = report.connection;
   if (!c) return [];

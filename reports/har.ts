@@ -36,7 +36,7 @@ export interface HarEntry {
   _error?: string;
 }
 
-export function harEntry(ex: ExchangeData): HarEntry {
+function harEntry(ex: ExchangeData): HarEntry {
   const url = new URL(ex.request.url);
   const body = ex.request.body === null ? null : Buffer.from(ex.request.body).toString('utf8');
   const resHeaders = Object.entries(ex.response?.headers ?? {}).flatMap(([name, v]) =>

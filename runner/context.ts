@@ -88,8 +88,6 @@ interface SuiteShared {
   exchanges: number;
   /** Parts forked so far: the next one numbers its exchanges after theirs. */
   parts: number;
-  /** Exchanges per operation, counted as they are recorded (the log of the suite's first context). */
-  readonly stats: FindingLog;
   /**
    * Large categoryIds (beyond 2^32) the target accepted in a 201: two distinct ones show it takes categories it cannot
    * have known before, so it does not require categories to exist (gap-2-category-record).
@@ -140,7 +138,6 @@ export class RunContext {
       this.shared = {
         exchanges: 0,
         parts: 0,
-        stats: this.log,
         acceptedCategories: new Set(),
         rateLimitResults: [],
         lagRetriesLeft: 3,
@@ -169,7 +166,7 @@ export class RunContext {
     this.client.onExchange((ex) => {
       this.shared.exchanges++;
       sink?.push(ex);
-      this.shared.stats.count(ex.operation, 'exchanges');
+      this.log.count(ex.operation, 'exchanges');
       run.afterSend(ex);
     });
   }
@@ -339,7 +336,7 @@ export class RunContext {
       if (!resend) return ex;
       const wait = this.pacer.after(label, ex);
       if (wait === null) return ex;
-      this.guard.run.beforeWait(wait);
+      this.guard.beforeWait(wait);
       await this.pacer.wait(wait, `429 on ${req.method} ${req.path}`);
     }
   }

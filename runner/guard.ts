@@ -192,11 +192,10 @@ export class RunGuard {
    */
   beginSuite(name: string): SuiteState {
     const { maxRequests, suiteEstimates } = this.limits;
-    const raw = suiteEstimates?.[name];
+    const own = suiteEstimates?.[name];
     let cap: number | null = null;
-    if (maxRequests !== null && suiteEstimates && raw !== undefined) {
+    if (maxRequests !== null && suiteEstimates && own !== undefined) {
       this.begun.add(name);
-      const own = raw;
       const rest = Object.entries(suiteEstimates)
         .filter(([s]) => s === name || !this.begun.has(s))
         .map(([, e]) => e);
@@ -240,11 +239,6 @@ export class RunGuard {
       if (part.stopped && suite)
         this.left.push(`${suite.name}: ${label} ended at its share of the request budget (${part.sent} requests)`);
     }
-  }
-
-  /** Why the current suite stopped on its share of the budget, if it did (the run goes on with the next suite). */
-  suiteStop({ suite }: GuardScope = this.fallback): GuardSnapshot['stop'] {
-    return suite?.stop ?? null;
   }
 
   /** Throws, without sending, when the request would break a limit or the run has already stopped. */
@@ -304,14 +298,14 @@ export class RunGuard {
   }
 
   /** Before a wait (Retry-After): one that would run past the deadline ends the run now instead. */
-  beforeWait(ms: number): void {
+  beforeWait(ms: number, scope: GuardScope = this.fallback): void {
     const { deadline } = this.limits;
     if (deadline !== null && this.now() + ms >= deadline)
       this.halt(
         'PSC_MAX_DURATION',
         `the run would reach its time budget (--max-duration) waiting ${Math.ceil(ms / 1000)} s`,
       );
-    this.throwIfStopped();
+    this.throwIfStopped(scope);
   }
 
   throwIfStopped({ suite }: GuardScope = this.fallback): void {
@@ -360,5 +354,9 @@ export class ScopedGuard {
 
   beforeSend(req: OutgoingRequest): void {
     this.run.beforeSend(req, this.scope);
+  }
+
+  beforeWait(ms: number): void {
+    this.run.beforeWait(ms, this.scope);
   }
 }

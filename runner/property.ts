@@ -73,12 +73,12 @@ export async function checkProperties<T extends unknown[]>(
     for (const p of properties) await checkProperty(ctx, p);
     return;
   }
-  const parts = await Promise.allSettled(properties.map((p: Property<unknown>) => partOf(ctx, p)));
+  // A part ends with its value or what stopped it (RunContext.part): none rejects.
+  const parts = await Promise.all(properties.map((p: Property<unknown>) => partOf(ctx, p)));
   const errors: unknown[] = [];
   for (const part of parts) {
     try {
-      if (part.status === 'rejected') throw part.reason;
-      ctx.absorb(part.value);
+      ctx.absorb(part);
     } catch (e) {
       errors.push(e);
     }

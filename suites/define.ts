@@ -12,7 +12,7 @@
  */
 import { beforeAll, describe, expect, inject, test } from 'vitest';
 import { type Finding, failsRun } from '../checks/check.js';
-import { type SuiteName, FUNCTIONAL_SUITES } from '../config/config.js';
+import { isFunctionalSuite, type SuiteName } from '../config/config.js';
 import { runSuite, type SuiteResult, suiteChecks, suiteDefinition } from '../runner/suites.js';
 import type { RunSettings } from '../runner/context.js';
 import { lanesOf } from '../runner/lanes.js';
@@ -55,7 +55,7 @@ function suiteTimeoutMs(deadline: number | null): number {
  * other clients: other pets listed, ids not in order). The rate-limit and quota suites measure a key's counters, which
  * any other traffic would disturb: they run alone, after (the sequencer orders them last).
  */
-const SIDE_BY_SIDE: ReadonlySet<SuiteName> = new Set(FUNCTIONAL_SUITES);
+const sideBySide = isFunctionalSuite;
 
 type SuiteRun = Awaited<ReturnType<typeof runSuite>>;
 const RUNS = Symbol.for('petstore-conformance.suite-runs');
@@ -76,10 +76,10 @@ function suiteRun(
   const runs = g[RUNS];
   const started = runs.get(name);
   if (started) return started;
-  const lanes = provided.limits.suiteEstimates ? 1 : Math.max(1, provided.concurrency ?? 1);
+  const lanes = provided.limits.suiteEstimates ? 1 : provided.concurrency;
   const together =
-    lanes > 1 && SIDE_BY_SIDE.has(name)
-      ? [name, ...(provided.suites ?? []).filter((s) => s !== name && SIDE_BY_SIDE.has(s) && !runs.has(s))]
+    lanes > 1 && sideBySide(name)
+      ? [name, ...provided.suites.filter((s) => s !== name && sideBySide(s) && !runs.has(s))]
       : [name];
   const lane = lanesOf(lanes);
   for (const s of together) {
@@ -111,7 +111,7 @@ export function defineConformanceSuite(name: SuiteName): void {
     onWait: announceWait,
     pacer: sharedPacer(announceWait),
     // The rate-limit and quota suites run alone and measure with bursts of their own: no lanes for them.
-    ...(SIDE_BY_SIDE.has(name) && { lanes: sharedLanes(Math.max(1, provided.concurrency ?? 1)) }),
+    ...(sideBySide(name) && { lanes: sharedLanes(provided.concurrency) }),
   };
   const def = suiteDefinition(name);
   let result: Omit<SuiteResult, 'ctx'> | undefined;

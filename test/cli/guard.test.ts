@@ -4,7 +4,14 @@ import { FUNCTIONAL_SUITES } from '../../config/config.js';
 import { describe, expect, it } from 'vitest';
 import type { OutgoingRequest } from '../../http/client.js';
 import type { Exchange } from '../../http/exchange.js';
-import { type GuardScope, isRunStopped, LatencyTrend, RunGuard, TREND_WINDOW } from '../../runner/guard.js';
+import {
+  type GuardScope,
+  isRunStopped,
+  LatencyTrend,
+  RunGuard,
+  type SuiteState,
+  TREND_WINDOW,
+} from '../../runner/guard.js';
 import { planBudget, suiteEstimate } from '../../runner/budget.js';
 
 const req = (operation: OutgoingRequest['operation'] = 'listPets'): OutgoingRequest => ({
@@ -81,14 +88,15 @@ describe('RunGuard', () => {
         c: { coverage: 0, explore: 60 },
       },
     });
+    const begun: SuiteState[] = [];
     const spend = (name: string, want: number) => {
-      g.beginSuite(name);
+      begun.push(g.beginSuite(name));
       let n = 0;
       while (n < want && tryCall(g)) n++;
       return n;
     };
     expect(spend('a', 1_000)).toBe(10);
-    expect(g.suiteStop()?.code).toBe('PSC_BUDGET');
+    expect(begun.at(-1)?.stop?.code).toBe('PSC_BUDGET');
     expect(g.isStopped()).toBe(true);
     // b uses 5 of its 30; c then gets the rest.
     expect(spend('b', 5)).toBe(5);
