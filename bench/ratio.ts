@@ -2,11 +2,14 @@
  * The bench's ratio section (issue 12): checked exchanges per second ÷ autocannon replaying the very same requests with
  * as many connections against the same server, at concurrency 1 and at the default concurrency.
  *
- * Each round makes three runs, each against a fresh reference server (bench/span-server.ts, the embedded target's
+ * Each round makes five runs, each against a fresh reference server (bench/span-server.ts, the embedded target's
  * server that notes when requests arrive):
  * 1. the harness with --har, whose HAR file gives the exact requests to replay;
  * 2. its twin in the default configuration (no --har): same seed, same suites, a fresh server, so the same requests;
- * 3. autocannon replaying the HAR's requests, split round-robin over as many connections as the run's concurrency.
+ * 3. autocannon replaying the HAR's requests, split round-robin over as many connections as the run's concurrency;
+ * 4. undici's bare dispatch replaying them the same way (`replayedBy.undici`): the ceiling of any client built on
+ *    undici, which the project keeps as its one HTTP library;
+ * 5. the harness's own client (http/client.ts: sent, recorded, parsed, judged by no check; `replayedBy.harnessClient`).
  * Every rate is measured the same way, from the server's side: requests ÷ the span from the arrival of the first
  * request the report counts (the CLI's preflight request comes before the suites start, and is left out) to the end
  * of the last response. Start-up costs (vitest, autocannon's connections) are outside the span for all three alike
@@ -22,6 +25,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { type Dispatcher, Pool } from 'undici';
+import { HttpClient } from '../http/client.js';
 import { DEFAULT_RUNS_EMBEDDED, defaultConcurrency, keyEnv, roomiestKey } from '../config/config.js';
 import { generateKeys, planKeys, type ReferenceKey, type ReferenceOptions } from '../reference/server.js';
 import { FUNCTIONAL, runCli } from './cli.js';
@@ -85,43 +90,111 @@ async function harness(dir: string, concurrency: number, har: string | null) {
   return { code, report, ...rate };
 }
 
-/** Replays the requests split round-robin over `connections` autocannon clients at once, on a fresh server. */
-async function replay(entries: HarEntry[], connections: number) {
+/** How a replay sends: autocannon, undici's bare dispatch, or the harness's own HTTP client (http/client.ts). */
+type Replayer = 'autocannon' | 'undici' | 'client';
+
+interface ReplayRequest {
+  readonly method: string;
+  readonly path: string;
+  readonly headers: Record<string, string>;
+  readonly body?: string;
+}
+
+/** One undici request, its response read and dropped: the least any client built on undici does per exchange. */
+function undiciOnce(pool: Pool, r: ReplayRequest): Promise<void> {
+  return new Promise((resolve, reject) => {
+    pool.dispatch(
+      { method: r.method as Dispatcher.HttpMethod, path: r.path, headers: r.headers, body: r.body ?? null },
+      {
+        onConnect: () => {},
+        onHeaders: () => true,
+        onData: () => true,
+        onComplete: () => resolve(),
+        onError: reject,
+      },
+    );
+  });
+}
+
+/** Sends each shard's requests one after the other, all shards at once (as autocannon's clients do). */
+async function replayShards(shards: ReplayRequest[][], origin: string, base: string, how: Replayer): Promise<void> {
+  if (how === 'autocannon') {
+    await Promise.all(
+      shards.map((s) =>
+        autocannon({
+          url: origin,
+          connections: 1,
+          amount: s.length,
+          requests: s.map((r) => ({ ...r, method: r.method as 'GET' })),
+          timeout: 10,
+        }),
+      ),
+    );
+  } else if (how === 'undici') {
+    const pool = new Pool(origin, { connections: shards.length });
+    await Promise.all(
+      shards.map(async (s) => {
+        for (const r of s) await undiciOnce(pool, r);
+      }),
+    );
+    await pool.close();
+  } else {
+    // Sent, recorded and parsed (exact int64) by the harness's client, but judged by no check.
+    const client = new HttpClient({ baseUrl: base, connections: shards.length });
+    const prefix = new URL(base).pathname.replace(/\/+$/, '');
+    const auth = { template: null, key: null, keyPlan: 'none' } as const;
+    await Promise.all(
+      shards.map(async (s) => {
+        for (const r of s) {
+          const ex = await client.send({ ...r, path: r.path.slice(prefix.length), operation: null, auth });
+          if (ex.error) throw new Error(`ratio: the client replay failed: ${ex.error.message}`);
+        }
+      }),
+    );
+    await client.close();
+  }
+}
+
+/** Replays the requests split round-robin over `connections` clients at once, on a fresh server. */
+async function replay(entries: HarEntry[], connections: number, how: Replayer) {
   const server = await spanServer();
   let times: Awaited<ReturnType<SpanServer['close']>>;
   let t0 = 0;
   let wallMs = 0;
   try {
     const keyOf = new Map(server.keys.map((k) => [k.plan.toUpperCase(), k.key]));
-    const requests: autocannon.Request[] = entries.map(({ request: r }) => {
+    const requests: ReplayRequest[] = entries.map(({ request: r }) => {
       const u = new URL(r.url);
       const headers = Object.fromEntries(
-        r.headers.map((h) => [
-          h.name,
-          h.value.replace(/\$PETSTORE_API_KEY_([A-Z]+)/g, (_m, plan: string) => keyOf.get(plan) ?? ''),
-        ]),
+        r.headers
+          // undici sets these itself (and refuses a Host header given as an option).
+          .filter((h) => !['host', 'content-length', 'connection'].includes(h.name.toLowerCase()))
+          .map((h) => [
+            h.name,
+            h.value.replace(/\$PETSTORE_API_KEY_([A-Z]+)/g, (_m, plan: string) => keyOf.get(plan) ?? ''),
+          ]),
       );
       return {
-        method: r.method as 'GET',
+        method: r.method,
         path: u.pathname + u.search,
         headers,
         ...(r.postData ? { body: r.postData.text } : {}),
       };
     });
-    const origin = new URL(server.url).origin;
     const shards = Array.from({ length: connections }, (_, i) => requests.filter((_r, j) => j % connections === i));
     t0 = performance.now();
-    await Promise.all(
-      shards
-        .filter((s) => s.length > 0)
-        .map((s) => autocannon({ url: origin, connections: 1, amount: s.length, requests: s, timeout: 10 })),
+    await replayShards(
+      shards.filter((s) => s.length > 0),
+      new URL(server.url).origin,
+      server.url,
+      how,
     );
     wallMs = performance.now() - t0;
   } finally {
     times = await server.close();
   }
   const rate = rateOf(times, entries.length);
-  if (rate === null) throw new Error('ratio: autocannon sent fewer requests than the HAR holds');
+  if (rate === null) throw new Error(`ratio: the ${how} replay sent fewer requests than the HAR holds`);
   return { ...rate, perSecWithStartup: entries.length / (wallMs / 1000) };
 }
 
@@ -137,6 +210,8 @@ async function measure(dir: string, concurrency: number) {
     perSecHar: number;
     ac: number;
     acWithStartup: number;
+    undici: number;
+    client: number;
     spanSeconds: number;
     spanSecondsHar: number;
     suiteSeconds: number;
@@ -146,7 +221,9 @@ async function measure(dir: string, concurrency: number) {
     const withHar = await harness(dir, concurrency, har);
     const twin = await harness(dir, concurrency, null);
     const entries = (JSON.parse(readFileSync(har, 'utf8')) as { log: { entries: HarEntry[] } }).log.entries;
-    const ac = await replay(entries, concurrency);
+    const ac = await replay(entries, concurrency, 'autocannon');
+    const undici = await replay(entries, concurrency, 'undici');
+    const client = await replay(entries, concurrency, 'client');
     rounds.push({
       code: twin.code,
       codeHar: withHar.code,
@@ -158,6 +235,8 @@ async function measure(dir: string, concurrency: number) {
       perSecHar: withHar.perSec,
       ac: ac.perSec,
       acWithStartup: ac.perSecWithStartup,
+      undici: undici.perSec,
+      client: client.perSec,
       spanSeconds: twin.spanSeconds,
       spanSecondsHar: withHar.spanSeconds,
       suiteSeconds: twin.report.suites.reduce((n, s) => n + s.durationMs, 0) / 1000,
@@ -178,6 +257,12 @@ async function measure(dir: string, concurrency: number) {
     autocannonPerSecWithStartup: Math.round(med((r) => r.acWithStartup)),
     ratio: r2(med((r) => r.perSec / r.ac)),
     rounds: rounds.map((r) => r2(r.perSec / r.ac)),
+    // The same replay through undici alone (its bare dispatch, responses dropped: the ceiling of any client built on
+    // it) and through the harness's HTTP client (sent, recorded, parsed; no check): where the harness's time goes.
+    replayedBy: {
+      undici: { perSec: Math.round(med((r) => r.undici)), ratio: r2(med((r) => r.undici / r.ac)) },
+      harnessClient: { perSec: Math.round(med((r) => r.client)), ratio: r2(med((r) => r.client / r.ac)) },
+    },
     withHar: {
       exit: Math.max(...rounds.map((r) => r.codeHar)),
       spanSeconds: r2(med((r) => r.spanSecondsHar)),
