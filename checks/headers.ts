@@ -3,42 +3,7 @@
  * a garbage header is something to report, not a crash. Repeated headers arrive as arrays (see http/exchange.ts).
  */
 import type { RecordedResponse } from '../http/exchange.js';
-
-export type HeaderRead =
-  | { readonly kind: 'absent' }
-  | { readonly kind: 'value'; readonly value: string }
-  /** Repeated with values that differ: no single value can be judged. */
-  | { readonly kind: 'conflict'; readonly values: readonly string[] };
-
-/** The values of a response header, one per occurrence; [] when absent. */
-export function headerValues(ex: { response: RecordedResponse | null }, name: string): string[] {
-  try {
-    const headers = ex.response?.headers as Record<string, unknown> | undefined;
-    if (!headers || typeof headers !== 'object') return [];
-    const v = headers[name.toLowerCase()];
-    if (v === undefined || v === null) return [];
-    return (Array.isArray(v) ? v : [v]).map((x) => String(x));
-  } catch {
-    return [];
-  }
-}
-
-/** A header as one value: identical repeats collapse (proxies duplicate headers), differing ones are a conflict. */
-export function readHeader(ex: { response: RecordedResponse | null }, name: string): HeaderRead {
-  // The common case, read on every exchange by several checks: one occurrence, as a string.
-  let one: unknown;
-  try {
-    one = (ex.response?.headers as Record<string, unknown> | undefined)?.[name];
-  } catch {
-    one = undefined;
-  }
-  if (typeof one === 'string' && name === name.toLowerCase()) return { kind: 'value', value: one.trim() };
-  const values = headerValues(ex, name).map((v) => v.trim());
-  if (values.length === 0) return { kind: 'absent' };
-  const distinct = [...new Set(values)];
-  if (distinct.length === 1) return { kind: 'value', value: distinct[0]! };
-  return { kind: 'conflict', values };
-}
+import { readHeader } from '../http/header-read.js';
 
 /** The media type (type/subtype, lower-cased, parameters dropped) or null when the value is not one. */
 export function mediaType(value: string | undefined | null): string | null {

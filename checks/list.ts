@@ -3,7 +3,7 @@ import { parameter } from '../spec/contract.js';
 import type { Exchange } from '../http/exchange.js';
 import { exactId, isObject, jsonOf, opLabel, statusOf } from './facts.js';
 import { defineCheck, finding, show, type Check } from './check.js';
-import { readHeader, headerValues } from './headers.js';
+import { readHeader, headerValues } from '../http/header-read.js';
 import { contract } from '../spec/contract.js';
 
 export interface ListEvidence {

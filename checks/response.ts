@@ -6,7 +6,7 @@ import { contract, type OperationId, type PlanLimits } from '../spec/contract.js
 import { hasResponseSchema, validateResponseBody, validateSchema } from '../spec/validators.js';
 import type { Exchange } from '../http/exchange.js';
 import { digits, isInt64, isLosslessNumber, plain } from '../http/lossless.js';
-import { rateLimitValue, type RateLimitName } from '../http/rate-limit-headers.js';
+import { RATE_LIMIT_HEADERS, RATE_LIMIT_NAMES, rateLimitLabel, rateLimitValue } from '../http/rate-limit-headers.js';
 import { defineCheck, finding, show, type Check } from './check.js';
 import { documentedStatuses, exactId, isObject, jsonOf, opLabel, opSpec, statusOf } from './facts.js';
 import {
@@ -16,10 +16,9 @@ import {
   parseDeprecation,
   parseHttpDate,
   parseIntegerHeader,
-  readHeader,
   responseDate,
-  type HeaderRead,
 } from './headers.js';
+import { readHeader, type HeaderRead } from '../http/header-read.js';
 import { requestOutsideSpec } from './tolerance.js';
 
 export interface ResponseEvidence {
@@ -303,18 +302,6 @@ export const errorStatusMatches: Check<ResponseEvidence> = defineCheck({
   },
 });
 
-const RL_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'] as const;
-const RL_NAMES: Record<(typeof RL_HEADERS)[number], string> = {
-  'x-ratelimit-limit': 'X-RateLimit-Limit',
-  'x-ratelimit-remaining': 'X-RateLimit-Remaining',
-  'x-ratelimit-reset': 'X-RateLimit-Reset',
-};
-
-/** A rate-limit header as an exact non-negative integer, or null when absent, repeated differently or malformed. */
-export function rateLimitHeader(ex: Exchange, name: (typeof RL_HEADERS)[number]): bigint | null {
-  return rateLimitValue(ex, name.slice('x-ratelimit-'.length) as RateLimitName);
-}
-
 /** Rate-limit headers are the spec's for API responses; responses to unknown paths are not judged. */
 function rateLimitApplies(ex: Exchange): boolean {
   return statusOf(ex) !== null && ex.operation !== null;
@@ -328,14 +315,14 @@ export const rateLimitHeadersPresent: Check<ResponseEvidence> = defineCheck({
   title: 'X-RateLimit-Limit, -Remaining and -Reset are present on every response, each a non-negative integer.',
   run: ({ exchange: ex }) => {
     if (!rateLimitApplies(ex)) return [];
-    // Each header single and all digits (rateLimitHeader reads them as the loop below judges them): nothing to say.
-    if (RL_HEADERS.every((name) => rateLimitHeader(ex, name) !== null)) return [];
+    // Each header single and all digits (rateLimitValue reads them as the loop below judges them): nothing to say.
+    if (RATE_LIMIT_NAMES.every((name) => rateLimitValue(ex, name) !== null)) return [];
     const problems: string[] = [];
-    for (const name of RL_HEADERS) {
-      const h = readHeader(ex, name);
-      if (h.kind === 'absent') problems.push(`no ${RL_NAMES[name]}`);
+    for (const name of RATE_LIMIT_NAMES) {
+      const h = readHeader(ex, RATE_LIMIT_HEADERS[name]);
+      if (h.kind === 'absent') problems.push(`no ${rateLimitLabel(name)}`);
       else if (h.kind === 'conflict' || parseIntegerHeader(h.value) === null)
-        problems.push(`${RL_NAMES[name]} ${describeHeader(h)}`);
+        problems.push(`${rateLimitLabel(name)} ${describeHeader(h)}`);
     }
     if (problems.length === 0) return [];
     // A request with no valid key has no plan to count against (gap-8-401-rate-limited): a limiter placed after
@@ -364,8 +351,8 @@ export const rateLimitRemainingRange: Check<ResponseEvidence> = defineCheck({
   title: '0 <= X-RateLimit-Remaining <= X-RateLimit-Limit.',
   run: ({ exchange: ex }) => {
     if (!rateLimitApplies(ex)) return [];
-    const limit = rateLimitHeader(ex, 'x-ratelimit-limit');
-    const remaining = rateLimitHeader(ex, 'x-ratelimit-remaining');
+    const limit = rateLimitValue(ex, 'limit');
+    const remaining = rateLimitValue(ex, 'remaining');
     if (limit === null || remaining === null || remaining <= limit) return [];
     return [
       finding(
@@ -389,7 +376,7 @@ export const rateLimitResetEpoch: Check<ResponseEvidence> = defineCheck({
   title: 'X-RateLimit-Reset is Unix epoch seconds, not in the past and at most a day ahead of the Date header.',
   run: ({ exchange: ex, now }) => {
     if (!rateLimitApplies(ex)) return [];
-    const reset = rateLimitHeader(ex, 'x-ratelimit-reset');
+    const reset = rateLimitValue(ex, 'reset');
     if (reset === null) return [];
     const date = responseDate(ex);
     const refMs = date ?? (Number.isFinite(now) ? now : null);
@@ -430,7 +417,7 @@ export const rateLimitLimitPlan: Check<ResponseEvidence> = defineCheck({
     // (a 401): judging it against the plan would echo the 401 (auth-valid-accepted judges that).
     if (!plan || !rateLimitApplies(ex) || ex.keyPlan === 'none' || ex.keyPlan === 'invalid') return [];
     if (statusOf(ex) === 401) return [];
-    const limit = rateLimitHeader(ex, 'x-ratelimit-limit');
+    const limit = rateLimitValue(ex, 'limit');
     if (limit === null) return [];
     const allowed = [plan.requestsPerMinute, plan.requestsPerDay].filter((n) => Number.isSafeInteger(n));
     if (allowed.length === 0 || allowed.some((n) => BigInt(n) === limit)) return [];

@@ -4,18 +4,10 @@
  * Reading never throws: a header that is absent, malformed or repeated with different values reads as null.
  */
 import type { Exchange, RecordedResponse } from './exchange.js';
+import { singleHeader } from './header-read.js';
 import { parseRetryAfter } from './retry-after.js';
 
 export type RateLimitName = 'limit' | 'remaining' | 'reset';
-
-/** The value of a header when it has exactly one (identical repeats collapse: proxies duplicate headers). */
-function single(ex: { response: RecordedResponse | null }, name: string): string | null {
-  const v = ex.response?.headers[name];
-  if (v === undefined) return null;
-  if (typeof v === 'string') return v.trim();
-  const values = [...new Set((Array.isArray(v) ? v : [v]).map((x) => String(x).trim()))];
-  return values.length === 1 ? values[0]! : null;
-}
 
 /** One X-RateLimit header of a response, as a number and exactly (null when absent or malformed). */
 interface Reading {
@@ -38,14 +30,21 @@ const recentReadings: (Readings | null)[] = new Array(RECENT).fill(null);
 let nextSlot = 0;
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
-const HEADER: Readonly<Record<RateLimitName, string>> = {
+/** The three headers of section 8, as recorded (lower case); the contract lists the same (a test holds them alike). */
+export const RATE_LIMIT_HEADERS: Readonly<Record<RateLimitName, string>> = {
   limit: 'x-ratelimit-limit',
   remaining: 'x-ratelimit-remaining',
   reset: 'x-ratelimit-reset',
 };
+export const RATE_LIMIT_NAMES = Object.keys(RATE_LIMIT_HEADERS) as readonly RateLimitName[];
+
+/** A rate-limit header's name as the spec writes it (X-RateLimit-Limit), for messages. */
+export function rateLimitLabel(name: RateLimitName): string {
+  return `X-RateLimit-${name[0]!.toUpperCase()}${name.slice(1)}`;
+}
 
 function reading(ex: { response: RecordedResponse | null }, name: RateLimitName): Reading {
-  const v = single(ex, HEADER[name]);
+  const v = singleHeader(ex, RATE_LIMIT_HEADERS[name]);
   if (v === null || !/^\d{1,40}$/.test(v)) return { number: null, exact: null };
   // Every judged exchange asks for all three exactly (the response checks): made at once.
   const exact = BigInt(v);
@@ -83,9 +82,9 @@ export function resetEpochMs(reset: number | null): number | null {
  * one, else from `now`, by default when the response arrived), or null when absent or in neither form.
  */
 export function retryAfterMs(ex: Exchange, now = ex.startedAt + ex.durationMs): number | null {
-  const value = single(ex, 'retry-after');
+  const value = singleHeader(ex, 'retry-after');
   if (value === null) return null;
-  return parseRetryAfter(value, now, single(ex, 'date') ?? undefined)?.ms ?? null;
+  return parseRetryAfter(value, now, singleHeader(ex, 'date') ?? undefined)?.ms ?? null;
 }
 
 /** What one response says about its key's rate limit. */

@@ -2,13 +2,32 @@
 import { describe, expect, test } from 'vitest';
 import type { Exchange } from '../../http/exchange.js';
 import { bareExchange } from '../support/bare-exchange.js';
-import { rateLimitValue, readRateLimit, resetEpochMs, retryAfterMs } from '../../http/rate-limit-headers.js';
+import {
+  RATE_LIMIT_HEADERS,
+  RATE_LIMIT_NAMES,
+  rateLimitLabel,
+  rateLimitValue,
+  readRateLimit,
+  resetEpochMs,
+  retryAfterMs,
+} from '../../http/rate-limit-headers.js';
+import { contract } from '../../spec/contract.js';
 
 const NOW = Date.UTC(2026, 0, 1, 0, 0, 0);
 
 function ex(headers: Record<string, string | string[]>, status = 200): Exchange {
   return bareExchange(status, headers, NOW, 10);
 }
+
+test('the headers read are those the contract lists, and their labels are its spelling', () => {
+  expect(RATE_LIMIT_NAMES.map((n) => RATE_LIMIT_HEADERS[n])).toEqual(contract.rateLimitHeaders);
+  expect(RATE_LIMIT_NAMES.map(rateLimitLabel)).toEqual([
+    'X-RateLimit-Limit',
+    'X-RateLimit-Remaining',
+    'X-RateLimit-Reset',
+  ]);
+  expect(RATE_LIMIT_NAMES.map((n) => rateLimitLabel(n).toLowerCase())).toEqual(contract.rateLimitHeaders);
+});
 
 describe('readRateLimit', () => {
   test('reads the three headers as integers and a plausible epoch-seconds Reset as ms', () => {
