@@ -25,26 +25,34 @@ export function contentCodings(value: string | string[] | undefined): string[] {
     .filter((c) => c !== '' && c !== 'identity');
 }
 
-function decoder(coding: string, raw: boolean): Transform {
-  // Sync-flush at the end: a body cut at the read cap still yields what it holds instead of an error.
-  const zlib = { finishFlush: constants.Z_SYNC_FLUSH };
-  switch (coding) {
-    case 'gzip':
-    case 'x-gzip':
-      return createGunzip(zlib);
-    case 'deflate':
-      // RFC 9110's deflate is zlib-wrapped; some servers send raw deflate. Both are read.
-      return raw ? createInflateRaw(zlib) : createInflate(zlib);
-    case 'br':
-      return createBrotliDecompress({ finishFlush: constants.BROTLI_OPERATION_FLUSH });
-    default:
-      throw new Error(`unsupported content-coding "${coding}"`);
-  }
+/** A coding's decoder, in one call and as a stream, with the flush that ends a body cut short without an error. */
+interface Codec {
+  readonly sync: (input: Buffer, options: { finishFlush: number; maxOutputLength?: number }) => Buffer;
+  readonly stream: (options: { finishFlush: number }) => Transform;
+  readonly finishFlush: number;
+}
+
+const gzip: Codec = { sync: gunzipSync, stream: createGunzip, finishFlush: constants.Z_SYNC_FLUSH };
+const CODECS: Readonly<Record<string, Codec>> = {
+  gzip,
+  'x-gzip': gzip,
+  deflate: { sync: inflateSync, stream: createInflate, finishFlush: constants.Z_SYNC_FLUSH },
+  // RFC 9110's deflate is zlib-wrapped; some servers send raw deflate. Both are read (decodeBody tries this second).
+  'raw deflate': { sync: inflateRawSync, stream: createInflateRaw, finishFlush: constants.Z_SYNC_FLUSH },
+  br: { sync: brotliDecompressSync, stream: createBrotliDecompress, finishFlush: constants.BROTLI_OPERATION_FLUSH },
+};
+
+function codecOf(coding: string, raw: boolean): Codec {
+  const codec = CODECS[raw && coding === 'deflate' ? 'raw deflate' : coding];
+  if (codec === undefined) throw new Error(`unsupported content-coding "${coding}"`);
+  return codec;
 }
 
 function run(input: Buffer, coding: string, cap: number, raw = false): Promise<{ bytes: Buffer; truncated: boolean }> {
   return new Promise((resolve, reject) => {
-    const z = decoder(coding, raw);
+    const codec = codecOf(coding, raw);
+    // Sync-flush at the end: a body cut at the read cap still yields what it holds instead of an error.
+    const z = codec.stream({ finishFlush: codec.finishFlush });
     const chunks: Buffer[] = [];
     let size = 0;
     let settled = false;
@@ -79,18 +87,8 @@ function run(input: Buffer, coding: string, cap: number, raw = false): Promise<{
  * a stream's set-up and hand-offs. Output past the cap throws ERR_BUFFER_TOO_LARGE; the stream then keeps what fits.
  */
 function runSync(input: Buffer, coding: string, cap: number, raw = false): Buffer {
-  const opts = { finishFlush: constants.Z_SYNC_FLUSH, maxOutputLength: cap };
-  switch (coding) {
-    case 'gzip':
-    case 'x-gzip':
-      return gunzipSync(input, opts);
-    case 'deflate':
-      return raw ? inflateRawSync(input, opts) : inflateSync(input, opts);
-    case 'br':
-      return brotliDecompressSync(input, { finishFlush: constants.BROTLI_OPERATION_FLUSH, maxOutputLength: cap });
-    default:
-      throw new Error(`unsupported content-coding "${coding}"`);
-  }
+  const codec = codecOf(coding, raw);
+  return codec.sync(input, { finishFlush: codec.finishFlush, maxOutputLength: cap });
 }
 
 async function decodeOne(input: Buffer, coding: string, cap: number, raw = false) {

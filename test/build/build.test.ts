@@ -86,6 +86,19 @@ describe('bin/petstore-conformance.js runs the build', () => {
     expect(r.stderr).toMatch(/the build is missing \(dist\/\): run `npm run build`/);
   });
 
+  test('with a dependency missing, it names it, says to run npm ci and exits 2', () => {
+    const { dir, run, writeBuild } = command();
+    writeBuild();
+    writeFileSync(
+      join(dir, 'dist/cli/main.js'),
+      'import "no-such-dependency";\nexport async function main() { return 0; }\n',
+    );
+    const r = run();
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/Cannot find package 'no-such-dependency'.*: run `npm ci`/);
+    expect(r.stderr).not.toMatch(/build is missing/);
+  });
+
   test('it runs the build; a build older than a source runs with a note naming that source', () => {
     const { dir, run, writeBuild } = command();
     writeBuild();

@@ -106,12 +106,18 @@ describe('decodeBody', () => {
     expect(out.bytes.equals(json)).toBe(true);
   });
 
-  test('a compression bomb costs at most the cap', async () => {
-    const bomb = gzipSync(Buffer.alloc(50 * 1024 * 1024, 0x20));
+  test.each([
+    ['gzip', gzipSync],
+    ['deflate', deflateSync],
+    ['deflate', deflateRawSync],
+    ['br', brotliCompressSync],
+  ] as const)('a compression bomb (%s) costs at most the cap', async (coding, compress) => {
+    const bomb = compress(Buffer.alloc(50 * 1024 * 1024, 0x20));
     expect(bomb.length).toBeLessThan(100 * 1024);
-    const out = await decodeBody(bomb, ['gzip'], 64 * 1024);
+    const out = await decodeBody(bomb, [coding], 64 * 1024);
     expect(out.truncated).toBe(true);
     expect(out.bytes.length).toBe(64 * 1024);
+    expect(out.bytes.every((b) => b === 0x20)).toBe(true);
   });
 
   test('bytes that are not what the header says, or an unknown coding, fail naming the coding', async () => {
