@@ -4,20 +4,19 @@
  */
 import type { RecordedResponse } from '../http/exchange.js';
 import { readHeader } from '../http/header-read.js';
+import { Recent } from '../http/recent.js';
 
 /** The media type (type/subtype, lower-cased, parameters dropped) or null when the value is not one. */
 export function mediaType(value: string | undefined | null): string | null {
-  if (typeof value !== 'string') return null;
   // A target sends the same Content-Type again and again: the last one read is remembered.
-  if (value === lastMediaType.value) return lastMediaType.essence;
-  const essence = value.split(';', 1)[0]!.trim().toLowerCase();
-  lastMediaType = {
-    value,
-    essence: /^[!#$%&'*+.^_`|~0-9a-z-]+\/[!#$%&'*+.^_`|~0-9a-z-]+$/.test(essence) ? essence : null,
-  };
-  return lastMediaType.essence;
+  return typeof value === 'string' ? lastMediaType.of(value, essenceOf) : null;
 }
-let lastMediaType: { value: string | null; essence: string | null } = { value: null, essence: null };
+const lastMediaType = new Recent<string, string | null>(1);
+
+function essenceOf(value: string): string | null {
+  const essence = value.split(';', 1)[0]!.trim().toLowerCase();
+  return /^[!#$%&'*+.^_`|~0-9a-z-]+\/[!#$%&'*+.^_`|~0-9a-z-]+$/.test(essence) ? essence : null;
+}
 
 /** A non-negative decimal integer header (digits only, no sign, no fraction), exact; null otherwise. */
 export function parseIntegerHeader(value: string | undefined | null): bigint | null {
@@ -33,10 +32,10 @@ export function responseDate(ex: { response: RecordedResponse | null }): number 
   const h = readHeader(ex, 'date');
   if (h.kind !== 'value') return null;
   // A target's Date changes once a second: the last text parsed is nearly always the one asked for again.
-  if (h.value !== lastDate.text) lastDate = { text: h.value, ms: Date.parse(h.value) };
-  return Number.isFinite(lastDate.ms) ? lastDate.ms : null;
+  const ms = lastDate.of(h.value, Date.parse);
+  return Number.isFinite(ms) ? ms : null;
 }
-let lastDate = { text: '', ms: Number.NaN };
+const lastDate = new Recent<string, number>(1);
 
 /** RFC 9745 Deprecation: a structured date `@<epoch seconds>`; returns epoch seconds or null. */
 export function parseDeprecation(value: string | undefined | null): number | null {

@@ -4,6 +4,7 @@
  * keeps the JSON type right); digit-exact questions (int64 range, echo of categoryId, id round-trips) use the digits.
  */
 import { isLosslessNumber, LosslessNumber, parse, stringify } from 'lossless-json';
+import { Recent } from './recent.js';
 
 export { LosslessNumber, isLosslessNumber };
 
@@ -20,20 +21,13 @@ const SAFE_INTEGER = /^-?\d{1,15}$/;
 /**
  * The plain views of the trees the parser made last: the tree itself when it holds no LosslessNumber (most bodies, so
  * validation walks nothing), else JSON.parse's tree of the same text (numbers rounded as `plain` does). A tree is
- * validated right after it is parsed, so a ring of the latest few (lanes side by side interleave) serves nearly every
- * lookup; an older tree is walked instead. Neither a WeakMap nor a property on the tree: an entry or a property per
- * exchange costs more than the lookup saves.
+ * validated right after it is parsed, so the latest few (lanes side by side interleave) serve nearly every lookup; an
+ * older tree is walked instead.
  */
-const RECENT = 16;
-const recentTrees: unknown[] = new Array(RECENT).fill(undefined);
-const recentViews: unknown[] = new Array(RECENT).fill(undefined);
-let nextSlot = 0;
+const plainViews = new Recent<object, unknown>(16);
 
 function keepPlainView(tree: unknown, view: unknown): void {
-  if (tree === null || typeof tree !== 'object') return;
-  recentTrees[nextSlot] = tree;
-  recentViews[nextSlot] = view;
-  nextSlot = (nextSlot + 1) % RECENT;
+  if (tree !== null && typeof tree === 'object') plainViews.remember(tree, view);
 }
 
 /**
@@ -200,9 +194,10 @@ export function stringifyLossless(value: unknown): string {
 
 /** The lossless tree as plain JS values, for schema validation. */
 export function plain(value: unknown): unknown {
-  if (value !== null && typeof value === 'object') {
-    for (let i = 0; i < RECENT; i++) if (recentTrees[i] === value) return recentViews[i];
-  }
+  return value !== null && typeof value === 'object' ? plainViews.get(value, walkPlain) : walkPlain(value);
+}
+
+function walkPlain(value: unknown): unknown {
   if (isLosslessNumber(value)) return Number((value as LosslessNumber).value);
   if (Array.isArray(value)) return value.map(plain);
   if (value && typeof value === 'object') {

@@ -5,6 +5,7 @@
  */
 import type { Exchange, RecordedResponse } from './exchange.js';
 import { singleHeader } from './header-read.js';
+import { Recent } from './recent.js';
 import { parseRetryAfter } from './retry-after.js';
 
 export type RateLimitName = 'limit' | 'remaining' | 'reset';
@@ -20,14 +21,10 @@ type Readings = Readonly<Record<RateLimitName, Reading>>;
 
 /**
  * The X-RateLimit headers of the latest responses, each read once: the response checks, the pacer and the run's guard
- * all ask for them on every exchange, one right after the other. A few recent responses are remembered (lanes side by
- * side interleave), by their (read-only) headers object; an older one is read again. Not a WeakMap: one entry per
- * exchange in a WeakMap costs the garbage collector more than reading the three headers again.
+ * all ask for them on every exchange, one right after the other. Remembered by the response's (read-only) headers
+ * object.
  */
-const RECENT = 8;
-const recentHeaders: (object | null)[] = new Array(RECENT).fill(null);
-const recentReadings: (Readings | null)[] = new Array(RECENT).fill(null);
-let nextSlot = 0;
+const recentReadings = new Recent<object, Readings>(8);
 
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 /** The three headers of section 8, as recorded (lower case); the contract lists the same (a test holds them alike). */
@@ -54,12 +51,11 @@ function reading(ex: { response: RecordedResponse | null }, name: RateLimitName)
 function readingsOf(ex: { response: RecordedResponse | null }): Readings | null {
   const headers = ex.response?.headers;
   if (headers === undefined || headers === null || typeof headers !== 'object') return null;
-  for (let i = 0; i < RECENT; i++) if (recentHeaders[i] === headers) return recentReadings[i]!;
-  const r = { limit: reading(ex, 'limit'), remaining: reading(ex, 'remaining'), reset: reading(ex, 'reset') };
-  recentHeaders[nextSlot] = headers;
-  recentReadings[nextSlot] = r;
-  nextSlot = (nextSlot + 1) % RECENT;
-  return r;
+  return recentReadings.of(headers, () => ({
+    limit: reading(ex, 'limit'),
+    remaining: reading(ex, 'remaining'),
+    reset: reading(ex, 'reset'),
+  }));
 }
 
 /** X-RateLimit-<name> as an exact non-negative integer (digits only), or null. */

@@ -2,6 +2,8 @@
  * HTTP-dates and Retry-After (RFC 9110 §5.6.7, §10.2.3), in one place for the pacing policy and the checks.
  * Retry-After is whole delta-seconds or an HTTP-date; anything else (e.g. "0.25") is invalid.
  */
+import { Recent } from './recent.js';
+
 const DAYS = ['sun', 'mon', 'tue', 'wed', 'thu', 'fri', 'sat'];
 const LONG_DAYS = ['sunday', 'monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday'];
 const MONTHS = ['jan', 'feb', 'mar', 'apr', 'may', 'jun', 'jul', 'aug', 'sep', 'oct', 'nov', 'dec'];
@@ -14,22 +16,22 @@ function utc(year: number, month: string, day: number, h: number, m: number, s: 
   return new Date(t).getUTCDate() === day ? t : null;
 }
 
-let lastFixdate: { value: string | null; ms: number | null } = { value: null, ms: null };
+// The same date comes again and again (a Sunset header on every answer): the last one read is remembered.
+const lastDate = new Recent<string, number | null>(1);
 
 /**
  * An HTTP-date (RFC 9110 §5.6.7) as epoch ms, or null. IMF-fixdate is the form senders must use; recipients must also
  * accept the obsolete RFC 850 and asctime forms, so this does too. Names are matched case-insensitively.
  */
 export function parseHttpDate(value: string | undefined | null): number | null {
-  if (typeof value !== 'string') return null;
-  // The same date comes again and again (a Sunset header on every answer): the last IMF-fixdate read is remembered.
-  if (value === lastFixdate.value) return lastFixdate.ms;
+  return typeof value === 'string' ? lastDate.of(value, readHttpDate) : null;
+}
+
+function readHttpDate(value: string): number | null {
   const v = value.trim();
   let m = /^([a-z]{3}), (\d{2}) ([a-z]{3}) (\d{4}) (\d{2}):(\d{2}):(\d{2}) GMT$/i.exec(v);
-  if (m && DAYS.includes(m[1]!.toLowerCase())) {
-    lastFixdate = { value, ms: utc(Number(m[4]), m[3]!, Number(m[2]), Number(m[5]), Number(m[6]), Number(m[7])) };
-    return lastFixdate.ms;
-  }
+  if (m && DAYS.includes(m[1]!.toLowerCase()))
+    return utc(Number(m[4]), m[3]!, Number(m[2]), Number(m[5]), Number(m[6]), Number(m[7]));
   m = /^([a-z]+), (\d{2})-([a-z]{3})-(\d{2}) (\d{2}):(\d{2}):(\d{2}) GMT$/i.exec(v);
   if (m && LONG_DAYS.includes(m[1]!.toLowerCase())) {
     // RFC 9110: a two-digit year more than 50 years in the future is in the past century.
