@@ -64,8 +64,6 @@ export const runOptions = {
 
 /** Requests the CLI itself sends before the suites (the preflight's GET /pets): they count against the budget. */
 const PREFLIGHT_REQUESTS = 1;
-/** A budget that covers this many times the functional suites' estimate cannot be spent by the first of them. */
-const BUDGET_SLACK = 2;
 
 export async function runCommand(argv: string[], out: Output): Promise<number> {
   const { values } = parseFlags(argv, runOptions);
@@ -153,7 +151,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     const budget = requestBudget(config, key, pre.remaining, server !== null);
     // Every case class of every functional suite first; the random phases share what the budget leaves.
     // runner/budget.ts loads every scenario (and with them the checks and ajv): after the preflight, not before it.
-    const { estimateRequests, planBudget } = await import('../runner/budget.js');
+    const { planBudget } = await import('../runner/budget.js');
     const plan = planBudget(
       functional,
       pre.runs,
@@ -185,13 +183,8 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
         deadline,
         maxRequests: budget.limit === null ? null : Math.max(0, budget.limit - PREFLIGHT_REQUESTS),
         maxCreates: config.maxCreates,
-        // Shares keep the first suites from spending what the later ones need (every suite's coverage phase is
-        // reserved first, runner/budget.ts): only a budget that is tight needs them, and suites with shares run one at
-        // a time (the guard counts a share while its suite runs).
-        ...(budget.limit !== null &&
-          estimateRequests(functional, runs) * BUDGET_SLACK > budget.limit - PREFLIGHT_REQUESTS && {
-            suiteEstimates: plan.suiteEstimates,
-          }),
+        // A tight budget is shared out per suite (runner/budget.ts); suites with shares run one at a time.
+        ...(plan.shares && { suiteEstimates: plan.shares }),
       },
       namePrefix: config.namePrefix,
       transport: config.transport,

@@ -25,6 +25,9 @@ export function suiteEstimate(suite: string, runs: number): SuiteEstimate | null
 }
 
 /** Rough requests of the given suites for a --runs, coverage and random phases together. */
+/** A budget that covers this many times the suites' estimate cannot be spent by the first of them: no shares. */
+const BUDGET_SLACK = 2;
+
 export function estimateRequests(suites: readonly string[], runs: number): number {
   return suites.reduce((n, s) => {
     const e = suiteEstimate(s, runs);
@@ -35,8 +38,14 @@ export function estimateRequests(suites: readonly string[], runs: number): numbe
 export interface BudgetPlan {
   /** --runs, scaled down when the random phases would not fit what the coverage leaves. */
   readonly runs: number;
-  /** Per suite, what it needs: the guard's shares follow. */
+  /** Per suite, what it needs. */
   readonly suiteEstimates: Readonly<Record<string, SuiteEstimate>>;
+  /**
+   * The estimates the guard shares the budget by (GuardLimits.suiteEstimates), when the budget is tight enough to need
+   * shares; else null (no budget, or one the suites' estimate cannot come near). Suites with shares run one at a
+   * time.
+   */
+  readonly shares: Readonly<Record<string, SuiteEstimate>> | null;
   /** What the user should know: runs scaled, coverage that does not fit. */
   readonly notes: readonly string[];
 }
@@ -55,7 +64,7 @@ export function planBudget(
         return e ? [[s, e]] : [];
       }),
     );
-  if (room === null) return { runs, suiteEstimates: at(runs), notes: [] };
+  if (room === null) return { runs, suiteEstimates: at(runs), shares: null, notes: [] };
   const notes: string[] = [];
   const coverage = suites.reduce((n, s) => n + (suiteEstimate(s, runs)?.coverage ?? 0), 0);
   const explore = (r: number) => suites.reduce((n, s) => n + (suiteEstimate(s, r)?.explore ?? 0), 0);
@@ -80,5 +89,9 @@ export function planBudget(
     notes.push(
       `${label} covers about ${room} more requests: every case class first (${coverage} requests), then --runs scaled from ${runs} to ${scaled}`,
     );
-  return { runs: scaled, suiteEstimates: at(scaled), notes };
+  const suiteEstimates = at(scaled);
+  // Shares keep the first suites from spending what the later ones need (every suite's coverage is reserved first):
+  // only a budget that is tight needs them.
+  const tight = estimateRequests(suites, scaled) * BUDGET_SLACK > room;
+  return { runs: scaled, suiteEstimates, shares: tight ? suiteEstimates : null, notes };
 }

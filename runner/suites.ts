@@ -154,7 +154,7 @@ export async function runSuitesInOrder(
   const plan = planBudget(names, settings.runs, limits.maxRequests);
   const guard = new RunGuard({
     ...limits,
-    ...(limits.maxRequests !== null && { suiteEstimates: plan.suiteEstimates }),
+    ...(plan.shares && { suiteEstimates: plan.shares }),
   });
   const results: Omit<SuiteResult, 'guard'>[] = [];
   for (const name of names) {

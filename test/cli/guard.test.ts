@@ -12,7 +12,7 @@ import {
   type SuiteState,
   TREND_WINDOW,
 } from '../../runner/guard.js';
-import { planBudget, suiteEstimate } from '../../runner/budget.js';
+import { estimateRequests, planBudget, suiteEstimate } from '../../runner/budget.js';
 
 const req = (operation: OutgoingRequest['operation'] = 'listPets'): OutgoingRequest => ({
   operation,
@@ -241,6 +241,16 @@ describe('planBudget', () => {
     const plan = planBudget(FUNCTIONAL, 100, null);
     expect(plan.runs).toBe(100);
     expect(plan.notes).toEqual([]);
+    expect(plan.shares).toBeNull();
+  });
+
+  it('shares a budget out per suite only when the suites could come near it', () => {
+    const needed = estimateRequests(FUNCTIONAL, 100);
+    expect(planBudget(FUNCTIONAL, 100, 2 * needed).shares).toBeNull();
+    const tight = planBudget(FUNCTIONAL, 100, 2 * needed - 1);
+    expect(tight.runs).toBe(100);
+    expect(tight.shares).toEqual(tight.suiteEstimates);
+    expect(Object.keys(tight.shares ?? {}).sort()).toEqual([...FUNCTIONAL].sort());
   });
 
   it('reserves every case class first and scales --runs so the random phases fit what is left', () => {
