@@ -1,6 +1,7 @@
 /**
  * Bench section `memory`: the peak RSS of a long run (100,000 exchanges by default, BENCH_MEMORY_EXCHANGES) of the
- * functional suites against the reference server, with --har (the worst case: every exchange goes to a file).
+ * functional suites against the reference server, with --har (the worst case: every exchange goes to a file), and of
+ * the same run without it.
  *
  * RSS is sampled every 50 ms from /proc and summed over the CLI's process tree: vitest runs its workers as threads
  * inside the CLI process, so the tree is the harness (the reference server is started here, outside that tree, and
@@ -29,6 +30,8 @@ export interface MemoryFigures {
   readonly peakRssMb: number | null;
   /** The same figure for a short run (runs 100, a few hundred exchanges): the footprint that does not grow. */
   readonly shortRun: { readonly exchanges: number; readonly peakRssMb: number | null };
+  /** The same long run without --har: what the HAR stream adds. */
+  readonly withoutHar: { readonly exchanges: number; readonly peakRssMb: number | null; readonly wallSeconds: number };
   /** Peak RSS of the reference server (outside the harness, for reference). */
   readonly serverPeakRssMb: number | null;
 }
@@ -128,29 +131,24 @@ export async function benchMemory(dir: string): Promise<MemoryFigures> {
         }, SAMPLE_MS * 4)
       : null;
     const samples: number[] = [];
-    const r = await cliRun(
-      root,
-      [
-        'run',
-        '--target',
-        server.url,
-        '--seed',
-        '7',
-        '--suite',
-        FUNCTIONAL,
-        '--runs',
-        String(runs),
-        '--max-duration',
-        '60m',
-        '--json',
-        out,
-        '--har',
-        har,
-      ],
-      env,
-      samples,
-    );
+    const longArgs = (n: number) => [
+      'run',
+      '--target',
+      server.url,
+      '--seed',
+      '7',
+      '--suite',
+      FUNCTIONAL,
+      '--runs',
+      String(n),
+      '--max-duration',
+      '60m',
+    ];
+    const r = await cliRun(root, [...longArgs(runs), '--json', out, '--har', har], env, samples);
     if (serverTimer) clearInterval(serverTimer);
+    const plainOut = join(dir, 'memory-without-har.json');
+    const plainSamples: number[] = [];
+    const plain = await cliRun(root, [...longArgs(runs), '--json', plainOut], env, plainSamples);
     const exchanges = existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as Report).totals.exchanges : 0;
     const entries = existsSync(har)
       ? (JSON.parse(readFileSync(har, 'utf8')) as { log: { entries: unknown[] } }).log.entries.length
@@ -165,6 +163,11 @@ export async function benchMemory(dir: string): Promise<MemoryFigures> {
       wallSeconds: +(r.ms / 1000).toFixed(1),
       peakRssMb: samples.length > 0 ? mb(r.peak) : null,
       shortRun: { exchanges: shortExchanges, peakRssMb: short.length > 0 ? mb(shortPeakRss) : null },
+      withoutHar: {
+        exchanges: existsSync(plainOut) ? (JSON.parse(readFileSync(plainOut, 'utf8')) as Report).totals.exchanges : 0,
+        peakRssMb: plainSamples.length > 0 ? mb(plain.peak) : null,
+        wallSeconds: +(plain.ms / 1000).toFixed(1),
+      },
       serverPeakRssMb: serverPid ? mb(serverPeak) : null,
     };
   } finally {
