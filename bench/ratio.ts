@@ -16,7 +16,8 @@
  * (this section used to time autocannon from the bench's side, its start-up included, which at one connection counts
  * it far slower than the target sees it, about 2,200/s against 3,800/s here: `autocannonPerSecWithStartup` keeps that
  * figure, to compare with older results only).
- * The headline ratio is the default configuration's (run 2 ÷ run 3); `withHar` gives run 1 ÷ run 3. The ratios are
+ * The headline ratio is the default configuration's (run 2 ÷ run 3); `withHar` gives run 1 ÷ run 3. Each is measured
+ * for the default run and for a long one (LONG_RUNS). The ratios are
  * paired within a round and the median over rounds is reported (BENCH_RATIO_ROUNDS, default 3): this machine is noisy.
  */
 import { spawn } from 'node:child_process';
@@ -36,7 +37,13 @@ import { median } from '../reports/thresholds.js';
 
 const ROUNDS = Math.max(1, Number(process.env.BENCH_RATIO_ROUNDS ?? 3) || 3);
 /** Cases per property: the default against the embedded target. */
-const RUNS = String(DEFAULT_RUNS_EMBEDDED);
+const RUNS = DEFAULT_RUNS_EMBEDDED;
+/**
+ * Cases per property of the long runs (BENCH_RATIO_LONG_RUNS, default 1,500: about 10,000 exchanges; 0 skips them).
+ * The default run's span is about 1.5 s, much of it spent while V8 still compiles the hot paths, the server's and
+ * autocannon's too: the long run shows the rates and the ratio once everything has warmed up.
+ */
+const LONG_RUNS = Math.max(0, Number(process.env.BENCH_RATIO_LONG_RUNS ?? 1500) || 0);
 
 interface SpanServer {
   readonly url: string;
@@ -73,15 +80,15 @@ function rateOf(times: { starts: number[]; lastFinish: number | null }, counted:
 }
 
 /** One harness run (functional suites, seed 7) against a fresh server: its report and rate. */
-async function harness(dir: string, concurrency: number, har: string | null) {
+async function harness(dir: string, concurrency: number, runs: number, har: string | null) {
   const server = await spanServer();
-  const out = join(dir, `ratio-${concurrency}-${har ? 'har' : 'default'}.json`);
+  const out = join(dir, `ratio-${concurrency}-${runs}-${har ? 'har' : 'default'}.json`);
   const { code } = await runCli(
     [
       ...['run', '--target', server.url, '--seed', '7', '--suite', FUNCTIONAL],
       ...['--concurrency', String(concurrency), '--json', out, ...(har ? ['--har', har] : [])],
     ],
-    { ...keyEnv(server.keys), PETSTORE_RUNS: RUNS },
+    { ...keyEnv(server.keys), PETSTORE_RUNS: String(runs) },
   );
   const times = await server.close();
   const report = JSON.parse(readFileSync(out, 'utf8')) as ConformanceReport;
@@ -200,7 +207,7 @@ async function replay(entries: HarEntry[], connections: number, how: Replayer) {
 
 const r2 = (n: number) => +n.toFixed(2);
 
-async function measure(dir: string, concurrency: number) {
+async function measure(dir: string, concurrency: number, runs: number) {
   const rounds: {
     code: number;
     codeHar: number;
@@ -217,9 +224,9 @@ async function measure(dir: string, concurrency: number) {
     suiteSeconds: number;
   }[] = [];
   for (let i = 0; i < ROUNDS; i++) {
-    const har = join(dir, `ratio-${concurrency}.har`);
-    const withHar = await harness(dir, concurrency, har);
-    const twin = await harness(dir, concurrency, null);
+    const har = join(dir, `ratio-${concurrency}-${runs}.har`);
+    const withHar = await harness(dir, concurrency, runs, har);
+    const twin = await harness(dir, concurrency, runs, null);
     const entries = (JSON.parse(readFileSync(har, 'utf8')) as { log: { entries: HarEntry[] } }).log.entries;
     const ac = await replay(entries, concurrency, 'autocannon');
     const undici = await replay(entries, concurrency, 'undici');
@@ -277,11 +284,19 @@ export async function benchRatio(dir: string): Promise<Record<string, unknown>> 
   // The default concurrency of the embedded target's functional key, as `run` chooses it (its keys' limits are the
   // reference server's, whatever their values).
   const dflt = defaultConcurrency(roomiestKey(planKeys(generateKeys()))!.limits);
-  const one = await measure(dir, 1);
-  const many = await measure(dir, dflt);
+  const one = await measure(dir, 1, RUNS);
+  const many = await measure(dir, dflt, RUNS);
+  const long =
+    LONG_RUNS > 0
+      ? {
+          [`the same, long run (${LONG_RUNS} runs), concurrency 1`]: await measure(dir, 1, LONG_RUNS),
+          [`the same, long run (${LONG_RUNS} runs), default concurrency ${dflt}`]: await measure(dir, dflt, LONG_RUNS),
+        }
+      : {};
   return {
     'checked exchanges/s ÷ autocannon (concurrency 1, same requests, 1 connection)': one,
     [`checked exchanges/s ÷ autocannon (default concurrency ${dflt}, same requests, ${dflt} connections)`]: many,
     'checked exchanges/s at the default concurrency (goal ≥ 1,500)': many.harnessPerSec,
+    ...long,
   };
 }
