@@ -31,7 +31,12 @@ export interface MemoryFigures {
   /** The same figure for a short run (runs 100, a few hundred exchanges): the footprint that does not grow. */
   readonly shortRun: { readonly exchanges: number; readonly peakRssMb: number | null };
   /** The same long run without --har: what the HAR stream adds. */
-  readonly withoutHar: { readonly exchanges: number; readonly peakRssMb: number | null; readonly wallSeconds: number };
+  readonly withoutHar: {
+    readonly exit: number;
+    readonly exchanges: number;
+    readonly peakRssMb: number | null;
+    readonly wallSeconds: number;
+  };
   /** Peak RSS of the reference server (outside the harness, for reference). */
   readonly serverPeakRssMb: number | null;
 }
@@ -131,10 +136,10 @@ export async function benchMemory(dir: string): Promise<MemoryFigures> {
         }, SAMPLE_MS * 4)
       : null;
     const samples: number[] = [];
-    const longArgs = (n: number) => [
+    const longArgs = (url: string, n: number) => [
       'run',
       '--target',
-      server.url,
+      url,
       '--seed',
       '7',
       '--suite',
@@ -144,11 +149,18 @@ export async function benchMemory(dir: string): Promise<MemoryFigures> {
       '--max-duration',
       '60m',
     ];
-    const r = await cliRun(root, [...longArgs(runs), '--json', out, '--har', har], env, samples);
+    const r = await cliRun(root, [...longArgs(server.url, runs), '--json', out, '--har', har], env, samples);
     if (serverTimer) clearInterval(serverTimer);
+    // The same long run without --har, on a server of its own (the first one now holds the first run's pets).
     const plainOut = join(dir, 'memory-without-har.json');
     const plainSamples: number[] = [];
-    const plain = await cliRun(root, [...longArgs(runs), '--json', plainOut], env, plainSamples);
+    const fresh = await startEmbedded({ windowSeconds: 60 });
+    const plain = await cliRun(
+      root,
+      [...longArgs(fresh.url, runs), '--json', plainOut],
+      keyEnv(fresh.keys),
+      plainSamples,
+    ).finally(() => fresh.close());
     const exchanges = existsSync(out) ? (JSON.parse(readFileSync(out, 'utf8')) as Report).totals.exchanges : 0;
     const entries = existsSync(har)
       ? (JSON.parse(readFileSync(har, 'utf8')) as { log: { entries: unknown[] } }).log.entries.length
@@ -164,6 +176,7 @@ export async function benchMemory(dir: string): Promise<MemoryFigures> {
       peakRssMb: samples.length > 0 ? mb(r.peak) : null,
       shortRun: { exchanges: shortExchanges, peakRssMb: short.length > 0 ? mb(shortPeakRss) : null },
       withoutHar: {
+        exit: plain.code,
         exchanges: existsSync(plainOut) ? (JSON.parse(readFileSync(plainOut, 'utf8')) as Report).totals.exchanges : 0,
         peakRssMb: plainSamples.length > 0 ? mb(plain.peak) : null,
         wallSeconds: +(plain.ms / 1000).toFixed(1),

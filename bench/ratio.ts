@@ -12,7 +12,7 @@
  * 5. the harness's own client (http/client.ts: sent, recorded, parsed, judged by no check; `replayedBy.harnessClient`).
  * Every rate is measured the same way, from the server's side: requests ÷ the span from the arrival of the first
  * request the report counts (the CLI's preflight request comes before the suites start, and is left out) to the end
- * of the last response. Start-up costs (vitest, autocannon's connections) are outside the span for all three alike
+ * of the last response. Start-up costs (vitest, autocannon's connections) are outside the span for every run alike
  * (this section used to time autocannon from the bench's side, its start-up included, which at one connection counts
  * it far slower than the target sees it, about 2,200/s against 3,800/s here: `autocannonPerSecWithStartup` keeps that
  * figure, to compare with older results only).

@@ -14,9 +14,11 @@ try {
   ({ main } = await import('../dist/cli/main.js'));
 } catch (e) {
   if (e?.code !== 'ERR_MODULE_NOT_FOUND') throw e;
-  // A dependency not installed, or a build left half-made: npm ci installs and builds.
+  // A dependency not installed, or a build left half-made: npm ci installs and builds (an installed package: reinstall).
   const what = String(e.message).split('\n')[0];
-  process.stderr.write(`petstore-conformance: ${what}: run \`npm ci\` (it installs the dependencies and builds)\n`);
+  process.stderr.write(
+    `petstore-conformance: ${what}: run \`npm ci\` in the checkout (it installs the dependencies and builds), or reinstall the package\n`,
+  );
   process.exit(2);
 }
 // A few milliseconds of stat calls, so that a build older than its sources never runs unannounced.

@@ -33,19 +33,21 @@ interface Codec {
 }
 
 const gzip: Codec = { sync: gunzipSync, stream: createGunzip, finishFlush: constants.Z_SYNC_FLUSH };
-const CODECS: Readonly<Record<string, Codec>> = {
-  gzip,
-  'x-gzip': gzip,
-  deflate: { sync: inflateSync, stream: createInflate, finishFlush: constants.Z_SYNC_FLUSH },
-  // RFC 9110's deflate is zlib-wrapped; some servers send raw deflate. Both are read (decodeBody tries this second).
-  'raw deflate': { sync: inflateRawSync, stream: createInflateRaw, finishFlush: constants.Z_SYNC_FLUSH },
-  br: { sync: brotliDecompressSync, stream: createBrotliDecompress, finishFlush: constants.BROTLI_OPERATION_FLUSH },
-};
+const deflate: Codec = { sync: inflateSync, stream: createInflate, finishFlush: constants.Z_SYNC_FLUSH };
+// RFC 9110's deflate is zlib-wrapped; some servers send raw deflate. Both are read (decodeBody tries this second).
+const rawDeflate: Codec = { sync: inflateRawSync, stream: createInflateRaw, finishFlush: constants.Z_SYNC_FLUSH };
+/** The content codings read, by their token in Content-Encoding. */
+const CODECS: ReadonlyMap<string, Codec> = new Map([
+  ['gzip', gzip],
+  ['x-gzip', gzip],
+  ['deflate', deflate],
+  ['br', { sync: brotliDecompressSync, stream: createBrotliDecompress, finishFlush: constants.BROTLI_OPERATION_FLUSH }],
+]);
 
 function codecOf(coding: string, raw: boolean): Codec {
-  const codec = CODECS[raw && coding === 'deflate' ? 'raw deflate' : coding];
+  const codec = CODECS.get(coding);
   if (codec === undefined) throw new Error(`unsupported content-coding "${coding}"`);
-  return codec;
+  return raw && codec === deflate ? rawDeflate : codec;
 }
 
 function run(input: Buffer, coding: string, cap: number, raw = false): Promise<{ bytes: Buffer; truncated: boolean }> {

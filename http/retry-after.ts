@@ -16,8 +16,9 @@ function utc(year: number, month: string, day: number, h: number, m: number, s: 
   return new Date(t).getUTCDate() === day ? t : null;
 }
 
-// The same date comes again and again (a Sunset header on every answer): the last one read is remembered.
-const lastDate = new Recent<string, number | null>(1);
+// The same dates come again and again (a Sunset header on every answer; a 429's Retry-After read with its Date):
+// the last two read are remembered.
+const lastDate = new Recent<string, number | null>(2);
 
 /**
  * An HTTP-date (RFC 9110 §5.6.7) as epoch ms, or null. IMF-fixdate is the form senders must use; recipients must also

@@ -24,10 +24,10 @@ export function suiteEstimate(suite: string, runs: number): SuiteEstimate | null
   return ESTIMATES[suite]?.(runs) ?? null;
 }
 
-/** Rough requests of the given suites for a --runs, coverage and random phases together. */
 /** A budget that covers this many times the suites' estimate cannot be spent by the first of them: no shares. */
 const BUDGET_SLACK = 2;
 
+/** Rough requests of the given suites for a --runs, coverage and random phases together. */
 export function estimateRequests(suites: readonly string[], runs: number): number {
   return suites.reduce((n, s) => {
     const e = suiteEstimate(s, runs);

@@ -123,6 +123,11 @@ describe('decodeBody', () => {
   test('bytes that are not what the header says, or an unknown coding, fail naming the coding', async () => {
     await expect(decodeBody(json, ['gzip'], 1 << 20)).rejects.toThrow(/^gzip: /);
     await expect(decodeBody(json, ['zstd'], 1 << 20)).rejects.toThrow(/zstd/);
+    // Only tokens of Content-Encoding name a coding: no other name reaches a decoder.
+    for (const name of ['raw deflate', 'constructor', '__proto__', 'toString'])
+      await expect(decodeBody(deflateRawSync(json), [name], 1 << 20)).rejects.toThrow(
+        `unsupported content-coding "${name}"`,
+      );
   });
 });
 
