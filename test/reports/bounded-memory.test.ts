@@ -11,11 +11,11 @@ import { HarWriter } from '../../reports/har.js';
 import { FindingLog, OBSERVATION_SAMPLES } from '../../runner/findings.js';
 import { runSuite } from '../../runner/suites.js';
 import type { Finding } from '../../checks/check.js';
-import { BATCH_SIZE, type ExchangeData, ExchangeStream, exchangeData } from '../../suites/meta.js';
+import { BATCH_SIZE, type ExchangeData, ExchangeStream, exchangeData, MOST_HELD } from '../../suites/meta.js';
 import { readHar } from '../support/artifacts.js';
 
 /** At most one open batch and two in flight: what ExchangeStream may hold, whatever the run's length. */
-const BOUND = 3 * BATCH_SIZE;
+const BOUND = MOST_HELD;
 /**
  * What no collection of a context may reach: the finding log's samples stay below it (about 130 in the long run
  * below), and a collection that kept an entry for every exchange, or for every few, would exceed it.
