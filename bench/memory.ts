@@ -151,7 +151,7 @@ export async function benchMemory(dir: string): Promise<MemoryFigures> {
     ];
     const r = await cliRun(root, [...longArgs(server.url, runs), '--json', out, '--har', har], env, samples);
     if (serverTimer) clearInterval(serverTimer);
-    // The same long run without --har, on a server of its own (the first one now holds the first run's pets).
+    // The same long run without --har, on a server of its own: the first one holds the pets of every run before.
     const plainOut = join(dir, 'memory-without-har.json');
     const plainSamples: number[] = [];
     const fresh = await startEmbedded({ windowSeconds: 60 });

@@ -8,13 +8,13 @@ import { createConnection, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { keyEnv } from '../config/config.js';
 import { startReferenceServer } from '../reference/server.js';
-import { median as middle } from '../reports/thresholds.js';
+import { median } from '../reports/thresholds.js';
 import { cliEnv } from './cli.js';
 
 const ROUNDS = 5;
 
-const median = (xs: readonly number[]): number => middle(xs) ?? Number.NaN;
-const seconds = (ms: number): number => +(ms / 1000).toFixed(3);
+/** Milliseconds as seconds; no figure (null, as JSON writes NaN) when there was none to take. */
+const seconds = (ms: number | null): number | null => (ms === null ? null : +(ms / 1000).toFixed(3));
 
 /**
  * A TCP relay in front of the reference server that notes when the first request's bytes arrive: the server's own
@@ -69,14 +69,14 @@ function firstHarStart(path: string): number {
 export interface StartupFigures {
   readonly rounds: number;
   /** `run --target URL --suite auth`: spawn → the target sees the first request (the preflight). */
-  readonly targetFirstRequestSeconds: number;
+  readonly targetFirstRequestSeconds: number | null;
   /** The same runs: spawn → the first suite request (from the HAR). */
-  readonly targetFirstSuiteRequestSeconds: number;
+  readonly targetFirstSuiteRequestSeconds: number | null;
   /** The embedded default (`run --suite auth`, no target): spawn → the first suite request (from the HAR). */
-  readonly embeddedFirstSuiteRequestSeconds: number;
+  readonly embeddedFirstSuiteRequestSeconds: number | null;
   /** Wall time of the one-suite runs (auth), against a target and embedded. */
-  readonly targetOneSuiteWallSeconds: number;
-  readonly embeddedOneSuiteWallSeconds: number;
+  readonly targetOneSuiteWallSeconds: number | null;
+  readonly embeddedOneSuiteWallSeconds: number | null;
   readonly exitCodes: readonly number[];
 }
 

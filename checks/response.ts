@@ -588,19 +588,17 @@ export const extraFields: Check<ResponseEvidence> = defineCheck({
     const json = jsonOf(ex);
     const schemaName = name === 'Error' ? 'Error' : 'Pet';
     const known = propertiesOf[schemaName];
-    // Every body is looked at: no list or set is made unless an extra field turns up.
-    const found: { extra: Set<string> | null } = { extra: null };
-    const visit = (o: Record<string, unknown>) => {
+    // Every body is looked at: no set is made unless an extra field turns up.
+    const bodies: readonly unknown[] = name === 'Pets' ? (Array.isArray(json) ? json : []) : [json];
+    let extra: Set<string> | null = null;
+    for (const o of bodies) {
+      if (!isObject(o)) continue;
       for (const k in o) {
         if (known.has(k)) continue;
-        found.extra ??= new Set();
-        if (found.extra.size < 50) found.extra.add(k);
+        extra ??= new Set();
+        if (extra.size < 50) extra.add(k);
       }
-    };
-    if (name === 'Pets') {
-      if (Array.isArray(json)) for (const o of json) if (isObject(o)) visit(o);
-    } else if (isObject(json)) visit(json);
-    const extra = found.extra;
+    }
     if (extra === null) return [];
     const list = [...extra]
       .sort()

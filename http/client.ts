@@ -9,6 +9,7 @@ import type { OperationId, PlanName } from '../spec/contract.js';
 import { contentCodings, decodeBody } from './decode.js';
 import type { Exchange, RecordedRequest, RecordedResponse, TransportError } from './exchange.js';
 import { parseLossless } from './lossless.js';
+import { Recent } from './recent.js';
 import { scrub, type ApiKey } from './redact.js';
 import { createDispatcher, DEFAULT_TRANSPORT, PROXY_REFUSED_CODE, type TransportSettings } from './transport.js';
 import { userAgent } from './user-agent.js';
@@ -180,7 +181,7 @@ export class HttpClient {
     if (template !== null) {
       const key = req.auth.key;
       if (key) {
-        const parts = templateParts(template);
+        const parts = templateParts.of(template, splitTemplate);
         wire.authorization = parts.join(key.reveal());
         recorded.authorization = parts.join(key.placeholder);
       } else wire.authorization = recorded.authorization = template;
@@ -380,16 +381,9 @@ export class HttpClient {
   }
 }
 
-/** An Authorization template split at its `{key}` places, kept per template (a run uses a handful). */
-const templates = new Map<string, readonly string[]>();
-function templateParts(template: string): readonly string[] {
-  let parts = templates.get(template);
-  if (parts === undefined) {
-    parts = template.split('{key}');
-    if (templates.size < 256) templates.set(template, parts);
-  }
-  return parts;
-}
+/** Authorization templates split at their `{key}` places: a run sends a handful, each again and again. */
+const templateParts = new Recent<string, readonly string[]>(16);
+const splitTemplate = (template: string): readonly string[] => template.split('{key}');
 
 const latin1 = (v: Buffer | string): string => (typeof v === 'string' ? v : v.toString('latin1'));
 

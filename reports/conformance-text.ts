@@ -36,6 +36,10 @@ function connectionFlags(report: ConformanceReport): string {
   return `${c.caFiles[0] ? ` --ca ${c.caFiles[0]}` : ''}${c.insecure ? ' --insecure' : ''}`;
 }
 
+/**
+ * How the run reached the target, said on every report: an --insecure run's verdict says nothing about the target's
+ * TLS, and a proxy or an extra CA is part of what was tested.
+ */
 function connectionLines(report: ConformanceReport): string[] {
   const c = report.connection;
   if (!c) return [];

@@ -9,7 +9,7 @@ import { loadConfig, parseDuration } from '../../config/config.js';
 import { isEdgeName, prefixedName } from '../../generators/names.js';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import { readHar } from '../support/artifacts.js';
-import { countingProxy, distinctiveKeys, runAgainst, runForReport, writeEnvFile } from './support.js';
+import { countingProxy, distinctiveKeys, runAgainst, runForReport, tempEnvFile, writeEnvFile } from './support.js';
 
 describe('run limits against a real target', () => {
   const keys = distinctiveKeys('limits');
@@ -163,8 +163,7 @@ describe('pets the run creates are recognisable', () => {
   it('--name-prefix marks every created pet whose case allows it; edge names stay the case', async () => {
     const proxy = await countingProxy(server.url);
     try {
-      const dir = mkdtempSync(join(tmpdir(), 'psc-prefix-'));
-      const envFile = writeEnvFile(join(dir, '.env'), keys);
+      const envFile = tempEnvFile('psc-prefix-', keys);
       const { code, out } = await runAgainst(proxy.url, envFile, [
         '--suite',
         'createPet,stateful',

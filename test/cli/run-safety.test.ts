@@ -1,12 +1,12 @@
 // Two promises of `run`: the quota suite never spends a production key's day by accident, and --strict turns
 // should-level warnings into failures (without it they are reported and the run passes).
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import { readJson } from '../support/artifacts.js';
-import { closedPort, runAgainst, runForReport, runMain, tempEnvFile } from './support.js';
+import { closedPort, runAgainst, runForReport, runMain, tempEnvFile, writeEnvFile } from './support.js';
 
 test('--suite quota refuses the production URL (exit 2, naming PETSTORE_PRODUCTION_URL) before sending anything', async () => {
   const port = await closedPort();
@@ -65,8 +65,7 @@ describe('--strict', () => {
 
 test('PETSTORE_RATE_WINDOW_SECONDS sets the embedded server window (the rate-limit suite reports it)', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'psc-window-'));
-  const envFile = join(dir, '.env');
-  writeFileSync(envFile, 'PETSTORE_RATE_WINDOW_SECONDS=3\n');
+  const envFile = writeEnvFile(join(dir, '.env'), [], { PETSTORE_RATE_WINDOW_SECONDS: '3' });
   const json = join(dir, 'r.json');
   const { code } = await runMain([
     'run',

@@ -19,7 +19,7 @@ export interface Captured extends Output {
   text(): string;
 }
 
-export function captureOutput(): Captured {
+function captureOutput(): Captured {
   const stdout: string[] = [];
   const stderr: string[] = [];
   return {

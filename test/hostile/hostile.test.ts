@@ -127,9 +127,9 @@ describe('hostile targets', () => {
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
     const o = await timed('refuse', 'getPet', url, 'transport-ok');
     expect(codes(o)).toEqual(new Set(['ECONNREFUSED']));
-    const { code, out } = await runAgainst(url, tempEnvFile('psc-hostile-', upstream.keys));
+    const { code, stderr } = await runAgainst(url, tempEnvFile('psc-hostile-', upstream.keys));
     expect(code).toBe(3);
-    expect(out.stderr.join('')).toContain(`target unreachable: ${url} (ECONNREFUSED`);
+    expect(stderr).toContain(`target unreachable: ${url} (ECONNREFUSED`);
   });
 
   const cases: [HostileMode, SuiteName, string, (o: Outcome) => void][] = [

@@ -12,7 +12,7 @@ describe('Recent', () => {
       1, 2, 1, 2,
     ]);
     expect(recent.of(c, derive)).toBe(3);
-    // c took the oldest slot (a's): a is derived anew, b is still there.
+    // c took the oldest slot (a's): a is derived anew.
     expect(recent.of(a, derive)).toBe(4);
     expect(recent.of(c, derive)).toBe(3);
     expect(derived).toBe(4);

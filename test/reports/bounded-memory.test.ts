@@ -14,8 +14,6 @@ import type { Finding } from '../../checks/check.js';
 import { BATCH_SIZE, type ExchangeData, ExchangeStream, exchangeData, MOST_HELD } from '../../suites/meta.js';
 import { readHar } from '../support/artifacts.js';
 
-/** At most one open batch and two in flight: what ExchangeStream may hold, whatever the run's length. */
-const BOUND = MOST_HELD;
 /**
  * What no collection of a context may reach: the finding log's samples stay below it (about 130 in the long run
  * below), and a collection that kept an entry for every exchange, or for every few, would exceed it.
@@ -116,14 +114,14 @@ describe('ExchangeStream', () => {
       received.push(...batch);
     });
     // As RunContext does: wait for the backlog before each request, push each exchange as it is recorded.
-    for (let i = 0; i < 10 * BOUND; i++) {
+    for (let i = 0; i < 10 * MOST_HELD; i++) {
       const wait = stream.backlog();
       if (wait) await wait;
       stream.push(exchange(i));
     }
     await stream.close();
-    expect(stream.peakHeld).toBeLessThanOrEqual(BOUND);
-    expect(received.map((e) => e.seq)).toEqual(Array.from({ length: 10 * BOUND }, (_, i) => i));
+    expect(stream.peakHeld).toBeLessThanOrEqual(MOST_HELD);
+    expect(received.map((e) => e.seq)).toEqual(Array.from({ length: 10 * MOST_HELD }, (_, i) => i));
   });
 
   it('a batch that fails to arrive does not stop the run (the reporter counts what is missing)', async () => {
@@ -190,7 +188,7 @@ describe('a long suite run streams its exchanges', () => {
     );
     expect(received).toHaveLength(r.exchanges);
     expect(new Set(received.map((e) => e.seq)).size).toBe(r.exchanges);
-    expect(stream.peakHeld).toBeLessThanOrEqual(BOUND);
+    expect(stream.peakHeld).toBeLessThanOrEqual(MOST_HELD);
     // Nothing the context owns grows with the run: no collection of it, or of what it holds (its log, what its parts
     // share, its client), is as large as the run.
     const sizes: (readonly [string, number])[] = [];

@@ -38,6 +38,8 @@ describe('a full failing run leaks no key', () => {
   let clean: ReferenceServer;
   let out: Captured;
   let code: number;
+  let stdout: string;
+  let stderr: string;
   let artifacts: string;
   let envFile: string;
 
@@ -47,7 +49,7 @@ describe('a full failing run leaks no key', () => {
     artifacts = mkdtempSync(join(tmpdir(), 'psc-secrets-'));
     // The env file holds the keys by design: it lives outside the scanned directory.
     envFile = tempEnvFile('psc-env-', keys, { GITHUB_STEP_SUMMARY: join(artifacts, 'step-summary.md') });
-    ({ code, out } = await runAgainst(faulty.url, envFile, [
+    ({ code, out, stdout, stderr } = await runAgainst(faulty.url, envFile, [
       '--suite',
       'auth',
       '--suite',
@@ -73,7 +75,7 @@ describe('a full failing run leaks no key', () => {
   });
 
   it('exits 1 with violations and writes every artifact', () => {
-    expect(out.stderr.join(''), out.text()).not.toMatch(/internal error/);
+    expect(stderr, out.text()).not.toMatch(/internal error/);
     expect(code, out.text()).toBe(1);
     const names = filesUnder(artifacts)
       .map((p) => p.slice(artifacts.length + 1))
@@ -88,8 +90,8 @@ describe('a full failing run leaks no key', () => {
 
   it('finds zero key values in stdout, stderr and every file written', () => {
     const scanned: Record<string, number> = {
-      stdout: keyHits(out.stdout.join('')),
-      stderr: keyHits(out.stderr.join('')),
+      stdout: keyHits(stdout),
+      stderr: keyHits(stderr),
     };
     for (const f of filesUnder(artifacts)) scanned[f.slice(artifacts.length + 1)] = keyHits(readFileSync(f, 'utf8'));
     const total = Object.values(scanned).reduce((a, b) => a + b, 0);
@@ -158,7 +160,7 @@ describe('a full failing run leaks no key', () => {
       await new Promise<void>((r) => recorder.listen(0, '127.0.0.1', r));
       try {
         const url = `http://127.0.0.1:${(recorder.address() as AddressInfo).port}/v1`;
-        await runMain(['replay', path, '--target', url, '--env-file', envFile]);
+        await replay(url);
       } finally {
         await new Promise<void>((r) => recorder.close(() => r()));
       }
