@@ -1,0 +1,92 @@
+/**
+ * The real browser the tests render pages in: the Chromium that `@sparticuz/chromium` carries in its registry tarball
+ * (brotli-compressed), so `npm ci` brings it and no system package or browser download is needed. It is unpacked once
+ * into node_modules/.cache (the package itself unpacks into the temp directory, where concurrent test files would race
+ * and leave it behind), then driven by playwright-core. `PSC_CHROMIUM=/path/to/chromium` uses another build instead,
+ * for a platform the bundled one does not run on.
+ */
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { type BrowserContext, chromium } from 'playwright-core';
+
+const require = createRequire(import.meta.url);
+
+/** Flags for a closed network: without the background-networking ones Chromium keeps trying to reach Google's hosts. */
+const OFFLINE_FLAGS = [
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+/** Path of the browser binary, unpacked on first use. Throws with what to do where the bundled build cannot run. */
+export function browserExecutable(): string {
+  const given = process.env.PSC_CHROMIUM;
+  if (given) {
+    if (!existsSync(given)) throw new Error(`PSC_CHROMIUM=${given}: no such file`);
+    return given;
+  }
+  if (process.platform !== 'linux' || process.arch !== 'x64') {
+    throw new Error(
+      `the bundled Chromium (@sparticuz/chromium) runs on Linux x64 only, not ${process.platform}/${process.arch}: ` +
+        'set PSC_CHROMIUM to the path of a Chromium or Chrome binary to run the browser tests here',
+    );
+  }
+  // The package exports no package.json: its root is three levels above its entry (build/cjs/index.cjs).
+  const root = dirname(dirname(dirname(require.resolve('@sparticuz/chromium'))));
+  const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
+  const cache = join(root, '..', '..', '.cache', `psc-chromium-${pkg.version}`);
+  const binary = join(cache, 'chromium');
+  if (existsSync(binary)) return binary;
+  // Unpack into a private folder, then rename it into place: a rename is atomic, so a concurrent test file sees either
+  // no browser or a whole one. The package unpacks into os.tmpdir(), which TMPDIR sets for the child alone.
+  mkdirSync(dirname(cache), { recursive: true });
+  const staging = mkdtempSync(`${cache}.partial-`);
+  try {
+    execFileSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "console.log(await (await import('@sparticuz/chromium')).default.executablePath())",
+      ],
+      { cwd: root, env: { ...process.env, TMPDIR: staging }, stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    try {
+      renameSync(staging, cache);
+    } catch (e) {
+      if (!existsSync(binary)) throw e; // another test file unpacked it first: theirs is as good
+    }
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+  return binary;
+}
+
+/**
+ * A headless browser with a fresh profile, closed and removed by the returned `close`. Its arguments are the package's
+ * own (the binary is built for them: single process, SwiftShader for graphics) plus the offline flags.
+ */
+export async function launchBrowser(): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
+  const executablePath = browserExecutable();
+  const { default: bundled } = await import('@sparticuz/chromium');
+  const profile = mkdtempSync(join(tmpdir(), 'psc-chromium-'));
+  const fonts = join(dirname(executablePath), 'fonts');
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath,
+    headless: true,
+    args: [...(process.env.PSC_CHROMIUM ? ['--no-sandbox'] : bundled.args), ...OFFLINE_FLAGS],
+    env: existsSync(fonts) ? { ...process.env, FONTCONFIG_PATH: fonts } : process.env,
+  });
+  return {
+    context,
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}
