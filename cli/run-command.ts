@@ -21,10 +21,10 @@ import { ExitCode, HarnessError } from '../config/errors.js';
 import { allowedOnTarget } from '../config/production.js';
 import { ApiKey, registerSecret, scrub } from '../http/redact.js';
 import { NO_PROXY_SETTINGS } from '../http/transport.js';
-import type { ConformanceReport, SuiteOutcome } from '../reports/conformance-report.js';
+import type { ConformanceReport } from '../reports/conformance-report.js';
 import { HarWriter } from '../reports/har.js';
 import type { RunLimitsReport } from '../reports/run-limits.js';
-import type { StopCode } from '../runner/guard.js';
+import type { RunOutcome } from '../runner/outcome.js';
 import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
 import { parseFlags } from './args.js';
 import { connectionFacts } from './connection.js';
@@ -35,9 +35,9 @@ import type { SuiteReporter } from './suite-reporter.js';
 import { toolVersion } from '../http/user-agent.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-/** Built (dist/), the suite files are JavaScript beside this module; run from the sources (tests), TypeScript. */
+/** Built (dist/), the suite file is JavaScript beside this module; run from the sources (tests), TypeScript. */
 const compiled = import.meta.url.endsWith('.js');
-const suiteFile = (suite: string): string => `suites/${suite}.suite.${compiled ? 'js' : 'ts'}`;
+const SUITE_FILE = `suites/run.suite.${compiled ? 'js' : 'ts'}`;
 
 export const runOptions = {
   target: { type: 'string' },
@@ -150,10 +150,13 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     notes.push(...pre.notes);
     const budget = requestBudget(config, key, pre.remaining, server !== null);
     // Every case class of every functional suite first; the random phases share what the budget leaves.
-    // runner/budget.ts loads every scenario (and with them the checks and ajv): after the preflight, not before it.
-    const { planBudget } = await import('../runner/budget.js');
+    // The suites' estimates load every scenario (and with them the checks and ajv): after the preflight, not before it.
+    const [{ planBudget }, { suiteDefinition }] = await Promise.all([
+      import('../runner/budget.js'),
+      import('../runner/suites.js'),
+    ]);
     const plan = planBudget(
-      functional,
+      functional.map(suiteDefinition),
       pre.runs,
       budget.limit === null ? null : budget.limit - PREFLIGHT_REQUESTS,
       `the request budget (${budget.limit})`,
@@ -196,9 +199,10 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     out.progress(
       `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${runs}, concurrency ${concurrency}${config.concurrency === null ? ` from the ${key.plan} key's limits` : ''})`,
     );
-    const { outcomes, errors } = await (await suites).run(config.suites.map(suiteFile), worker);
+    const { outcome, errors } = await (await suites).run(worker);
+    const outcomes = outcome?.outcomes ?? [];
     const r = await startReporting();
-    const limits = runLimits(config, budget, outcomes, key.plan);
+    const limits = runLimits(config, budget, outcome, key.plan);
     const built = r.buildConformanceReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
       target: { url: config.target!, embedded: server !== null },
@@ -208,13 +212,14 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       startedAt,
       durationMs: performance.now() - t0,
       outcomes,
+      trend: outcome?.snapshot.trend ?? null,
       errors,
       notes,
       connection: connection.facts,
     });
     const withBaseline = config.baseline ? r.applyBaseline(built, config.baseline, config.updateBaseline) : built;
     // A deadline reached or a target slowing down blocks the run (exit 3): what ran is reported, not judged complete.
-    const blocked = limits.stop !== null && r.blocksRun(limits.stop.code as StopCode);
+    const blocked = limits.stop !== null && r.blocksRun(limits.stop.code);
     const report: RunReport = { ...withBaseline, ...(blocked ? { verdict: 'blocked' as const } : {}), run: limits };
     writeOutputs(report, config, har, out, r);
     return exitCodeFor(report);
@@ -240,7 +245,7 @@ async function loadReporting() {
     import('../reports/replay-file.js'),
     import('../reports/baseline.js'),
     import('../reports/run-limits.js'),
-    import('../runner/guard.js'),
+    import('../runner/limits.js'),
     import('../reports/secret-gate.js'),
   ]);
   return {
@@ -317,12 +322,11 @@ function inIdOrder(ids: readonly string[]): string[] {
 function runLimits(
   config: Config,
   budget: Budget,
-  outcomes: readonly SuiteOutcome[],
+  outcome: RunOutcome | null,
   functionalPlan: string,
 ): RunLimitsReport {
-  // The guard is shared by the suites in turn: the latest snapshot is the run's.
-  const snaps = outcomes.flatMap((o) => (o.meta.guard ? [o.meta.guard] : []));
-  const last = snaps.reduce<(typeof snaps)[number] | null>((a, b) => (a === null || b.sent >= a.sent ? b : a), null);
+  const outcomes = outcome?.outcomes ?? [];
+  const last = outcome?.snapshot ?? null;
   const keys = Object.entries(last?.byKey ?? {}).map(([plan, k]) => ({
     plan,
     ...k,
@@ -387,14 +391,14 @@ function writeOutputs(report: RunReport, config: Config, har: HarWriter | null, 
 }
 
 interface Collected {
-  readonly outcomes: SuiteOutcome[];
+  readonly outcome: RunOutcome | null;
   readonly errors: string[];
 }
 
 const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 interface SuiteRun {
-  run(files: readonly string[], worker: WorkerConfig): Promise<Collected>;
+  run(worker: WorkerConfig): Promise<Collected>;
   close(): Promise<void>;
 }
 
@@ -420,7 +424,7 @@ async function prepareSuites(har: HarWriter | null, onCollected: () => void): Pr
       ...suiteVitestOptions,
       config: false,
       root,
-      include: [`suites/*.suite.${compiled ? 'js' : 'ts'}`],
+      include: [SUITE_FILE],
       // Built, the harness is plain ESM that Node loads itself in the worker, faster than vite transforming each module.
       ...(compiled && { server: { deps: { external: [new RegExp(`^${escapeRegExp(root)}/`)] } } }),
       watch: false,
@@ -433,11 +437,11 @@ async function prepareSuites(har: HarWriter | null, onCollected: () => void): Pr
   process.exitCode = exitCode;
   let closed: Promise<void> | null = null;
   return {
-    async run(files, worker) {
+    async run(worker) {
       vitest.provide('petstore', worker);
       const errors: string[] = [];
       try {
-        await vitest.start([...files]);
+        await vitest.start([SUITE_FILE]);
       } catch (e) {
         errors.push(`vitest: ${(e as Error)?.message ?? String(e)}`);
       } finally {
@@ -446,7 +450,7 @@ async function prepareSuites(har: HarWriter | null, onCollected: () => void): Pr
       }
       errors.push(...collector.errors);
       if (!collector.finished) errors.push('vitest did not finish the run');
-      return { outcomes: collector.outcomes, errors };
+      return { outcome: collector.outcome, errors };
     },
     close() {
       closed ??= vitest.close();

@@ -2,12 +2,12 @@
  * What the run's limits did, for every report: the time budget, the request budget and what it left out, the
  * creations and every id created, and per key the requests spent and what the target's headers say is left.
  */
-export interface KeySpendReport {
+import type { KeySpend } from '../runner/ledger.js';
+import type { Stop } from '../runner/limits.js';
+
+/** A key's spend (runner/ledger.ts), the preflight's request included, under its plan. */
+export interface KeySpendReport extends Readonly<KeySpend> {
   readonly plan: string;
-  readonly sent: number;
-  readonly headerLimit: number | null;
-  readonly headerRemaining: number | null;
-  readonly headerReset: number | null;
 }
 
 export interface RunLimitsReport {
@@ -26,7 +26,7 @@ export interface RunLimitsReport {
   readonly created: { readonly count: number; readonly ids: readonly string[] };
   readonly keys: readonly KeySpendReport[];
   /** Why the run stopped early, if it did. */
-  readonly stop: { readonly code: string; readonly message: string } | null;
+  readonly stop: Stop | null;
 }
 
 const UNKEYED = new Set(['none', 'invalid']);

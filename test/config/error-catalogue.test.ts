@@ -19,7 +19,7 @@ import {
 import { ApiKey, registerSecret } from '../../http/redact.js';
 import { planKeys, startReferenceServer } from '../../reference/server.js';
 import { guardSecrets } from '../../reports/secret-gate.js';
-import { runSuite } from '../../runner/suites.js';
+import { runSuite } from '../../runner/run.js';
 import { closedPort, countingProxy, distinctiveKeys, runForReport, runMain, writeEnvFile } from '../cli/support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'psc-errors-'));
