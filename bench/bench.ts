@@ -6,7 +6,7 @@ import { generateKeys, planKeys, startReferenceServer, type ReferenceOptions } f
 import { runSuite } from '../runner/run.js';
 import { keyEnv, roomiestKey, type SuiteName } from '../config/config.js';
 import type { ConformanceReport } from '../reports/conformance-report.js';
-import { benchLoad } from '../load/bench.js';
+import { benchLoad } from './load.js';
 import { FUNCTIONAL, runCli } from './cli.js';
 import { benchBudget } from './budget.js';
 import { benchRatio } from './ratio.js';

@@ -109,8 +109,6 @@ export function buildConformanceReport(input: {
   startedAt: Date;
   durationMs: number;
   outcomes: readonly SuiteOutcome[];
-  /** The latency-trend warning of a run a slowing target stopped (the run's, not a suite's). */
-  trend?: Finding | null;
   errors: readonly string[];
   notes: readonly string[];
   connection?: ConnectionFacts;
@@ -130,7 +128,6 @@ export function buildConformanceReport(input: {
     }
     for (const f of [...o.findings, ...o.meta.observations]) findings.push(f);
   }
-  if (input.trend) findings.push(input.trend);
   for (const f of findings) {
     const k = f.operation ?? 'none';
     operations[k] ??= zero();

@@ -141,6 +141,8 @@ export class RunContext {
         this.log.count(ex.operation, 'exchanges');
       },
       judged: (ex) => this.check(ex),
+      // The run's warning, as the check made it (no case class of this context's): it joins this suite's findings.
+      slowing: (f) => this.log.add([f]),
     });
   }
 

@@ -5,6 +5,7 @@
  */
 import { type Finding, failsRun } from '../checks/check.js';
 import type { HarnessErrorCode } from '../config/errors.js';
+import { allChecks } from '../checks/registry.js';
 import { contract } from '../spec/contract.js';
 import type { OperationStats } from './findings.js';
 import type { Stop } from './limits.js';
@@ -44,6 +45,7 @@ export interface RunOutcome {
 }
 
 const ALL_OPERATIONS = [...contract.operations.keys()];
+const RUN_CHECKS = new Set(allChecks.filter((c) => c.area === 'run').map((c) => c.id));
 
 /**
  * A suite's result as the reports take it: the violations and warnings in a fixed order (by operation, then by check
@@ -62,6 +64,8 @@ export function outcomeOf(r: SuiteResult, seed: number, strict: boolean): SuiteO
       if (mine.some((f) => failsRun(f.level, strict))) failedTests++;
     }
   }
+  // Findings about the run as a whole (a target slowing down), in the suite whose request established them.
+  findings.push(...r.findings.filter((f) => RUN_CHECKS.has(f.checkId) && f.level !== 'observation'));
   // A run that tests nothing must not pass: every operation of the suite executed cases, unless a limit stopped it.
   const idle = !r.stopped && def.operations.some((op) => (r.stats[op]?.cases ?? 0) === 0);
   if (r.aborted || idle) failedTests++;

@@ -12,6 +12,7 @@
  * problem; every response check judges it; a target that keeps timing out stops the suite; a 429 is waited out and
  * the request resent. Nothing here replaces a method of anything: a context builds its path once from its parts.
  */
+import type { Finding } from '../checks/check.js';
 import { TargetStalledError } from '../config/errors.js';
 import type { HttpClient, OutgoingRequest } from '../http/client.js';
 import type { Exchange } from '../http/exchange.js';
@@ -62,6 +63,8 @@ export interface PathParts {
   readonly counted: (ex: Exchange) => void;
   /** The response checks, applied to every exchange, their findings recorded by the context. */
   readonly judged: (ex: Exchange) => void;
+  /** The latency-trend warning, recorded by the context whose request established it (once per run). */
+  readonly slowing: (f: Finding) => void;
 }
 
 /** The steps, from the outside in (see the module's comment), over the client's send. */
@@ -192,7 +195,7 @@ const reach =
  * trend, which stops the run when the target keeps slowing down.
  */
 const ledgerAndTrend =
-  ({ counted, sink, ledger, runLimits, trend }: PathParts): Step =>
+  ({ counted, sink, ledger, runLimits, trend, slowing }: PathParts): Step =>
   (next) =>
   async (req, options) => {
     const ex = await next(req, options);
@@ -200,7 +203,10 @@ const ledgerAndTrend =
     sink?.push(ex);
     ledger.answered(ex);
     runLimits.afterSend(ex);
-    const slowing = runLimits.stop ? null : trend.add(ex);
-    if (slowing) runLimits.halt('PSC_TARGET_SLOWING', slowing.message.split('\n')[0]!);
+    const warning = runLimits.stop ? null : trend.add(ex);
+    if (warning) {
+      runLimits.halt('PSC_TARGET_SLOWING', warning.message.split('\n')[0]!);
+      slowing(warning);
+    }
     return ex;
   };

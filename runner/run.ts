@@ -27,8 +27,6 @@ export interface RunSnapshot extends LedgerSnapshot {
   readonly sent: number;
   readonly creates: number;
   readonly stop: Stop | null;
-  /** The latency-trend warning, when a target slowing down stopped the run. */
-  readonly trend: Finding | null;
 }
 
 export interface SuiteResult {
@@ -175,7 +173,6 @@ export class Run {
       sent: this.limits.requests,
       creates: this.limits.created,
       stop: this.limits.stop,
-      trend: this.trend.finding,
       ...this.ledger.snapshot(),
     };
   }
