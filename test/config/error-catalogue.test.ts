@@ -158,7 +158,7 @@ const table: Record<HarnessErrorCode, { exit: number; provoke: () => Promise<See
         return { exit: r.aborted ? exitCodeFor(r.aborted.code) : 0, code: r.aborted?.code };
       }),
   },
-  // The run's limits (runner/guard.ts): a request that would break one is never sent.
+  // The run's limits (runner/limits.ts): a request that would break one is never sent.
   PSC_BUDGET: { exit: 0, provoke: () => viaRunLimits(['--suite', 'getPet', '--budget', '8']) },
   PSC_MAX_CREATES: {
     exit: 0,
