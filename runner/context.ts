@@ -58,15 +58,17 @@ interface SuiteShared {
   readonly sink: ExchangeSink | null;
   /** Requests in flight at most, shared with the suites side by side; null for the suites that run alone. */
   readonly lanes: RunLanes;
-  /**
-   * Large categoryIds (beyond 2^32) the target accepted in a 201: two distinct ones show it takes categories it cannot
-   * have known before, so it does not require categories to exist (gap-2-category-record).
-   */
-  readonly acceptedCategories: Set<string>;
+  /** What the scenario's shared steps keep for the whole suite run (see `suiteState`), by the step's name. */
+  readonly states: Map<string, unknown>;
   /** Per-plan numbers of the rate-limit and quota suites (runner/scenarios/rate-limit.ts), for the reports. */
   readonly rateLimitResults: RateLimitResult[];
-  /** Pauses left for a created pet that is not yet retrievable: a target whose retries keep failing is not lagging. */
-  lagRetriesLeft: number;
+}
+
+/** A piece of state a shared step keeps for a whole suite run, every part of it included (see RunContext.suiteState). */
+export interface SuiteStateKey<S> {
+  /** The step's name, one per step. */
+  readonly name: string;
+  readonly init: () => S;
 }
 
 type RunLanes = Lanes | null;
@@ -120,9 +122,8 @@ export class RunContext {
         parts: 0,
         sink: sink ?? settings.exchangeSink ?? null,
         lanes: lanes ?? null,
-        acceptedCategories: new Set(),
+        states: new Map(),
         rateLimitResults: [],
-        lagRetriesLeft: 3,
       };
     }
     this.path = requestPath({
@@ -156,19 +157,14 @@ export class RunContext {
     return this.shared.lanes?.size ?? 1;
   }
 
-  get acceptedCategories(): Set<string> {
-    return this.shared.acceptedCategories;
+  /** The state `key`'s step keeps for this suite run (its parts share it), made on first use. */
+  suiteState<S>(key: SuiteStateKey<S>): S {
+    if (!this.shared.states.has(key.name)) this.shared.states.set(key.name, key.init());
+    return this.shared.states.get(key.name) as S;
   }
 
   get rateLimitResults(): RateLimitResult[] {
     return this.shared.rateLimitResults;
-  }
-
-  get lagRetriesLeft(): number {
-    return this.shared.lagRetriesLeft;
-  }
-  set lagRetriesLeft(n: number) {
-    this.shared.lagRetriesLeft = n;
   }
 
   /**
