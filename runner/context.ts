@@ -84,7 +84,7 @@ export interface ContextPlace {
 }
 
 export class RunContext {
-  readonly client: HttpClient;
+  private readonly client: HttpClient;
   readonly log = new FindingLog();
   readonly settings: RunSettings;
   readonly suite: string | null;
@@ -97,7 +97,7 @@ export class RunContext {
   private readonly path: Send;
 
   constructor(
-    readonly run: Run,
+    private readonly run: Run,
     { suite, scope, parent, sink, lanes }: ContextPlace,
   ) {
     this.settings = run.settings;
