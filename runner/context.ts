@@ -15,7 +15,6 @@ import { FindingLog } from './findings.js';
 import type { Lanes } from './lanes.js';
 import { isRunStopped, type LimitScope, ScopedLimits } from './limits.js';
 import { type ExchangeSink, requestPath, type Send, type SendOptions } from './request-path.js';
-import type { RateLimitResult } from './rate-limit-results.js';
 import type { Run } from './run.js';
 
 export type { ExchangeSink, SendOptions } from './request-path.js';
@@ -60,8 +59,6 @@ interface SuiteShared {
   readonly lanes: RunLanes;
   /** What the scenario's shared steps keep for the whole suite run (see `suiteState`), by the step's name. */
   readonly states: Map<string, unknown>;
-  /** Per-plan numbers of the rate-limit and quota suites (runner/scenarios/rate-limit.ts), for the reports. */
-  readonly rateLimitResults: RateLimitResult[];
 }
 
 /** A piece of state a shared step keeps for a whole suite run, every part of it included (see RunContext.suiteState). */
@@ -123,7 +120,6 @@ export class RunContext {
         sink: sink ?? settings.exchangeSink ?? null,
         lanes: lanes ?? null,
         states: new Map(),
-        rateLimitResults: [],
       };
     }
     this.path = requestPath({
@@ -161,10 +157,6 @@ export class RunContext {
   suiteState<S>(key: SuiteStateKey<S>): S {
     if (!this.shared.states.has(key.name)) this.shared.states.set(key.name, key.init());
     return this.shared.states.get(key.name) as S;
-  }
-
-  get rateLimitResults(): RateLimitResult[] {
-    return this.shared.rateLimitResults;
   }
 
   /**

@@ -114,8 +114,11 @@ export class Run {
     const t0 = performance.now();
     let aborted: SuiteResult['aborted'] = null;
     let stopped: SuiteResult['stopped'] = null;
+    let rateLimits: readonly RateLimitResult[] = [];
     try {
-      await def.run(ctx);
+      const returned = await def.run(ctx);
+      rateLimits = returned?.rateLimits ?? [];
+      if (returned?.ended !== undefined) throw returned.ended;
     } catch (e) {
       // A blocked key or a stalled target stops the suite; what it found so far still counts. So does a run limit.
       if (isRunStopped(e)) stopped = { code: e.code, message: e.message };
@@ -133,7 +136,7 @@ export class Run {
       stats: Object.fromEntries(ctx.log.stats),
       occurrences: Object.fromEntries(ctx.log.occurrences),
       exchanges: ctx.exchangeCount,
-      rateLimits: ctx.rateLimitResults,
+      rateLimits,
       durationMs: performance.now() - t0,
       aborted,
       // A scenario may have swallowed the stop (a property's remaining cases pass): the limits know.

@@ -9,6 +9,7 @@ import { allChecks } from '../checks/registry.js';
 import type { Check } from '../checks/check.js';
 import type { RunContext } from './context.js';
 import type { SuiteEstimate } from './limits.js';
+import type { ScenarioReturn } from './rate-limit-results.js';
 import { authCoverage, authExplore, authScenario } from './scenarios/auth.js';
 import { createPetCoverage, createPetExplore, createPetScenario } from './scenarios/create-pet.js';
 import { getPetCoverage, getPetExplore, getPetScenario } from './scenarios/get-pet.js';
@@ -24,7 +25,8 @@ export interface SuiteDefinition {
   readonly operations: readonly OperationId[];
   /** Check areas the suite reports besides the response checks applied to every exchange. */
   readonly areas: readonly Check<unknown>['area'][];
-  readonly run: (ctx: RunContext) => Promise<void>;
+  /** The scenario: it records its findings as it goes and returns what else it measured (rate-limit suites). */
+  readonly run: (ctx: RunContext) => Promise<ScenarioReturn> | Promise<void>;
   /**
    * What the suite sends for a --runs: its coverage phase and its random phase (runner/budget.ts shares a request
    * budget by it). None for the suites that measure a key's limits: they spend what the key's plan says.
