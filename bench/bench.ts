@@ -3,10 +3,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { faults } from '../reference/faults.js';
 import { generateKeys, planKeys, startReferenceServer, type ReferenceOptions } from '../reference/server.js';
-import { runSuite } from '../runner/suites.js';
+import { runSuite } from '../runner/run.js';
 import { keyEnv, roomiestKey, type SuiteName } from '../config/config.js';
 import type { ConformanceReport } from '../reports/conformance-report.js';
-import { benchLoad } from '../load/bench.js';
+import { benchLoad } from './load.js';
 import { FUNCTIONAL, runCli } from './cli.js';
 import { benchBudget } from './budget.js';
 import { benchRatio } from './ratio.js';
@@ -62,7 +62,7 @@ async function run(
   try {
     const keys = planKeys(server.keys);
     const key = roomiestKey(keys)!;
-    const { ctx: _c, ...r } = await runSuite(suite, {
+    const r = await runSuite(suite, {
       target: server.url,
       keys,
       key,

@@ -1,14 +1,14 @@
 /**
  * The bench's `budget` section: the share of the functional fault catalogue a whole functional run catches with only a
  * Free key, at request budgets (and with none), each with its wall time. Each run is the runner in this process, as
- * `petstore-conformance run --budget N` runs it in its worker (the same planning and guard: runner/budget.ts), against
+ * `petstore-conformance run --budget N` runs it in its worker (the same planning and run: runner/budget.ts, runner/run.ts), against
  * a reference server with the fault on. The server's rate window is 1 s, keeping the Free key's 60 requests per
  * window, so pacing costs seconds, not minutes; runs go 16 side by side (their pacing waits overlap; the process's one
  * core does the rest).
  */
 import { faults } from '../reference/faults.js';
 import { planKeys, startReferenceServer } from '../reference/server.js';
-import { runSuitesInOrder } from '../runner/suites.js';
+import { runPlanned } from '../runner/run.js';
 import { DEFAULT_RUNS_TARGET, FUNCTIONAL_SUITES, isFunctionalSuite } from '../config/config.js';
 
 export interface BudgetRun {
@@ -30,7 +30,7 @@ export async function freeKeyRun(
   const t0 = performance.now();
   try {
     const keys = planKeys(server.keys).filter((k) => k.plan === 'free');
-    const r = await runSuitesInOrder(
+    const r = await runPlanned(
       FUNCTIONAL_SUITES,
       {
         target: server.url,
@@ -47,9 +47,9 @@ export async function freeKeyRun(
     const caught = r.results.some((s) => s.findings.some((f) => f.checkId === catches && f.level !== 'observation'));
     const leftOut = [
       ...r.results.flatMap((s) => (s.stopped ? [`${s.suite}: ${s.stopped.message}`] : [])),
-      ...r.guard.leftOut,
+      ...r.snapshot.leftOut,
     ];
-    return { fault: fault ?? 'none', caught, requests: r.guard.sent, ms: performance.now() - t0, leftOut };
+    return { fault: fault ?? 'none', caught, requests: r.snapshot.sent, ms: performance.now() - t0, leftOut };
   } finally {
     await server.close();
   }

@@ -2,7 +2,7 @@
  * Before any suite runs: is the target there, does it take the key, and can the key's remaining quota cover the run?
  * A run that cannot finish is scaled down or refused up front rather than failing halfway (or getting a key banned).
  */
-import type { Config, PlanKey } from '../config/config.js';
+import type { Config, PlanKey, SuiteName } from '../config/config.js';
 import { HarnessError } from '../config/errors.js';
 import { HttpClient, UNREACHABLE_CODES } from '../http/client.js';
 import { rateLimitNumber } from '../http/rate-limit-headers.js';
@@ -25,7 +25,7 @@ export const PREFLIGHT_LIMITS = { connectTimeoutMs: 5_000, headersTimeoutMs: 15_
 export async function preflight(
   config: Config,
   key: PlanKey,
-  functionalSuites: readonly string[],
+  functionalSuites: readonly SuiteName[],
   limits: { connectTimeoutMs?: number; headersTimeoutMs?: number; bodyTimeoutMs?: number } = PREFLIGHT_LIMITS,
 ): Promise<PreflightResult> {
   const client = new HttpClient({ baseUrl: config.target!, transport: config.transport, ...limits });
@@ -63,9 +63,12 @@ export async function preflight(
     if (remaining !== null && key.limits) {
       // Remaining speaks for the current window only; the pacer waits windows out, so only the daily quota bounds the run.
       const dayLeft = remaining <= key.limits.requestsPerMinute ? key.limits.requestsPerDay : remaining;
-      // runner/budget.ts loads every scenario (and with them the checks): only here, after the first request.
-      const { estimateRequests } = await import('../runner/budget.js');
-      const need = estimateRequests(functionalSuites, runs);
+      // The suites' estimates load every scenario (and with them the checks): only here, after the first request.
+      const [{ estimateRequests }, { suiteDefinition }] = await Promise.all([
+        import('../runner/budget.js'),
+        import('../runner/suites.js'),
+      ]);
+      const need = estimateRequests(functionalSuites.map(suiteDefinition), runs);
       if (need > dayLeft) {
         const scaled = Math.max(1, Math.floor((runs * dayLeft) / need / 1.2));
         notes.push(

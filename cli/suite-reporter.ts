@@ -1,23 +1,21 @@
 /**
- * The vitest reporter through which the suites' results come back to the CLI: each module's outcome (task.meta of its
- * tests) and harness errors, as data the CLI reads after the run; and, with --har, the exchanges, batch by batch as
+ * The vitest reporter through which the run's outcome comes back to the command (runner/outcome.ts, in the task.meta
+ * of suites/run.suite.ts's test), with the harness errors vitest saw; and, with --har, the exchanges, batch by batch as
  * the suites send them, appended to the HAR at once and forgotten. Of vitest's state it touches only those artifacts,
  * which it empties.
  */
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node';
 import type { TestArtifact } from 'vitest';
-import type { Finding } from '../checks/check.js';
-import type { SuiteOutcome } from '../reports/conformance-report.js';
 import type { HarWriter } from '../reports/har.js';
-import { EXCHANGES_ARTIFACT, type SuiteMeta } from '../suites/meta.js';
+import type { RunOutcome } from '../runner/outcome.js';
+import { EXCHANGES_ARTIFACT } from '../suites/meta.js';
 
 export class SuiteReporter implements Reporter {
-  readonly outcomes: SuiteOutcome[] = [];
+  outcome: RunOutcome | null = null;
   readonly errors: string[] = [];
   /** Exchanges that reached the HAR, per suite. */
   private readonly streamed = new Map<string, number>();
   private ended = false;
-  private trendReported = false;
 
   /** `har`: where the exchanges go (--har); without it the suites send none. */
   constructor(
@@ -45,37 +43,24 @@ export class SuiteReporter implements Reporter {
   }
 
   private collect(mod: TestModule): void {
-    let meta: SuiteMeta | undefined;
-    const findings: Finding[] = [];
-    let failedTests = 0;
     for (const test of mod.children.allTests()) {
-      const m = test.meta();
-      if (m.suite) meta = m.suite;
-      if (m.findings) findings.push(...m.findings);
-      const r = test.result();
-      if (r.state === 'failed') {
-        failedTests++;
-        if (!m.findings && !m.suite) this.errors.push(`${test.fullName}: ${r.errors?.[0]?.message ?? 'failed'}`);
-      }
-    }
-    if (meta) {
-      // The guard's trend warning belongs to the run; each later suite's snapshot repeats it: report it once.
-      if (meta.guard?.trend && !this.trendReported) {
-        findings.push(meta.guard.trend);
-        this.trendReported = true;
-      }
-      this.outcomes.push({ meta, findings, failedTests });
-      // Every exchange the suite counted must be in the HAR: a missing batch is a harness error, never a silent gap.
-      const streamed = this.streamed.get(meta.suite) ?? 0;
-      if (this.har && streamed !== meta.exchanges)
-        this.errors.push(`${meta.suite}: ${streamed} of its ${meta.exchanges} exchanges reached the HAR`);
+      const run = test.meta().run;
+      if (!run) continue;
+      this.outcome = run;
+      this.errors.push(...run.errors);
+      // Every exchange a suite counted must be in the HAR: a missing batch is a harness error, never a silent gap.
+      if (this.har)
+        for (const { meta } of run.outcomes) {
+          const streamed = this.streamed.get(meta.suite) ?? 0;
+          if (streamed !== meta.exchanges)
+            this.errors.push(`${meta.suite}: ${streamed} of its ${meta.exchanges} exchanges reached the HAR`);
+        }
       return;
     }
-    // A failing beforeAll (the scenario itself) is an error of the describe block; its tests are only skipped.
+    // The run threw before handing over its outcome.
     const err =
       mod.errors()[0]?.message ??
-      [...mod.children.allSuites()].map((s) => s.errors()[0]?.message).find(Boolean) ??
       [...mod.children.allTests()].map((t) => t.result().errors?.[0]?.message).find(Boolean);
-    this.errors.push(`${mod.moduleId.replace(`${this.root}/`, '')}: the suite did not run${err ? `: ${err}` : ''}`);
+    this.errors.push(`${mod.moduleId.replace(`${this.root}/`, '')}: the run did not finish${err ? `: ${err}` : ''}`);
   }
 }

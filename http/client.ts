@@ -48,8 +48,6 @@ export interface OutgoingRequest {
   readonly body?: string | Uint8Array | null;
 }
 
-export type ExchangeListener = (ex: Exchange) => void;
-
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
 
 /**
@@ -108,7 +106,6 @@ export class HttpClient {
   readonly transport: TransportSettings;
   private readonly agent: Dispatcher;
   private readonly opts: Required<Omit<ClientOptions, 'baseUrl' | 'transport'>>;
-  private readonly listeners: ExchangeListener[] = [];
   private seq = 0;
   /** False for a fork: the connections are its parent's to close. */
   private readonly ownsAgent: boolean;
@@ -143,19 +140,14 @@ export class HttpClient {
   }
 
   /**
-   * A client over the same connections, with listeners of its own, whose exchanges are numbered from `firstSeq`: a
-   * part of a suite that runs beside others numbers its exchanges whatever the interleaving. It shares the deadline
-   * sweep too; closing it closes nothing.
+   * A client over the same connections whose exchanges are numbered from `firstSeq`: a part of a suite that runs
+   * beside others numbers its exchanges whatever the interleaving. It shares the deadline sweep too; closing it closes
+   * nothing.
    */
   fork(firstSeq: number): HttpClient {
     const child = new HttpClient({ baseUrl: this.baseUrl, transport: this.transport, ...this.opts }, this);
     child.seq = firstSeq - 1;
     return child;
-  }
-
-  onExchange(listener: ExchangeListener): () => void {
-    this.listeners.push(listener);
-    return () => this.listeners.splice(this.listeners.indexOf(listener), 1);
   }
 
   async send(req: OutgoingRequest): Promise<Exchange> {
@@ -215,7 +207,6 @@ export class HttpClient {
       startedAt,
       durationMs: performance.now() - t0,
     };
-    for (const l of this.listeners) l(ex);
     return ex;
   }
 

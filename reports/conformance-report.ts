@@ -6,7 +6,8 @@ import { type Finding, type Level, failsRun } from '../checks/check.js';
 import { allChecks, signatureKey, signatureOf } from '../checks/registry.js';
 import { ExitCode, exitCodeFor } from '../config/errors.js';
 import { occurrenceKey } from '../runner/findings.js';
-import type { SuiteMeta } from '../suites/meta.js';
+import type { SuiteMeta, SuiteOutcome } from '../runner/outcome.js';
+import type { RateLimitResult } from '../runner/rate-limit-results.js';
 import type { BaselineState } from './baseline.js';
 
 export const CONFORMANCE_SCHEMA_VERSION = 1;
@@ -82,7 +83,7 @@ export interface ConformanceReport {
   /** Notes the run made for the reader (quota scaling, waits). */
   readonly notes: readonly string[];
   /** Per-plan numbers of the rate-limit and quota suites, when they ran. */
-  readonly rateLimits?: readonly unknown[];
+  readonly rateLimits?: readonly RateLimitResult[];
   /** The run judged against a baseline of known defects (--baseline), when one was given. */
   readonly baseline?: BaselineState;
   readonly connection?: ConnectionFacts;
@@ -97,11 +98,7 @@ const zero = (): OperationTotals => ({
   observations: 0,
 });
 
-export interface SuiteOutcome {
-  readonly meta: SuiteMeta;
-  readonly findings: readonly Finding[];
-  readonly failedTests: number;
-}
+export type { SuiteOutcome } from '../runner/outcome.js';
 
 export function buildConformanceReport(input: {
   tool: ConformanceReport['tool'];

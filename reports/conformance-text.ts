@@ -234,35 +234,9 @@ export function renderMarkdown(report: ConformanceReport): string {
   return `${out.join('\n')}\n`;
 }
 
-interface PlanNumbers {
-  suite?: string;
-  plan?: string;
-  key?: string;
-  proven?: readonly string[];
-  unmeasured?: readonly string[];
-  limit?: number;
-  windowSeconds?: number;
-  paced?: { sent: number; spanMs: number; got429: boolean };
-  burst?: {
-    fromRemaining: number | null;
-    accepted: number;
-    allowance: number;
-    first429AtRequest: number | null;
-  } | null;
-  retryAfterSeconds?: number | null;
-  waitedMs?: number;
-  recovered?: boolean | null;
-  requests?: number;
-  note?: string | null;
-  requestsPerDay?: number;
-  accepted?: number;
-  sent?: number;
-  dailyRetryAfterSeconds?: number | null;
-}
-
 /** The numbers behind each plan's rate-limit verdict (issue 3): paced, burst, 429 at, Retry-After, recovery. */
 export function rateLimitLines(report: ConformanceReport): string[] {
-  const rows = (report.rateLimits ?? []) as PlanNumbers[];
+  const rows = report.rateLimits ?? [];
   if (rows.length === 0) return [];
   const out = ['Rate limits, per plan key'];
   for (const r of rows) {
@@ -276,15 +250,13 @@ export function rateLimitLines(report: ConformanceReport): string[] {
     const burst = r.burst
       ? `burst from Remaining ${r.burst.fromRemaining ?? '?'} accepted ${r.burst.accepted} (allowance ${r.burst.allowance}), first 429 at request ${r.burst.first429AtRequest ?? '-'}`
       : 'no burst';
-    const paced = r.paced
-      ? `paced ${r.paced.sent} in ${(r.paced.spanMs / 1000).toFixed(1)} s${r.paced.got429 ? ' (got a 429)' : ' with no 429'}`
-      : 'not paced';
+    const paced = `paced ${r.paced.sent} in ${(r.paced.spanMs / 1000).toFixed(1)} s${r.paced.got429 ? ' (got a 429)' : ' with no 429'}`;
     out.push(
-      `  ${failed ? '✗' : '✓'} ${r.key ?? r.plan} limit ${r.limit ?? '?'}/${r.windowSeconds ?? '?'} s: ${paced}; ${burst}; Retry-After ${r.retryAfterSeconds ?? '-'} s, waited ${((r.waitedMs ?? 0) / 1000).toFixed(1)} s, recovered ${r.recovered ?? '-'}; ${r.requests ?? '?'} requests${r.note ? ` — ${r.note}` : ''}`,
+      `  ${failed ? '✗' : '✓'} ${r.key} limit ${r.limit}/${r.windowSeconds} s: ${paced}; ${burst}; Retry-After ${r.retryAfterSeconds ?? '-'} s, waited ${(r.waitedMs / 1000).toFixed(1)} s, recovered ${r.recovered ?? '-'}; ${r.requests} requests${r.note ? ` — ${r.note}` : ''}`,
     );
     // What the key proved, and what could not be measured and why.
-    for (const p of r.proven ?? []) out.push(`      proven: ${p}`);
-    for (const u of r.unmeasured ?? []) out.push(`      not measured: ${u}`);
+    for (const p of r.proven) out.push(`      proven: ${p}`);
+    for (const u of r.unmeasured) out.push(`      not measured: ${u}`);
   }
   out.push('');
   return out;

@@ -2,12 +2,21 @@
  * What the run's limits did, for every report: the time budget, the request budget and what it left out, the
  * creations and every id created, and per key the requests spent and what the target's headers say is left.
  */
-export interface KeySpendReport {
+import type { KeySpend } from '../runner/ledger.js';
+import type { Stop } from '../runner/limits.js';
+import type { RunOutcome } from '../runner/outcome.js';
+
+/** A key's spend (runner/ledger.ts), the preflight's request included, under its plan. */
+export interface KeySpendReport extends Readonly<KeySpend> {
   readonly plan: string;
-  readonly sent: number;
-  readonly headerLimit: number | null;
-  readonly headerRemaining: number | null;
-  readonly headerReset: number | null;
+}
+
+/** The run's request budget and where it came from. */
+export interface RunBudget {
+  /** Hard cap on the requests of the run (null: none). */
+  readonly limit: number | null;
+  /** Where the cap came from: --budget, or a quarter of the key's daily quota. */
+  readonly source: 'flag' | 'quota' | 'none';
 }
 
 export interface RunLimitsReport {
@@ -26,7 +35,65 @@ export interface RunLimitsReport {
   readonly created: { readonly count: number; readonly ids: readonly string[] };
   readonly keys: readonly KeySpendReport[];
   /** Why the run stopped early, if it did. */
-  readonly stop: { readonly code: string; readonly message: string } | null;
+  readonly stop: Stop | null;
+}
+
+/** Ids ascending: integers by value (the target's ids may pass 2^53), anything else after them as text. */
+function inIdOrder(ids: readonly string[]): string[] {
+  const value = (id: string) => (/^-?\d{1,400}$/.test(id) ? BigInt(id) : null);
+  return [...ids].sort((a, b) => {
+    const x = value(a);
+    const y = value(b);
+    if (x !== null && y !== null) return x < y ? -1 : x > y ? 1 : 0;
+    if (x !== null || y !== null) return x !== null ? -1 : 1;
+    return a < b ? -1 : a > b ? 1 : 0;
+  });
+}
+
+/** What the run's limits did, from the run's totals (its snapshot) and the requests sent before the suites. */
+export function runLimitsOf(r: {
+  readonly maxDurationMs: number;
+  readonly maxCreates: number | null;
+  /** The suites asked for: one that did not run is left out. */
+  readonly suites: readonly string[];
+  readonly budget: RunBudget;
+  readonly outcome: RunOutcome | null;
+  readonly functionalPlan: string;
+  /** Requests the command sent before the suites, with the functional key (the preflight's). */
+  readonly preflightRequests: number;
+}): RunLimitsReport {
+  const outcomes = r.outcome?.outcomes ?? [];
+  const last = r.outcome?.snapshot ?? null;
+  const keys = Object.entries(last?.byKey ?? {}).map(([plan, k]) => ({
+    plan,
+    ...k,
+    sent: k.sent + (plan === r.functionalPlan ? r.preflightRequests : 0),
+  }));
+  if (!keys.some((k) => k.plan === r.functionalPlan))
+    keys.push({
+      plan: r.functionalPlan,
+      sent: r.preflightRequests,
+      headerLimit: null,
+      headerRemaining: null,
+      headerReset: null,
+    });
+  const leftOut: string[] = [];
+  const ran = new Set(outcomes.map((o) => o.meta.suite));
+  for (const o of outcomes)
+    if (o.meta.stopped)
+      leftOut.push(`${o.meta.suite}: stopped after ${o.meta.exchanges} requests (${o.meta.stopped.message})`);
+  for (const s of r.suites) if (!ran.has(s)) leftOut.push(`${s}: did not run`);
+  // Inside the suites that ran: random phases the budget cut short.
+  leftOut.push(...(last?.leftOut ?? []));
+  return {
+    maxDurationSeconds: Math.round(r.maxDurationMs / 1000),
+    budget: { ...r.budget, sent: (last?.sent ?? 0) + r.preflightRequests, leftOut },
+    maxCreates: r.maxCreates,
+    // In id order, not arrival order: suites side by side (--concurrency) interleave their creations.
+    created: { count: last?.createdIds.length ?? 0, ids: inIdOrder(last?.createdIds ?? []) },
+    keys: keys.sort((a, b) => a.plan.localeCompare(b.plan)),
+    stop: last?.stop ?? null,
+  };
 }
 
 const UNKEYED = new Set(['none', 'invalid']);

@@ -1,36 +1,24 @@
 /**
  * How a request budget is shared among the functional suites. Each suite declares what its coverage phase sends (each
- * case class once, derived from its generators) and what its random phase sends for a --runs; the guard reserves
- * every suite's coverage first and shares what is left among the random phases. --runs is scaled down so that the
- * random phases fit, and when even the coverage does not fit, the plan says so.
+ * case class once, derived from its generators) and what its random phase sends for a --runs (its `estimate`,
+ * runner/suites.ts); the limits reserve every suite's coverage first and share what is left among the random phases.
+ * --runs is scaled down so that the random phases fit, and when even the coverage does not fit, the plan says so.
  */
-import { authCoverage, authExplore } from './scenarios/auth.js';
-import { createPetCoverage, createPetExplore } from './scenarios/create-pet.js';
-import { getPetCoverage, getPetExplore } from './scenarios/get-pet.js';
-import { listPetsCoverage, listPetsExplore } from './scenarios/list-pets.js';
-import { statefulCoverage, statefulExplore } from './scenarios/stateful.js';
-import type { SuiteEstimate } from './guard.js';
+import type { SuiteEstimate } from './limits.js';
 
-const ESTIMATES: Readonly<Record<string, (runs: number) => SuiteEstimate>> = {
-  auth: (r) => ({ coverage: authCoverage(), explore: authExplore(r) }),
-  listPets: (r) => ({ coverage: listPetsCoverage(), explore: listPetsExplore(r) }),
-  createPet: (r) => ({ coverage: createPetCoverage(), explore: createPetExplore(r) }),
-  getPet: (r) => ({ coverage: getPetCoverage(), explore: getPetExplore(r) }),
-  stateful: (r) => ({ coverage: statefulCoverage(), explore: statefulExplore(r) }),
-};
-
-/** What a functional suite sends for a --runs (null for a suite with no estimate: the rate-limit suites). */
-export function suiteEstimate(suite: string, runs: number): SuiteEstimate | null {
-  return ESTIMATES[suite]?.(runs) ?? null;
+/** A suite as the plan sees it: its name and what it sends for a --runs (null: no estimate, not planned). */
+export interface Estimated {
+  readonly name: string;
+  readonly estimate: ((runs: number) => SuiteEstimate) | null;
 }
 
 /** A budget that covers this many times the suites' estimate cannot be spent by the first of them: no shares. */
 const BUDGET_SLACK = 2;
 
 /** Rough requests of the given suites for a --runs, coverage and random phases together. */
-export function estimateRequests(suites: readonly string[], runs: number): number {
+export function estimateRequests(suites: readonly Estimated[], runs: number): number {
   return suites.reduce((n, s) => {
-    const e = suiteEstimate(s, runs);
+    const e = s.estimate?.(runs);
     return n + (e ? e.coverage + e.explore : 0);
   }, 0);
 }
@@ -41,8 +29,8 @@ export interface BudgetPlan {
   /** Per suite, what it needs. */
   readonly suiteEstimates: Readonly<Record<string, SuiteEstimate>>;
   /**
-   * The estimates the guard shares the budget by (GuardLimits.suiteEstimates), when the budget is tight enough to need
-   * shares; else null (no budget, or one the suites' estimate cannot come near). Suites with shares run one at a
+   * The estimates the limits share the budget by (LimitSettings.suiteEstimates), when the budget is tight enough to
+   * need shares; else null (no budget, or one the suites' estimate cannot come near). Suites with shares run one at a
    * time.
    */
   readonly shares: Readonly<Record<string, SuiteEstimate>> | null;
@@ -50,9 +38,9 @@ export interface BudgetPlan {
   readonly notes: readonly string[];
 }
 
-/** Plans the functional suites within `room` requests (null: no budget, nothing changes). */
+/** Plans the suites within `room` requests (null: no budget, nothing changes). */
 export function planBudget(
-  suites: readonly string[],
+  suites: readonly Estimated[],
   runs: number,
   room: number | null,
   label = 'the request budget',
@@ -60,14 +48,14 @@ export function planBudget(
   const at = (r: number) =>
     Object.fromEntries(
       suites.flatMap((s) => {
-        const e = suiteEstimate(s, r);
-        return e ? [[s, e]] : [];
+        const e = s.estimate?.(r);
+        return e ? [[s.name, e]] : [];
       }),
     );
   if (room === null) return { runs, suiteEstimates: at(runs), shares: null, notes: [] };
   const notes: string[] = [];
-  const coverage = suites.reduce((n, s) => n + (suiteEstimate(s, runs)?.coverage ?? 0), 0);
-  const explore = (r: number) => suites.reduce((n, s) => n + (suiteEstimate(s, r)?.explore ?? 0), 0);
+  const coverage = suites.reduce((n, s) => n + (s.estimate?.(runs).coverage ?? 0), 0);
+  const explore = (r: number) => suites.reduce((n, s) => n + (s.estimate?.(r).explore ?? 0), 0);
   let scaled = runs;
   if (coverage > room) {
     notes.push(

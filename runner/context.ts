@@ -1,23 +1,23 @@
 /**
- * What a scenario needs to talk to a target: the HTTP client, the pacing policy, the finding log and the keys.
- * `send` is the one path of a request: pace, send, apply every response check, learn the rate-limit headers, and on a
- * 429 wait Retry-After and resend (each 429 is itself checked and recorded).
+ * What a scenario sees of the run: `send` (the request path, runner/request-path.ts), `judge`, the case it is in,
+ * `capture`, `part`, the keys and new pets. It is built by the run (runner/run.ts) for a suite, and by `part` for a
+ * part of that suite; the run's limits, ledger, pacer and lanes stay the run's.
  */
 import type { PlanKey } from '../config/config.js';
-import { TargetStalledError } from '../config/errors.js';
 import { HttpClient, type AuthSpec, type OutgoingRequest } from '../http/client.js';
 import type { Exchange } from '../http/exchange.js';
-import { Pacer } from '../http/pacing.js';
 import { DEFAULT_TRANSPORT, type TransportSettings } from '../http/transport.js';
 import { type Check, type Finding, failsRun } from '../checks/check.js';
 import { applyResponseChecks, responseChecks } from '../checks/registry.js';
 import type fc from 'fast-check';
 import { type GeneratedPet, validNewPet } from '../generators/new-pet.js';
 import { FindingLog } from './findings.js';
-import { type GuardScope, isRunStopped, RunGuard, ScopedGuard } from './guard.js';
 import type { Lanes } from './lanes.js';
-import { reachFailure } from './reach.js';
-import type { RateLimitResult } from './rate-limit-results.js';
+import { isRunStopped, type LimitScope, ScopedLimits } from './limits.js';
+import { type ExchangeSink, requestPath, type Send, type SendOptions } from './request-path.js';
+import type { Run } from './run.js';
+
+export type { ExchangeSink, SendOptions } from './request-path.js';
 
 export interface RunSettings {
   readonly target: string;
@@ -39,89 +39,68 @@ export interface RunSettings {
   readonly transport?: TransportSettings;
   /** Length of the target's rate-limit "minute" window in seconds (60 per the spec; the embedded server's is shorter). */
   readonly windowSeconds?: number;
-  /** Where every exchange goes as it is recorded (the context keeps none); none by default. */
+  /** Where every exchange of the run goes as it is recorded (the contexts keep none); none by default. */
   readonly exchangeSink?: ExchangeSink;
-  /** The run's limits (deadline, request budget, creations), shared by every suite of the run; none by default. */
-  readonly guard?: RunGuard;
   /** Marks the names of the pets the run creates, wherever the case allows (--name-prefix); none by default. */
   readonly namePrefix?: string;
-  /** The rate-limit pacing shared by every suite of the run (suites side by side spend the same keys); own by default. */
-  readonly pacer?: Pacer;
-  /**
-   * Requests in flight at most, shared by the contexts of the suites side by side (--concurrency); with more than one
-   * lane, a suite's independent properties run side by side too. None by default: one property at a time.
-   */
-  readonly lanes?: Lanes;
 }
-
-/** Receives a run's exchanges as they are recorded, so that no part of the harness holds them all. */
-export interface ExchangeSink {
-  push(ex: Exchange): void;
-  /** A promise while the sink holds as many as it may: the next request waits for it. Null otherwise. */
-  backlog?(): Promise<void> | null;
-}
-
-/** How `send` treats a request; the defaults suit the functional suites. */
-export interface SendOptions {
-  /** Wait first when the key's headers show its window spent (default true). */
-  readonly pace?: boolean;
-  /** On a 429, wait Retry-After and resend (default true). Off where each 429 is itself the evidence. */
-  readonly resendOn429?: boolean;
-  /** One of a deliberate burst of overlapping requests (a race the scenario tests): not held to the run's lanes. */
-  readonly burst?: boolean;
-}
-
-const TIMEOUT_CODES = new Set([
-  'UND_ERR_HEADERS_TIMEOUT',
-  'UND_ERR_BODY_TIMEOUT',
-  'UND_ERR_CONNECT_TIMEOUT',
-  'PSC_REQUEST_DEADLINE',
-]);
-const MAX_TIMEOUTS_IN_A_ROW = 5;
 
 /** Exchanges a part of a suite may number before the next part's numbers begin (see RunContext.part). */
 export const PART_SEQ_STRIDE = 1_000_000;
 
 /** What every context of one suite run shares, whichever part of it they run. */
 interface SuiteShared {
-  /** Exchanges recorded so far (they go to `settings.exchangeSink`, not kept here: memory stays bounded). */
+  /** Exchanges recorded so far (they go to the sink, not kept here: memory stays bounded). */
   exchanges: number;
   /** Parts forked so far: the next one numbers its exchanges after theirs. */
   parts: number;
-  /**
-   * Large categoryIds (beyond 2^32) the target accepted in a 201: two distinct ones show it takes categories it cannot
-   * have known before, so it does not require categories to exist (gap-2-category-record).
-   */
-  readonly acceptedCategories: Set<string>;
-  /** Per-plan numbers of the rate-limit and quota suites (runner/scenarios/rate-limit.ts), for the reports. */
-  readonly rateLimitResults: RateLimitResult[];
-  /** Pauses left for a created pet that is not yet retrievable: a target whose retries keep failing is not lagging. */
-  lagRetriesLeft: number;
+  readonly sink: ExchangeSink | null;
+  /** Requests in flight at most, shared with the suites side by side; null for the suites that run alone. */
+  readonly lanes: RunLanes;
+  /** What the scenario's shared steps keep for the whole suite run (see `suiteState`), by the step's name. */
+  readonly states: Map<string, unknown>;
+}
+
+/** A piece of state a shared step keeps for a whole suite run, every part of it included (see RunContext.suiteState). */
+export interface SuiteStateKey<S> {
+  /** The step's name, one per step. */
+  readonly name: string;
+  readonly init: () => S;
+}
+
+type RunLanes = Lanes | null;
+
+/** Where a context stands in its run: the suite, its scope in the limits, and the context it is a part of. */
+export interface ContextPlace {
+  readonly suite: string | null;
+  readonly scope?: LimitScope;
+  readonly parent?: RunContext;
+  /** A suite's own sink and lanes (a part takes its suite's). */
+  readonly sink?: ExchangeSink | null;
+  readonly lanes?: RunLanes;
 }
 
 export class RunContext {
-  readonly client: HttpClient;
-  readonly pacer: Pacer;
+  private readonly client: HttpClient;
   readonly log = new FindingLog();
+  readonly settings: RunSettings;
+  readonly suite: string | null;
   private scope: Finding[] | null = null;
   /** The class of case being sent (see inCase), stamped on what it provokes. */
   private caseClass: string | null = null;
-  /** The run's guard as this context sees it: the run's limits and its own suite's and part's shares. */
-  readonly guard: ScopedGuard;
+  /** The run's limits as this context sees them: the run's, and its own suite's and part's shares. */
+  readonly guard: ScopedLimits;
   private readonly shared: SuiteShared;
+  private readonly path: Send;
 
-  /**
-   * `suite` names the suite this context runs, stamped on every finding it records; `scope` is its place in the run's
-   * guard (none: the suite the guard began last). A part of a suite (see `part`) passes the context it is part of.
-   */
   constructor(
-    readonly settings: RunSettings,
-    readonly suite: string | null = null,
-    scope?: GuardScope,
-    parent?: RunContext,
+    private readonly run: Run,
+    { suite, scope, parent, sink, lanes }: ContextPlace,
   ) {
-    const run = settings.guard ?? parent?.guard.run ?? new RunGuard();
-    this.guard = new ScopedGuard(run, scope);
+    this.settings = run.settings;
+    this.suite = suite;
+    this.guard = new ScopedLimits(run.limits, scope);
+    const settings = run.settings;
     if (parent) {
       this.shared = parent.shared;
       this.client = parent.client.fork(++this.shared.parts * PART_SEQ_STRIDE + 1);
@@ -138,36 +117,29 @@ export class RunContext {
       this.shared = {
         exchanges: 0,
         parts: 0,
-        acceptedCategories: new Set(),
-        rateLimitResults: [],
-        lagRetriesLeft: 3,
+        sink: sink ?? settings.exchangeSink ?? null,
+        lanes: lanes ?? null,
+        states: new Map(),
       };
     }
-    // Suites side by side share the run's pacer (settings.pacer); alone, a context paces itself.
-    this.pacer = parent?.pacer ?? settings.pacer ?? new Pacer(settings.onWait ? { onWait: settings.onWait } : {});
-    // Every request of the run passes the guard, including those a scenario sends through `client` directly: a
-    // request that would break a limit is never sent.
-    const send = this.client.send.bind(this.client);
-    const sink = settings.exchangeSink;
-    const guarded = async (req: OutgoingRequest) => {
-      this.guard.beforeSend(req);
-      const ex = await send(req);
-      // A TLS or proxy failure is the configuration's, never the target's: it stops the run before a check sees it.
-      const failure = ex.error
-        ? reachFailure(settings.target, settings.transport ?? DEFAULT_TRANSPORT, ex.error)
-        : null;
-      if (failure) run.transportFailed(failure);
-      return ex;
-    };
-    this.client.send = (req) => {
-      const backlog = sink?.backlog?.();
-      return backlog ? backlog.then(() => guarded(req)) : guarded(req);
-    };
-    this.client.onExchange((ex) => {
-      this.shared.exchanges++;
-      sink?.push(ex);
-      this.log.count(ex.operation, 'exchanges');
-      run.afterSend(ex);
+    this.path = requestPath({
+      client: this.client,
+      target: settings.target,
+      transport: settings.transport ?? DEFAULT_TRANSPORT,
+      runLimits: run.limits,
+      limits: this.guard,
+      ledger: run.ledger,
+      trend: run.trend,
+      pacer: run.pacer,
+      lanes: this.shared.lanes,
+      sink: this.shared.sink,
+      counted: (ex) => {
+        this.shared.exchanges++;
+        this.log.count(ex.operation, 'exchanges');
+      },
+      judged: (ex) => this.check(ex),
+      // The run's warning, as the check made it (no case class of this context's): it joins this suite's findings.
+      slowing: (f) => this.log.add([f]),
     });
   }
 
@@ -176,35 +148,31 @@ export class RunContext {
     return this.shared.exchanges;
   }
 
-  get acceptedCategories(): Set<string> {
-    return this.shared.acceptedCategories;
+  /** Requests in flight at most for this suite (1: one at a time). */
+  get laneCount(): number {
+    return this.shared.lanes?.size ?? 1;
   }
 
-  get rateLimitResults(): RateLimitResult[] {
-    return this.shared.rateLimitResults;
-  }
-
-  get lagRetriesLeft(): number {
-    return this.shared.lagRetriesLeft;
-  }
-  set lagRetriesLeft(n: number) {
-    this.shared.lagRetriesLeft = n;
+  /** The state `key`'s step keeps for this suite run (its parts share it), made on first use. */
+  suiteState<S>(key: SuiteStateKey<S>): S {
+    if (!this.shared.states.has(key.name)) this.shared.states.set(key.name, key.init());
+    return this.shared.states.get(key.name) as S;
   }
 
   /**
    * Runs `fn` as a part of the suite's exploration that may spend at most `fraction` of what the suite has left of the
-   * request budget (RunGuard.part), in a context of its own: its own finding log, case state and exchange numbers
+   * request budget (RunLimits.part), in a context of its own: its own finding log, case state and exchange numbers
    * (from the part's place in the suite times PART_SEQ_STRIDE), so that parts side by side record the same whatever
    * the interleaving. Its findings join this context's log once `absorb` takes them, in an order the caller fixes.
    */
   async part<T>(label: string, fraction: number, fn: (ctx: RunContext) => Promise<T>): Promise<PartRun<T>> {
     let own: RunContext | undefined;
     try {
-      const value = await this.guard.run.part(
+      const value = await this.run.limits.part(
         label,
         fraction,
         (scope) => {
-          own = new RunContext(this.settings, this.suite, scope, this);
+          own = new RunContext(this.run, { suite: this.suite, scope, parent: this });
           return fn(own);
         },
         this.guard.scope,
@@ -303,54 +271,19 @@ export class RunContext {
     return this.settings.keys.find((k) => k.plan === ex.keyPlan)?.limits ?? null;
   }
 
+  /** Applies every response check to an exchange and records what they find. */
   check(ex: Exchange): void {
     this.record(applyResponseChecks({ exchange: ex, plan: this.planOf(ex), now: Date.now() }));
     this.log.count(ex.operation, 'checksApplied', responseChecks.length);
   }
 
   /**
-   * Sends a request the suites mean to judge: paced, every response checked; a 429 is waited out and the request
-   * resent (a few times at most), and the exchange returned is the last one.
+   * Sends a request the suites mean to judge, along the request path (runner/request-path.ts): paced, held to the
+   * run's limits and lanes, every response checked; a 429 is waited out and the request resent (a few times at most),
+   * and the exchange returned is the last one.
    */
-  async send(req: OutgoingRequest, options: SendOptions = {}): Promise<Exchange> {
-    const label = req.auth.keyPlan;
-    // Requests with a deliberately bad key are judged as they come: a 429 there is itself the answer.
-    const keyed = label !== 'none' && label !== 'invalid';
-    const paced = keyed && options.pace !== false;
-    const resend = keyed && options.resendOn429 !== false;
-    const lanes = options.burst ? undefined : this.settings.lanes;
-    const dispatch =
-      lanes && lanes.size > 1 ? () => lanes.run(() => this.client.send(req)) : () => this.client.send(req);
-    for (;;) {
-      let ex: Exchange;
-      if (paced) {
-        await this.pacer.before(label);
-        try {
-          ex = await dispatch();
-        } finally {
-          this.pacer.settle(label);
-        }
-      } else ex = await dispatch();
-      this.check(ex);
-      this.noteStall(ex);
-      if (!resend) return ex;
-      const wait = this.pacer.after(label, ex);
-      if (wait === null) return ex;
-      this.guard.beforeWait(wait);
-      await this.pacer.wait(wait, `429 on ${req.method} ${req.path}`);
-    }
-  }
-
-  private timeoutsInARow = 0;
-
-  /** A target that keeps timing out would cost every remaining case a full timeout: stop the suite instead. */
-  private noteStall(ex: Exchange): void {
-    this.timeoutsInARow = ex.error && TIMEOUT_CODES.has(ex.error.code) ? this.timeoutsInARow + 1 : 0;
-    if (this.timeoutsInARow >= MAX_TIMEOUTS_IN_A_ROW) {
-      throw new TargetStalledError(
-        `${this.timeoutsInARow} requests in a row timed out (${ex.error!.code}); the suite stopped rather than wait out every case`,
-      );
-    }
+  send(req: OutgoingRequest, options: SendOptions = {}): Promise<Exchange> {
+    return this.path(req, options);
   }
 
   async close(): Promise<void> {

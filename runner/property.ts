@@ -12,7 +12,7 @@ import fc from 'fast-check';
 import type { Finding } from '../checks/check.js';
 import { signatureKey } from '../checks/registry.js';
 import type { RunContext } from './context.js';
-import { isRunStopped } from './guard.js';
+import { isRunStopped } from './limits.js';
 
 export interface PropertyOptions {
   readonly numRuns?: number;
@@ -68,7 +68,7 @@ export async function checkProperties<T extends unknown[]>(
   ctx: RunContext,
   properties: { readonly [K in keyof T]: Property<T[K]> },
 ): Promise<void> {
-  const sideBySide = (ctx.settings.lanes?.size ?? 1) > 1 && ctx.guard.scope?.suite?.cap === null;
+  const sideBySide = ctx.laneCount > 1 && ctx.guard.scope?.suite?.cap === null;
   if (!sideBySide) {
     for (const p of properties) await checkProperty(ctx, p);
     return;

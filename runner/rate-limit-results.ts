@@ -53,3 +53,12 @@ export interface QuotaResult {
 }
 
 export type RateLimitResult = KeyRateLimitResult | QuotaResult;
+
+/**
+ * What a scenario returns besides its findings (which it records as it goes): the rate-limit suites' per-key numbers,
+ * and what ended it early when something did (a blocked key), which then ends the suite with those numbers kept.
+ */
+export interface ScenarioReturn {
+  readonly rateLimits?: readonly RateLimitResult[];
+  readonly ended?: unknown;
+}

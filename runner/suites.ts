@@ -1,25 +1,22 @@
 /**
- * The suites by name: which operations each exercises, which checks it can report, and its scenario. The vitest
- * files in suites/ and the project's own tests both run suites through here, so they run the same logic.
+ * The suites by name: which operations each exercises, which checks it can report, its scenario, and what it sends
+ * (its estimate, for sharing a request budget). The run (runner/run.ts) runs them, for the command and the project's
+ * own tests alike.
  */
 import type { SuiteName } from '../config/config.js';
-import { type HarnessErrorCode, KeyBlockedError, TargetStalledError } from '../config/errors.js';
 import type { OperationId } from '../spec/contract.js';
 import { allChecks } from '../checks/registry.js';
 import type { Check } from '../checks/check.js';
-import { RunContext, type RunSettings } from './context.js';
-import { authScenario } from './scenarios/auth.js';
-import { createPetScenario } from './scenarios/create-pet.js';
-import { getPetScenario } from './scenarios/get-pet.js';
-import { listPetsScenario } from './scenarios/list-pets.js';
-import { statefulScenario } from './scenarios/stateful.js';
+import type { RunContext } from './context.js';
+import type { SuiteEstimate } from './limits.js';
+import type { ScenarioReturn } from './rate-limit-results.js';
+import { authCoverage, authExplore, authScenario } from './scenarios/auth.js';
+import { createPetCoverage, createPetExplore, createPetScenario } from './scenarios/create-pet.js';
+import { getPetCoverage, getPetExplore, getPetScenario } from './scenarios/get-pet.js';
+import { listPetsCoverage, listPetsExplore, listPetsScenario } from './scenarios/list-pets.js';
+import { statefulCoverage, statefulExplore, statefulScenario } from './scenarios/stateful.js';
 import { rateLimitScenario } from './scenarios/rate-limit.js';
 import { quotaScenario } from './scenarios/quota.js';
-import type { Finding } from '../checks/check.js';
-import type { OperationStats } from './findings.js';
-import { type GuardLimits, type GuardSnapshot, isRunStopped, RunGuard, UNLIMITED } from './guard.js';
-import { planBudget } from './budget.js';
-import type { RateLimitResult } from './rate-limit-results.js';
 
 export interface SuiteDefinition {
   readonly name: SuiteName;
@@ -28,21 +25,49 @@ export interface SuiteDefinition {
   readonly operations: readonly OperationId[];
   /** Check areas the suite reports besides the response checks applied to every exchange. */
   readonly areas: readonly Check<unknown>['area'][];
-  readonly run: (ctx: RunContext) => Promise<void>;
+  /** The scenario: it records its findings as it goes and returns what else it measured (rate-limit suites). */
+  readonly run: (ctx: RunContext) => Promise<ScenarioReturn> | Promise<void>;
+  /**
+   * What the suite sends for a --runs: its coverage phase and its random phase (runner/budget.ts shares a request
+   * budget by it). None for the suites that measure a key's limits: they spend what the key's plan says.
+   */
+  readonly estimate: ((runs: number) => SuiteEstimate) | null;
 }
 
 const ALL_OPS: readonly OperationId[] = ['listPets', 'createPet', 'getPet'];
 
 const definitions: SuiteDefinition[] = [
-  { name: 'auth', title: 'Authentication on every operation', operations: ALL_OPS, areas: ['auth'], run: authScenario },
-  { name: 'listPets', title: 'GET /pets', operations: ['listPets'], areas: ['listPets'], run: listPetsScenario },
-  { name: 'createPet', title: 'POST /pets', operations: ['createPet'], areas: ['createPet'], run: createPetScenario },
+  {
+    name: 'auth',
+    title: 'Authentication on every operation',
+    operations: ALL_OPS,
+    areas: ['auth'],
+    run: authScenario,
+    estimate: (r) => ({ coverage: authCoverage(), explore: authExplore(r) }),
+  },
+  {
+    name: 'listPets',
+    title: 'GET /pets',
+    operations: ['listPets'],
+    areas: ['listPets'],
+    run: listPetsScenario,
+    estimate: (r) => ({ coverage: listPetsCoverage(), explore: listPetsExplore(r) }),
+  },
+  {
+    name: 'createPet',
+    title: 'POST /pets',
+    operations: ['createPet'],
+    areas: ['createPet'],
+    run: createPetScenario,
+    estimate: (r) => ({ coverage: createPetCoverage(), explore: createPetExplore(r) }),
+  },
   {
     name: 'getPet',
     title: 'GET /pets/{petId} (deprecated)',
     operations: ['getPet'],
     areas: ['getPet', 'createPet'],
     run: getPetScenario,
+    estimate: (r) => ({ coverage: getPetCoverage(), explore: getPetExplore(r) }),
   },
   {
     name: 'stateful',
@@ -50,6 +75,7 @@ const definitions: SuiteDefinition[] = [
     operations: ['createPet'],
     areas: ['stateful', 'createPet', 'listPets'],
     run: statefulScenario,
+    estimate: (r) => ({ coverage: statefulCoverage(), explore: statefulExplore(r) }),
   },
   {
     name: 'rate-limit',
@@ -57,6 +83,7 @@ const definitions: SuiteDefinition[] = [
     operations: ['listPets'],
     areas: ['rate-limit'],
     run: rateLimitScenario,
+    estimate: null,
   },
   {
     name: 'quota',
@@ -64,6 +91,7 @@ const definitions: SuiteDefinition[] = [
     operations: ['listPets'],
     areas: ['rate-limit'],
     run: quotaScenario,
+    estimate: null,
   },
 ];
 
@@ -73,93 +101,12 @@ export function suiteDefinition(name: SuiteName): SuiteDefinition {
   return def;
 }
 
+/** What a suite sends for a --runs (null for a suite with no estimate: the rate-limit suites). */
+export function suiteEstimate(name: SuiteName, runs: number): SuiteEstimate | null {
+  return suiteDefinition(name).estimate?.(runs) ?? null;
+}
+
 /** The checks a suite can report, response checks first. */
 export function suiteChecks(def: SuiteDefinition): Check<unknown>[] {
   return allChecks.filter((c) => c.area === 'response' || def.areas.includes(c.area)) as Check<unknown>[];
-}
-
-export interface SuiteResult {
-  readonly suite: SuiteName;
-  readonly findings: readonly Finding[];
-  readonly stats: Readonly<Record<string, OperationStats>>;
-  readonly occurrences: Readonly<Record<string, number>>;
-  readonly exchanges: number;
-  readonly rateLimits: readonly RateLimitResult[];
-  readonly durationMs: number;
-  /** Set when the suite could not finish (e.g. the key was blocked); the findings so far are kept. */
-  readonly aborted: { readonly code: HarnessErrorCode; readonly message: string } | null;
-  /** Set when the run's limits (time, requests, creations, a slowing target) stopped the suite; findings are kept. */
-  readonly stopped: { readonly code: string; readonly message: string } | null;
-  /** The run's guard as this suite ended (cumulative over the suites run before it in the same worker). */
-  readonly guard: GuardSnapshot;
-}
-
-export async function runSuite(name: SuiteName, settings: RunSettings): Promise<SuiteResult & { ctx: RunContext }> {
-  const def = suiteDefinition(name);
-  const guard = settings.guard ?? new RunGuard();
-  const own = guard.beginSuite(name);
-  // In the suite's own scope: suites side by side share the guard, each counted and stopped as itself.
-  const ctx = new RunContext({ ...settings, guard }, name, { suite: own, part: null });
-  // The run's latency trend is reported by the suite it stopped (the CLI's reporter reads it from the guard instead).
-  const trendBefore = guard.trend;
-  const t0 = performance.now();
-  let aborted: SuiteResult['aborted'] = null;
-  let stopped: SuiteResult['stopped'] = null;
-  try {
-    await def.run(ctx);
-  } catch (e) {
-    // A blocked key or a stalled target stops the suite; what it found so far still counts. So does a run limit.
-    if (isRunStopped(e)) stopped = { code: e.code, message: e.message };
-    else if (e instanceof KeyBlockedError || e instanceof TargetStalledError)
-      aborted = { code: e.code, message: e.message };
-    else throw e;
-  } finally {
-    await ctx.close();
-  }
-  const snapshot = guard.snapshot();
-  return {
-    suite: name,
-    findings: trendBefore === null && guard.trend ? [...ctx.log.all(), guard.trend] : ctx.log.all(),
-    stats: Object.fromEntries(ctx.log.stats),
-    occurrences: Object.fromEntries(ctx.log.occurrences),
-    exchanges: ctx.exchangeCount,
-    rateLimits: ctx.rateLimitResults,
-    durationMs: performance.now() - t0,
-    aborted,
-    // A scenario may have swallowed the stop (a property's remaining cases pass): the guard knows.
-    stopped: stopped ?? own.stop ?? snapshot.stop,
-    guard: snapshot,
-    ctx,
-  };
-}
-
-export interface InOrderResult {
-  readonly results: readonly Omit<SuiteResult, 'guard'>[];
-  /** The run's guard at the end: requests, creations, the stop, what the budget left out. */
-  readonly guard: GuardSnapshot;
-  readonly runs: number;
-  readonly notes: readonly string[];
-}
-
-/**
- * Runs suites one after another in this process, sharing one guard, the way `petstore-conformance run` runs them in
- * its worker: with a request budget, every case class of every suite first (runner/budget.ts). For the project's
- * tests and the bench; the CLI goes through vitest.
- */
-export async function runSuitesInOrder(
-  names: readonly SuiteName[],
-  settings: Omit<RunSettings, 'guard'>,
-  limits: Omit<GuardLimits, 'suiteEstimates'> = UNLIMITED,
-): Promise<InOrderResult> {
-  const plan = planBudget(names, settings.runs, limits.maxRequests);
-  const guard = new RunGuard({
-    ...limits,
-    ...(plan.shares && { suiteEstimates: plan.shares }),
-  });
-  const results: Omit<SuiteResult, 'guard'>[] = [];
-  for (const name of names) {
-    const { ctx: _ctx, guard: _g, ...r } = await runSuite(name, { ...settings, runs: plan.runs, guard });
-    results.push(r);
-  }
-  return { results, guard: guard.snapshot(), runs: plan.runs, notes: plan.notes };
 }

@@ -1,31 +1,12 @@
 /**
- * What the conformance suites hand to reporters: their outcome through vitest's task.meta, and the exchanges (for
- * --har) as they happen, in bounded batches recorded as test artifacts, which the reporter writes out and empties.
+ * What the run hands the command's reporter: its outcome through vitest's task.meta (runner/outcome.ts), and the
+ * exchanges (for --har) as they happen, in bounded batches recorded as test artifacts, which the reporter writes out
+ * and empties.
  */
 import { recordArtifact, type RunnerTestCase, type TestArtifactBase } from 'vitest';
-import type { Finding } from '../checks/check.js';
 import type { Exchange, RecordedResponse } from '../http/exchange.js';
-import type { HarnessErrorCode } from '../config/errors.js';
-import type { OperationStats } from '../runner/findings.js';
-import type { ExchangeSink } from '../runner/context.js';
-import type { GuardSnapshot } from '../runner/guard.js';
-
-export interface SuiteMeta {
-  readonly suite: string;
-  readonly stats: Readonly<Record<string, OperationStats>>;
-  readonly occurrences: Readonly<Record<string, number>>;
-  readonly exchanges: number;
-  readonly durationMs: number;
-  readonly aborted: { readonly code: HarnessErrorCode; readonly message: string } | null;
-  readonly seed: number;
-  readonly observations: readonly Finding[];
-  /** Per-plan numbers of the rate-limit and quota suites (runner/scenarios/rate-limit.ts, quota.ts). */
-  readonly rateLimits: readonly unknown[];
-  /** Set when the run's limits stopped the suite (budget, creations, deadline, a slowing target). */
-  readonly stopped?: { readonly code: string; readonly message: string } | null;
-  /** The run's guard as the suite ended: requests and creations so far, per key, created ids, the stop. */
-  readonly guard?: GuardSnapshot;
-}
+import type { RunOutcome } from '../runner/outcome.js';
+import type { ExchangeSink } from '../runner/request-path.js';
 
 /** An exchange as data that survives the trip to the reporters (the parsed body is left behind: it is re-derivable). */
 export type ExchangeData = Omit<Exchange, 'response'> & { readonly response: Omit<RecordedResponse, 'json'> | null };
@@ -55,8 +36,7 @@ export interface ExchangesArtifact extends TestArtifactBase {
 
 declare module '@vitest/runner' {
   interface TaskMeta {
-    findings?: readonly Finding[];
-    suite?: SuiteMeta;
+    run?: RunOutcome;
   }
   interface TestArtifactRegistry {
     [EXCHANGES_ARTIFACT]: ExchangesArtifact;

@@ -5,12 +5,10 @@
  */
 import type { PlanKey } from '../config/config.js';
 import { ApiKey, registerSecret } from '../http/redact.js';
-import { Pacer } from '../http/pacing.js';
 import type { TransportSettings } from '../http/transport.js';
 import type { SuiteName } from '../config/config.js';
 import type { RunSettings } from '../runner/context.js';
-import { type GuardLimits, RunGuard, UNLIMITED } from '../runner/guard.js';
-import { type Lanes, lanesOf } from '../runner/lanes.js';
+import { type LimitSettings, UNLIMITED } from '../runner/limits.js';
 import type { PlanLimits, PlanName } from '../spec/contract.js';
 
 export interface WorkerConfig {
@@ -25,11 +23,11 @@ export interface WorkerConfig {
   /** Whether the suites hand every exchange to the reporters (for --har). */
   readonly recordExchanges: boolean;
   /** The run's limits: deadline (epoch ms), requests the suites may send, creations. */
-  readonly limits: GuardLimits;
+  readonly limits: LimitSettings;
   readonly namePrefix: string;
   /** TLS trust, proxies and Accept-Encoding, as the CLI resolved them (plain data: strings and booleans). */
   readonly transport: TransportSettings;
-  /** The suites of the run, in the order asked for: the worker starts those that may run side by side together. */
+  /** The suites of the run (the run schedules them: runner/run.ts). */
   readonly suites: readonly SuiteName[];
   /** Requests in flight at most, suites and properties side by side (--concurrency, or the default from the key's limits). */
   readonly concurrency: number;
@@ -46,7 +44,7 @@ export function toWorkerConfig(
     keys: readonly PlanKey[];
     functionalKey: PlanKey;
     /** The run's limits; none when not given. */
-    limits?: GuardLimits;
+    limits?: LimitSettings;
     /** Marks the names of created pets; none when not given. */
     namePrefix?: string;
     /** The run's suites; when not given, each suite file runs its own suite alone. */
@@ -72,39 +70,6 @@ export function toWorkerConfig(
   };
 }
 
-/**
- * One guard for every suite of the run: the suite files run one after another in one worker (suites/vitest-options.ts:
- * no isolation, no file parallelism), so the request budget and the deadline span the whole run.
- */
-const GUARD = Symbol.for('petstore-conformance.guard');
-function sharedGuard(limits: GuardLimits): RunGuard {
-  const g = globalThis as { [GUARD]?: RunGuard };
-  g[GUARD] ??= new RunGuard(limits);
-  return g[GUARD];
-}
-
-/**
- * One pacer for every suite of the worker, for the same reason: suites side by side (--concurrency) spend the same
- * keys' windows, and only a pacer that sees all their requests in flight can keep them under a window.
- */
-const PACER = Symbol.for('petstore-conformance.pacer');
-export function sharedPacer(onWait: (ms: number, reason: string) => void): Pacer {
-  const g = globalThis as { [PACER]?: Pacer };
-  g[PACER] ??= new Pacer({ onWait });
-  return g[PACER];
-}
-
-/**
- * One set of request lanes for every functional suite of the worker (--concurrency): suites and properties side by
- * side together keep at most that many requests in flight.
- */
-const LANES = Symbol.for('petstore-conformance.lanes');
-export function sharedLanes(size: number): Lanes {
-  const g = globalThis as { [LANES]?: Lanes };
-  g[LANES] ??= lanesOf(size);
-  return g[LANES];
-}
-
 /** The worker's side: keys back inside ApiKey (registered, so any text leaving the worker is scrubbed of them). */
 export function workerSettings(w: WorkerConfig): Omit<RunSettings, 'onWait'> {
   const keys: PlanKey[] = w.keys.map((k) => ({
@@ -122,7 +87,6 @@ export function workerSettings(w: WorkerConfig): Omit<RunSettings, 'onWait'> {
     runs: w.runs,
     strict: w.strict,
     windowSeconds: w.windowSeconds,
-    guard: sharedGuard(w.limits),
     namePrefix: w.namePrefix,
     transport: w.transport,
   };

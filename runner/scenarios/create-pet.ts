@@ -17,9 +17,6 @@ import {
   type InvalidBody,
 } from '../../generators/index.js';
 import {
-  create201,
-  createDefaultStatus,
-  createEcho,
   createIdNotClientSupplied,
   createInvalidNoEffect,
   createInvalidRejected,
@@ -33,7 +30,7 @@ import { checkProperty, property } from '../property.js';
 import { contract } from '../../spec/contract.js';
 import { returnedPet, listedPets, usableId } from '../pets.js';
 import * as req from '../requests.js';
-import { sleep } from '../../http/pacing.js';
+import { createAndJudge, fetchCreated } from '../steps/create-and-judge.js';
 
 /** How many rejected bodies are followed by a search of the store for them (each search costs two lists). */
 const NO_EFFECT_SAMPLES = 12;
@@ -42,7 +39,6 @@ const NO_EFFECT_COVERAGE = 3;
 /** How many creates are also looked for in the list (each costs a list). */
 const LISTED_SAMPLES = 15;
 const CONCURRENT_CREATES = 10;
-const READ_AFTER_WRITE_PAUSE_MS = 500;
 
 /**
  * A create as ids-unique needs it for the whole scenario (one per case, so it grows with --runs): the request (the
@@ -56,44 +52,7 @@ function idOnly(ex: Exchange): Exchange {
   return { ...ex, response: { ...ex.response, headers: {}, body: new Uint8Array(0), bodyText: '', json: id } };
 }
 
-/**
- * Fetches a pet just created. The spec promises it is retrievable but not how soon: a 404 is retried once after a
- * short pause (a replica catching up), and the second answer is the one judged. A target whose retries keep
- * failing is not lagging, so the pauses stop after a few (they would only slow a failing run).
- */
-export async function fetchCreated(ctx: RunContext, id: string): Promise<Exchange> {
-  const first = await ctx.send(req.getPet(ctx.auth(), id));
-  if (first.response?.status !== 404 || ctx.lagRetriesLeft === 0) return first;
-  await sleep(READ_AFTER_WRITE_PAUSE_MS);
-  const second = await ctx.send(req.getPet(ctx.auth(), id));
-  if (second.response?.status === 404) ctx.lagRetriesLeft--;
-  return second;
-}
-
-export function sentOf(p: GeneratedPet) {
-  return { name: p.name, categoryId: p.categoryId, ...(p.status !== undefined ? { status: p.status } : {}) };
-}
-
 const maxLimit = () => Number(parameter('listPets', 'limit').schema.maximum);
-
-/** Creates one valid pet and judges the answer; returns the create exchange. */
-export async function createAndJudge(ctx: RunContext, pet: GeneratedPet): Promise<Exchange> {
-  const ex = await ctx.send(req.createPet(ctx.auth(), newPetBody(pet)));
-  const sent = sentOf(pet);
-  ctx.judge(create201, {
-    exchange: ex,
-    sent,
-    nameEdge: pet.nameEdge,
-    categoriesOpen: ctx.acceptedCategories.size >= 2,
-  });
-  if (ex.response?.status === 201) {
-    const category = BigInt(pet.categoryId);
-    if (category > 2n ** 32n || category < -(2n ** 32n)) ctx.acceptedCategories.add(pet.categoryId);
-    ctx.judge(createEcho, { exchange: ex, sent, nameEdge: pet.nameEdge });
-    if (pet.status === undefined) ctx.judge(createDefaultStatus, { exchange: ex, sent, nameEdge: pet.nameEdge });
-  }
-  return ex;
-}
 
 /** The kind of an invalid body, its reason without the values: 'categoryId of type string', 'unknown status'. */
 export function invalidKind(inv: InvalidBody): string {

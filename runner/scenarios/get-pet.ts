@@ -17,7 +17,7 @@ import type { Exchange } from '../../http/exchange.js';
 import type { RunContext } from '../context.js';
 import { checkProperties, property } from '../property.js';
 import { returnedPet, usableId } from '../pets.js';
-import { createAndJudge } from './create-pet.js';
+import { createAndJudge } from '../steps/create-and-judge.js';
 import * as req from '../requests.js';
 
 const PETS_TO_FETCH = 8;

@@ -15,7 +15,7 @@ import {
 } from '../../checks/list.js';
 import type { RunContext } from '../context.js';
 import { checkProperties, property } from '../property.js';
-import { createAndJudge } from './create-pet.js';
+import { createAndJudge } from '../steps/create-and-judge.js';
 import * as req from '../requests.js';
 
 /** Pets per status made before the queries, so that limits and the default page size are actually exercised. */

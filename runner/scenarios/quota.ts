@@ -20,6 +20,7 @@ import {
 } from '../../checks/rate-limit.js';
 import { statusOf } from '../../checks/facts.js';
 import type { RunContext } from '../context.js';
+import type { ScenarioReturn } from '../rate-limit-results.js';
 import type { QuotaResult } from '../rate-limit-results.js';
 import * as req from '../requests.js';
 
@@ -35,7 +36,7 @@ function duration(ms: number): string {
   return s >= 120 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
 }
 
-export async function quotaScenario(ctx: RunContext): Promise<void> {
+export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
   const W = ctx.settings.windowSeconds ?? 60;
   const key = [...ctx.settings.keys]
     .filter((k) => k.limits !== null)
@@ -82,8 +83,7 @@ export async function quotaScenario(ctx: RunContext): Promise<void> {
       stopped: 'too-long',
       note,
     });
-    ctx.rateLimitResults.push(result({ stopped: 'too-long' }));
-    return;
+    return { rateLimits: [result({ stopped: 'too-long' })] };
   }
   ctx.settings.onWait?.(
     projectedMs,
@@ -189,15 +189,17 @@ export async function quotaScenario(ctx: RunContext): Promise<void> {
   });
   if (rejection) ctx.judge(shape429, { exchange: rejection });
   const dailyRa = rejection ? retryAfterMs(rejection) : null;
-  ctx.rateLimitResults.push(
-    result({
-      sent,
-      accepted,
-      dailyRetryAfterSeconds: dailyRa === null ? null : dailyRa / 1000,
-      dailyReset: rejection ? rl(rejection, 'reset') : null,
-      waitedMs,
-      durationMs: elapsedMs,
-      stopped,
-    }),
-  );
+  return {
+    rateLimits: [
+      result({
+        sent,
+        accepted,
+        dailyRetryAfterSeconds: dailyRa === null ? null : dailyRa / 1000,
+        dailyReset: rejection ? rl(rejection, 'reset') : null,
+        waitedMs,
+        durationMs: elapsedMs,
+        stopped,
+      }),
+    ],
+  };
 }

@@ -44,7 +44,7 @@ import {
 } from '../../checks/rate-limit.js';
 import { statusOf } from '../../checks/facts.js';
 import type { RunContext } from '../context.js';
-import type { KeyRateLimitResult } from '../rate-limit-results.js';
+import type { KeyRateLimitResult, ScenarioReturn } from '../rate-limit-results.js';
 import * as req from '../requests.js';
 
 export type { KeyRateLimitResult as RateLimitResult } from '../rate-limit-results.js';
@@ -230,7 +230,7 @@ function labels(keys: readonly PlanKey[]): string[] {
   });
 }
 
-export async function rateLimitScenario(ctx: RunContext): Promise<void> {
+export async function rateLimitScenario(ctx: RunContext): Promise<ScenarioReturn> {
   const W = ctx.settings.windowSeconds ?? 60;
   const keys = ctx.settings.keys.filter((k) => k.limits !== null);
   const names = labels(keys);
@@ -265,6 +265,7 @@ export async function rateLimitScenario(ctx: RunContext): Promise<void> {
   for (const k of shared.runs)
     if (!shared.runs.some((o) => o !== k)) unmeasured(k, 'isolation from other keys: only one key configured');
   const outcomes = shared.runs.map(finish);
+  const rateLimits = shared.runs.map(resultOf);
   // The keys' reported limits side by side: each plan's key gets its plan's numbers.
   ctx.judge(perKey, {
     kind: 'limits',
@@ -275,10 +276,10 @@ export async function rateLimitScenario(ctx: RunContext): Promise<void> {
       exchange: outcomes[i]!.limitExchange,
     })),
   });
-  const blockedKey = failures.find((e) => e instanceof KeyBlockedError);
-  const other = failures.find((e) => !(e instanceof KeyBlockedError));
-  if (other !== undefined) throw other;
-  if (blockedKey !== undefined) throw blockedKey;
+  // What ended a key early ends the suite, its numbers kept: any other failure first, then a blocked key.
+  const ended =
+    failures.find((e) => !(e instanceof KeyBlockedError)) ?? failures.find((e) => e instanceof KeyBlockedError);
+  return { rateLimits, ...(ended !== undefined && { ended }) };
 }
 
 /** Whether responses to an invalid key carry rate-limit headers or get 429 (a gap of the spec): 3 requests. */
@@ -310,13 +311,17 @@ function modalLimit(readings: readonly Reading[]): KeyOutcome {
   return { reportedLimit: best.value, limitExchange: best.ex };
 }
 
-/** Records the key's numbers for the reports. */
+/** Completes the key's numbers; returns what it reported as its limit. */
 function finish(k: KeyRun): KeyOutcome {
   k.result.waitedMs = k.waitedMs;
   k.result.requests = k.history.length;
   k.result.durationMs = Date.now() - k.t0;
-  k.ctx.rateLimitResults.push({ ...k.result, proven: [...k.result.proven], unmeasured: [...k.result.unmeasured] });
   return modalLimit(k.history);
+}
+
+/** The key's numbers for the reports. */
+function resultOf(k: KeyRun): KeyRateLimitResult {
+  return { ...k.result, proven: [...k.result.proven], unmeasured: [...k.result.unmeasured] };
 }
 
 /** Probe and pace; returns the last paced reading when the key goes on to its turn. */

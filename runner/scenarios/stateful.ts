@@ -19,7 +19,8 @@ import { show } from '../../checks/check.js';
 import type { RunContext } from '../context.js';
 import { checkProperty, property } from '../property.js';
 import { returnedPet, usableId } from '../pets.js';
-import { createAndJudge, invalidCase } from './create-pet.js';
+import { createAndJudge } from '../steps/create-and-judge.js';
+import { invalidCase } from './create-pet.js';
 import * as req from '../requests.js';
 import { contract } from '../../spec/contract.js';
 

@@ -4,15 +4,11 @@ import { FUNCTIONAL_SUITES } from '../../config/config.js';
 import { describe, expect, it } from 'vitest';
 import type { OutgoingRequest } from '../../http/client.js';
 import type { Exchange } from '../../http/exchange.js';
-import {
-  type GuardScope,
-  isRunStopped,
-  LatencyTrend,
-  RunGuard,
-  type SuiteState,
-  TREND_WINDOW,
-} from '../../runner/guard.js';
-import { estimateRequests, planBudget, suiteEstimate } from '../../runner/budget.js';
+import { estimateRequests, planBudget } from '../../runner/budget.js';
+import { isRunStopped, type LimitScope, type LimitSettings, type SuiteState } from '../../runner/limits.js';
+import { Run } from '../../runner/run.js';
+import { suiteDefinition, suiteEstimate } from '../../runner/suites.js';
+import { LatencyTrend, TREND_WINDOW } from '../../runner/trend.js';
 
 const req = (operation: OutgoingRequest['operation'] = 'listPets'): OutgoingRequest => ({
   operation,
@@ -43,7 +39,51 @@ const answer = (durationMs: number, status = 200, operation: Exchange['operation
   durationMs,
 });
 
-const tryCall = (g: RunGuard, r = req(), scope?: GuardScope) => {
+/**
+ * A run's limits and ledger as the request path drives them (runner/request-path.ts): the limits before a request is
+ * sent, then the ledger; both once it is answered. The totals are the run's snapshot.
+ */
+class RunGuard {
+  private readonly run: Run;
+  constructor(limits?: LimitSettings, now?: () => number) {
+    const key = { plan: 'free' as const, key: null as never, limits: null };
+    this.run = new Run(
+      { target: 'http://127.0.0.1:1/v1', keys: [key], key, seed: 1, runs: 1, strict: false },
+      { ...(limits && { limits }), ...(now && { now }) },
+    );
+  }
+  beforeSend(r: OutgoingRequest, scope?: LimitScope) {
+    this.run.limits.beforeSend(r, scope);
+    this.run.ledger.sent(r);
+  }
+  afterSend(ex: Exchange) {
+    this.run.ledger.answered(ex);
+    this.run.limits.afterSend(ex);
+  }
+  beginSuite(name: string) {
+    return this.run.limits.beginSuite(name);
+  }
+  phase(label: string | null, scope?: LimitScope) {
+    this.run.limits.phase(label, scope);
+  }
+  part<T>(label: string, fraction: number, fn: (scope: LimitScope) => Promise<T>) {
+    return this.run.limits.part(label, fraction, fn);
+  }
+  isStopped(scope?: LimitScope) {
+    return this.run.limits.isStopped(scope);
+  }
+  throwIfStopped() {
+    this.run.limits.throwIfStopped();
+  }
+  beforeWait(ms: number) {
+    this.run.limits.beforeWait(ms);
+  }
+  snapshot() {
+    return this.run.snapshot();
+  }
+}
+
+const tryCall = (g: RunGuard, r = req(), scope?: LimitScope) => {
   try {
     g.beforeSend(r, scope);
     return true;
@@ -234,8 +274,8 @@ describe('LatencyTrend', () => {
 });
 
 describe('planBudget', () => {
-  const FUNCTIONAL = FUNCTIONAL_SUITES;
-  const coverage = FUNCTIONAL.reduce((n, s) => n + suiteEstimate(s, 100)!.coverage, 0);
+  const FUNCTIONAL = FUNCTIONAL_SUITES.map(suiteDefinition);
+  const coverage = FUNCTIONAL_SUITES.reduce((n, s) => n + suiteEstimate(s, 100)!.coverage, 0);
 
   it('with no budget, changes nothing', () => {
     const plan = planBudget(FUNCTIONAL, 100, null);
@@ -250,14 +290,14 @@ describe('planBudget', () => {
     const tight = planBudget(FUNCTIONAL, 100, 2 * needed - 1);
     expect(tight.runs).toBe(100);
     expect(tight.shares).toEqual(tight.suiteEstimates);
-    expect(Object.keys(tight.shares ?? {}).sort()).toEqual([...FUNCTIONAL].sort());
+    expect(Object.keys(tight.shares ?? {}).sort()).toEqual([...FUNCTIONAL_SUITES].sort());
   });
 
   it('reserves every case class first and scales --runs so the random phases fit what is left', () => {
     const room = coverage + 500;
     const plan = planBudget(FUNCTIONAL, 100, room);
     expect(plan.runs).toBeLessThan(100);
-    const explore = FUNCTIONAL.reduce((n, s) => n + plan.suiteEstimates[s]!.explore, 0);
+    const explore = FUNCTIONAL_SUITES.reduce((n, s) => n + plan.suiteEstimates[s]!.explore, 0);
     expect(coverage + explore).toBeLessThanOrEqual(room);
     expect(plan.notes.join('\n')).toMatch(new RegExp(`every case class first \\(${coverage} requests\\)`));
   });

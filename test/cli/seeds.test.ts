@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SuiteName, FUNCTIONAL_SUITES } from '../../config/config.js';
 import type { Exchange } from '../../http/exchange.js';
 import { planKeys, startReferenceServer, type ReferenceServer } from '../../reference/server.js';
-import { runSuite } from '../../runner/suites.js';
+import { runSuite } from '../../runner/run.js';
 import type { RunSettings } from '../../runner/context.js';
 
 const FUNCTIONAL: readonly SuiteName[] = FUNCTIONAL_SUITES;

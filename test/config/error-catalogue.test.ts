@@ -19,7 +19,7 @@ import {
 import { ApiKey, registerSecret } from '../../http/redact.js';
 import { planKeys, startReferenceServer } from '../../reference/server.js';
 import { guardSecrets } from '../../reports/secret-gate.js';
-import { runSuite } from '../../runner/suites.js';
+import { runSuite } from '../../runner/run.js';
 import { closedPort, countingProxy, distinctiveKeys, runForReport, runMain, writeEnvFile } from '../cli/support.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'psc-errors-'));
@@ -158,7 +158,7 @@ const table: Record<HarnessErrorCode, { exit: number; provoke: () => Promise<See
         return { exit: r.aborted ? exitCodeFor(r.aborted.code) : 0, code: r.aborted?.code };
       }),
   },
-  // The run's limits (runner/guard.ts): a request that would break one is never sent.
+  // The run's limits (runner/limits.ts): a request that would break one is never sent.
   PSC_BUDGET: { exit: 0, provoke: () => viaRunLimits(['--suite', 'getPet', '--budget', '8']) },
   PSC_MAX_CREATES: {
     exit: 0,

@@ -11,7 +11,7 @@ import { HarnessError } from '../../config/errors.js';
 import type { Finding } from '../../checks/check.js';
 import { planKeys, startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import type { RunSettings } from '../../runner/context.js';
-import { runSuite } from '../../runner/suites.js';
+import { runSuite } from '../../runner/run.js';
 import { closedPort, runAgainst, tempEnvFile } from '../cli/support.js';
 import { startHostileServer, startRecorder, type HostileMode, type HostileOptions } from './hostile-server.js';
 

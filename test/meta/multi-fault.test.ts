@@ -12,7 +12,7 @@ import { faults, type Fault } from '../../reference/faults.js';
 import { planKeys, startReferenceServer } from '../../reference/server.js';
 import { buildConformanceReport, type SuiteOutcome } from '../../reports/conformance-report.js';
 import { renderTerminalSummary } from '../../reports/conformance-text.js';
-import { runSuite } from '../../runner/suites.js';
+import { runSuite } from '../../runner/run.js';
 import type { OperationId } from '../../spec/contract.js';
 import { alsoTrips } from './precision.js';
 
@@ -131,7 +131,7 @@ describe('combinations of faults', () => {
         const key = keys.find((k) => k.plan === 'enterprise')!;
         const suites = [...new Set(combo.map(([id]) => fault(id).suite as SuiteName))];
         for (const suite of suites) {
-          const { ctx: _ctx, ...r } = await runSuite(suite, {
+          const r = await runSuite(suite, {
             target: server.url,
             keys,
             key,

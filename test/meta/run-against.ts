@@ -1,9 +1,8 @@
 /** Runs one suite in-process against a reference server started with the given faults (the project's own tests). */
 import { planKeys, startReferenceServer, type ReferenceOptions } from '../../reference/server.js';
-import { runSuite } from '../../runner/suites.js';
+import { runSuite } from '../../runner/run.js';
 import type { SuiteName } from '../../config/config.js';
 import type { Exchange } from '../../http/exchange.js';
-import { lanesOf } from '../../runner/lanes.js';
 
 export async function runAgainstReference(
   suite: SuiteName,
@@ -14,16 +13,19 @@ export async function runAgainstReference(
     const keys = planKeys(server.keys);
     const key = keys.find((k) => k.plan === 'enterprise')!;
     const exchangeList: Exchange[] = [];
-    const { ctx: _ctx, ...result } = await runSuite(suite, {
-      target: server.url,
-      keys,
-      key,
-      seed: options.seed ?? 42,
-      runs: options.runs ?? 40,
-      strict: options.strict ?? false,
-      exchangeSink: { push: (ex) => exchangeList.push(ex) },
-      ...(options.lanes !== undefined && { lanes: lanesOf(options.lanes) }),
-    });
+    const result = await runSuite(
+      suite,
+      {
+        target: server.url,
+        keys,
+        key,
+        seed: options.seed ?? 42,
+        runs: options.runs ?? 40,
+        strict: options.strict ?? false,
+        exchangeSink: { push: (ex) => exchangeList.push(ex) },
+      },
+      options.lanes !== undefined ? { concurrency: options.lanes } : {},
+    );
     return { ...result, exchangeList };
   } finally {
     await server.close();

@@ -9,7 +9,7 @@
 import { contract, type PlanLimits, type PlanName } from '../../spec/contract.js';
 import { planKeys, startReferenceServer, type ReferenceOptions } from '../../reference/server.js';
 import { randomKey, type ReferenceKey } from '../../reference/keys.js';
-import { runSuite } from '../../runner/suites.js';
+import { runSuite } from '../../runner/run.js';
 import type { SuiteName } from '../../config/config.js';
 import type { Exchange } from '../../http/exchange.js';
 import type { KeyRateLimitResult } from '../../runner/rate-limit-results.js';
@@ -92,7 +92,7 @@ async function runOnce(
   try {
     const keys = planKeys(server.keys.filter((k) => !options.plans || options.plans.includes(k.plan)));
     const exchangeList: Exchange[] = [];
-    const { ctx, ...result } = await runSuite(suite, {
+    const result = await runSuite(suite, {
       target: server.url,
       keys,
       key: keys[0]!,
@@ -105,8 +105,8 @@ async function runOnce(
     });
     return {
       ...result,
-      rateLimitResults: ctx.rateLimitResults,
-      keyResults: ctx.rateLimitResults.filter((x): x is KeyRateLimitResult => x.suite === 'rate-limit'),
+      rateLimitResults: result.rateLimits,
+      keyResults: result.rateLimits.filter((x): x is KeyRateLimitResult => x.suite === 'rate-limit'),
       exchangeList,
     };
   } finally {

@@ -6,7 +6,7 @@
 import type { SuiteName } from '../../config/config.js';
 import { DEFAULT_ENTERPRISE_LIMITS, randomKey } from '../../reference/keys.js';
 import { generateKeys, planKeys, type ReferenceKey, startReferenceServer } from '../../reference/server.js';
-import { runSuite } from '../../runner/suites.js';
+import { runSuite } from '../../runner/run.js';
 import { startBackgroundWriter, type WriterReport } from '../support/background-writer.js';
 
 export const SHARED = Object.freeze({
@@ -32,7 +32,7 @@ export async function runShared(suite: SuiteName, o: { seed: number; faults?: re
   try {
     const runKeys = planKeys(keys);
     const key = runKeys.find((k) => k.plan === 'enterprise')!;
-    const { ctx: _, ...result } = await runSuite(suite, {
+    const result = await runSuite(suite, {
       target: server.url,
       keys: runKeys,
       key,

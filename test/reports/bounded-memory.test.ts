@@ -9,7 +9,8 @@ import type { Exchange } from '../../http/exchange.js';
 import { planKeys, startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import { HarWriter } from '../../reports/har.js';
 import { FindingLog, OBSERVATION_SAMPLES } from '../../runner/findings.js';
-import { runSuite } from '../../runner/suites.js';
+import type { RunContext } from '../../runner/context.js';
+import { runSuite } from '../../runner/run.js';
 import type { Finding } from '../../checks/check.js';
 import { BATCH_SIZE, type ExchangeData, ExchangeStream, exchangeData, MOST_HELD } from '../../suites/meta.js';
 import { readHar } from '../support/artifacts.js';
@@ -173,15 +174,20 @@ describe('a long suite run streams its exchanges', () => {
       await new Promise((r) => setTimeout(r, 5));
       received.push(...batch);
     });
-    const { ctx, ...r } = await runSuite('listPets', {
-      target: server.url,
-      keys,
-      key: keys.find((k) => k.plan === 'enterprise')!,
-      seed: 12,
-      runs: 1000,
-      strict: false,
-      exchangeSink: stream,
-    });
+    let ctx: RunContext | undefined;
+    const r = await runSuite(
+      'listPets',
+      {
+        target: server.url,
+        keys,
+        key: keys.find((k) => k.plan === 'enterprise')!,
+        seed: 12,
+        runs: 1000,
+        strict: false,
+        exchangeSink: stream,
+      },
+      { inspect: (c) => (ctx = c) },
+    );
     await stream.close();
     expect(r.exchanges, 'a run long enough that holding its exchanges would show').toBeGreaterThan(
       6 * FAR_BELOW_THE_RUN,
@@ -195,14 +201,21 @@ describe('a long suite run streams its exchanges', () => {
     const walk = (owner: object, path: string, depth: number) => {
       for (const [name, v] of Object.entries(owner)) {
         if (Array.isArray(v)) sizes.push([`${path}.${name}`, v.length]);
-        else if (v instanceof Map || v instanceof Set) sizes.push([`${path}.${name}`, v.size]);
-        else if (depth > 0 && typeof v === 'object' && v !== null) walk(v, `${path}.${name}`, depth - 1);
+        else if (v instanceof Map || v instanceof Set) {
+          sizes.push([`${path}.${name}`, v.size]);
+          // A map of states (what shared steps keep per suite): each state's own collections too.
+          if (v instanceof Map)
+            for (const [k, x] of v)
+              if (typeof x === 'object' && x !== null) walk(x, `${path}.${name}.${String(k)}`, -1);
+        } else if (depth > 0 && typeof v === 'object' && v !== null) walk(v, `${path}.${name}`, depth - 1);
       }
     };
-    walk(ctx, 'RunContext', 1);
+    walk(ctx!, 'RunContext', 1);
     const names = sizes.map(([name]) => name);
     // The walk reaches the collections that would grow if exchanges were kept: the log's and the parts' shared ones.
-    expect(names).toEqual(expect.arrayContaining(['RunContext.log.items', 'RunContext.shared.acceptedCategories']));
+    expect(names).toEqual(
+      expect.arrayContaining(['RunContext.log.items', 'RunContext.shared.states.create-and-judge.acceptedCategories']),
+    );
     for (const [name, size] of sizes) expect(size, name).toBeLessThan(FAR_BELOW_THE_RUN);
   }, 120_000);
 });

@@ -7,11 +7,13 @@ import { buildConformanceReport } from '../../reports/conformance-report.js';
 import { allChecks, canFail } from '../../checks/registry.js';
 import { renderMarkdown, renderTerminalSummary, replayLine } from '../../reports/conformance-text.js';
 import { renderJunit } from '../../reports/junit.js';
-import { RunContext } from '../../runner/context.js';
+import type { RunContext } from '../../runner/context.js';
+import { Run } from '../../runner/run.js';
 import { invalidCase } from '../../runner/scenarios/create-pet.js';
 import { queryCase } from '../../runner/scenarios/list-pets.js';
 import type { ListQuery } from '../../generators/index.js';
-import type { SuiteMeta } from '../../suites/meta.js';
+import type { SuiteMeta } from '../../runner/outcome.js';
+import type { RateLimitResult } from '../../runner/rate-limit-results.js';
 import { exchange, NOW_S } from '../checks/fixtures.js';
 
 const LIMITS = { requestsPerMinute: 5, requestsPerDay: 8 };
@@ -19,8 +21,7 @@ const LIMITS = { requestsPerMinute: 5, requestsPerDay: 8 };
 /** Findings as a suite records them: through a run context that knows its suite. */
 async function recorded(suite: string, record: (ctx: RunContext) => void): Promise<Finding[]> {
   const key = { plan: 'enterprise' as const, key: new ApiKey('k', 'enterprise'), limits: LIMITS };
-  const ctx = new RunContext(
-    { target: 'http://127.0.0.1:9/v1', keys: [key], key, seed: 1, runs: 1, strict: false },
+  const ctx = new Run({ target: 'http://127.0.0.1:9/v1', keys: [key], key, seed: 1, runs: 1, strict: false }).context(
     suite,
   );
   try {
@@ -31,7 +32,7 @@ async function recorded(suite: string, record: (ctx: RunContext) => void): Promi
   }
 }
 
-function reportOf(suite: string, findings: Finding[], rateLimits: unknown[] = []) {
+function reportOf(suite: string, findings: Finding[], rateLimits: RateLimitResult[] = []) {
   const meta: SuiteMeta = {
     suite,
     stats: { listPets: { exchanges: 9, checksApplied: 9, cases: 1 } },
@@ -77,7 +78,20 @@ describe('findings carry their suite and key plan', () => {
       ['rl-daily-quota', 'violation', 'quota', 'enterprise'],
     ]);
     const report = reportOf('quota', findings, [
-      { suite: 'quota', plan: 'enterprise', requestsPerDay: 8, accepted: 20, sent: 20 },
+      {
+        suite: 'quota',
+        plan: 'enterprise',
+        requestsPerDay: 8,
+        requestsPerMinute: 5,
+        windowSeconds: 60,
+        accepted: 20,
+        sent: 20,
+        dailyRetryAfterSeconds: null,
+        dailyReset: null,
+        waitedMs: 0,
+        durationMs: 1,
+        stopped: null,
+      },
     ]);
     expect(replayLine(report, findings[0]!)).toBe(
       'petstore-conformance run --target http://127.0.0.1:9/v1 --seed 7 --runs 3 --suite quota',

@@ -14,13 +14,13 @@ import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ApiKey } from '../http/redact.js';
 import type { ReferenceKey } from '../reference/server.js';
-import { autocannon, type AcRawResult, type AcRequest } from './autocannon.js';
-import { ConformanceTally } from './conformance.js';
-import { mixGetCount, mixRequests, seedPets, withoutHooks } from './mix.js';
-import { PROFILES } from './profiles.js';
-import { silentProgress } from './progress.js';
-import { runScenario } from './run-scenario.js';
-import { mixConnectionsScenario } from './scenarios/mix-connections.js';
+import { autocannon, type AcRawResult, type AcRequest } from '../load/autocannon.js';
+import { ConformanceTally } from '../load/conformance.js';
+import { mixGetCount, mixRequests, seedPets, withoutHooks } from '../load/mix.js';
+import { PROFILES } from '../load/profiles.js';
+import { silentProgress } from '../load/progress.js';
+import { runScenario } from '../load/run-scenario.js';
+import { mixConnectionsScenario } from '../load/scenarios/mix-connections.js';
 
 const CONNECTIONS = 10;
 const SECONDS = 2;
@@ -101,7 +101,7 @@ interface Child {
 /** Starts a target in a child process (tsx's loader when run from the sources), bounded: it must report within 20 s. */
 async function child(args: string[]): Promise<Child> {
   const compiled = import.meta.url.endsWith('.js');
-  const proc = fork(fileURLToPath(new URL(`./bench-server.${compiled ? 'js' : 'ts'}`, import.meta.url)), args, {
+  const proc = fork(fileURLToPath(new URL(`./load-server.${compiled ? 'js' : 'ts'}`, import.meta.url)), args, {
     execArgv: compiled ? [] : ['--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });

@@ -1,0 +1,294 @@
+/**
+ * A conformance run as the command conducts it: the target settled (the embedded reference server when none is
+ * given; the rate-limit suites left out on production unless allowed), the preflight, the request budget and its plan,
+ * the concurrency, then the run itself: vitest (its node API, options from suites/vitest-options.ts) runs the one suite
+ * file, which builds the run (runner/run.ts) in its worker from the configuration provided here, and the outcome comes
+ * back through a reporter (cli/suite-reporter.ts). Start-up overlaps (issue 12): vitest starts while the embedded
+ * server starts and the preflight asks the target; the report writers load once the suite file is collected.
+ */
+import { existsSync, mkdirSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import { fileURLToPath } from 'node:url';
+import type { Vitest } from 'vitest/node';
+import { type Config, defaultConcurrency, functionalKey, isFunctionalSuite, type PlanKey } from '../config/config.js';
+import { HarnessError } from '../config/errors.js';
+import { allowedOnTarget } from '../config/production.js';
+import { ApiKey, registerSecret } from '../http/redact.js';
+import { NO_PROXY_SETTINGS } from '../http/transport.js';
+import { toolVersion } from '../http/user-agent.js';
+import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../reference/launcher.js';
+import type { ConductedRun } from '../reports/conformance-outputs.js';
+import { HarWriter } from '../reports/har.js';
+import type { RunBudget } from '../reports/run-limits.js';
+import type { RunOutcome } from '../runner/outcome.js';
+import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
+import { connectionFacts } from './connection.js';
+import type { Output } from './output.js';
+import { preflight } from './preflight.js';
+import type { SuiteReporter } from './suite-reporter.js';
+
+const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
+/** Built (dist/), the suite file is JavaScript beside this module; run from the sources (tests), TypeScript. */
+const compiled = import.meta.url.endsWith('.js');
+const SUITE_FILE = `suites/run.suite.${compiled ? 'js' : 'ts'}`;
+
+/** Requests the CLI itself sends before the suites (the preflight's GET /pets): they count against the budget. */
+export const PREFLIGHT_REQUESTS = 1;
+
+/** What only writing the outputs needs (ajv's report schema, the check registry, the writers): loaded once. */
+export type Outputs = typeof import('../reports/conformance-outputs.js');
+
+/**
+ * Conducts the run and hands its result to `finish` (the outputs, with the HAR while it is open), returning what
+ * `finish` returns. `suiteAskedFor`: whether --suite was given (asking for the rate-limit suite on production is then
+ * refused, not left out).
+ */
+export async function conductRun<T>(
+  loaded: Config,
+  out: Output,
+  suiteAskedFor: boolean,
+  finish: (run: ConductedRun, har: HarWriter | null, outputs: Outputs) => T,
+): Promise<T> {
+  const startedAt = new Date();
+  const t0 = performance.now();
+  const deadline = startedAt.getTime() + loaded.maxDurationMs;
+  let server: EmbeddedServer | null = null;
+  let har: HarWriter | null = null;
+  if (loaded.harFile) {
+    mkdirSync(dirname(resolve(loaded.harFile)), { recursive: true });
+    har = new HarWriter(loaded.harFile, toolVersion());
+  }
+  let outputs: Promise<Outputs> | null = null;
+  const loadOutputs = (): Promise<Outputs> => {
+    outputs ??= import('../reports/conformance-outputs.js');
+    outputs.catch(() => {});
+    return outputs;
+  };
+  const suites = prepareSuites(har, () => void loadOutputs());
+  suites.catch(() => {});
+  try {
+    if (loaded.target === null) {
+      server = await startEmbedded({
+        windowSeconds: loaded.rateWindowGiven ? loaded.rateWindowSeconds : EMBEDDED_WINDOW_SECONDS,
+      });
+      out.progress(`embedded reference server at ${server.url}`);
+    }
+    const notes: string[] = [];
+    const config = settle(loaded, server, suiteAskedFor, notes);
+    const key = functionalKey(config)!;
+    const functional = config.suites.filter(isFunctionalSuite);
+    const pre = await preflight(config, key, functional);
+    notes.push(...pre.notes);
+    const budget = requestBudget(config, key, pre.remaining, server !== null);
+    // The suites' estimates load every scenario (and with them the checks and ajv): after the preflight, not before it.
+    const [{ planBudget }, { suiteDefinition }] = await Promise.all([
+      import('../runner/budget.js'),
+      import('../runner/suites.js'),
+    ]);
+    // Every case class of every functional suite first; the random phases share what the budget leaves.
+    const plan = planBudget(
+      functional.map(suiteDefinition),
+      pre.runs,
+      budget.limit === null ? null : budget.limit - PREFLIGHT_REQUESTS,
+      `the request budget (${budget.limit})`,
+    );
+    notes.push(...plan.notes);
+    for (const n of notes) out.progress(`note: ${n}`);
+    out.progress(
+      `limits: time budget ${Math.round(config.maxDurationMs / 1000)} s (--max-duration); ` +
+        (budget.limit === null
+          ? 'no request budget'
+          : `request budget ${budget.limit} (${budget.source === 'flag' ? '--budget' : "a quarter of the key's daily quota"})`) +
+        (config.maxCreates === null ? '' : `; at most ${config.maxCreates} pets created (--max-creates)`),
+    );
+    // Suites side by side share one pacer (it counts requests in flight), so no count of lanes can outrun a window.
+    const concurrency = config.concurrency ?? defaultConcurrency(key.limits, pre.limit);
+    const worker = toWorkerConfig({
+      target: config.target!,
+      keys: config.keys,
+      functionalKey: key,
+      seed: config.seed,
+      runs: plan.runs,
+      strict: config.strict,
+      windowSeconds: config.rateWindowSeconds,
+      recordExchanges: config.harFile !== null,
+      limits: {
+        deadline,
+        maxRequests: budget.limit === null ? null : Math.max(0, budget.limit - PREFLIGHT_REQUESTS),
+        maxCreates: config.maxCreates,
+        // A tight budget is shared out per suite (runner/budget.ts); suites with shares run one at a time.
+        ...(plan.shares && { suiteEstimates: plan.shares }),
+      },
+      namePrefix: config.namePrefix,
+      transport: config.transport,
+      suites: config.suites,
+      concurrency,
+    });
+    const connection = connectionFacts(config);
+    for (const line of connection.lines) out.progress(line);
+    out.progress(
+      `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${plan.runs}, concurrency ${concurrency}${config.concurrency === null ? ` from the ${key.plan} key's limits` : ''})`,
+    );
+    const { outcome, errors } = await (await suites).run(worker);
+    const run: ConductedRun = {
+      config,
+      outcome,
+      errors,
+      notes,
+      runs: plan.runs,
+      budget,
+      functionalPlan: key.plan,
+      preflightRequests: PREFLIGHT_REQUESTS,
+      embedded: server !== null,
+      connection: connection.facts,
+      startedAt,
+      durationMs: performance.now() - t0,
+      toolVersion: toolVersion(),
+    };
+    return finish(run, har, await loadOutputs());
+  } finally {
+    // Closed by the outputs when the run got that far; otherwise no partial HAR is left behind.
+    har?.abort();
+    await Promise.all([
+      server?.close(),
+      suites.then(
+        (s) => s.close(),
+        () => {},
+      ),
+    ]);
+  }
+}
+
+/**
+ * The configuration the run goes by, frozen once: the embedded server's target, keys and window when it runs one;
+ * and without the suites that exhaust keys on purpose (rate-limit, quota) on production unless allowed.
+ */
+function settle(loaded: Config, server: EmbeddedServer | null, suiteAskedFor: boolean, notes: string[]): Config {
+  const target = server
+    ? {
+        target: server.url,
+        keys: server.keys.map((k) => ({
+          plan: k.plan,
+          key: registerSecret(new ApiKey(k.key, k.plan)),
+          limits: k.limits,
+        })),
+        rateWindowSeconds: server.options.windowSeconds,
+        // The embedded server is on loopback: a corporate proxy from the environment could not reach it.
+        transport: Object.freeze({ ...loaded.transport, proxy: NO_PROXY_SETTINGS }),
+      }
+    : {};
+  const exhausting: string[] = loaded.suites.filter((s) => s === 'rate-limit' || s === 'quota');
+  const refused =
+    exhausting.length > 0 &&
+    !allowedOnTarget({ ...loaded, ...target }, `--suite ${exhausting.join(',')}`, suiteAskedFor);
+  if (refused)
+    notes.push(
+      `the target is PETSTORE_PRODUCTION_URL: the rate-limit suite was left out (pass --allow-production to include it)`,
+    );
+  if (!server && !refused) return loaded;
+  return Object.freeze({
+    ...loaded,
+    ...target,
+    ...(refused && { suites: loaded.suites.filter((s) => !exhausting.includes(s)) }),
+  });
+}
+
+/**
+ * --budget if given; else, against a real target, a quarter of what the functional key has for the day (its plan's
+ * daily quota, or less when the headers say less remains), so that the gate can run again the same day.
+ */
+export function requestBudget(config: Config, key: PlanKey, remaining: number | null, embedded: boolean): RunBudget {
+  if (config.budget !== null) return { limit: config.budget, source: 'flag' };
+  // Asking for the quota suite is asking to spend the smallest key's whole day: no default cap then.
+  if (embedded || !key.limits || config.suites.includes('quota')) return { limit: null, source: 'none' };
+  const { requestsPerMinute, requestsPerDay } = key.limits;
+  // A Remaining at or below the minute limit speaks for the minute window, not the day.
+  const dayLeft =
+    remaining !== null && remaining > requestsPerMinute ? Math.min(remaining, requestsPerDay) : requestsPerDay;
+  return { limit: Math.max(PREFLIGHT_REQUESTS + 1, Math.floor(dayLeft / 4)), source: 'quota' };
+}
+
+interface Collected {
+  readonly outcome: RunOutcome | null;
+  readonly errors: string[];
+}
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+interface SuiteRun {
+  run(worker: WorkerConfig): Promise<Collected>;
+  close(): Promise<void>;
+}
+
+/**
+ * Creates vitest for the suite file (its node API, no config file) before the run's settings are known: loading
+ * vitest and starting its server is most of the start-up, and it overlaps the embedded server's start and the
+ * preflight. Configuration goes in by `provide`, the outcome comes back by reporter (exchanges to `har`);
+ * `onCollected` says the worker has loaded the suite file (and with it the harness).
+ */
+async function prepareSuites(har: HarWriter | null, onCollected: () => void): Promise<SuiteRun> {
+  const [{ createVitest }, { suiteVitestOptions }, reporter] = await Promise.all([
+    import('vitest/node'),
+    import('../suites/vitest-options.js'),
+    // It imports vitest itself (through suites/meta.ts): loaded with vitest, not before the preflight.
+    import('./suite-reporter.js'),
+  ]);
+  const collector: SuiteReporter = new reporter.SuiteReporter(root, har);
+  const sink = new Writable({ write: (_c, _e, cb) => cb() });
+  const exitCode = process.exitCode;
+  const vitest: Vitest = await createVitest(
+    'test',
+    {
+      ...suiteVitestOptions,
+      config: false,
+      root,
+      include: [SUITE_FILE],
+      // Built, the harness is plain ESM that Node loads itself in the worker, faster than vite transforming each module.
+      ...(compiled && { server: { deps: { external: [new RegExp(`^${escapeRegExp(root)}/`)] } } }),
+      watch: false,
+      reporters: [collector, { onTestModuleCollected: onCollected }],
+      passWithNoTests: false,
+    },
+    {},
+    { stdout: sink, stderr: sink },
+  );
+  process.exitCode = exitCode;
+  let closed: Promise<void> | null = null;
+  return {
+    async run(worker) {
+      vitest.provide('petstore', worker);
+      const errors: string[] = [];
+      try {
+        await vitest.start([SUITE_FILE]);
+      } catch (e) {
+        errors.push(`vitest: ${(e as Error)?.message ?? String(e)}`);
+      } finally {
+        // vitest sets the process's exit code from the tests' results; the verdict is ours to give.
+        process.exitCode = exitCode;
+      }
+      errors.push(...collector.errors);
+      if (!collector.finished) errors.push('vitest did not finish the run');
+      return { outcome: collector.outcome, errors };
+    },
+    close() {
+      closed ??= vitest.close();
+      return closed;
+    },
+  };
+}
+
+/** A baseline to compare with must be readable before the run spends its requests. */
+export async function checkBaselineFlags(config: Config): Promise<void> {
+  if (config.updateBaseline && !config.baseline)
+    throw new HarnessError('PSC_USAGE', '--update-baseline needs --baseline FILE (the file to write)');
+  if (!config.baseline || config.updateBaseline) return;
+  if (!existsSync(config.baseline))
+    throw new HarnessError('PSC_USAGE', `baseline ${config.baseline} does not exist (write it with --update-baseline)`);
+  const { readBaseline } = await import('../reports/baseline.js');
+  try {
+    readBaseline(config.baseline);
+  } catch (e) {
+    throw new HarnessError('PSC_USAGE', (e as Error).message);
+  }
+}

@@ -1,0 +1,212 @@
+/**
+ * The one path of every request a scenario sends, as named steps composed the way undici composes its dispatchers:
+ * each step is a function of the next, and `requestPath` lists them from the outside in. Read top to bottom, a request
+ * meets them in this order:
+ *
+ *   pace and 429 ─ stall ─ judge ─ pace slot ─ lanes ─ backlog ─ limits ─ reach/TLS ─ ledger and trend ─ send
+ *
+ * On the way in: the key's pacing slot (wait when its window is spent), a lane (at most --concurrency requests in
+ * flight), the exchange sink's backlog, the run's limits (a request that would break one is never sent). On the way
+ * out: the exchange is counted, handed to the sink and the ledger (per-key spend, created ids), and the latency trend
+ * (a target that keeps slowing down stops the run); a TLS or proxy failure stops the run as the configuration's
+ * problem; every response check judges it; a target that keeps timing out stops the suite; a 429 is waited out and
+ * the request resent. Nothing here replaces a method of anything: a context builds its path once from its parts.
+ */
+import type { Finding } from '../checks/check.js';
+import { TargetStalledError } from '../config/errors.js';
+import type { HttpClient, OutgoingRequest } from '../http/client.js';
+import type { Exchange } from '../http/exchange.js';
+import type { Pacer } from '../http/pacing.js';
+import type { TransportSettings } from '../http/transport.js';
+import type { Lanes } from './lanes.js';
+import type { Ledger } from './ledger.js';
+import type { RunLimits, ScopedLimits } from './limits.js';
+import { reachFailure } from './reach.js';
+import type { LatencyTrend } from './trend.js';
+
+/** How a request is treated; the defaults suit the functional suites. */
+export interface SendOptions {
+  /** Wait first when the key's headers show its window spent (default true). */
+  readonly pace?: boolean;
+  /** On a 429, wait Retry-After and resend (default true). Off where each 429 is itself the evidence. */
+  readonly resendOn429?: boolean;
+  /** One of a deliberate burst of overlapping requests (a race the scenario tests): not held to the run's lanes. */
+  readonly burst?: boolean;
+}
+
+/** Receives a run's exchanges as they are recorded, so that no part of the harness holds them all. */
+export interface ExchangeSink {
+  push(ex: Exchange): void;
+  /** A promise while the sink holds as many as it may: the next request waits for it. Null otherwise. */
+  backlog?(): Promise<void> | null;
+}
+
+export type Send = (req: OutgoingRequest, options: SendOptions) => Promise<Exchange>;
+export type Step = (next: Send) => Send;
+
+/** What the steps work with: the run's (limits, ledger, trend, pacer, lanes, sink) and the context's own. */
+export interface PathParts {
+  /** The context's client (a part of a suite has a fork of its own, numbering its exchanges). */
+  readonly client: HttpClient;
+  readonly target: string;
+  readonly transport: TransportSettings;
+  readonly runLimits: RunLimits;
+  /** The limits in the context's scope: its suite's and its part's shares. */
+  readonly limits: ScopedLimits;
+  readonly ledger: Ledger;
+  readonly trend: LatencyTrend;
+  readonly pacer: Pacer;
+  /** Requests in flight at most (--concurrency); null: no bound. */
+  readonly lanes: Lanes | null;
+  readonly sink: ExchangeSink | null;
+  /** The context's count of an exchange recorded. */
+  readonly counted: (ex: Exchange) => void;
+  /** The response checks, applied to every exchange, their findings recorded by the context. */
+  readonly judged: (ex: Exchange) => void;
+  /** The latency-trend warning, recorded by the context whose request established it (once per run). */
+  readonly slowing: (f: Finding) => void;
+}
+
+/** The steps, from the outside in (see the module's comment), over the client's send. */
+export function requestPath(p: PathParts): Send {
+  const steps: Step[] = [
+    paceAnd429(p),
+    stall(),
+    judge(p),
+    paceSlot(p),
+    lanes(p),
+    backlog(p),
+    limits(p),
+    reach(p),
+    ledgerAndTrend(p),
+  ];
+  const send: Send = (req) => p.client.send(req);
+  return steps.reduceRight((next, step) => step(next), send);
+}
+
+/** Requests with a deliberately bad key are judged as they come: no pacing, and a 429 there is itself the answer. */
+const keyed = (req: OutgoingRequest): boolean => req.auth.keyPlan !== 'none' && req.auth.keyPlan !== 'invalid';
+
+/**
+ * On a 429, wait Retry-After and resend (a few times at most: the pacer declares the key blocked past that); the
+ * exchange returned is the last one. A wait that would run past the deadline ends the run instead.
+ */
+const paceAnd429 =
+  ({ pacer, limits }: PathParts): Step =>
+  (next) =>
+  async (req, options) => {
+    const resend = keyed(req) && options.resendOn429 !== false;
+    for (;;) {
+      const ex = await next(req, options);
+      if (!resend) return ex;
+      const wait = pacer.after(req.auth.keyPlan, ex);
+      if (wait === null) return ex;
+      limits.beforeWait(wait);
+      await pacer.wait(wait, `429 on ${req.method} ${req.path}`);
+    }
+  };
+
+const TIMEOUT_CODES = new Set([
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+  'PSC_REQUEST_DEADLINE',
+]);
+const MAX_TIMEOUTS_IN_A_ROW = 5;
+
+/** A target that keeps timing out would cost every remaining case a full timeout: stop the suite instead. */
+const stall = (): Step => {
+  let inARow = 0;
+  return (next) => async (req, options) => {
+    const ex = await next(req, options);
+    inARow = ex.error && TIMEOUT_CODES.has(ex.error.code) ? inARow + 1 : 0;
+    if (inARow >= MAX_TIMEOUTS_IN_A_ROW)
+      throw new TargetStalledError(
+        `${inARow} requests in a row timed out (${ex.error!.code}); the suite stopped rather than wait out every case`,
+      );
+    return ex;
+  };
+};
+
+/** Every response is judged by the response checks, once, here. */
+const judge =
+  ({ judged }: PathParts): Step =>
+  (next) =>
+  async (req, options) => {
+    const ex = await next(req, options);
+    judged(ex);
+    return ex;
+  };
+
+/** Waits while the key's window is spent (the pacer counts the key's requests in flight until the answer comes). */
+const paceSlot =
+  ({ pacer }: PathParts): Step =>
+  (next) =>
+  async (req, options) => {
+    if (!keyed(req) || options.pace === false) return next(req, options);
+    const label = req.auth.keyPlan;
+    await pacer.before(label);
+    try {
+      return await next(req, options);
+    } finally {
+      pacer.settle(label);
+    }
+  };
+
+/** At most --concurrency requests in flight, but for a scenario's deliberate burst of concurrent requests. */
+const lanes =
+  ({ lanes }: PathParts): Step =>
+  (next) =>
+  (req, options) =>
+    lanes && lanes.size > 1 && !options.burst ? lanes.run(() => next(req, options)) : next(req, options);
+
+/** A sink that holds as many exchanges as it may makes the next request wait (memory stays bounded). */
+const backlog =
+  ({ sink }: PathParts): Step =>
+  (next) =>
+  (req, options) => {
+    const waiting = sink?.backlog?.();
+    return waiting ? waiting.then(() => next(req, options)) : next(req, options);
+  };
+
+/** A request that would break a run limit is never sent (it throws); one that is sent is on the key's account. */
+const limits =
+  ({ limits, ledger }: PathParts): Step =>
+  (next) =>
+  (req, options) => {
+    limits.beforeSend(req);
+    ledger.sent(req);
+    return next(req, options);
+  };
+
+/** A TLS or proxy failure is the configuration's, never the target's: it stops the run before a check sees it. */
+const reach =
+  ({ target, transport, runLimits }: PathParts): Step =>
+  (next) =>
+  async (req, options) => {
+    const ex = await next(req, options);
+    const failure = ex.error ? reachFailure(target, transport, ex.error) : null;
+    if (failure) runLimits.transportFailed(failure);
+    return ex;
+  };
+
+/**
+ * The exchange as recorded: counted, handed to the sink (the context keeps none), on the ledger; and the latency
+ * trend, which stops the run when the target keeps slowing down.
+ */
+const ledgerAndTrend =
+  ({ counted, sink, ledger, runLimits, trend, slowing }: PathParts): Step =>
+  (next) =>
+  async (req, options) => {
+    const ex = await next(req, options);
+    counted(ex);
+    sink?.push(ex);
+    ledger.answered(ex);
+    runLimits.afterSend(ex);
+    const warning = runLimits.stop ? null : trend.add(ex);
+    if (warning) {
+      runLimits.halt('PSC_TARGET_SLOWING', warning.message.split('\n')[0]!);
+      slowing(warning);
+    }
+    return ex;
+  };

@@ -1,3 +1,0 @@
-import { defineConformanceSuite } from './define.js';
-
-defineConformanceSuite('getPet');
