@@ -2,8 +2,7 @@
  * The smoke profile end to end against the embedded reference server: files written, valid against the schema, no
  * key in any of them, and a failed threshold turns into exit 1 with the reason in the summary.
  */
-import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCommand } from '../../cli/load-command.js';
@@ -11,10 +10,11 @@ import { PROFILES } from '../../load/profiles.js';
 import { knownSecrets } from '../../http/redact.js';
 import { readHistory } from '../../reports/history.js';
 import { reportSchemaErrors } from '../../reports/report-schema.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('load --profile smoke', () => {
   it('writes a valid, key-free report; a failed threshold exits 1 with the reason', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'psc-smoke-'));
+    const out = tempDir('psc-smoke-');
     const thresholds = join(out, 'thresholds.json');
     // Only p99 is made impossible: every other threshold must hold against the conformant reference server.
     writeFileSync(thresholds, JSON.stringify({ p99LatencyMs: { max: 0.001 } }));

@@ -2,8 +2,7 @@
  * The HTML report in a real browser: Debian's chromium (/usr/bin/chromium) driven by playwright-core. CI installs the
  * package; a missing browser fails this test with the reason rather than skipping it.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { chromium } from 'playwright-core';
@@ -12,6 +11,7 @@ import { buildReport } from '../../reports/build-report.js';
 import { DEFAULT_THRESHOLDS } from '../../reports/thresholds.js';
 import { writeReportFiles } from '../../reports/write-report.js';
 import { syntheticRun } from './fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -21,7 +21,7 @@ describe('report.html in headless Chromium', () => {
       existsSync(CHROMIUM),
       `${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`,
     ).toBe(true);
-    const dir = mkdtempSync(join(tmpdir(), 'psc-html-'));
+    const dir = tempDir('psc-html-');
     const history = [1, 2, 3].map((i) => ({
       createdAt: `2029-12-2${i}T02:00:00.000Z`,
       dir: `n${i}`,
@@ -39,7 +39,7 @@ describe('report.html in headless Chromium', () => {
     // Self-contained: no script, no external resource.
     expect(html).not.toMatch(/<script|<link|src="http|href="http|@import/i);
 
-    const profile = mkdtempSync(join(tmpdir(), 'psc-chromium-'));
+    const profile = tempDir('psc-chromium-');
     // A fresh profile directory: playwright passes it as --user-data-dir.
     const browser = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
