@@ -505,7 +505,7 @@ const catalogue = [
         const res = ctx.res;
         const end = res.end.bind(res) as (...args: unknown[]) => unknown;
         res.end = ((...args: unknown[]) => {
-          setTimeout(() => end(...args), lag);
+          ctx.clock.later(lag, () => end(...args));
           return res;
         }) as typeof res.end;
         return prev(ctx, header, route);
