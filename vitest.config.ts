@@ -15,6 +15,8 @@ export default defineConfig({
     sequence: { sequencer: ProjectSequencer },
     // The command the tests spawn (bin/ → dist/) is never older than the sources.
     globalSetup: ['./test/support/fresh-build.ts'],
+    // Each file gets a temp directory of its own and fails if it leaves a psc-* folder there (test/support/temp-dir.ts).
+    setupFiles: ['./test/support/temp-dirs-setup.ts'],
     reporters: ['default', './test/support/closing-line.ts'],
   },
 });

@@ -1,7 +1,7 @@
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { faults } from '../reference/faults.js';
+import { faults, isCaught } from '../reference/faults.js';
 import { generateKeys, planKeys, startReferenceServer, type ReferenceOptions } from '../reference/server.js';
 import { runSuite } from '../runner/run.js';
 import { keyEnv, roomiestKey, type SuiteName } from '../config/config.js';
@@ -18,6 +18,8 @@ const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (section: string): boolean => !only || only.includes(section);
 const results: Record<string, unknown> = {};
 const dir = mkdtempSync(join(tmpdir(), 'psc-bench-'));
+// Its reports and HAR files are the bench's scratch: gone when it ends, however it ends.
+process.on('exit', () => rmSync(dir, { recursive: true, force: true }));
 
 function report(path: string): ConformanceReport {
   return JSON.parse(readFileSync(path, 'utf8')) as ConformanceReport;
@@ -94,7 +96,7 @@ if (wanted('faults')) {
   for (const f of measured) {
     const [windowSeconds, more] = setupFor(f);
     const r = await run(f.suite as SuiteName, [f.id], 42, 40, windowSeconds, more);
-    if (r.findings.some((x) => x.checkId === f.catches && x.level !== 'observation')) caught++;
+    if (isCaught(f, r.findings)) caught++;
     else missed.push(f.id);
   }
   results['faults detected'] = {

@@ -6,7 +6,7 @@
  * window, so pacing costs seconds, not minutes; runs go 16 side by side (their pacing waits overlap; the process's one
  * core does the rest).
  */
-import { faults } from '../reference/faults.js';
+import { faults, isCaught } from '../reference/faults.js';
 import { planKeys, startReferenceServer } from '../reference/server.js';
 import { runPlanned } from '../runner/run.js';
 import { DEFAULT_RUNS_TARGET, FUNCTIONAL_SUITES, isFunctionalSuite } from '../config/config.js';
@@ -43,8 +43,8 @@ export async function freeKeyRun(
       },
       { deadline: null, maxRequests: budget, maxCreates: null },
     );
-    const catches = faults.find((f) => f.id === fault)?.catches;
-    const caught = r.results.some((s) => s.findings.some((f) => f.checkId === catches && f.level !== 'observation'));
+    const named = faults.find((f) => f.id === fault);
+    const caught = named !== undefined && r.results.some((s) => isCaught(named, s.findings));
     const leftOut = [
       ...r.results.flatMap((s) => (s.stopped ? [`${s.suite}: ${s.stopped.message}`] : [])),
       ...r.snapshot.leftOut,

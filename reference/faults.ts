@@ -8,6 +8,7 @@
 import { exactInteger, INT64_MAX, INT64_MIN, isLosslessNumber, LosslessNumber } from '../http/lossless.js';
 import { errorReply, FREE, type Reply, STATUSES, splitAuthorization, type NewPetRecord } from './handlers.js';
 import type { PlanLimits } from '../spec/contract.js';
+import type { Finding } from '../checks/check.js';
 import type { ReferenceKey } from './keys.js';
 import { composeSeams, type Modifier, replace, type Seams, wrap } from './seams.js';
 
@@ -504,7 +505,7 @@ const catalogue = [
         const res = ctx.res;
         const end = res.end.bind(res) as (...args: unknown[]) => unknown;
         res.end = ((...args: unknown[]) => {
-          setTimeout(() => end(...args), lag);
+          ctx.clock.later(lag, () => end(...args));
           return res;
         }) as typeof res.end;
         return prev(ctx, header, route);
@@ -818,3 +819,17 @@ export function selectFaults(ids: readonly string[]): Fault[] {
 export function faultSeams(ids: readonly string[]): Seams {
   return composeSeams(selectFaults(ids));
 }
+
+/**
+ * The findings by which `fault` is caught: violations and warnings of the check it names. A harness error of that
+ * check (the warning `defineCheck` makes when the check threw) is not one: a check that crashed judged nothing, and
+ * counting its crash as a catch would let a broken check pass its meta-test (rule 3). What the fault meta-tests and
+ * the bench count, and nothing else.
+ */
+export function catchingFindings(fault: Pick<Fault, 'catches'>, findings: readonly Finding[]): Finding[] {
+  return findings.filter((f) => f.checkId === fault.catches && f.level !== 'observation' && f.harnessError !== true);
+}
+
+/** Whether a real finding of its check caught `fault` (see catchingFindings). */
+export const isCaught = (fault: Pick<Fault, 'catches'>, findings: readonly Finding[]): boolean =>
+  catchingFindings(fault, findings).length > 0;

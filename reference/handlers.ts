@@ -27,6 +27,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { exactInteger, INT64_MAX, INT64_MIN, isLosslessNumber, parseExact } from '../http/lossless.js';
 import { contract, operation, type PlanLimits } from '../spec/contract.js';
+import type { ReferenceClock } from './clock.js';
 import type { ReferenceKey } from './keys.js';
 import type { Decision, RateLimiter } from './limiter.js';
 import type { Pet, PetStore } from './store.js';
@@ -186,6 +187,8 @@ export interface HandlerContext {
   readonly keys: ReadonlyMap<string, ReferenceKey>;
   readonly seams: HandlerSeams;
   readonly maxBodyBytes: number;
+  /** The server's time (clock.ts): the wall clock, or a test's. */
+  readonly clock: ReferenceClock;
 }
 
 /** One request's view: the server's parts, the time it arrived, its response. */
@@ -518,8 +521,8 @@ function route(method: string | undefined, path: string): Route {
 
 // One shape for every request's view (a spread of `base` costs a map transition per request on the hot path).
 function requestContext(base: HandlerContext, res: ServerResponse): Ctx {
-  const { store, limiter, keys, seams, maxBodyBytes } = base;
-  return { store, limiter, keys, seams, maxBodyBytes, now: Date.now(), res };
+  const { store, limiter, keys, seams, maxBodyBytes, clock } = base;
+  return { store, limiter, keys, seams, maxBodyBytes, clock, now: clock.now(), res };
 }
 
 function handle(base: HandlerContext, req: IncomingMessage, res: ServerResponse): void | Promise<void> {

@@ -6,11 +6,13 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { COERCION_FAULTS, faultSeams } from './faults.js';
 import { INT64_MAX, INT64_MIN } from '../http/lossless.js';
+import { wallClock, type ReferenceClock } from './clock.js';
 import { createHandler } from './handlers.js';
 import { generateKeys, type ReferenceKey } from './keys.js';
 import { RateLimiter, type LimiterAlgorithm } from './limiter.js';
 import { PetStore } from './store.js';
 
+export type { ReferenceClock } from './clock.js';
 export type { LimiterAlgorithm } from './limiter.js';
 export type { ReferenceKey } from './keys.js';
 export { generateKeys, planKeys } from './keys.js';
@@ -132,7 +134,14 @@ function resolveOptions(o: ReferenceOptions): ResolvedReferenceOptions {
   });
 }
 
-export async function startReferenceServer(options: ReferenceOptions = {}): Promise<ReferenceServer> {
+/**
+ * Starts the server on loopback. `clock` is its time (clock.ts): a test may pass its own and move it by hand. It is no
+ * option because options cross a process boundary as JSON (launcher.ts); a clock only exists in this process.
+ */
+export async function startReferenceServer(
+  options: ReferenceOptions = {},
+  clock: ReferenceClock = wallClock,
+): Promise<ReferenceServer> {
   const opts = resolveOptions(options);
   const seams = faultSeams(opts.faults);
   const limiter = new RateLimiter({
@@ -145,7 +154,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
     defects: seams,
   });
   const store = new PetStore(seams.firstId ?? BigInt(opts.idStart), opts.listOrder === 'newest-first');
-  store.seed(opts.seedPets, Date.now());
+  store.seed(opts.seedPets, clock.now());
   const server = createServer(
     { keepAliveTimeout: 5_000 },
     createHandler({
@@ -154,6 +163,7 @@ export async function startReferenceServer(options: ReferenceOptions = {}): Prom
       keys: new Map(opts.keys.map((k) => [k.key, k])),
       seams,
       maxBodyBytes: MAX_BODY_BYTES,
+      clock,
     }),
   );
   await new Promise<void>((resolve, reject) => {

@@ -1,28 +1,18 @@
 // The build that `petstore-conformance` runs (bin/build.js → dist/): never stale, and faithful to its sources.
 import { spawnSync } from 'node:child_process';
-import {
-  cpSync,
-  lstatSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  utimesSync,
-  writeFileSync,
-} from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpSync, lstatSync, mkdirSync, readFileSync, rmSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse } from 'yaml';
 import { describe, expect, test } from 'vitest';
 import { readYamlData } from '../../spec/yaml-data.js';
 import { schedule } from '../../runner/run.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const repo = resolve(import.meta.dirname, '../..');
 
 /** A checkout with only what bin/build.js --check looks at: the script, tsconfig.json, a source, a stamp. */
 function fixture(): { dir: string; check: () => { status: number | null; stderr: string } } {
-  const dir = mkdtempSync(join(tmpdir(), 'psc-build-'));
+  const dir = tempDir('psc-build-');
   mkdirSync(join(dir, 'bin'));
   cpSync(join(repo, 'bin/build.js'), join(dir, 'bin/build.js'));
   symlinkSync(join(repo, 'node_modules'), join(dir, 'node_modules'));
@@ -144,7 +134,7 @@ test('the package carries dist/ as plain files, without the build of the tests a
 
 describe('the spec YAML as data', () => {
   test('the JSON beside a YAML is read only when it is not older than the YAML', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'psc-yaml-'));
+    const dir = tempDir('psc-yaml-');
     writeFileSync(join(dir, 'd.yaml'), 'from: yaml\n');
     writeFileSync(join(dir, 'd.json'), '{"from":"json"}');
     const url = new URL(`file://${join(dir, 'd.yaml')}`);

@@ -1,7 +1,6 @@
 // --concurrency: suites side by side over one pacer. A seed gives the same report whatever the interleaving, and the
 // default concurrency, chosen from the key's plan, meets no 429 from the reference server at its real plan limits.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunReport } from '../../cli/run-command.js';
@@ -10,10 +9,11 @@ import { contract } from '../../spec/contract.js';
 import { startReferenceServer } from '../../reference/server.js';
 import { readHar } from '../support/artifacts.js';
 import { distinctiveKeys, runForReport, writeEnvFile } from './support.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const FUNCTIONAL = FUNCTIONAL_SUITES.join(',');
 const WINDOW_SECONDS = 2;
-const dir = mkdtempSync(join(tmpdir(), 'psc-concurrency-'));
+const dir = tempDir('psc-concurrency-');
 
 /** A functional run with only a Pro key against a fresh reference server (ids start over), at the plan's limits. */
 async function run(name: string, extra: string[]) {

@@ -2,13 +2,12 @@
  * Configuration mistakes exit 2 with a message naming the flag or variable; an unreachable target exits 3 naming the
  * URL. All through `main()` in-process, so the exit code is the one CI would see.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { closedPort, distinctiveKeys, runMain, writeEnvFile } from './support.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'psc-config-'));
+const dir = tempDir('psc-config-');
 const keys = distinctiveKeys('cfg');
 const goodEnv = writeEnvFile(join(dir, 'good.env'), keys);
 const env = (name: string, extra: Record<string, string>, withKeys = true) =>

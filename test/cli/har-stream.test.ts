@@ -1,8 +1,7 @@
 // A run's exchanges are streamed to the HAR as the suites send them (issue 12, bounded memory): the HAR of a run of
 // many batches is one valid document holding every exchange the report counts, and the report is the same with or
 // without --har (nothing in it depends on the stream).
-import { mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ConformanceReport } from '../../reports/conformance-report.js';
@@ -10,6 +9,7 @@ import { startReferenceServer, type ReferenceServer } from '../../reference/serv
 import { BATCH_SIZE } from '../../suites/meta.js';
 import { readHar } from '../support/artifacts.js';
 import { distinctiveKeys, runForReport, writeEnvFile } from './support.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('run --har streams every exchange', () => {
   const keys = distinctiveKeys('harstream');
@@ -29,7 +29,7 @@ describe('run --har streams every exchange', () => {
   }
 
   it('the HAR holds every exchange of every suite, and the report does not depend on it', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'psc-harstream-'));
+    const dir = tempDir('psc-harstream-');
     const har = join(dir, 'run.har');
     const withHar = await run(dir, ['--har', har]);
     const doc = readHar(har);

@@ -1,7 +1,6 @@
 // Runs that always end, within a request budget: a target that slows down stops the run (exit 3) with the trend as a
 // warning and every report written; --budget and --max-creates are hard caps the target itself can count.
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requestBudget } from '../../cli/run-command.js';
@@ -10,6 +9,7 @@ import { isEdgeName, prefixedName } from '../../generators/names.js';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import { readHar } from '../support/artifacts.js';
 import { countingProxy, distinctiveKeys, runAgainst, runForReport, tempEnvFile, writeEnvFile } from './support.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('run limits against a real target', () => {
   const keys = distinctiveKeys('limits');
@@ -18,7 +18,7 @@ describe('run limits against a real target', () => {
   let dir: string;
   beforeAll(async () => {
     server = await startReferenceServer({ keys });
-    dir = mkdtempSync(join(tmpdir(), 'psc-limits-'));
+    dir = tempDir('psc-limits-');
     envFile = writeEnvFile(join(dir, '.env'), keys);
   });
   afterAll(async () => server?.close());
@@ -133,7 +133,7 @@ describe('a stopped run keeps what it found', () => {
     const server = await startReferenceServer({ keys, faults: ['pet-missing-categoryId'] });
     const proxy = await countingProxy(server.url);
     try {
-      const dir = mkdtempSync(join(tmpdir(), 'psc-stopfault-'));
+      const dir = tempDir('psc-stopfault-');
       const envFile = writeEnvFile(join(dir, '.env'), keys);
       const { code, out, report } = await runForReport(proxy.url, envFile, join(dir, 'r.json'), [
         '--suite',

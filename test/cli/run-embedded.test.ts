@@ -1,16 +1,16 @@
 // The README's main command, as a user runs it: the binary, no configuration, against the embedded reference server.
 import { allChecks, canFail } from '../../checks/registry.js';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, test } from 'vitest';
 import type { ConformanceReport } from '../../reports/conformance-report.js';
 import { runOptions } from '../../cli/run-command.js';
 import { readJson } from '../support/artifacts.js';
+import { tempDir } from '../support/temp-dir.js';
 
 test('`petstore-conformance run` with no configuration passes against the embedded server, with reports', () => {
-  const dir = mkdtempSync(join(tmpdir(), 'psc-run-'));
+  const dir = tempDir('psc-run-');
   const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PETSTORE_')));
   const r = spawnSync(
     process.execPath,

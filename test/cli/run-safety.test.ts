@@ -1,12 +1,11 @@
 // Two promises of `run`: the quota suite never spends a production key's day by accident, and --strict turns
 // should-level warnings into failures (without it they are reported and the run passes).
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import { readJson } from '../support/artifacts.js';
 import { closedPort, runAgainst, runForReport, runMain, tempEnvFile, writeEnvFile } from './support.js';
+import { tempDir } from '../support/temp-dir.js';
 
 test('--suite quota refuses the production URL (exit 2, naming PETSTORE_PRODUCTION_URL) before sending anything', async () => {
   const port = await closedPort();
@@ -27,7 +26,7 @@ test('a default run against the production URL leaves the rate-limit suite out a
   const server = await startReferenceServer({ windowSeconds: 5 });
   try {
     const envFile = tempEnvFile('psc-prod2-', server.keys, { PETSTORE_PRODUCTION_URL: server.url });
-    const json = join(mkdtempSync(join(tmpdir(), 'psc-prod3-')), 'r.json');
+    const json = join(tempDir('psc-prod3-'), 'r.json');
     const { code, out, report } = await runForReport(server.url, envFile, json, ['--runs', '5', '--seed', '1']);
     expect(code, out.text()).toBe(0);
     expect(out.text()).toMatch(/rate-limit suite was left out/);
@@ -64,7 +63,7 @@ describe('--strict', () => {
 });
 
 test('PETSTORE_RATE_WINDOW_SECONDS sets the embedded server window (the rate-limit suite reports it)', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'psc-window-'));
+  const dir = tempDir('psc-window-');
   const envFile = writeEnvFile(join(dir, '.env'), [], { PETSTORE_RATE_WINDOW_SECONDS: '3' });
   const json = join(dir, 'r.json');
   const { code } = await runMain([

@@ -1,12 +1,12 @@
 // The CLI's seams: configuration reaches the workers by vitest's provide/inject (never through process.env), results
 // and exchanges come back through a reporter, and the HAR is written by the CLI alone (suites write no files).
-import { mkdtempSync, readdirSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import { readHar } from '../support/artifacts.js';
 import { distinctiveKeys, runForReport, writeEnvFile } from './support.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('run: provide in, reporter out', () => {
   const keys = distinctiveKeys('seams');
@@ -17,7 +17,7 @@ describe('run: provide in, reporter out', () => {
   afterAll(async () => server?.close());
 
   it('hands every exchange to one HAR, leaves process.env as it was and writes nothing else', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'psc-seams-'));
+    const dir = tempDir('psc-seams-');
     const envFile = writeEnvFile(join(dir, '.env'), keys);
     const har = join(dir, 'out', 'x.har');
     const json = join(dir, 'r.json');

@@ -2,9 +2,8 @@
  * Helpers for in-process CLI tests: an Output that captures what `main()` prints, `main()` run with it, distinctive
  * reference keys and the env files that give them.
  */
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { main } from '../../cli/main.js';
 import type { Output } from '../../cli/output.js';
@@ -12,6 +11,7 @@ import type { RunReport } from '../../cli/run-command.js';
 import { keyEnv } from '../../config/config.js';
 import { generateKeys, type ReferenceKey } from '../../reference/server.js';
 import { readJson } from '../support/artifacts.js';
+import { tempDir } from '../support/temp-dir.js';
 
 export interface Captured extends Output {
   readonly stdout: string[];
@@ -78,7 +78,7 @@ export function writeEnvFile(path: string, keys: readonly ReferenceKey[], extra:
 
 /** writeEnvFile into a fresh temporary directory whose name starts with `prefix`. */
 export function tempEnvFile(prefix: string, keys: readonly ReferenceKey[], extra: Record<string, string> = {}): string {
-  return writeEnvFile(join(mkdtempSync(join(tmpdir(), prefix)), '.env'), keys, extra);
+  return writeEnvFile(join(tempDir(prefix), '.env'), keys, extra);
 }
 
 /** A loopback port that nothing listens on (bound, then released). */

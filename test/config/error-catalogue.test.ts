@@ -3,9 +3,7 @@
  * by the catalogue's codes, so a code added or removed without its row fails tsc), the row states its exit code, and
  * each code is provoked through the real path that throws it, so a code nothing throws cannot stay.
  */
-import { mkdtempSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
@@ -21,8 +19,9 @@ import { planKeys, startReferenceServer } from '../../reference/server.js';
 import { guardSecrets } from '../../reports/secret-gate.js';
 import { runSuite } from '../../runner/run.js';
 import { closedPort, countingProxy, distinctiveKeys, runForReport, runMain, writeEnvFile } from '../cli/support.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'psc-errors-'));
+const dir = tempDir('psc-errors-');
 const keys = distinctiveKeys('errors');
 const goodEnv = writeEnvFile(join(dir, 'good.env'), keys);
 
@@ -68,7 +67,7 @@ async function silentTarget<T>(body: (url: string) => Promise<T>): Promise<T> {
 async function viaRunLimits(flags: string[], proxyStep: number | null = null): Promise<Seen> {
   const server = await startReferenceServer({ keys });
   const proxy = proxyStep === null ? null : await countingProxy(server.url, proxyStep);
-  const json = join(mkdtempSync(join(tmpdir(), 'psc-errors-run-')), 'r.json');
+  const json = join(tempDir('psc-errors-run-'), 'r.json');
   try {
     const target = proxy?.url ?? server.url;
     const { code: exit, report } = await runForReport(target, goodEnv, json, flags);

@@ -1,7 +1,8 @@
 /**
- * Hostile targets: for each way a target can misbehave on the wire, a suite runs in-process with short client limits
- * and must end — no crash, no unhandled rejection (vitest fails on those), within a bound — with a finding that names
- * the problem. The wall time of each case is printed as a table at the end (the issue's closing note).
+ * Hostile targets: for each way a target can misbehave on the wire, a suite runs in-process and must end (a hang fails
+ * at vitest's test timeout) with no crash and no unhandled rejection (vitest fails on those), with a finding that
+ * names the problem. The wall time of each case is measured and printed as a table at the end, never asserted: how
+ * fast a case ends depends on the machine.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SuiteName } from '../../config/config.js';
@@ -15,15 +16,26 @@ import { runSuite } from '../../runner/run.js';
 import { closedPort, runAgainst, tempEnvFile } from '../cli/support.js';
 import { startHostileServer, startRecorder, type HostileMode, type HostileOptions } from './hostile-server.js';
 
-/** Client limits for these tests: short, so a stalling target costs little; far above loopback latency. */
-const LIMITS = {
-  connectTimeoutMs: 1_000,
-  headersTimeoutMs: 150,
-  bodyTimeoutMs: 150,
+type ClientLimits = Required<
+  Pick<RunSettings, 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs' | 'maxBodyBytes'>
+>;
+
+/**
+ * Client limits where no timeout is the point: far beyond any loopback answer, however busy the machine, so the only
+ * failures are the ones the target makes.
+ */
+const PATIENT: ClientLimits = {
+  connectTimeoutMs: 30_000,
+  headersTimeoutMs: 30_000,
+  bodyTimeoutMs: 30_000,
   maxBodyBytes: 1024 * 1024,
-} as const;
-/** No case may come near this (each request is bounded by LIMITS, and a suite sends a few dozen). */
-const CASE_BOUND_MS = 15_000;
+};
+/**
+ * Client limits for the targets that stall or slow down: short, so each stalled request costs a second. A sane answer
+ * slower than this on a busy machine is a timeout too, so those cases assert what the stalls cause, not exact counts.
+ */
+const SHORT: ClientLimits = { ...PATIENT, connectTimeoutMs: 1_000, headersTimeoutMs: 1_000, bodyTimeoutMs: 1_000 };
+const TIMEOUTS: ReadonlySet<string> = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 const timings: { mode: string; ms: number; exchanges: number; handled: boolean; finding: string }[] = [];
 let upstream: ReferenceServer;
@@ -41,7 +53,7 @@ afterAll(async () => {
   console.log(`hostile matrix: ${handled}/${timings.length} cases handled\n${rows.join('\n')}`);
 });
 
-function settings(target: string, seed = 11): RunSettings {
+function settings(target: string, limits: ClientLimits, seed = 11): RunSettings {
   const keys = planKeys(upstream.keys);
   return {
     target,
@@ -51,7 +63,7 @@ function settings(target: string, seed = 11): RunSettings {
     runs: 1,
     strict: false,
     shrinkBudget: 2,
-    ...LIMITS,
+    ...limits,
   };
 }
 
@@ -59,6 +71,8 @@ interface Outcome {
   findings: readonly Finding[];
   exchanges: number;
   errors: string[];
+  /** Each exchange in the order sent: its transport error code, or null when an answer came. */
+  sequence: (string | null)[];
 }
 
 /** Runs `suite` against `target`, timing it into the table under `mode`. */
@@ -68,17 +82,20 @@ async function timed(
   target: string,
   expectCheck: string,
   extra?: (o: Outcome) => void,
+  limits: ClientLimits = PATIENT,
 ): Promise<Outcome> {
   const t0 = performance.now();
   let outcome: Outcome | undefined;
   let handled = false;
   try {
     const errors: string[] = [];
+    const sequence: (string | null)[] = [];
     const r = await runSuite(suite, {
-      ...settings(target),
+      ...settings(target, limits),
       exchangeSink: {
         push: (ex) => {
           if (ex.error) errors.push(ex.error.code);
+          sequence.push(ex.error?.code ?? null);
         },
       },
     });
@@ -86,6 +103,7 @@ async function timed(
       findings: r.findings,
       exchanges: r.exchanges,
       errors,
+      sequence,
     };
     const named = r.findings.filter((f) => f.checkId === expectCheck && f.level === 'violation');
     expect(
@@ -93,7 +111,6 @@ async function timed(
       `a ${expectCheck} violation; got ${[...new Set(r.findings.map((f) => f.checkId))].join(', ')}`,
     ).toBeGreaterThan(0);
     extra?.(outcome);
-    expect(performance.now() - t0).toBeLessThan(CASE_BOUND_MS);
     handled = true;
     return outcome;
   } finally {
@@ -145,8 +162,8 @@ describe('hostile targets', () => {
     });
   });
 
-  // Every stalled request costs a full timeout, and undici's timers round sub-second timeouts up to about 1 s: so the
-  // suite meets a target stalling its first requests, and preflight meets one that stalls every request.
+  // Every stalled request costs a full timeout: so the suite meets a target stalling its first two requests, and
+  // preflight meets one that stalls every request.
   it.each([
     ['stall-headers', 'UND_ERR_HEADERS_TIMEOUT'],
     ['stall-body', 'UND_ERR_BODY_TIMEOUT'],
@@ -154,16 +171,26 @@ describe('hostile targets', () => {
     '%s: stalled requests end in %s findings; a target stalling from the start blocks the run (exit 3)',
     async (mode, code) => {
       await withHostile({ mode, stallFirst: 2 }, async (url) => {
-        await timed(mode, 'getPet', url, 'transport-ok', (o) => {
-          expect(codes(o)).toEqual(new Set([code]));
-          expect(o.errors).toHaveLength(2);
-        });
+        await timed(
+          mode,
+          'getPet',
+          url,
+          'transport-ok',
+          (o) => {
+            // Both stalled requests ended in their timeout; nothing but a timeout went wrong (a sane answer slower
+            // than the limit on a busy machine is one too); the suite went on and got answers after the stalls.
+            expect(o.errors.filter((c) => c === code).length, o.errors.join(', ')).toBeGreaterThanOrEqual(2);
+            expect(o.errors.filter((c) => !TIMEOUTS.has(c))).toEqual([]);
+            expect(o.sequence.slice(o.sequence.indexOf(code) + 1)).toContain(null);
+          },
+          SHORT,
+        );
       });
       await withHostile({ mode }, async (url) => {
         const t0 = performance.now();
         const pro = upstream.keys.find((k) => k.plan === 'pro')!;
         const config = loadConfig({ target: url }, { [keyVariable('pro')]: pro.key } as Env);
-        const err = await preflight(config, config.keys[0]!, ['getPet'], LIMITS).then(
+        const err = await preflight(config, config.keys[0]!, ['getPet'], SHORT).then(
           () => null,
           (e: unknown) => e,
         );
@@ -216,14 +243,22 @@ describe('hostile targets', () => {
 
   it('slower: a target slowing down progressively ends in header timeouts, not a hang', async () => {
     await withHostile({ mode: 'slower', stepMs: 4 }, async (url) => {
-      await timed('slower', 'getPet', url, 'transport-ok', (o) => {
-        expect(codes(o)).toEqual(new Set(['UND_ERR_HEADERS_TIMEOUT']));
-        // One or two time out (a request may be sent before the target notices the first give-up), never all of them.
-        expect(o.errors.length).toBeGreaterThanOrEqual(1);
-        expect(o.errors.length).toBeLessThanOrEqual(3);
-        // The early answers, and those after the target recovered, came through.
-        expect(o.exchanges - o.errors.length).toBeGreaterThan(5);
-      });
+      await timed(
+        'slower',
+        'getPet',
+        url,
+        'transport-ok',
+        (o) => {
+          // Answers slow down (8 ms, 16 ms, ... doubling) until one outlasts the limit and times out; never all of
+          // them: the early answers, and those after the target recovered, came through.
+          expect(codes(o)).toEqual(new Set(['UND_ERR_HEADERS_TIMEOUT']));
+          const first = o.sequence.indexOf('UND_ERR_HEADERS_TIMEOUT');
+          expect(first).toBeGreaterThan(0);
+          expect(o.sequence.slice(0, first)).toContain(null);
+          expect(o.sequence.slice(first + 1)).toContain(null);
+        },
+        SHORT,
+      );
     });
   });
 });

@@ -110,11 +110,11 @@ describe('load scenarios against the reference server', () => {
     }
   });
 
-  it('a dead target yields connection errors, bounded in time', async () => {
+  it('a dead target yields connection errors, and the scenario ends by itself', async () => {
     const { s, key } = await server();
     const url = s.url;
     await s.close();
-    const started = Date.now();
+    // It ends at its duration or request cap (a hang fails at the test's timeout); its wall time is not asserted.
     const r = await runScenario(
       {
         ...mixConnectionsScenario(url, key('enterprise'), profile, { connections: 1, durationSeconds: 1 }),
@@ -122,7 +122,6 @@ describe('load scenarios against the reference server', () => {
       },
       ctx,
     );
-    expect(Date.now() - started).toBeLessThan(10_000);
     expect(r.responses).toBe(0);
     expect(r.errors).toBeGreaterThan(0);
     expect(Object.keys(r.errorMessages)).toContain('ECONNREFUSED');

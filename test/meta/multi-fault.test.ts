@@ -8,7 +8,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { SuiteName } from '../../config/config.js';
-import { faults, type Fault } from '../../reference/faults.js';
+import { faults, isCaught, type Fault } from '../../reference/faults.js';
 import { planKeys, startReferenceServer } from '../../reference/server.js';
 import { buildConformanceReport, type SuiteOutcome } from '../../reports/conformance-report.js';
 import { renderTerminalSummary } from '../../reports/conformance-text.js';
@@ -157,9 +157,17 @@ describe('combinations of faults', () => {
         errors: [],
         notes: [],
       });
-      // Each fault is a defect of its own: not folded into another as its echo.
+      // Each fault is a defect of its own: not folded into another as its echo, and made of real findings of its check
+      // (a check that crashed catches nothing: isCaught).
       const roots = report.defects.filter((d) => d.echoOf === undefined);
-      const seen = roots.map((d) => `${d.checkId} on ${d.operation}`);
+      const seen = roots
+        .filter((d) =>
+          isCaught(
+            { catches: d.checkId },
+            d.findings.map((i) => report.findings[i]!),
+          ),
+        )
+        .map((d) => `${d.checkId} on ${d.operation}`);
       for (const [id, op] of combo) {
         expect(seen, `${id} → ${fault(id).catches} on ${op}`).toContain(`${fault(id).catches} on ${op}`);
       }

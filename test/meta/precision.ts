@@ -4,8 +4,9 @@
  * list is small and reviewed: "echo" marks a second finding of one root cause that a check should stop reporting
  * (the checks judge each fact once); "also" marks a second, separate breach the same defect really causes.
  */
+import { expect } from 'vitest';
 import type { Finding } from '../../checks/check.js';
-import type { Fault } from '../../reference/faults.js';
+import { catchingFindings, type Fault } from '../../reference/faults.js';
 
 export const alsoTrips: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   // --- functional suites
@@ -51,16 +52,50 @@ export const alsoTrips: Readonly<Record<string, Readonly<Record<string, string>>
   },
 };
 
-/** Checks a fault's run reported (violation or warning) that are neither the check it names nor an allowed one. */
-export function unrelatedChecks(fault: Fault, findings: readonly Finding[]): string[] {
+/** What the precision rule needs of a fault: its id (for alsoTrips) and the check it names. */
+type Named = Pick<Fault, 'id' | 'catches'>;
+
+/**
+ * Checks a fault's run reported (violation or warning) that are neither the check it names nor an allowed one, and
+ * every check that threw (a harness error is a defect of this tool, whichever check it is, the fault's own included).
+ */
+export function unrelatedChecks(fault: Named, findings: readonly Finding[]): string[] {
   const allowed = alsoTrips[fault.id] ?? {};
-  const failing = new Set(findings.filter((f) => f.level !== 'observation').map((f) => f.checkId));
-  return [...failing].filter((id) => id !== fault.catches && !(id in allowed)).sort();
+  const real = findings.filter((f) => f.level !== 'observation' && f.harnessError !== true);
+  const failing = new Set(real.map((f) => f.checkId));
+  const crashed = new Set(findings.filter((f) => f.harnessError === true).map((f) => `${f.checkId} (harness error)`));
+  return [...[...failing].filter((id) => id !== fault.catches && !(id in allowed)), ...crashed].sort();
 }
 
 /** The assertion message: what the unrelated checks said, one finding of each. */
-export function unrelatedMessage(fault: Fault, findings: readonly Finding[]): string {
+export function unrelatedMessage(fault: Named, findings: readonly Finding[]): string {
   const unrelated = unrelatedChecks(fault, findings);
-  const first = unrelated.map((id) => findings.find((f) => f.checkId === id)!);
+  const first = unrelated.map((label) => {
+    const id = label.replace(/ \(harness error\)$/, '');
+    const crashed = label !== id;
+    return findings.find((f) => f.checkId === id && (f.harnessError === true) === crashed)!;
+  });
   return `${fault.id} also tripped:\n${first.map((f) => `${f.checkId} on ${f.operation}: ${f.message}`).join('\n')}`;
+}
+
+/** The checks a run reported (violation or warning, harness errors marked), for assertion messages. */
+export function reported(findings: readonly Finding[]): string {
+  const ids = findings
+    .filter((f) => f.level !== 'observation')
+    .map((f) => (f.harnessError ? `${f.checkId} (harness error)` : f.checkId));
+  return [...new Set(ids)].join(', ') || 'none';
+}
+
+/**
+ * The fault meta-tests' verdict on one run with `fault` on: a real finding of the check it names caught it (never
+ * that check's harness error: `catchingFindings`), and no unrelated check reported anything (`unrelatedChecks`).
+ * `context` prefixes the messages (a seed).
+ */
+export function expectCaughtPrecisely(fault: Fault, findings: readonly Finding[], context = ''): void {
+  const at = context ? `${context}: ` : '';
+  expect(
+    catchingFindings(fault, findings).length,
+    `${at}${fault.id} not caught by ${fault.catches} (${fault.description}): findings were ${reported(findings)}`,
+  ).toBeGreaterThan(0);
+  expect(unrelatedChecks(fault, findings), `${at}${unrelatedMessage(fault, findings)}`).toEqual([]);
 }

@@ -11,7 +11,7 @@ import {
   type ReferenceServer,
   startReferenceServer,
 } from '../../reference/server.js';
-import { call, createBody, keyOf, sleep, text, type Json } from './support.js';
+import { call, createBody, keyOf, ManualClock, text, type Json } from './support.js';
 
 /** The checks a fault may name: every check of the registry that can fail a run (violation or warning). */
 const CHECK_IDS = allChecks.filter(canFail).map((c) => c.id);
@@ -97,7 +97,8 @@ describe('combined faults', () => {
 // ---------------------------------------------------------------------------------------------------------------
 // Every fault changes behaviour: a probe that is false on the faultless server and true with the fault on.
 
-type Probe = (s: ReferenceServer) => Promise<boolean>;
+/** A probe asks the server, whose time is `clock`: a window passes when the probe moves it (no sleep, no race). */
+type Probe = (s: ReferenceServer, clock: ManualClock) => Promise<boolean>;
 interface Case {
   readonly options?: ReferenceOptions;
   readonly probe: Probe;
@@ -226,15 +227,11 @@ const cases: Record<FaultId, Case> = {
   },
   'get-odd-404': { probe: async (s) => (await get(s, `/pets/${text((await created(s)).json.id)}`)).status === 404 },
   'slows-down': {
-    // 30 answers: without the fault the last takes a few ms, with it 29 lags of 6 ms (174 ms).
-    probe: async (s) => {
-      let last = 0;
-      for (let i = 0; i < 30; i++) {
-        const t0 = performance.now();
-        await call(s, 'GET', '/pets?limit=1');
-        last = performance.now() - t0;
-      }
-      return last > 100;
+    // 30 answers: without the fault none is held back, with it the last by 29 lags of 6 ms (174 ms), in the server's
+    // own time (how long a busy machine takes to answer is no part of it; latency-trend meets the real delay).
+    probe: async (s, clock) => {
+      for (let i = 0; i < 30; i++) await call(s, 'GET', '/pets?limit=1');
+      return clock.held.length === 30 && clock.held.at(-1)! > 100;
     },
   },
   'list-reset-at-max': {
@@ -305,17 +302,17 @@ const cases: Record<FaultId, Case> = {
   },
   'rl-window-never-resets': {
     options: tight(1),
-    probe: async (s) => {
-      await sleep(Number((await first429(s)).headers['retry-after']) * 1000 + 20);
+    probe: async (s, clock) => {
+      clock.advance(Number((await first429(s)).headers['retry-after']) * 1000);
       return (await get(s, '/pets')).status !== 200;
     },
   },
   'rl-rejected-counted': {
     options: tight(2),
-    probe: async (s) => {
+    probe: async (s, clock) => {
       let wait = Number((await first429(s)).headers['retry-after']);
       wait = Number((await get(s, '/pets')).headers['retry-after'] ?? wait);
-      await sleep(wait * 1000 + 20);
+      clock.advance(wait * 1000);
       return (await get(s, '/pets')).headers['x-ratelimit-remaining'] !== '1';
     },
   },
@@ -341,8 +338,8 @@ const cases: Record<FaultId, Case> = {
   },
   'rl-ban-honoured': {
     options: tight(1),
-    probe: async (s) => {
-      await sleep(Number((await first429(s)).headers['retry-after']) * 1000 + 20);
+    probe: async (s, clock) => {
+      clock.advance(Number((await first429(s)).headers['retry-after']) * 1000);
       return (await get(s, '/pets')).status !== 200;
     },
   },
@@ -365,10 +362,11 @@ describe.concurrent('each fault changes behaviour', () => {
   });
   for (const [id, c] of Object.entries(cases) as Array<[FaultId, Case]>) {
     test(id, async () => {
-      const clean = await startReferenceServer(c.options);
-      const faulty = await startReferenceServer({ ...c.options, faults: [id] });
+      const [cleanClock, faultyClock] = [new ManualClock(), new ManualClock()];
+      const clean = await startReferenceServer(c.options, cleanClock);
+      const faulty = await startReferenceServer({ ...c.options, faults: [id] }, faultyClock);
       try {
-        const [without, withFault] = await Promise.all([c.probe(clean), c.probe(faulty)]);
+        const [without, withFault] = await Promise.all([c.probe(clean, cleanClock), c.probe(faulty, faultyClock)]);
         expect(without, 'faultless server').toBe(false);
         expect(withFault, 'with the fault').toBe(true);
       } finally {

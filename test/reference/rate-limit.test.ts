@@ -2,7 +2,7 @@ import { describe, expect, test } from 'vitest';
 import { generateKeys, startReferenceServer, type LimiterAlgorithm } from '../../reference/server.js';
 import { validateSchema } from '../../spec/validators.js';
 import { plain } from '../../http/lossless.js';
-import { call, sleep, type Reply } from './support.js';
+import { call, ManualClock, type Reply } from './support.js';
 
 const ALGORITHMS: LimiterAlgorithm[] = ['fixed-window', 'sliding-window', 'token-bucket'];
 const WINDOW = 6;
@@ -23,12 +23,17 @@ function expect429(r: Reply): number {
 describe.concurrent('rate limiting over HTTP', () => {
   for (const algorithm of ALGORITHMS) {
     test(`${algorithm}: burst of Limit, 429, Retry-After honoured, keys independent`, async () => {
-      const server = await startReferenceServer({
-        algorithm,
-        // A window long enough that the burst never outlasts it (nor refills a token) on a busy machine.
-        windowSeconds: WINDOW,
-        keys: generateKeys({ enterprise: { requestsPerMinute: 5, requestsPerDay: 1000 } }),
-      });
+      // The server's time moves only when the test moves it: the burst falls in one window (and refills no token)
+      // however slow the machine is between two requests.
+      const clock = new ManualClock();
+      const server = await startReferenceServer(
+        {
+          algorithm,
+          windowSeconds: WINDOW,
+          keys: generateKeys({ enterprise: { requestsPerMinute: 5, requestsPerDay: 1000 } }),
+        },
+        clock,
+      );
       try {
         for (let i = 0; i < 5; i++) {
           const r = await call(server, 'GET', '/pets');
@@ -36,14 +41,13 @@ describe.concurrent('rate limiting over HTTP', () => {
           expect(r.headers['x-ratelimit-limit']).toBe('5');
         }
         const wait = expect429(await call(server, 'GET', '/pets'));
-        // At most the window, or a little more for the sliding counter, which still weighs the burst in the next one
-        // (less when a slow machine spread the burst over a boundary).
+        // At most the window, or a little more for the sliding counter, which still weighs the burst in the next one.
         expect(wait).toBeGreaterThanOrEqual(1);
         expect(wait).toBeLessThanOrEqual(2 * WINDOW);
         // Another key, and the anonymous bucket of 401s, are untouched.
         expect((await call(server, 'GET', '/pets', { plan: 'free' })).status).toBe(200);
         expect((await call(server, 'GET', '/pets', { auth: null })).status).toBe(401);
-        await sleep(wait * 1000 + 20);
+        clock.advance(wait * 1000);
         const after = await call(server, 'GET', '/pets');
         expect(after.status).toBe(200);
       } finally {
@@ -53,15 +57,16 @@ describe.concurrent('rate limiting over HTTP', () => {
   }
 
   test('rejected requests do not consume quota (fixed window)', async () => {
-    const server = await startReferenceServer({
-      windowSeconds: 1,
-      keys: generateKeys({ enterprise: { requestsPerMinute: 4, requestsPerDay: 1000 } }),
-    });
+    const clock = new ManualClock();
+    const server = await startReferenceServer(
+      { windowSeconds: 1, keys: generateKeys({ enterprise: { requestsPerMinute: 4, requestsPerDay: 1000 } }) },
+      clock,
+    );
     try {
       for (let i = 0; i < 4; i++) expect((await call(server, 'GET', '/pets')).status).toBe(200);
       let wait = 0;
       for (let i = 0; i < 3; i++) wait = expect429(await call(server, 'GET', '/pets'));
-      await sleep(wait * 1000 + 20);
+      clock.advance(wait * 1000);
       const first = await call(server, 'GET', '/pets');
       expect(first.status).toBe(200);
       expect(first.headers['x-ratelimit-remaining']).toBe('3');
@@ -71,15 +76,19 @@ describe.concurrent('rate limiting over HTTP', () => {
   });
 
   test('day limit with tiny Enterprise limits binds and describes the headers', async () => {
-    const server = await startReferenceServer({
-      windowSeconds: 1,
-      dayWindowSeconds: 3,
-      keys: generateKeys({ enterprise: { requestsPerMinute: 3, requestsPerDay: 5 } }),
-    });
+    const clock = new ManualClock();
+    const server = await startReferenceServer(
+      {
+        windowSeconds: 1,
+        dayWindowSeconds: 3,
+        keys: generateKeys({ enterprise: { requestsPerMinute: 3, requestsPerDay: 5 } }),
+      },
+      clock,
+    );
     try {
       for (let i = 0; i < 3; i++) expect((await call(server, 'GET', '/pets')).status).toBe(200);
       const minute = await call(server, 'GET', '/pets');
-      await sleep(expect429(minute) * 1000 + 20);
+      clock.advance(expect429(minute) * 1000);
       expect((await call(server, 'GET', '/pets')).status).toBe(200);
       const last = await call(server, 'GET', '/pets');
       expect(last.status).toBe(200);
@@ -89,8 +98,8 @@ describe.concurrent('rate limiting over HTTP', () => {
       expect(day.headers['x-ratelimit-limit']).toBe('5');
       expect(wait).toBeGreaterThanOrEqual(1);
       expect(wait).toBeLessThanOrEqual(3);
-      expect(Number(day.headers['x-ratelimit-reset']) - Date.now() / 1000).toBeLessThanOrEqual(3 + 1);
-      await sleep(wait * 1000 + 20);
+      expect(Number(day.headers['x-ratelimit-reset']) - clock.now() / 1000).toBeLessThanOrEqual(3 + 1);
+      clock.advance(wait * 1000);
       expect((await call(server, 'GET', '/pets')).status).toBe(200);
     } finally {
       await server.close();
@@ -98,12 +107,16 @@ describe.concurrent('rate limiting over HTTP', () => {
   });
 
   test('a key that keeps sending while limited is banned for banSeconds', async () => {
-    const server = await startReferenceServer({
-      windowSeconds: 1,
-      banAfter: 2,
-      banSeconds: 2,
-      keys: generateKeys({ enterprise: { requestsPerMinute: 2, requestsPerDay: 1000 } }),
-    });
+    const clock = new ManualClock();
+    const server = await startReferenceServer(
+      {
+        windowSeconds: 1,
+        banAfter: 2,
+        banSeconds: 2,
+        keys: generateKeys({ enterprise: { requestsPerMinute: 2, requestsPerDay: 1000 } }),
+      },
+      clock,
+    );
     try {
       for (let i = 0; i < 2; i++) expect((await call(server, 'GET', '/pets')).status).toBe(200);
       const first = await call(server, 'GET', '/pets');
@@ -113,11 +126,11 @@ describe.concurrent('rate limiting over HTTP', () => {
       const ban = await call(server, 'GET', '/pets');
       expect(ban.json.code).toBe('banned');
       expect(expect429(ban)).toBe(2);
-      await sleep(1100); // the minute window has reset, the ban has not
+      clock.advance(1100); // the minute window has reset, the ban has not
       const still = await call(server, 'GET', '/pets');
       expect(still.json.code).toBe('banned');
       expect(expect429(still)).toBe(1);
-      await sleep(1000);
+      clock.advance(1000);
       expect((await call(server, 'GET', '/pets')).status).toBe(200);
     } finally {
       await server.close();

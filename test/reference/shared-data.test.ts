@@ -3,7 +3,7 @@
 // seeds, and every functional fault is still caught by the check it names.
 import { describe, expect, test } from 'vitest';
 import { type SuiteName, FUNCTIONAL_SUITES } from '../../config/config.js';
-import { faults } from '../../reference/faults.js';
+import { faults, isCaught } from '../../reference/faults.js';
 import { startReferenceServer } from '../../reference/server.js';
 import { startBackgroundWriter } from '../support/background-writer.js';
 import { runShared, SHARED } from './shared-support.js';
@@ -40,7 +40,7 @@ describe('every functional fault is caught in that setting', () => {
     const unseen = UNSEEN_ON_FULL_PAGES[fault.id];
     test(`${fault.id} → ${unseen ? 'not visible on full pages' : fault.catches}`, async () => {
       const r = await runShared(fault.suite as SuiteName, { seed: 42, faults: [fault.id] });
-      const caught = failing(r).some((f) => f.checkId === fault.catches);
+      const caught = isCaught(fault, r.findings);
       expect(caught, `${fault.description}; ${unseen ?? 'caught'}: findings were ${summary(r)}`).toBe(!unseen);
     });
   }

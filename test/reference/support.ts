@@ -2,7 +2,7 @@
 import { request } from 'undici';
 import { parseLossless } from '../../http/lossless.js';
 import type { PlanName } from '../../spec/contract.js';
-import type { ReferenceServer } from '../../reference/server.js';
+import type { ReferenceClock, ReferenceServer } from '../../reference/server.js';
 
 /** A parsed body as the tests probe it: any shape a faulty server may answer, read without ceremony. */
 // biome-ignore lint/suspicious/noExplicitAny: tests read arbitrary (possibly non-conformant) JSON field by field
@@ -53,7 +53,26 @@ export function createBody(name: string, categoryId: string | number, status?: s
   return `{"name":${JSON.stringify(name)},"categoryId":${categoryId}${s}${extra}}`;
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/**
+ * A reference server's time, moved by hand (startReferenceServer's second argument): a window passes when the test
+ * says so, never while a busy machine is slow between two requests. An answer a fault holds back is recorded in
+ * `held` (ms) and sent at once: time is the test's, and the hold-back is the behaviour to observe.
+ */
+export class ManualClock implements ReferenceClock {
+  readonly held: number[] = [];
+  /** Default start: a fixed instant, a whole second plus 250 ms (Reset and Retry-After round to whole seconds). */
+  constructor(private at = Date.UTC(2030, 0, 1, 0, 0, 0, 250)) {}
+  now(): number {
+    return this.at;
+  }
+  later(ms: number, fn: () => void): void {
+    this.held.push(ms);
+    fn();
+  }
+  advance(ms: number): void {
+    this.at += ms;
+  }
+}
 
 /** The digits of a lossless number (or the string itself), for exact comparisons. */
 export function text(value: unknown): string {

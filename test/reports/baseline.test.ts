@@ -3,16 +3,15 @@
  * signature; a baseline written by --update-baseline passes the same run; one more fault fails naming only the new
  * defect; a fault removed is reported fixed.
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { ConformanceReport } from '../../reports/conformance-report.js';
 import { readBaseline } from '../../reports/baseline.js';
 import { startReferenceServer } from '../../reference/server.js';
 import { runForReport, writeEnvFile } from '../cli/support.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'psc-baseline-'));
+const dir = tempDir('psc-baseline-');
 
 async function run(
   faults: string[],

@@ -1,7 +1,6 @@
 // Bounded memory (issue 12): exchanges are streamed, batch by batch, from the scenario to the HAR file; nothing on the
 // way holds a run's exchanges. These tests are structural: counts and bounds, never timing or RSS.
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiKey, registerSecret } from '../../http/redact.js';
@@ -14,6 +13,7 @@ import { runSuite } from '../../runner/run.js';
 import type { Finding } from '../../checks/check.js';
 import { BATCH_SIZE, type ExchangeData, ExchangeStream, exchangeData, MOST_HELD } from '../../suites/meta.js';
 import { readHar } from '../support/artifacts.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /**
  * What no collection of a context may reach: the finding log's samples stay below it (about 130 in the long run
@@ -65,7 +65,7 @@ describe('exchangeData', () => {
 
 describe('HarWriter', () => {
   it('writes a valid HAR from batches, every entry in arrival order, and the comment at the end', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'psc-har-'));
+    const dir = tempDir('psc-har-');
     const path = join(dir, 'run.har');
     const har = new HarWriter(path, '1.2.3');
     const all = Array.from({ length: 450 }, (_, i) => exchangeData(exchange(i)));
@@ -83,13 +83,13 @@ describe('HarWriter', () => {
   });
 
   it('an empty run is a valid HAR with no entries', () => {
-    const path = join(mkdtempSync(join(tmpdir(), 'psc-har-')), 'empty.har');
+    const path = join(tempDir('psc-har-'), 'empty.har');
     expect(new HarWriter(path, '1').close()).toBe(0);
     expect(readHar(path).log.entries).toEqual([]);
   });
 
   it('abort leaves nothing behind', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'psc-har-'));
+    const dir = tempDir('psc-har-');
     const har = new HarWriter(join(dir, 'x.har'), '1');
     har.append([exchangeData(exchange(1))]);
     har.abort();
@@ -97,7 +97,7 @@ describe('HarWriter', () => {
   });
 
   it('a key in an entry stops the write: close throws the leak and no file is left', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'psc-har-'));
+    const dir = tempDir('psc-har-');
     const secret = registerSecret(new ApiKey('psk_SECRET_har_stream_0123456789', 'pro'));
     const har = new HarWriter(join(dir, 'leak.har'), '1');
     const leaking = exchange(2, `http://127.0.0.1:9/v1/pets?k=${secret.reveal()}`);

@@ -2,8 +2,7 @@
  * The HTML report in a real browser: the Chromium that `npm ci` brings (test/support/browser.ts), driven by
  * playwright-core. A platform it cannot run on fails this test with the reason rather than skipping it.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -12,10 +11,11 @@ import { DEFAULT_THRESHOLDS } from '../../reports/thresholds.js';
 import { writeReportFiles } from '../../reports/write-report.js';
 import { launchBrowser } from '../support/browser.js';
 import { syntheticRun } from './fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('report.html in headless Chromium', () => {
   it('loads offline without console errors, and every chart rendered data marks', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'psc-html-'));
+    const dir = tempDir('psc-html-');
     const history = [1, 2, 3].map((i) => ({
       createdAt: `2029-12-2${i}T02:00:00.000Z`,
       dir: `n${i}`,
@@ -75,7 +75,6 @@ describe('report.html in headless Chromium', () => {
       }
     } finally {
       await browser.close();
-      rmSync(dir, { recursive: true, force: true });
     }
   });
 });

@@ -1,5 +1,4 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { reportCommand } from '../../cli/report-command.js';
@@ -12,6 +11,7 @@ import { DEFAULT_THRESHOLDS } from '../../reports/thresholds.js';
 import { writeReportFiles } from '../../reports/write-report.js';
 import { readJson } from '../support/artifacts.js';
 import { mixScenario, planScenario, syntheticRun } from './fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
 
 async function shard(
   dir: string,
@@ -25,7 +25,7 @@ async function shard(
 
 describe('report merge', () => {
   it('adds counts and histograms of two shards; percentiles come from the merged histogram', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'psc-merge-'));
+    const root = tempDir('psc-merge-');
     // Shard A: 990 answers at 1 ms. Shard B: 10 answers at 200 ms. Averaging their p99s would say ~100 ms; the merged
     // histogram knows that 1 % of 1000 answers were slow, so p99 is 1 ms and p99.9 is 200 ms.
     const a = await shard(join(root, 'a'), [[1, 990]], planScenario(2, 60, 180, 3));
@@ -67,7 +67,7 @@ describe('report merge', () => {
   });
 
   it('the CLI merges, and refuses a directory without a report', async () => {
-    const root = mkdtempSync(join(tmpdir(), 'psc-merge-cli-'));
+    const root = tempDir('psc-merge-cli-');
     await shard(join(root, 'a'), [[1, 100]], planScenario(2, 60, 180, 3));
     await shard(join(root, 'b'), [[2, 100]], planScenario(2, 60, 180, 3));
     const out: string[] = [];

@@ -1,5 +1,4 @@
-import { existsSync, mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HarnessError } from '../../config/errors.js';
@@ -13,6 +12,7 @@ import { assertNoSecrets, utcStamp, writeReportFiles, writeRunReport } from '../
 import type { LoadReport } from '../../reports/model.js';
 import { readJson } from '../support/artifacts.js';
 import { mixScenario, syntheticRun } from './fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('report.json schema and writing', () => {
   it('a built report matches the schema; broken ones do not', () => {
@@ -31,7 +31,7 @@ describe('report.json schema and writing', () => {
     registerSecret(new ApiKey(secret, 'free'));
     expect(() => assertNoSecrets({ 'a.txt': `Bearer ${secret}` })).toThrow(HarnessError);
     const run = syntheticRun([mixScenario('mix', [[1, 10]], { title: `oops ${secret}` })]);
-    const dir = join(mkdtempSync(join(tmpdir(), 'psc-leak-')), 'r');
+    const dir = join(tempDir('psc-leak-'), 'r');
     await expect(writeReportFiles(buildReport(run, DEFAULT_THRESHOLDS, []), dir)).rejects.toMatchObject({
       code: 'PSC_SECRET_LEAK',
     });
@@ -39,7 +39,7 @@ describe('report.json schema and writing', () => {
   });
 
   it('writes a timestamped directory and appends the history; the next run is compared with it', async () => {
-    const out = mkdtempSync(join(tmpdir(), 'psc-hist-'));
+    const out = tempDir('psc-hist-');
     const t = new Date('2030-01-01T02:00:00Z');
     const first = await writeRunReport(syntheticRun(), out, DEFAULT_THRESHOLDS, t);
     expect(first.dir).toBe(join(out, '2030-01-01T02-00-00Z'));
@@ -52,7 +52,7 @@ describe('report.json schema and writing', () => {
   });
 
   it('history is bounded', () => {
-    const out = mkdtempSync(join(tmpdir(), 'psc-hist-b-'));
+    const out = tempDir('psc-hist-b-');
     const entry = {
       createdAt: '2030-01-01T00:00:00.000Z',
       dir: 'x',

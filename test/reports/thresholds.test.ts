@@ -1,5 +1,4 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { HarnessError } from '../../config/errors.js';
@@ -7,6 +6,7 @@ import { computeFigures } from '../../reports/figures.js';
 import type { HistoryEntry, KeyFigures } from '../../reports/model.js';
 import { DEFAULT_THRESHOLDS, evaluate, loadThresholds, median } from '../../reports/thresholds.js';
 import { mixScenario, planScenario } from './fixtures.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const good: KeyFigures = {
   p50LatencyMs: 2,
@@ -80,7 +80,7 @@ describe('thresholds', () => {
   });
 
   it('reads a thresholds file over the defaults and rejects mistakes with PSC_CONFIG', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'psc-thr-'));
+    const dir = tempDir('psc-thr-');
     const file = join(dir, 't.json');
     writeFileSync(file, JSON.stringify({ $comment: 'x', p99LatencyMs: { max: 50 } }));
     const t = loadThresholds(file);

@@ -5,8 +5,7 @@
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { inspect } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +14,7 @@ import { startReferenceServer, type ReferenceServer } from '../../reference/serv
 import type { ReplayFile } from '../../reports/replay-file.js';
 import { distinctiveKeys, runAgainst, runMain, tempEnvFile, type Captured } from '../cli/support.js';
 import { readJson } from '../support/artifacts.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const keys = distinctiveKeys('scan');
 const values = keys.map((k) => k.key);
@@ -46,7 +46,7 @@ describe('a full failing run leaks no key', () => {
   beforeAll(async () => {
     faulty = await startReferenceServer({ keys, faults: ['create-200', 'auth-any-token', 'error-text-plain'] });
     clean = await startReferenceServer({ keys });
-    artifacts = mkdtempSync(join(tmpdir(), 'psc-secrets-'));
+    artifacts = tempDir('psc-secrets-');
     // The env file holds the keys by design: it lives outside the scanned directory.
     envFile = tempEnvFile('psc-env-', keys, { GITHUB_STEP_SUMMARY: join(artifacts, 'step-summary.md') });
     ({ code, out, stdout, stderr } = await runAgainst(faulty.url, envFile, [

@@ -7,13 +7,16 @@ export default class ClosingLine implements Reporter {
     let failed = 0;
     let skipped = 0;
     for (const m of testModules) {
+      const failedBefore = failed;
       for (const t of m.children.allTests()) {
         const s = t.result().state;
         if (s === 'passed') passed++;
         else if (s === 'failed') failed++;
         else skipped++;
       }
-      if (m.state() === 'failed' && [...m.children.allTests()].length === 0) failed++;
+      // A file that failed outside its tests (it did not load, or a hook failed: a psc-* folder left behind, see
+      // temp-dirs-setup.ts) counts once, so the line never reads "0 failed" for a failed run.
+      if (m.state() === 'failed' && failed === failedBefore) failed++;
     }
     process.stdout.write(`\n${passed} passed, ${failed} failed${skipped ? `, ${skipped} skipped` : ''}\n`);
   }

@@ -2,12 +2,11 @@
 // errors and 429s included. The run passes through both, and a replay file finds its way back under the prefix.
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { distinctiveKeys } from '../cli/support.js';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import { runCli, startFront, userEnv, type Front } from './support.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('a target behind a reverse proxy', () => {
   const keys = distinctiveKeys('front');
@@ -40,7 +39,7 @@ describe('a target behind a reverse proxy', () => {
   });
 
   test('under a prefix, violations are found and their curl lines and replay files keep the prefix', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'psc-prefix-'));
+    const dir = tempDir('psc-prefix-');
     const r = await runCli(
       ['run', '--target', faultyPrefixed.url, '--suite', 'listPets', '--runs', '5', '--seed', '3', '--replay-dir', dir],
       userEnv(keys),

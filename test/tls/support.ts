@@ -4,17 +4,17 @@
  * what goes through it, and the binary run as a user runs it, with an environment the test controls entirely.
  */
 import { spawn } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, request as httpRequest, type IncomingMessage, type Server } from 'node:http';
 import { createServer as createHttpsServer } from 'node:https';
 import { connect, type AddressInfo, type Socket } from 'node:net';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { randomBytes } from 'node:crypto';
 import { generate } from 'selfsigned';
 import { keyEnv } from '../../config/config.js';
 import type { ReferenceKey } from '../../reference/server.js';
+import { tempDir } from '../support/temp-dir.js';
 
 export interface KeyPair {
   readonly key: string;
@@ -57,7 +57,7 @@ async function leaf(ca: KeyPair, notBeforeDate: Date, notAfterDate: Date): Promi
 }
 
 export async function makePki(): Promise<Pki> {
-  const dir = mkdtempSync(join(tmpdir(), 'psc-pki-'));
+  const dir = tempDir('psc-pki-');
   const now = Date.now();
   // A distinct name per CA: OpenSSL picks an issuer by name, so two CAs named alike would shadow each other.
   const name = `petstore-conformance test CA ${dir.slice(-6)}`;
