@@ -693,6 +693,15 @@ const catalogue = [
     })),
   },
 
+  {
+    id: 'rl-429-error-status',
+    description:
+      "429 carries a complete Error whose status is 400 (section 7 rule 1 binds every Error body, a 429's too)",
+    catches: 'error-status-matches',
+    suite: 'rate-limit',
+    apply: wrap('errorBody', (prev) => (e) => (e.status === 429 ? prev({ ...e, status: 400 }) : prev(e))),
+  },
+
   // --- limiter behaviour
   {
     id: 'rl-off-by-one',

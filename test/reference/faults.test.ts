@@ -296,6 +296,13 @@ const cases: Record<FaultId, Case> = {
     options: tight(1),
     probe: async (s) => (await first429(s)).text.includes('"statusCode":429'),
   },
+  'rl-429-error-status': {
+    options: tight(1),
+    probe: async (s) => {
+      const r = await first429(s);
+      return typeof r.json?.message === 'string' && text(r.json.status) === '400';
+    },
+  },
   'rl-off-by-one': { options: tight(3), probe: async (s) => (await admitted(s, 10)) > 3 },
   'rl-stricter': { options: tight(3), probe: async (s) => (await admitted(s, 10)) < 3 },
   'rl-not-enforced': { options: tight(3), probe: async (s) => (await admitted(s, 10)) === 10 },
