@@ -68,7 +68,16 @@ export interface Finding {
 
 export type KeyPlan = Exchange['keyPlan'];
 
-export type Area = 'response' | 'auth' | 'listPets' | 'createPet' | 'getPet' | 'stateful' | 'rate-limit' | 'run';
+export type Area =
+  | 'response'
+  | 'auth'
+  | 'listPets'
+  | 'createPet'
+  | 'getPet'
+  | 'stateful'
+  | 'robustness'
+  | 'rate-limit'
+  | 'run';
 
 /** What a check says about itself: everything it can emit is declared here, so its definition is its whole truth. */
 export interface CheckDefinition<E> {

@@ -9,6 +9,7 @@ import { createPetCoverage, createPetExplore } from './scenarios/create-pet.js';
 import { getPetCoverage, getPetExplore } from './scenarios/get-pet.js';
 import { listPetsCoverage, listPetsExplore } from './scenarios/list-pets.js';
 import { statefulCoverage, statefulExplore } from './scenarios/stateful.js';
+import { robustnessCoverage } from './scenarios/robustness.js';
 import type { SuiteEstimate } from './guard.js';
 
 const ESTIMATES: Readonly<Record<string, (runs: number) => SuiteEstimate>> = {
@@ -17,6 +18,8 @@ const ESTIMATES: Readonly<Record<string, (runs: number) => SuiteEstimate>> = {
   createPet: (r) => ({ coverage: createPetCoverage(), explore: createPetExplore(r) }),
   getPet: (r) => ({ coverage: getPetCoverage(), explore: getPetExplore(r) }),
   stateful: (r) => ({ coverage: statefulCoverage(), explore: statefulExplore(r) }),
+  // The robustness catalogue: each case once, whatever the seed and --runs; no random phase.
+  robustness: () => ({ coverage: robustnessCoverage(), explore: 0 }),
 };
 
 /** What a functional suite sends for a --runs (null for a suite with no estimate: the rate-limit suites). */
@@ -67,6 +70,15 @@ export function planBudget(
   if (room === null) return { runs, suiteEstimates: at(runs), shares: null, notes: [] };
   const notes: string[] = [];
   const coverage = suites.reduce((n, s) => n + (suiteEstimate(s, runs)?.coverage ?? 0), 0);
+  // What each suite's coverage costs, the robustness catalogue's included: what the budget must hold first.
+  const costs = suites.flatMap((s) => {
+    const e = suiteEstimate(s, runs);
+    return e ? [`${s === 'robustness' ? 'robustness catalogue' : s} ${e.coverage}`] : [];
+  });
+  if (costs.length > 0)
+    notes.push(
+      `coverage first, within ${label}: ${costs.join(', ')} = ${coverage} of the ${room} requests left for the suites; the random phases share ${Math.max(0, room - coverage)}`,
+    );
   const explore = (r: number) => suites.reduce((n, s) => n + (suiteEstimate(s, r)?.explore ?? 0), 0);
   let scaled = runs;
   if (coverage > room) {

@@ -13,6 +13,7 @@ import { createPetScenario } from './scenarios/create-pet.js';
 import { getPetScenario } from './scenarios/get-pet.js';
 import { listPetsScenario } from './scenarios/list-pets.js';
 import { statefulScenario } from './scenarios/stateful.js';
+import { robustnessScenario } from './scenarios/robustness.js';
 import { rateLimitScenario } from './scenarios/rate-limit.js';
 import { quotaScenario } from './scenarios/quota.js';
 import type { Finding } from '../checks/check.js';
@@ -50,6 +51,13 @@ const definitions: SuiteDefinition[] = [
     operations: ['createPet'],
     areas: ['stateful', 'createPet', 'listPets'],
     run: statefulScenario,
+  },
+  {
+    name: 'robustness',
+    title: 'The inputs real services break on (robustness catalogue)',
+    operations: ALL_OPS,
+    areas: ['robustness', 'auth', 'createPet', 'getPet'],
+    run: robustnessScenario,
   },
   {
     name: 'rate-limit',

@@ -167,7 +167,7 @@ describe('the spec YAML as data', () => {
 test('the suites run in the fixed order whether they are the sources (.ts) or the build (.js)', async () => {
   const spec = (id: string) => ({ moduleId: id }) as TestSpecification;
   for (const ext of ['ts', 'js']) {
-    const files = ['rate-limit', 'stateful', 'auth', 'getPet', 'listPets', 'createPet'].map((s) =>
+    const files = ['rate-limit', 'robustness', 'stateful', 'auth', 'getPet', 'listPets', 'createPet'].map((s) =>
       spec(`/x/suites/${s}.suite.${ext}`),
     );
     const sorted = await new SuiteSequencer({} as never).sort(files);
@@ -177,6 +177,7 @@ test('the suites run in the fixed order whether they are the sources (.ts) or th
       'createPet',
       'getPet',
       'stateful',
+      'robustness',
       'rate-limit',
     ]);
   }

@@ -1,0 +1,3 @@
+import { defineConformanceSuite } from './define.js';
+
+defineConformanceSuite('robustness');
