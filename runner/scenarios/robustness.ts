@@ -131,7 +131,7 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
   ctx.guard.phase('coverage: robustness catalogue, paths and methods');
   const basePath = new URL(ctx.settings.target).pathname.replace(/\/+$/, '');
   for (const v of PATH_VARIANTS) {
-    const target = v.target(basePath, id);
+    const target = v.target(basePath);
     const path = target.startsWith(`${basePath}/`) ? target.slice(basePath.length) : target;
     const send = (auth: AuthSpec) => ctx.send({ operation: null, method: 'GET', path, rawTarget: target, auth });
     await ctx.inCase(`robustness: ${v.name}`, async () => {
