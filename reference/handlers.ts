@@ -21,7 +21,8 @@
  *   a key repeated with different values, or bytes that are not UTF-8, get 400 (a UTF-8 byte order mark is dropped;
  *   form-encoded, multipart or UTF-16 bytes are not JSON: 400). JSON nested deeper than the parser's stack gets 400.
  *   status omitted is stored and returned as "available". Ids are assigned sequentially from the store's first id.
- *   Bodies over 1 MiB get 400 (413 is not documented) and the connection is closed.
+ *   Bodies over 1 MiB get 400 (413 is not documented) once they are read to their end (up to 32 MiB; beyond, the
+ *   connection is closed).
  * - getPet: a petId that is not a decimal integer within int64 gets 400 Error (not an int64, so not "an animal that
  *   could not be found"); an absent int64 gets 404. 200 carries `Sunset` with the documented removal date.
  * - Every JSON response is `application/json; charset=utf-8`; every response carries X-RateLimit-*. An unexpected
@@ -101,7 +102,7 @@ export type QueryProblem =
 export type BodyProblem =
   | { readonly kind: 'malformed'; readonly why: string }
   | { readonly kind: 'invalid'; readonly body: unknown; readonly reason: string }
-  | { readonly kind: 'too-large'; readonly limit: number };
+  | { readonly kind: 'too-large'; readonly limit: number; readonly drained: boolean };
 
 /** Which operation a request is for, and whether the authentication layer guards its path (it guards every route). */
 export interface RouteMatch {
@@ -282,7 +283,12 @@ function rejectQuery(_ctx: Ctx, p: QueryProblem): Reply {
 function rejectBody(_ctx: Ctx, p: BodyProblem): Reply {
   if (p.kind === 'malformed') return errorReply(400, 'invalid_body', `body is not UTF-8 JSON: ${p.why}`);
   if (p.kind === 'too-large')
-    return errorReply(400, 'invalid_body', `request body larger than ${p.limit} bytes`, { connection: 'close' });
+    return errorReply(
+      400,
+      'invalid_body',
+      `request body larger than ${p.limit} bytes`,
+      p.drained ? undefined : { connection: 'close' },
+    );
   return errorReply(400, 'invalid_body', p.reason);
 }
 
@@ -468,7 +474,13 @@ function listPets(ctx: Ctx, query: string, rl: Decision): void {
 // ---------------------------------------------------------------------------------------------------------------
 // createPet
 
-type Body = { kind: 'ok'; bytes: Buffer } | { kind: 'too-large' } | { kind: 'aborted' };
+type Body = { kind: 'ok'; bytes: Buffer } | { kind: 'too-large'; drained: boolean } | { kind: 'aborted' };
+
+/**
+ * A body over the cap is read to its end (and dropped) before the 400, up to this many times the cap: answering while
+ * the client still sends makes its upload fail (and a proxy in between answer 502). Beyond it the connection closes.
+ */
+const DRAIN_FACTOR = 32;
 
 function readBody(req: IncomingMessage, cap: number): Promise<Body> {
   return new Promise((resolve) => {
@@ -483,10 +495,13 @@ function readBody(req: IncomingMessage, cap: number): Promise<Body> {
     req.on('data', (chunk: Buffer) => {
       if (done) return;
       size += chunk.length;
-      if (size > cap) finish({ kind: 'too-large' });
-      else chunks.push(chunk);
+      if (size > cap * DRAIN_FACTOR) finish({ kind: 'too-large', drained: false });
+      else if (size <= cap) chunks.push(chunk);
+      else chunks.length = 0;
     });
-    req.on('end', () => finish({ kind: 'ok', bytes: Buffer.concat(chunks, size) }));
+    req.on('end', () =>
+      finish(size > cap ? { kind: 'too-large', drained: true } : { kind: 'ok', bytes: Buffer.concat(chunks, size) }),
+    );
     req.on('close', () => finish({ kind: 'aborted' }));
     req.on('error', () => finish({ kind: 'aborted' }));
   });
@@ -498,7 +513,7 @@ async function createPet(ctx: Ctx, req: IncomingMessage, rl: Decision): Promise<
   const read = await readBody(req, ctx.maxBodyBytes);
   if (read.kind === 'aborted') return;
   if (read.kind === 'too-large') {
-    send(ctx, seams.rejectBody(ctx, { kind: 'too-large', limit: ctx.maxBodyBytes }), rl);
+    send(ctx, seams.rejectBody(ctx, { kind: 'too-large', limit: ctx.maxBodyBytes, drained: read.drained }), rl);
     req.resume();
     return;
   }
