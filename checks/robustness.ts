@@ -171,7 +171,7 @@ export const bodyUnderstood: Check<BodyEvidence> = defineCheck({
     const status = statusOf(ex);
     if (status === null || status === 429) return [];
     const pet = createdPet(ex);
-    if (pet && readings !== null && !readings.some((r) => shows(pet, r))) {
+    if (pet && Array.isArray(readings) && !readings.some((r) => shows(pet, r))) {
       const sent = readings.map((r) => `name ${show(r.name, 40)}, categoryId ${r.categoryId}`).join(' or ');
       return [
         finding(
