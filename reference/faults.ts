@@ -730,6 +730,19 @@ const catalogue = [
     }),
   },
   {
+    id: 'auth-prototype-key-accepted',
+    description:
+      'keys are looked up in a plain object and any value found lets the request through: a token named after a prototype property (constructor, toString…) is served, as if it were a key',
+    catches: 'auth-rejected',
+    suite: 'robustness',
+    apply: wrap('authenticate', (prev) => (ctx, header, route) => {
+      const a = prev(ctx, header, route);
+      if (a.ok || header === undefined) return a;
+      const { scheme, token } = splitAuthorization(header);
+      return scheme.toLowerCase() === 'bearer' && token in PLAIN_OBJECT ? { ok: true, key: null } : a;
+    }),
+  },
+  {
     id: 'deep-nesting-500',
     description: `the body is walked by a recursive function with no depth limit: JSON nested more than ${STACK_DEPTH} levels deep (even inside an unknown member) overflows the stack: 500`,
     catches: 'no-5xx',

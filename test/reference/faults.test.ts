@@ -308,6 +308,9 @@ const cases: Record<FaultId, Case> = {
   'auth-prototype-key-500': {
     probe: async (s) => (await call(s, 'GET', '/pets', { auth: 'Bearer constructor' })).status === 500,
   },
+  'auth-prototype-key-accepted': {
+    probe: async (s) => (await call(s, 'GET', '/pets', { auth: 'Bearer toString' })).status === 200,
+  },
   'deep-nesting-500': {
     probe: async (s) => (await post(s, createBody('x', 1, undefined, `,"extra":${deeplyNested(3000)}`))).status === 500,
   },
