@@ -70,8 +70,31 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
   const markers = fc.sample(markerName(), { seed: ctx.seed + 21, numRuns: MARKERS }).map((m) => prefix + m);
   const cases = bodyCases((i) => markers[i]!);
   let petId: string | null = null;
+  let id = '1';
 
-  // Bodies first (the one phase that creates), so that the later cases can name a pet of the run's own.
+  // Keys named after prototype properties first (the cheapest classic, and the most often broken), on every
+  // operation: each must get 401. createPet's carries a valid body, so it also shows the order of the checks for a
+  // valid body with an invalid key (401, never a 201). getPet asks for pet 1 until the run has one of its own.
+  ctx.guard.phase('coverage: robustness catalogue, prototype-named keys');
+  const body = newPetBody({ name: `${markers[0]}-key`, categoryId: '5', nameEdge: false });
+  const build: Record<OperationId, (auth: AuthSpec) => OutgoingRequest> = {
+    listPets: (auth) => req.listPets(auth),
+    createPet: (auth) => req.createPet(auth, body),
+    getPet: (auth) => req.getPet(auth, id),
+  };
+
+  for (const op of contract.operations.keys()) {
+    for (const token of PROTOTYPE_KEYS) {
+      ctx.log.count(op, 'cases');
+      const variant = { name: `a key named ${token}`, valid: false };
+      await ctx.inCase(`auth: ${variant.name}`, async () => {
+        const exchange = await ctx.send(build[op]({ template: `Bearer ${token}`, key: null, keyPlan: 'invalid' }));
+        ctx.judge(authRejected, { exchange, variant });
+      });
+    }
+  }
+
+  // The bodies (the one phase that creates), before the cases that name a pet of the run's own.
   ctx.guard.phase('coverage: robustness catalogue, bodies and media types');
   const limit = Number(parameter('listPets', 'limit').schema.maximum);
   const listAll = () => ctx.send(req.listPets(ctx.auth(), `?limit=${limit}`));
@@ -102,27 +125,7 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
     if (before.has(c.marker)) continue;
     ctx.judge(createInvalidNoEffect, { marker: c.marker!, lists: [after] }, `robustness: ${c.name}`);
   }
-  const id = petId ?? '1';
-
-  // Keys named after prototype properties, on every operation: each must get 401. createPet's carries a valid body,
-  // so it also shows the order of the checks for a valid body with an invalid key (401, never a 201).
-  ctx.guard.phase('coverage: robustness catalogue, prototype-named keys');
-  const body = newPetBody({ name: `${markers[0]}-key`, categoryId: '5', nameEdge: false });
-  const build: Record<OperationId, (auth: AuthSpec) => OutgoingRequest> = {
-    listPets: (auth) => req.listPets(auth),
-    createPet: (auth) => req.createPet(auth, body),
-    getPet: (auth) => req.getPet(auth, id),
-  };
-  for (const op of contract.operations.keys()) {
-    for (const token of PROTOTYPE_KEYS) {
-      ctx.log.count(op, 'cases');
-      const variant = { name: `a key named ${token}`, valid: false };
-      await ctx.inCase(`auth: ${variant.name}`, async () => {
-        const exchange = await ctx.send(build[op]({ template: `Bearer ${token}`, key: null, keyPlan: 'invalid' }));
-        ctx.judge(authRejected, { exchange, variant });
-      });
-    }
-  }
+  if (petId !== null) id = petId;
 
   // Accept values a JSON service cannot serve, on every operation.
   ctx.guard.phase('coverage: robustness catalogue, Accept values');
