@@ -28,6 +28,8 @@ export interface ExchangeRef {
     readonly path: string;
     readonly headers: Readonly<Record<string, string>>;
     readonly bodyBase64: string | null;
+    /** The request-target sent verbatim, when it was (a path variant URL parsing would have resolved). */
+    readonly rawTarget?: string;
   };
 }
 
@@ -142,6 +144,7 @@ export function refOf(ex: Exchange, bodyCap = Number.POSITIVE_INFINITY): Exchang
       method: req.method,
       path: req.path,
       headers: req.headers,
+      ...(req.rawTarget !== undefined && { rawTarget: req.rawTarget }),
       get bodyBase64(): string | null {
         if (bodyBase64 === undefined)
           bodyBase64 = req.body === null || elided ? null : Buffer.from(req.body).toString('base64');

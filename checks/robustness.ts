@@ -7,6 +7,7 @@
  * slash) do, how JSON at its edges is answered.
  */
 import type { Exchange } from '../http/exchange.js';
+import type { OperationId } from '../spec/contract.js';
 import { defineCheck, finding, observation, show, type AnyCheck, type Check } from './check.js';
 import { createdPet } from './create.js';
 import { exactId, opLabel, statusOf } from './facts.js';
@@ -16,6 +17,11 @@ import { readHeader } from '../http/header-read.js';
 export interface RobustEvidence {
   readonly exchange: Exchange;
   readonly what: string;
+  /**
+   * The operation a variant stands in for (GET /V1/PETS for listPets), for the finding's operation; the exchange names
+   * none, so that no response check judges it by that operation's statuses.
+   */
+  readonly resembles?: OperationId;
 }
 
 /** A catalogue body and what a target that accepts it may have read from it (null: no reading is certain). */
@@ -49,7 +55,7 @@ export const noOperationWithoutKey: Check<RobustEvidence> = defineCheck({
   levels: ['violation'],
   area: 'robustness',
   title: 'A request without a key (a path variant, another method, any Accept or body) is never answered 2xx.',
-  run: ({ exchange: ex, what }) => {
+  run: ({ exchange: ex, what, resembles }) => {
     const status = statusOf(ex);
     if (status === null || status < 200 || status > 299) return [];
     return [
@@ -57,7 +63,12 @@ export const noOperationWithoutKey: Check<RobustEvidence> = defineCheck({
         noOperationWithoutKey,
         ex,
         `${requestLine(ex)} (${what}) without a key answered ${status}\nthe spec requires authentication for every operation: a missing key gets 401`,
-        { expected: '401 (or any refusal)', actual: String(status), keyPlan: 'none' },
+        {
+          expected: '401 (or any refusal)',
+          actual: String(status),
+          keyPlan: 'none',
+          ...(resembles !== undefined && { operation: resembles }),
+        },
       ),
     ];
   },
@@ -69,7 +80,7 @@ export const pathVariantAnswer: Check<RobustEvidence> = defineCheck({
   levels: ['observation'],
   area: 'robustness',
   title: 'Records what path variants a router may normalise (a trailing slash, another case) and other methods get.',
-  run: ({ exchange: ex, what }) => {
+  run: ({ exchange: ex, what, resembles }) => {
     const status = statusOf(ex);
     if (status === 429) return [];
     const keyed = ex.keyPlan !== 'none' && ex.keyPlan !== 'invalid';
@@ -78,7 +89,7 @@ export const pathVariantAnswer: Check<RobustEvidence> = defineCheck({
         pathVariantAnswer,
         ex,
         `${requestLine(ex)} (${what}) ${keyed ? 'with the key' : 'without a key'} answered ${answer(ex)}\nthe spec shows no answer for paths or methods other than the documented ones`,
-        { actual: answer(ex) },
+        { actual: answer(ex), ...(resembles !== undefined && { operation: resembles }) },
       ),
     ];
   },

@@ -261,19 +261,21 @@ export const ACCEPT_CASES: readonly { readonly accept: string; readonly keyed: b
 /** A path variant: the request-target sent as is, from the base address's path (e.g. '/v1'). */
 export interface PathVariant {
   readonly name: string;
+  /** The documented operation a router that normalises the variant would serve. */
+  readonly resembles: 'listPets' | 'getPet';
   /** The request-target, from the origin. */
   readonly target: (basePath: string) => string;
 }
 
 /** Paths a router may normalise into a documented one; each sent as GET without a key. */
 export const PATH_VARIANTS: readonly PathVariant[] = Object.freeze([
-  { name: 'upper-case path', target: (b: string) => `${b.replace(/v1$/, 'V1')}/PETS` },
-  { name: 'doubled slash', target: (b: string) => `${b}//pets` },
-  { name: 'dot segment', target: (b: string) => `${b}/./pets` },
-  { name: 'trailing slash', target: (b: string) => `${b}/pets/` },
+  { name: 'upper-case path', resembles: 'listPets', target: (b: string) => `${b.replace(/v1$/, 'V1')}/PETS` },
+  { name: 'doubled slash', resembles: 'listPets', target: (b: string) => `${b}//pets` },
+  { name: 'dot segment', resembles: 'listPets', target: (b: string) => `${b}/./pets` },
+  { name: 'trailing slash', resembles: 'listPets', target: (b: string) => `${b}/pets/` },
   // Pet 1, whoever's it is: the request carries no key, and only a router that decodes %2F before matching reaches it.
-  { name: 'encoded slash', target: (b: string) => `${b}/pets%2F1` },
-  { name: 'encoded dot segment', target: (b: string) => `${b}/%2e/pets` },
+  { name: 'encoded slash', resembles: 'getPet', target: (b: string) => `${b}/pets%2F1` },
+  { name: 'encoded dot segment', resembles: 'listPets', target: (b: string) => `${b}/%2e/pets` },
 ]);
 
 /** Path variants also sent with the key, to record how the target reads them (a trailing slash). */

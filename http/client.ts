@@ -199,7 +199,10 @@ export class HttpClient {
         recorded.authorization = parts.join(key.placeholder);
       } else wire.authorization = recorded.authorization = template;
     }
-    const request: RecordedRequest = { method: req.method, url, path: req.path, headers: recorded, body };
+    const request: RecordedRequest =
+      raw === undefined
+        ? { method: req.method, url, path: req.path, headers: recorded, body }
+        : { method: req.method, url, path: req.path, headers: recorded, body, rawTarget: raw };
     const seq = ++this.seq;
     const startedAt = Date.now();
     const t0 = performance.now();

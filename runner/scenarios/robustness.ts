@@ -151,10 +151,11 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
     const send = (auth: AuthSpec) => ctx.send({ operation: null, method: 'GET', path, rawTarget: target, auth });
     await ctx.inCase(`robustness: ${v.name}`, async () => {
       const exchange = await send(NO_KEY);
-      ctx.judge(noOperationWithoutKey, { exchange, what: v.name });
-      ctx.judge(pathVariantAnswer, { exchange, what: v.name });
+      const what = v.name;
+      ctx.judge(noOperationWithoutKey, { exchange, what, resembles: v.resembles });
+      ctx.judge(pathVariantAnswer, { exchange, what, resembles: v.resembles });
       if (KEYED_PATH_VARIANTS.includes(v.name))
-        ctx.judge(pathVariantAnswer, { exchange: await send(ctx.auth()), what: v.name });
+        ctx.judge(pathVariantAnswer, { exchange: await send(ctx.auth()), what, resembles: v.resembles });
     });
   }
   // An undocumented method on a documented path: only ever without a key, and on a pet of the run's own.
