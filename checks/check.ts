@@ -28,6 +28,8 @@ export interface ExchangeRef {
     readonly path: string;
     readonly headers: Readonly<Record<string, string>>;
     readonly bodyBase64: string | null;
+    /** The request-target sent verbatim, when it was (a path variant URL parsing would have resolved). */
+    readonly rawTarget?: string;
   };
 }
 
@@ -68,7 +70,16 @@ export interface Finding {
 
 export type KeyPlan = Exchange['keyPlan'];
 
-export type Area = 'response' | 'auth' | 'listPets' | 'createPet' | 'getPet' | 'stateful' | 'rate-limit' | 'run';
+export type Area =
+  | 'response'
+  | 'auth'
+  | 'listPets'
+  | 'createPet'
+  | 'getPet'
+  | 'stateful'
+  | 'robustness'
+  | 'rate-limit'
+  | 'run';
 
 /** What a check says about itself: everything it can emit is declared here, so its definition is its whole truth. */
 export interface CheckDefinition<E> {
@@ -110,8 +121,13 @@ export type AnyCheck = Check<any>;
  * a replay file): most findings are observations the run's log counts and drops, and rendering them costs more than
  * the checks that made them. Both are enumerable properties, so copies and serialisations carry them.
  */
-export function refOf(ex: Exchange): ExchangeRef {
-  const req = ex.request;
+export function refOf(ex: Exchange, bodyCap = Number.POSITIVE_INFINITY): ExchangeRef {
+  // A request body over the cap is left out of the reference (its curl line says so), never cut: an observation of
+  // how a megabyte body was answered needs no copy of the megabyte in every report.
+  const elided = ex.request.body !== null && ex.request.body.length > bodyCap;
+  const req = elided
+    ? { ...ex.request, body: Buffer.from(`<${ex.request.body!.length} bytes, not kept>`) }
+    : ex.request;
   let curl: string | undefined;
   let bodyBase64: string | null | undefined;
   return {
@@ -128,13 +144,21 @@ export function refOf(ex: Exchange): ExchangeRef {
       method: req.method,
       path: req.path,
       headers: req.headers,
+      ...(req.rawTarget !== undefined && { rawTarget: req.rawTarget }),
       get bodyBase64(): string | null {
-        if (bodyBase64 === undefined) bodyBase64 = req.body === null ? null : Buffer.from(req.body).toString('base64');
+        if (bodyBase64 === undefined)
+          bodyBase64 = req.body === null || elided ? null : Buffer.from(req.body).toString('base64');
         return bodyBase64;
       },
     },
   };
 }
+
+/**
+ * Request bodies an observation keeps in its exchange references at most: it records how the target answered, it is no
+ * defect to replay (a violation keeps every byte, its curl line and replay file resend them exactly).
+ */
+export const OBSERVATION_BODY_MAX = 64 * 1024;
 
 export interface FindingDetail {
   readonly expected?: string;
@@ -180,7 +204,7 @@ export function finding(
     message,
     ...(detail.expected !== undefined ? { expected: detail.expected } : {}),
     ...(detail.actual !== undefined ? { actual: detail.actual } : {}),
-    exchanges: list.map(refOf),
+    exchanges: list.map((ex) => refOf(ex, level === 'observation' ? OBSERVATION_BODY_MAX : undefined)),
   };
 }
 

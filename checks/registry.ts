@@ -7,6 +7,7 @@ import { listChecks } from './list.js';
 import { responseCheckList, type ResponseEvidence } from './response.js';
 import { modelConsistency } from './stateful.js';
 import { rateLimitChecks } from './rate-limit.js';
+import { robustnessChecks } from './robustness.js';
 import { runChecks } from './run.js';
 
 export const responseChecks: readonly Check<ResponseEvidence>[] = responseCheckList;
@@ -21,6 +22,7 @@ export const allChecks: readonly AnyCheck[] = Object.freeze([
   ...createChecks,
   ...getChecks,
   modelConsistency,
+  ...robustnessChecks,
   ...rateLimitChecks,
   ...runChecks,
 ]);

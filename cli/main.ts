@@ -22,7 +22,7 @@ Usage:
   petstore-conformance replay FILE [--target URL] [--ca FILE] [--insecure]
 
 With no --target (and no PETSTORE_TARGET) it starts an embedded reference Pet Store and runs against it.
-Suites: auth, listPets, createPet, getPet, stateful, rate-limit (default: all of these), quota (opt-in).
+Suites: auth, listPets, createPet, getPet, stateful, robustness, rate-limit (default: all of these), quota (opt-in).
 Environment: PETSTORE_TARGET, PETSTORE_API_KEY_FREE|PRO|BUSINESS|ENTERPRISE, PETSTORE_ENTERPRISE_LIMITS=rpm/rpd,
              PETSTORE_PRODUCTION_URL, PETSTORE_SEED, PETSTORE_RUNS, PETSTORE_MAX_DURATION, PETSTORE_BUDGET,
              PETSTORE_CONCURRENCY (a .env file is read too); HTTPS_PROXY, HTTP_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS,

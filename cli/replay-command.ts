@@ -64,6 +64,7 @@ export async function replayCommand(argv: string[], out: Output): Promise<number
       operation: file.operation as OperationId | null,
       method: file.request.method,
       path: file.request.path,
+      ...(file.request.rawTarget !== undefined && { rawTarget: file.request.rawTarget }),
       headers,
       auth: { template, key: used?.key ?? null, keyPlan },
       body: file.request.bodyBase64 === null ? null : Buffer.from(file.request.bodyBase64, 'base64'),

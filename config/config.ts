@@ -19,7 +19,7 @@ import {
 import { HarnessError } from './errors.js';
 
 /** The functional suites: one operation's behaviour each (and their sequences); they may run side by side. */
-export const FUNCTIONAL_SUITES = ['auth', 'listPets', 'createPet', 'getPet', 'stateful'] as const;
+export const FUNCTIONAL_SUITES = ['auth', 'listPets', 'createPet', 'getPet', 'stateful', 'robustness'] as const;
 /** Every suite, in the order a run executes them: the rate-limit and quota suites, which exhaust keys, last. */
 export const SUITES = [...FUNCTIONAL_SUITES, 'rate-limit', 'quota'] as const;
 export type SuiteName = (typeof SUITES)[number];
@@ -32,6 +32,7 @@ export const DEFAULT_SUITES: readonly SuiteName[] = [
   'createPet',
   'getPet',
   'stateful',
+  'robustness',
   'rate-limit',
 ];
 

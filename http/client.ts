@@ -43,9 +43,17 @@ export interface OutgoingRequest {
   /** Path and query relative to the base address, already encoded: /pets?limit=5. */
   readonly path: string;
   readonly auth: AuthSpec;
+  /** Headers to send (names in any case); an empty Content-Type sends none, where a body would default to JSON. */
   readonly headers?: Readonly<Record<string, string>>;
   /** Raw body: a string is sent as UTF-8. */
   readonly body?: string | Uint8Array | null;
+  /**
+   * The request-target sent exactly as given (origin-form, from the origin: '/v1/./pets'), for the cases that test how
+   * a target reads paths URL parsing would rewrite (dot segments, encoded dots, another case of the version segment).
+   * The recorded URL is the origin and this target; `path` still names the request in reports. Default: the base
+   * address joined with `path`, as URL parsing makes it.
+   */
+  readonly rawTarget?: string;
 }
 
 export const DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024;
@@ -151,7 +159,8 @@ export class HttpClient {
   }
 
   async send(req: OutgoingRequest): Promise<Exchange> {
-    const url = this.baseUrl + req.path;
+    const raw = req.rawTarget;
+    const url = raw === undefined ? this.baseUrl + req.path : this.origin + raw;
     const wire: Record<string, string> = {};
     const recorded: Record<string, string> = {};
     const given = req.headers;
@@ -168,6 +177,10 @@ export class HttpClient {
     const body = req.body == null ? null : typeof req.body === 'string' ? Buffer.from(req.body, 'utf8') : req.body;
     if (body !== null && wire['content-type'] === undefined) {
       wire['content-type'] = recorded['content-type'] = 'application/json';
+    } else if (wire['content-type'] === '') {
+      // An empty Content-Type asks for none at all: a body sent without its media type (a robustness case).
+      delete wire['content-type'];
+      delete recorded['content-type'];
     }
     const template = req.auth.template;
     if (template !== null) {
@@ -178,14 +191,18 @@ export class HttpClient {
         recorded.authorization = parts.join(key.placeholder);
       } else wire.authorization = recorded.authorization = template;
     }
-    const request: RecordedRequest = { method: req.method, url, path: req.path, headers: recorded, body };
+    const request: RecordedRequest =
+      raw === undefined
+        ? { method: req.method, url, path: req.path, headers: recorded, body }
+        : { method: req.method, url, path: req.path, headers: recorded, body, rawTarget: raw };
     const seq = ++this.seq;
     const startedAt = Date.now();
     const t0 = performance.now();
     let response: RecordedResponse | null = null;
     let error: TransportError | null = null;
     try {
-      const res = await this.dispatch(req.path, req.method, wire, body, t0);
+      const target = raw ?? requestTarget(this.baseUrl, this.prefix, req.path);
+      const res = await this.dispatch(target, req.method, wire, body, t0);
       const headers = responseHeaders(res.rawHeaders);
       const coding = headers['content-encoding'];
       const codings = coding === undefined ? NO_CODINGS : contentCodings(coding);
@@ -267,7 +284,7 @@ export class HttpClient {
    * TimeoutError (a timer per request costs more than the rest of the HTTP layer's own work).
    */
   private dispatch(
-    path: string,
+    target: string,
     method: string,
     headers: Record<string, string>,
     body: Uint8Array | null,
@@ -335,7 +352,7 @@ export class HttpClient {
       this.agent.dispatch(
         {
           origin: this.origin,
-          path: requestTarget(this.baseUrl, this.prefix, path),
+          path: target,
           method: method as Dispatcher.HttpMethod,
           headers,
           body,

@@ -6,6 +6,9 @@
  */
 import type { RecordedRequest } from './exchange.js';
 
+/** A dot segment of a path ('.', '..', or their %2e spellings), which curl resolves unless told not to. */
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+
 function singleQuote(s: string): string {
   return `'${s.replaceAll("'", `'\\''`)}'`;
 }
@@ -31,6 +34,8 @@ function quoteHeader(name: string, value: string): string {
 
 export function toCurl(req: RecordedRequest): string {
   const parts = ['curl', '-sS', '-i', '-X', req.method, singleQuote(req.url)];
+  // A path sent with its dot segments (a robustness case) keeps them: curl would resolve them otherwise.
+  if (DOT_SEGMENT.test(req.url.replace(/^[a-z]+:\/\/[^/]*/i, '').split('?', 1)[0]!)) parts.splice(3, 0, '--path-as-is');
   // The run asked for compression: curl then decodes the answer as the run did (and sends the same Accept-Encoding).
   if (req.headers['accept-encoding'] !== undefined) parts.splice(3, 0, '--compressed');
   for (const [name, value] of Object.entries(req.headers)) parts.push('-H', quoteHeader(name, value));

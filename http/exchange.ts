@@ -11,6 +11,8 @@ export interface RecordedRequest {
   readonly headers: Readonly<Record<string, string>>;
   /** Raw body bytes as sent, or null when there was none. */
   readonly body: Uint8Array | null;
+  /** The request-target as sent when it was given verbatim (OutgoingRequest.rawTarget: dot segments kept). */
+  readonly rawTarget?: string;
 }
 
 export interface RecordedResponse {

@@ -17,13 +17,26 @@ export interface Fault {
   readonly description: string;
   /** The check id that must report a violation (or a warning, for checks that warn). */
   readonly catches: string;
-  /** Which suite exercises it: 'auth'|'listPets'|'createPet'|'getPet'|'stateful'|'rate-limit'|'quota'. */
+  /** Which suite exercises it: 'auth'|'listPets'|'createPet'|'getPet'|'stateful'|'robustness'|'rate-limit'|'quota'. */
   readonly suite: string;
   /** What the fault changes: one seam, wrapped or replaced. */
   readonly apply: Modifier;
 }
 
 const TEXT = 'text/plain; charset=utf-8';
+const HTML = 'text/html; charset=utf-8';
+/** Every name a plain object answers to without owning it (constructor, __proto__, toString, valueOf…). */
+const PLAIN_OBJECT: object = {};
+
+/** The nesting a recursive walk of typical stack frames survives before the stack overflows. */
+const STACK_DEPTH = 1000;
+
+/** A recursive walk with no depth limit, as a naive sanitizer or validator does: past STACK_DEPTH, the stack is gone. */
+function walkRecursively(value: unknown, depth: number): void {
+  if (depth > STACK_DEPTH) throw new RangeError('Maximum call stack size exceeded');
+  if (value === null || typeof value !== 'object' || isLosslessNumber(value)) return;
+  for (const v of Object.values(value)) walkRecursively(v, depth + 1);
+}
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** How much later each answer of the slows-down fault comes than the one before. */
@@ -692,6 +705,150 @@ const catalogue = [
       error: undefined,
       body: '{"statusCode":429,"error":"Too Many Requests","message":"Rate limit exceeded"}',
     })),
+  },
+
+  {
+    id: 'rl-429-error-status',
+    description:
+      "429 carries a complete Error whose status is 400 (section 7 rule 1 binds every Error body, a 429's too)",
+    catches: 'error-status-matches',
+    suite: 'rate-limit',
+    apply: wrap('errorBody', (prev) => (e) => (e.status === 429 ? prev({ ...e, status: 400 }) : prev(e))),
+  },
+
+  // --- robustness: the inputs real services break on (runner/scenarios/robustness.ts sends each once)
+  {
+    id: 'auth-prototype-key-500',
+    description:
+      'keys are looked up in a plain object (keys[token]): a token named after a prototype property (constructor, __proto__, toString…) "matches" and reading its plan crashes: 500',
+    catches: 'no-5xx',
+    suite: 'robustness',
+    apply: wrap('unauthorized', (prev) => (ctx, tokenGiven) => {
+      const { token } = splitAuthorization(ctx.res.req.headers.authorization ?? '');
+      return tokenGiven && token in PLAIN_OBJECT
+        ? errorReply(500, 'internal_error', "Cannot read properties of undefined (reading 'requestsPerMinute')")
+        : prev(ctx, tokenGiven);
+    }),
+  },
+  {
+    id: 'auth-prototype-key-accepted',
+    description:
+      'keys are looked up in a plain object and any value found lets the request through: a token named after a prototype property (constructor, toString…) is served, as if it were a key',
+    catches: 'auth-rejected',
+    suite: 'robustness',
+    apply: wrap('authenticate', (prev) => (ctx, header, route) => {
+      const a = prev(ctx, header, route);
+      if (a.ok || header === undefined) return a;
+      const { scheme, token } = splitAuthorization(header);
+      return scheme.toLowerCase() === 'bearer' && token in PLAIN_OBJECT ? { ok: true, key: null } : a;
+    }),
+  },
+  {
+    id: 'deep-nesting-500',
+    description: `the body is walked by a recursive function with no depth limit: JSON nested more than ${STACK_DEPTH} levels deep (even inside an unknown member) overflows the stack: 500`,
+    catches: 'no-5xx',
+    suite: 'robustness',
+    apply: wrap('validate', (prev) => (body) => {
+      walkRecursively(body, 0);
+      return prev(body);
+    }),
+  },
+  {
+    id: 'create-form-decoded',
+    description:
+      "form-encoded bodies are decoded into a NewPet as Go's form decoders do: a missing field reads as its zero value (categoryId 0), so a form without categoryId creates a pet",
+    catches: 'create-invalid-rejected',
+    suite: 'robustness',
+    apply: wrap('parseBody', (prev) => (ctx, bytes, contentType) => {
+      if (!/^application\/x-www-form-urlencoded\b/i.test(contentType ?? '')) return prev(ctx, bytes, contentType);
+      const form = new URLSearchParams(bytes.toString('utf8'));
+      const digits = form.get('categoryId') ?? '';
+      const status = form.get('status');
+      return {
+        name: form.get('name') ?? '',
+        categoryId: new LosslessNumber(/^-?\d+$/.test(digits) ? digits : '0'),
+        ...(status !== null ? { status } : {}),
+      };
+    }),
+  },
+  {
+    id: 'create-members-case-insensitive',
+    description:
+      "members are matched to fields case-insensitively, as Go's encoding/json does: a body with categoryid (and no categoryId) is accepted as complete",
+    catches: 'create-invalid-rejected',
+    suite: 'robustness',
+    apply: wrap('validate', (prev) => (body) => {
+      if (!isObject(body)) return prev(body);
+      const read: Record<string, unknown> = { ...body };
+      for (const field of ['name', 'categoryId', 'status']) {
+        if (Object.hasOwn(read, field)) continue;
+        const other = Object.keys(body).find((k) => k.toLowerCase() === field.toLowerCase());
+        if (other !== undefined) read[field] = body[other];
+      }
+      return prev(read);
+    }),
+  },
+  {
+    id: 'create-proto-member',
+    description:
+      'the body is merged onto a plain object with Object.assign and its fields read by property access: a "__proto__" member becomes the prototype and lends the fields it holds (a body without categoryId is accepted)',
+    catches: 'create-invalid-rejected',
+    suite: 'robustness',
+    apply: wrap('validate', (prev) => (body) => {
+      if (!isObject(body)) return prev(body);
+      const merged: Record<string, unknown> = Object.assign({}, body);
+      const read: Record<string, unknown> = {};
+      for (const field of ['name', 'categoryId', 'status'])
+        if (merged[field] !== undefined) read[field] = merged[field];
+      return prev(read);
+    }),
+  },
+  {
+    id: 'html-error-page',
+    description: "a request that asks for text/html gets the framework's HTML error page instead of an Error (401)",
+    catches: 'content-type-json',
+    suite: 'robustness',
+    apply: wrap('unauthorized', (prev) => (ctx, tokenGiven) => {
+      const r = prev(ctx, tokenGiven);
+      if (!/\btext\/html\b/i.test(ctx.res.req.headers.accept ?? '')) return r;
+      const { error: _error, ...rest } = r;
+      return {
+        ...rest,
+        body: '<!doctype html><title>401 Unauthorized</title><h1>Unauthorized</h1>',
+        contentType: HTML,
+      };
+    }),
+  },
+  {
+    id: 'router-case-insensitive',
+    description:
+      'the router matches paths case-insensitively while the authentication layer guards the exact paths only: GET /V1/PETS lists pets without a key',
+    catches: 'no-operation-without-key',
+    suite: 'robustness',
+    apply: wrap('route', (prev) => (method, path) => {
+      const exact = prev(method, path);
+      if (exact.route !== null) return exact;
+      const folded = prev(method, path.toLowerCase());
+      return folded.route !== null ? { route: folded.route, guarded: false } : exact;
+    }),
+  },
+  {
+    id: 'create-name-truncated-64k',
+    description:
+      'names are stored in a 64 KiB column in non-strict mode (MySQL TEXT): a longer name is silently cut, and the 201 shows the cut name',
+    catches: 'robust-body-understood',
+    suite: 'robustness',
+    apply: wrap('storePet', (prev) => (ctx, pet) => prev(ctx, { ...pet, name: pet.name.slice(0, 65_535) })),
+  },
+  {
+    id: 'create-large-body-dropped',
+    description: 'a body over the size limit gets no answer: the connection is closed while the client still sends',
+    catches: 'transport-ok',
+    suite: 'robustness',
+    apply: wrap(
+      'rejectBody',
+      (prev) => (ctx, p) => (p.kind === 'too-large' ? { status: 400, drop: true } : prev(ctx, p)),
+    ),
   },
 
   // --- limiter behaviour

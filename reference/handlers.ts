@@ -5,7 +5,9 @@
  *
  * Documented choices where the spec leaves the answer open (a conformant server may choose otherwise):
  * - Order of processing: authenticate, then rate-limit, then route. An unknown path, or a known path with another
- *   method (405 is not documented), gets 404 Error JSON, after authentication and counted against the key.
+ *   method (405 is not documented), gets 404 Error JSON, after authentication and counted against the key. Paths are
+ *   matched exactly: /V1/PETS, /v1/pets/ and //pets are unknown paths (the client's URL rules resolve dot segments).
+ * - The Accept header is not read: every answer is JSON (406 is not documented).
  * - 401 responses carry rate-limit headers from a per-client (remote address) anonymous bucket with the Free plan's
  *   limits; it is reported, never enforced. `WWW-Authenticate: Bearer realm="petstore"`, with error="invalid_token"
  *   when a bearer token was given. The scheme name is case-insensitive (RFC 9110 §11.1).
@@ -16,9 +18,11 @@
  *   parse). name is any string, including empty (the spec gives no limits). categoryId must be a JSON integer within
  *   int64, judged on its exact digits: 1.0 and 1e3 count as integers (JSON Schema semantics) and are stored as 1 and
  *   1000; 1.5, strings, null and out-of-range values get 400. A client-supplied id and unknown fields are ignored;
- *   a key repeated with different values, or bytes that are not UTF-8, get 400.
+ *   a key repeated with different values, or bytes that are not UTF-8, get 400 (a UTF-8 byte order mark is dropped;
+ *   form-encoded, multipart or UTF-16 bytes are not JSON: 400). JSON nested deeper than the parser's stack gets 400.
  *   status omitted is stored and returned as "available". Ids are assigned sequentially from the store's first id.
- *   Bodies over 1 MiB get 400 (413 is not documented) and the connection is closed.
+ *   Bodies over 1 MiB get 400 (413 is not documented) once they are read to their end (up to 32 MiB; beyond, the
+ *   connection is closed).
  * - getPet: a petId that is not a decimal integer within int64 gets 400 Error (not an int64, so not "an animal that
  *   could not be found"); an absent int64 gets 404. 200 carries `Sunset` with the documented removal date.
  * - Every JSON response is `application/json; charset=utf-8`; every response carries X-RateLimit-*. An unexpected
@@ -98,7 +102,14 @@ export type QueryProblem =
 
 export type BodyProblem =
   | { readonly kind: 'malformed'; readonly why: string }
-  | { readonly kind: 'invalid'; readonly body: unknown; readonly reason: string };
+  | { readonly kind: 'invalid'; readonly body: unknown; readonly reason: string }
+  | { readonly kind: 'too-large'; readonly limit: number; readonly drained: boolean };
+
+/** Which operation a request is for, and whether the authentication layer guards its path (it guards every route). */
+export interface RouteMatch {
+  readonly route: Route;
+  readonly guarded: boolean;
+}
 
 export interface NewPetFields {
   readonly name: string;
@@ -143,6 +154,8 @@ export type IdChoice = (body: unknown) => bigint | undefined | Promise<bigint | 
  * replaces or wraps exactly one of them (faults.ts).
  */
 export interface HandlerSeams {
+  /** The operation a method and path (without the query) name; null: none. */
+  readonly route: (method: string | undefined, path: string) => RouteMatch;
   /** Who sent the request: a key, nobody, or (under auth faults) someone served without a key. */
   readonly authenticate: (ctx: Ctx, header: string | undefined, route: Route) => Auth;
   /** The answer to a request without a valid key. */
@@ -171,6 +184,11 @@ export interface HandlerSeams {
   readonly listed: (ctx: Ctx, query: ListQuery, reply: Reply) => Reply;
 
   readonly chooseId: (ctx: Ctx) => IdChoice;
+  /**
+   * The request body as a value, from its bytes and Content-Type; throws a SyntaxError (or TypeError) for a body that
+   * is not UTF-8 JSON. Anything else it throws is a crash (a 500).
+   */
+  readonly parseBody: (ctx: Ctx, bytes: Buffer, contentType: string | undefined) => unknown;
   readonly rejectBody: (ctx: Ctx, problem: BodyProblem) => Reply;
   readonly validate: (body: unknown) => Validation;
   readonly storePet: (ctx: Ctx, pet: NewPetRecord) => Created;
@@ -267,7 +285,31 @@ function rejectQuery(_ctx: Ctx, p: QueryProblem): Reply {
 
 function rejectBody(_ctx: Ctx, p: BodyProblem): Reply {
   if (p.kind === 'malformed') return errorReply(400, 'invalid_body', `body is not UTF-8 JSON: ${p.why}`);
+  if (p.kind === 'too-large')
+    return errorReply(
+      400,
+      'invalid_body',
+      `request body larger than ${p.limit} bytes`,
+      p.drained ? undefined : { connection: 'close' },
+    );
   return errorReply(400, 'invalid_body', p.reason);
+}
+
+/** Whatever the Content-Type says, the bytes must be UTF-8 JSON (a byte order mark is dropped, as the decoder does). */
+function parseBody(_ctx: Ctx, bytes: Buffer, _contentType: string | undefined): unknown {
+  const text = utf8.decode(bytes);
+  try {
+    return parseExact(text);
+  } catch (e) {
+    // The parser recurses: nesting deeper than the stack allows is refused as a body, never a crash.
+    if (e instanceof RangeError) throw new SyntaxError('JSON nested too deeply');
+    throw e;
+  }
+}
+
+/** The exact paths of the three operations; every route is guarded by authentication. */
+function route(method: string | undefined, path: string): RouteMatch {
+  return { route: exactRoute(method, path), guarded: true };
 }
 
 function toCategoryId(value: unknown): bigint | string {
@@ -299,6 +341,7 @@ function validate(body: unknown): Validation {
 const noId: IdChoice = () => undefined;
 
 export const conformant: HandlerSeams = Object.freeze({
+  route,
   authenticate,
   unauthorized,
   planLimits: (_ctx: Ctx, key: ReferenceKey) => key.limits,
@@ -319,6 +362,7 @@ export const conformant: HandlerSeams = Object.freeze({
   listed: (_ctx: Ctx, _q: ListQuery, reply: Reply) => reply,
 
   chooseId: () => noId,
+  parseBody,
   rejectBody,
   validate,
   storePet: (ctx: Ctx, { id, ...fields }: NewPetRecord) => {
@@ -433,7 +477,13 @@ function listPets(ctx: Ctx, query: string, rl: Decision): void {
 // ---------------------------------------------------------------------------------------------------------------
 // createPet
 
-type Body = { kind: 'ok'; bytes: Buffer } | { kind: 'too-large' } | { kind: 'aborted' };
+type Body = { kind: 'ok'; bytes: Buffer } | { kind: 'too-large'; drained: boolean } | { kind: 'aborted' };
+
+/**
+ * A body over the cap is read to its end (and dropped) before the 400, up to this many times the cap: answering while
+ * the client still sends makes its upload fail (and a proxy in between answer 502). Beyond it the connection closes.
+ */
+const DRAIN_FACTOR = 32;
 
 function readBody(req: IncomingMessage, cap: number): Promise<Body> {
   return new Promise((resolve) => {
@@ -448,10 +498,13 @@ function readBody(req: IncomingMessage, cap: number): Promise<Body> {
     req.on('data', (chunk: Buffer) => {
       if (done) return;
       size += chunk.length;
-      if (size > cap) finish({ kind: 'too-large' });
-      else chunks.push(chunk);
+      if (size > cap * DRAIN_FACTOR) finish({ kind: 'too-large', drained: false });
+      else if (size <= cap) chunks.push(chunk);
+      else chunks.length = 0;
     });
-    req.on('end', () => finish({ kind: 'ok', bytes: Buffer.concat(chunks, size) }));
+    req.on('end', () =>
+      finish(size > cap ? { kind: 'too-large', drained: true } : { kind: 'ok', bytes: Buffer.concat(chunks, size) }),
+    );
     req.on('close', () => finish({ kind: 'aborted' }));
     req.on('error', () => finish({ kind: 'aborted' }));
   });
@@ -463,17 +516,17 @@ async function createPet(ctx: Ctx, req: IncomingMessage, rl: Decision): Promise<
   const read = await readBody(req, ctx.maxBodyBytes);
   if (read.kind === 'aborted') return;
   if (read.kind === 'too-large') {
-    const message = `request body larger than ${ctx.maxBodyBytes} bytes`;
-    send(ctx, errorReply(400, 'invalid_body', message, { connection: 'close' }), rl);
+    send(ctx, seams.rejectBody(ctx, { kind: 'too-large', limit: ctx.maxBodyBytes, drained: read.drained }), rl);
     req.resume();
     return;
   }
   let body: unknown;
   try {
-    body = parseExact(utf8.decode(read.bytes));
+    body = seams.parseBody(ctx, read.bytes, req.headers['content-type']);
   } catch (e) {
-    const why = e instanceof Error ? e.message : String(e);
-    return send(ctx, seams.rejectBody(ctx, { kind: 'malformed', why }), rl);
+    // A parser's refusal is a 400; anything else it throws (a stack overflow, a bug) is a crash, answered 500.
+    if (!(e instanceof SyntaxError || e instanceof TypeError)) throw e;
+    return send(ctx, seams.rejectBody(ctx, { kind: 'malformed', why: e.message }), rl);
   }
   const v = seams.validate(body);
   if (!v.ok) return send(ctx, seams.rejectBody(ctx, { kind: 'invalid', body, reason: v.reason }), rl);
@@ -507,7 +560,7 @@ function getPet(ctx: Ctx, rawId: string, rl: Decision): void {
 // ---------------------------------------------------------------------------------------------------------------
 // Dispatch
 
-function route(method: string | undefined, path: string): Route {
+function exactRoute(method: string | undefined, path: string): Route {
   if (path === '/v1/pets') {
     if (method === 'GET') return { op: 'listPets' };
     if (method === 'POST') return { op: 'createPet' };
@@ -532,8 +585,9 @@ function handle(base: HandlerContext, req: IncomingMessage, res: ServerResponse)
   const q = url.indexOf('?');
   const path = q < 0 ? url : url.slice(0, q);
   const query = q < 0 ? '' : url.slice(q + 1);
-  const r = route(req.method, path);
-  const auth = seams.authenticate(ctx, req.headers.authorization, r);
+  const { route: r, guarded } = seams.route(req.method, path);
+  // A path the authentication layer does not guard (under a router fault) is served as if no key were needed.
+  const auth: Auth = guarded ? seams.authenticate(ctx, req.headers.authorization, r) : { ok: true, key: null };
   if (!auth.ok) {
     const rl = ctx.limiter.take(anonymous(req), FREE, ctx.now, false);
     return send(ctx, seams.unauthorized(ctx, auth.tokenGiven), rl);

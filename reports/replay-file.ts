@@ -24,6 +24,8 @@ export interface ReplayFile {
     readonly path: string;
     readonly headers: Readonly<Record<string, string>>;
     readonly bodyBase64: string | null;
+    /** The request-target sent verbatim (a path variant): the replay sends it as it is too. */
+    readonly rawTarget?: string;
   };
   readonly curl: string;
 }

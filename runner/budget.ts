@@ -55,6 +55,15 @@ export function planBudget(
   if (room === null) return { runs, suiteEstimates: at(runs), shares: null, notes: [] };
   const notes: string[] = [];
   const coverage = suites.reduce((n, s) => n + (s.estimate?.(runs).coverage ?? 0), 0);
+  // What each suite's coverage costs, the robustness catalogue's included: what the budget must hold first.
+  const costs = suites.flatMap((s) => {
+    const e = s.estimate?.(runs);
+    return e ? [`${s.name === 'robustness' ? 'robustness catalogue' : s.name} ${e.coverage}`] : [];
+  });
+  if (costs.length > 0)
+    notes.push(
+      `coverage first, within ${label}: ${costs.join(', ')} = ${coverage} of the ${room} requests left for the suites; the random phases share ${Math.max(0, room - coverage)}`,
+    );
   const explore = (r: number) => suites.reduce((n, s) => n + (s.estimate?.(r).explore ?? 0), 0);
   let scaled = runs;
   if (coverage > room) {

@@ -15,6 +15,7 @@ import { createPetCoverage, createPetExplore, createPetScenario } from './scenar
 import { getPetCoverage, getPetExplore, getPetScenario } from './scenarios/get-pet.js';
 import { listPetsCoverage, listPetsExplore, listPetsScenario } from './scenarios/list-pets.js';
 import { statefulCoverage, statefulExplore, statefulScenario } from './scenarios/stateful.js';
+import { robustnessCoverage, robustnessScenario } from './scenarios/robustness.js';
 import { rateLimitScenario } from './scenarios/rate-limit.js';
 import { quotaScenario } from './scenarios/quota.js';
 
@@ -76,6 +77,15 @@ const definitions: SuiteDefinition[] = [
     areas: ['stateful', 'createPet', 'listPets'],
     run: statefulScenario,
     estimate: (r) => ({ coverage: statefulCoverage(), explore: statefulExplore(r) }),
+  },
+  {
+    name: 'robustness',
+    title: 'The inputs real services break on (robustness catalogue)',
+    operations: ALL_OPS,
+    areas: ['robustness', 'auth', 'createPet', 'getPet'],
+    run: robustnessScenario,
+    // The robustness catalogue: each case once, whatever the seed and --runs; no random phase.
+    estimate: () => ({ coverage: robustnessCoverage(), explore: 0 }),
   },
   {
     name: 'rate-limit',

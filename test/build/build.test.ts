@@ -154,6 +154,22 @@ describe('the spec YAML as data', () => {
 });
 
 test('the suites run in the fixed order, whatever the order they were asked for', () => {
-  const { sideBySide, alone } = schedule(['rate-limit', 'stateful', 'auth', 'getPet', 'listPets', 'createPet']);
-  expect([...sideBySide, ...alone]).toEqual(['auth', 'listPets', 'createPet', 'getPet', 'stateful', 'rate-limit']);
+  const { sideBySide, alone } = schedule([
+    'rate-limit',
+    'robustness',
+    'stateful',
+    'auth',
+    'getPet',
+    'listPets',
+    'createPet',
+  ]);
+  expect([...sideBySide, ...alone]).toEqual([
+    'auth',
+    'listPets',
+    'createPet',
+    'getPet',
+    'stateful',
+    'robustness',
+    'rate-limit',
+  ]);
 });

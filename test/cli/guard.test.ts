@@ -302,6 +302,18 @@ describe('planBudget', () => {
     expect(plan.notes.join('\n')).toMatch(new RegExp(`every case class first \\(${coverage} requests\\)`));
   });
 
+  it("names each suite's coverage, the robustness catalogue's included, and the Free-key budget of 250 holds them all", () => {
+    const plan = planBudget(FUNCTIONAL, 100, 249, 'the request budget (250)');
+    const catalogue = suiteEstimate('robustness', 100)!;
+    expect(catalogue.coverage).toBeGreaterThan(40);
+    expect(catalogue.explore).toBe(0);
+    expect(plan.notes.join('\n')).toContain(`robustness catalogue ${catalogue.coverage}`);
+    expect(plan.notes.join('\n')).toContain(`= ${coverage} of the 249 requests left for the suites`);
+    // The whole catalogue fits beside every other suite's coverage (249: a budget of 250 less the preflight).
+    expect(coverage).toBeLessThanOrEqual(249);
+    expect(plan.notes.join('\n')).not.toMatch(/less than the coverage phases need/);
+  });
+
   it('says so when the budget cannot even cover every case class', () => {
     const plan = planBudget(FUNCTIONAL, 100, coverage - 1);
     expect(plan.notes.join('\n')).toMatch(/less than the coverage phases need .*the report names them/);

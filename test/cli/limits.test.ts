@@ -93,6 +93,10 @@ describe('run limits against a real target', () => {
       expect(report.run.budget.leftOut.length).toBeGreaterThan(0);
       expect(report.run.stop?.code).toBe('PSC_BUDGET');
       expect(out.text()).toMatch(/Requests: \d+ of a budget of 60 \(--budget\)/);
+      // The plan names what each suite's coverage costs, the robustness catalogue's included.
+      expect(out.text()).toMatch(
+        /coverage first, within the request budget \(60\): auth \d+, .*robustness catalogue \d+ = \d+/,
+      );
       expect(out.text()).toMatch(/Left out: /);
       // Per key: what it spent, and what the target's headers say is left.
       const sent = report.run.keys.reduce((n, k) => n + k.sent, 0);

@@ -44,6 +44,7 @@ test('`petstore-conformance run` with no configuration passes against the embedd
     'getPet',
     'listPets',
     'rate-limit',
+    'robustness',
     'stateful',
   ]);
   for (const op of ['listPets', 'createPet', 'getPet']) expect(report.operations[op]?.cases ?? 0).toBeGreaterThan(0);

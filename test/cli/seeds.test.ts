@@ -70,5 +70,6 @@ describe(`functional suites × ${SEEDS} seeds against one faultless reference se
       `seeds: ${SEEDS} seeds × ${FUNCTIONAL.length} suites, ${exchanges} exchanges, ${bad.length} violations/warnings`,
     );
     expect(bad).toEqual([]);
-  }, 60_000);
+    // 20 seeds × every functional suite, the robustness catalogue's megabyte bodies included: time for a busy machine.
+  }, 120_000);
 });

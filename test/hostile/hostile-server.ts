@@ -19,6 +19,8 @@ export const HOSTILE_MODES = [
   'redirect',
   'close-after-n',
   'slower',
+  'close-on-deep',
+  'stall-huge-request',
 ] as const;
 export type HostileMode = (typeof HOSTILE_MODES)[number];
 
@@ -36,7 +38,29 @@ export interface HostileOptions {
   readonly stallFirst?: number;
   /** huge-body: declared and (lazily) offered body size. */
   readonly hugeBytes?: number;
+  /** stall-huge-request: request bodies declared larger than this are never read nor answered (default 1 MiB). */
+  readonly hugeRequestBytes?: number;
 }
+
+/** How deep a JSON text's arrays and objects nest (strings skipped): what a recursive parser's stack must hold. */
+export function nestingDepth(text: string): number {
+  let depth = 0;
+  let most = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === '\\') i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === '[' || c === '{') most = Math.max(most, ++depth);
+    else if (c === ']' || c === '}') depth--;
+  }
+  return most;
+}
+
+/** Nesting beyond which close-on-deep's "parser" dies with the connection. */
+const DEEP_CRASH = 512;
 
 export interface HostileServer {
   readonly url: string;
@@ -209,6 +233,13 @@ export async function startHostileServer(o: HostileOptions): Promise<HostileServ
           return false;
         }
         break;
+      case 'close-on-deep':
+        // A recursive parser that overflows its stack takes the worker, and the connection, with it.
+        if (nestingDepth(req.body.toString('utf8')) > DEEP_CRASH) {
+          socket.destroy();
+          return false;
+        }
+        break;
       case 'slower': {
         if (!gaveUp) await later((o.stepMs ?? 4) * 2 ** index);
         if (socket.destroyed) {
@@ -252,6 +283,18 @@ export async function startHostileServer(o: HostileOptions): Promise<HostileServ
     };
     socket.on('data', (d: Buffer) => {
       buf = Buffer.concat([buf, d]);
+      if (o.mode === 'stall-huge-request' && !done) {
+        // A huge body is neither read nor answered: the client's send stalls on a full socket, and no answer comes.
+        const end = buf.indexOf('\r\n\r\n');
+        const length =
+          end < 0 ? 0 : Number(/\r\ncontent-length:\s*(\d+)/i.exec(buf.subarray(0, end).toString('latin1'))?.[1] ?? 0);
+        if (length > (o.hugeRequestBytes ?? 1024 * 1024)) {
+          received++;
+          done = true;
+          socket.pause();
+          return;
+        }
+      }
       void pump();
     });
   });

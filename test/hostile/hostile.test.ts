@@ -15,6 +15,8 @@ import type { RunSettings } from '../../runner/context.js';
 import { runSuite } from '../../runner/run.js';
 import { closedPort, runAgainst, tempEnvFile } from '../cli/support.js';
 import { startHostileServer, startRecorder, type HostileMode, type HostileOptions } from './hostile-server.js';
+import { DEEP_LEVELS, LARGE_BODY_BYTES } from '../../generators/robustness.js';
+import { robustnessCoverage } from '../../runner/scenarios/robustness.js';
 
 type ClientLimits = Required<
   Pick<RunSettings, 'connectTimeoutMs' | 'headersTimeoutMs' | 'bodyTimeoutMs' | 'maxBodyBytes'>
@@ -237,6 +239,31 @@ describe('hostile targets', () => {
       await timed('close-after-n', 'getPet', url, 'transport-ok', (o) => {
         expect(o.exchanges - o.errors.length).toBeGreaterThanOrEqual(12);
         expect(o.errors.length).toBeGreaterThan(0);
+      });
+    });
+  });
+
+  it('close-on-deep: a target whose parser dies on deep nesting (the connection closed) gives transport-ok findings, and the catalogue goes on', async () => {
+    await withHostile({ mode: 'close-on-deep' }, async (url) => {
+      await timed('close-on-deep', 'robustness', url, 'transport-ok', (o) => {
+        const dropped = o.findings.filter((f) => f.checkId === 'transport-ok');
+        // Both deep bodies (in an unknown member, and as the whole body), each its own defect, and nothing else.
+        expect(dropped.map((f) => f.caseClass).sort()).toEqual([
+          `robustness: nesting ${DEEP_LEVELS} deep as the whole body`,
+          `robustness: nesting ${DEEP_LEVELS} deep in an unknown member`,
+        ]);
+        // Every case of the catalogue was still sent.
+        expect(o.exchanges).toBe(robustnessCoverage());
+      });
+    });
+  });
+
+  it('stall-huge-request: a target that never reads nor answers a huge body gives a transport-ok finding, and the catalogue goes on', async () => {
+    await withHostile({ mode: 'stall-huge-request' }, async (url) => {
+      await timed('stall-huge-request', 'robustness', url, 'transport-ok', (o) => {
+        const stalled = o.findings.filter((f) => f.checkId === 'transport-ok');
+        expect(stalled.map((f) => f.caseClass)).toEqual([`robustness: a body of ${LARGE_BODY_BYTES / 1024 / 1024} MB`]);
+        expect(o.exchanges).toBe(robustnessCoverage());
       });
     });
   });

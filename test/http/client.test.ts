@@ -14,14 +14,15 @@ import * as req from '../../runner/requests.js';
 const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse would read 9007199254740992
 let server: Server;
 let base: string;
-const seen: { method: string; url: string; auth: string | undefined; body: string }[] = [];
+const seen: { method: string; url: string; auth: string | undefined; type?: string; body: string }[] = [];
 
 beforeAll(async () => {
   server = createServer((rq, rs) => {
     let body = '';
     rq.on('data', (c) => (body += c));
     rq.on('end', () => {
-      seen.push({ method: rq.method!, url: rq.url!, auth: rq.headers.authorization, body });
+      const type = rq.headers['content-type'];
+      seen.push({ method: rq.method!, url: rq.url!, auth: rq.headers.authorization, body, ...(type && { type }) });
       if (rq.url === '/v1/redirect') {
         rs.writeHead(302, { location: 'http://127.0.0.2:1/elsewhere' }).end();
         return;
@@ -64,6 +65,28 @@ describe('HttpClient', () => {
     const ex = await client.send({ operation: null, method: 'GET', path: '/redirect', auth });
     expect(ex.response?.status).toBe(302);
     expect(seen.length).toBe(before + 1);
+    await client.close();
+  });
+
+  test('a raw target is sent as given (no dot segment resolved), recorded, and kept by curl', async () => {
+    const client = new HttpClient({ baseUrl: base });
+    const ex = await client.send({ operation: null, method: 'GET', path: '/./pets', rawTarget: '/v1/./pets', auth });
+    expect(seen.at(-1)!.url).toBe('/v1/./pets');
+    expect(ex.request.url).toBe(`${base}/./pets`);
+    expect(ex.request.rawTarget).toBe('/v1/./pets');
+    expect(toCurl(ex.request)).toMatch(/--path-as-is .*\/v1\/\.\/pets/);
+    // Without it, the URL rules resolve the dot segment, as any client would.
+    await client.send({ operation: null, method: 'GET', path: '/./pets', auth });
+    expect(seen.at(-1)!.url).toBe('/v1/pets');
+    await client.close();
+  });
+
+  test('an empty Content-Type sends a body with none', async () => {
+    const client = new HttpClient({ baseUrl: base });
+    const ex = await client.send({ ...req.createPet(auth, '{}'), headers: { 'content-type': '' } });
+    expect(ex.request.headers['content-type']).toBeUndefined();
+    expect(seen.at(-1)).toMatchObject({ body: '{}' });
+    expect(seen.at(-1)!.type).toBeUndefined();
     await client.close();
   });
 

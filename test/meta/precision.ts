@@ -35,6 +35,11 @@ export const alsoTrips: Readonly<Record<string, Readonly<Record<string, string>>
   'get-odd-404': { 'create-retrievable': 'also: created pets with odd ids cannot be fetched back' },
   'get-absent-500': { 'get-404': 'echo: the 500 fails both no-5xx and get-404' },
   'get-absent-200-null': { 'body-schema': 'echo: the null 200 fails both get-404 and the Pet schema' },
+  'auth-prototype-key-500': { 'auth-rejected': 'echo: the 500 fails both no-5xx and the 401 a bad key must get' },
+  'deep-nesting-500': {
+    'create-invalid-rejected': 'echo: the 500 for the deep body that must be refused fails both no-5xx and its 400',
+  },
+  'html-error-page': { 'json-parses': 'echo: the HTML page fails both its Content-Type and the JSON it must be' },
   'rl-limit-constant': {
     'rate-limit-remaining-range': 'also: Remaining counts the real plan limit, above the 100 shown',
   },

@@ -485,9 +485,13 @@ describe('a 429 is judged once, by the response checks; the rate-limit checks ju
       expect(violations(daily({ headers: { 'retry-after': value } })), value).toEqual(['retry-after-valid:violation']);
     expect(violations(daily({ headers: { 'retry-after': undefined } }))).toEqual(['retry-after-valid:violation']);
   });
-  it('an Error body whose status is not 429 yields exactly one finding, a warning of error-status-matches (the 429 body format is not shown)', () => {
+  it('a complete Error whose status is not 429 yields exactly one finding, a violation of error-status-matches (section 7 rule 1 binds every Error)', () => {
     const found = judged(daily({ body: '{"code":"q","message":"m","status":403}' }));
-    expect(ids(found.filter((f) => f.level !== 'observation'))).toEqual(['error-status-matches:warning']);
+    expect(ids(found.filter((f) => f.level !== 'observation'))).toEqual(['error-status-matches:violation']);
+    // JSON that is no complete Error (no message): the 429 body format is not shown, so a warning only.
+    const partial = judged(daily({ body: '{"code":"q","status":403}' }));
+    expect(violations(daily({ body: '{"code":"q","status":403}' }))).toEqual([]);
+    expect(ids(partial.filter((f) => f.checkId === 'error-status-matches'))).toEqual(['error-status-matches:warning']);
     // A fractional status is not an Error either (error-body-429 warns too): never a violation on a 429.
     expect(violations(daily({ body: '{"code":"x","message":"m","status":429.5}' }))).toEqual([]);
     expect(violations(daily({ body: '{"code":"x","message":"m","status":429.0}' }))).toEqual([]);

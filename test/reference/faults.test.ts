@@ -12,6 +12,8 @@ import {
   startReferenceServer,
 } from '../../reference/server.js';
 import { call, createBody, keyOf, ManualClock, text, type Json } from './support.js';
+import { request } from 'undici';
+import { deeplyNested } from '../../generators/robustness.js';
 
 /** The checks a fault may name: every check of the registry that can fail a run (violation or warning). */
 const CHECK_IDS = allChecks.filter(canFail).map((c) => c.id);
@@ -292,6 +294,59 @@ const cases: Record<FaultId, Case> = {
   'rl-429-not-error': {
     options: tight(1),
     probe: async (s) => (await first429(s)).text.includes('"statusCode":429'),
+  },
+  'rl-429-error-status': {
+    options: tight(1),
+    probe: async (s) => {
+      const r = await first429(s);
+      return typeof r.json?.message === 'string' && text(r.json.status) === '400';
+    },
+  },
+  'auth-prototype-key-500': {
+    probe: async (s) => (await call(s, 'GET', '/pets', { auth: 'Bearer constructor' })).status === 500,
+  },
+  'auth-prototype-key-accepted': {
+    probe: async (s) => (await call(s, 'GET', '/pets', { auth: 'Bearer toString' })).status === 200,
+  },
+  'deep-nesting-500': {
+    probe: async (s) => (await post(s, createBody('x', 1, undefined, `,"extra":${deeplyNested(3000)}`))).status === 500,
+  },
+  'create-form-decoded': {
+    probe: async (s) =>
+      (
+        await call(s, 'POST', '/pets', {
+          body: 'name=x',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        })
+      ).status === 201,
+  },
+  'create-members-case-insensitive': { probe: invalidAccepted('{"name":"x","categoryid":1}') },
+  'create-proto-member': { probe: invalidAccepted('{"name":"x","__proto__":{"categoryId":1}}') },
+  'html-error-page': {
+    probe: async (s) =>
+      (await call(s, 'GET', '/pets', { auth: null, headers: { accept: 'text/html' } })).headers[
+        'content-type'
+      ]!.startsWith('text/html'),
+  },
+  'router-case-insensitive': {
+    probe: async (s) => {
+      const res = await request(`${s.url.replace(/\/v1$/, '')}/V1/PETS`);
+      await res.body.dump();
+      return res.statusCode === 200;
+    },
+  },
+  'create-name-truncated-64k': {
+    probe: async (s) => String((await created(s, 'n'.repeat(70_000))).json.name).length < 70_000,
+  },
+  'create-large-body-dropped': {
+    probe: async (s) => {
+      try {
+        await post(s, createBody('x', 1, undefined, `,"padding":"${'x'.repeat(2 * 1024 * 1024)}"`));
+        return false;
+      } catch {
+        return true;
+      }
+    },
   },
   'rl-off-by-one': { options: tight(3), probe: async (s) => (await admitted(s, 10)) > 3 },
   'rl-stricter': { options: tight(3), probe: async (s) => (await admitted(s, 10)) < 3 },

@@ -1,0 +1,214 @@
+/**
+ * The robustness catalogue's own verdicts (generators/robustness.ts; every exchange is judged by the response checks
+ * too, and prototype-named keys by auth-rejected, refused bodies by create-invalid-rejected and create-invalid-no-effect).
+ * Where the spec is explicit, a violation: nothing is served without a key (sections 1 and 5), and a pet accepted comes
+ * back as the target read it (4.2). Where it is silent, an observation with one line per case: which Content-Types
+ * createPet accepts, what Accept values it cannot serve get, the order of 400 and 401, what path variants (a trailing
+ * slash) do, how JSON at its edges is answered.
+ */
+import type { Exchange } from '../http/exchange.js';
+import type { OperationId } from '../spec/contract.js';
+import { defineCheck, finding, observation, show, type AnyCheck, type Check } from './check.js';
+import { createdPet } from './create.js';
+import { exactId, opLabel, statusOf } from './facts.js';
+import { readHeader } from '../http/header-read.js';
+
+/** One exchange of the catalogue and the case it sent, in words ('upper-case path', 'Accept: text/html'). */
+export interface RobustEvidence {
+  readonly exchange: Exchange;
+  readonly what: string;
+  /**
+   * The operation a variant stands in for (GET /V1/PETS for listPets), for the finding's operation; the exchange names
+   * none, so that no response check judges it by that operation's statuses.
+   */
+  readonly resembles?: OperationId;
+}
+
+/** A catalogue body and what a target that accepts it may have read from it (null: no reading is certain). */
+export interface BodyEvidence extends RobustEvidence {
+  readonly readings: readonly { readonly name: string; readonly categoryId: string }[] | null;
+}
+
+/** "GET /v1/pets/ without a key" — the request line as sent, for the message. */
+function requestLine(ex: Exchange): string {
+  // The path as sent, dot segments and all (a URL parser would resolve them).
+  const path = String(ex.request.url ?? ex.request.path)
+    .replace(/^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i, '')
+    .split('?', 1)[0]!;
+  return `${ex.request.method} ${show(path, 80).slice(1, -1)}`;
+}
+
+function answer(ex: Exchange): string {
+  const status = statusOf(ex);
+  if (status === null) return `no answer (${ex.error?.code ?? 'no response'})`;
+  const type = readHeader(ex, 'content-type');
+  return `${status}${type.kind === 'value' ? ` ${type.value.split(';', 1)[0]!.trim()}` : ''}`;
+}
+
+export const noOperationWithoutKey: Check<RobustEvidence> = defineCheck({
+  id: 'no-operation-without-key',
+  clauses: ['1-auth-required', '5-401-missing-invalid'],
+  // Whatever a target answers to a path variant, an undocumented method or a request it cannot serve as asked (a 404,
+  // a 405, a redirect, a 406, a 400 before the 401 are the gaps' business), a 2xx without a key serves something
+  // without authentication: every operation requires it (section 1), and a router that matches a variant the
+  // authentication layer does not guard hands out the operation to anyone.
+  levels: ['violation'],
+  area: 'robustness',
+  title: 'A request without a key (a path variant, another method, any Accept or body) is never answered 2xx.',
+  run: ({ exchange: ex, what, resembles }) => {
+    const status = statusOf(ex);
+    if (status === null || status < 200 || status > 299) return [];
+    return [
+      finding(
+        noOperationWithoutKey,
+        ex,
+        `${requestLine(ex)} (${what}) without a key answered ${status}\nthe spec requires authentication for every operation: a missing key gets 401`,
+        {
+          expected: '401 (or any refusal)',
+          actual: String(status),
+          keyPlan: 'none',
+          ...(resembles !== undefined && { operation: resembles }),
+        },
+      ),
+    ];
+  },
+});
+
+export const pathVariantAnswer: Check<RobustEvidence> = defineCheck({
+  id: 'path-variant-answer',
+  clauses: ['gap-4-path-variants'],
+  levels: ['observation'],
+  area: 'robustness',
+  title: 'Records what path variants a router may normalise (a trailing slash, another case) and other methods get.',
+  run: ({ exchange: ex, what, resembles }) => {
+    const status = statusOf(ex);
+    if (status === 429) return [];
+    const keyed = ex.keyPlan !== 'none' && ex.keyPlan !== 'invalid';
+    return [
+      observation(
+        pathVariantAnswer,
+        ex,
+        `${requestLine(ex)} (${what}) ${keyed ? 'with the key' : 'without a key'} answered ${answer(ex)}\nthe spec shows no answer for paths or methods other than the documented ones`,
+        { actual: answer(ex), ...(resembles !== undefined && { operation: resembles }) },
+      ),
+    ];
+  },
+});
+
+export const contentTypeAccepted: Check<RobustEvidence> = defineCheck({
+  id: 'content-type-accepted',
+  clauses: ['gap-1-media-types'],
+  levels: ['observation'],
+  area: 'robustness',
+  title: 'Records which request Content-Types createPet accepts (the spec documents application/json only).',
+  run: ({ exchange: ex, what }) => {
+    const status = statusOf(ex);
+    if (status === 429) return [];
+    const verdict = status === 201 ? 'accepted' : status !== null && status < 500 ? 'refused' : 'not answered';
+    return [
+      observation(
+        contentTypeAccepted,
+        ex,
+        `createPet with ${what}: ${verdict} (${answer(ex)})\nthe spec documents application/json request bodies and no answer for other media types`,
+        { actual: answer(ex) },
+      ),
+    ];
+  },
+});
+
+export const acceptAnswer: Check<RobustEvidence> = defineCheck({
+  id: 'accept-answer',
+  clauses: ['gap-1-media-types'],
+  levels: ['observation'],
+  area: 'robustness',
+  title: 'Records what an Accept value the service cannot serve gets (a JSON answer anyway, or a 406).',
+  run: ({ exchange: ex, what }) => {
+    const status = statusOf(ex);
+    if (status === 429) return [];
+    return [
+      observation(
+        acceptAnswer,
+        ex,
+        `${opLabel(ex)} with ${what} answered ${answer(ex)}\nthe spec documents JSON bodies only and no answer for an Accept that excludes them (a JSON answer is judged as any other)`,
+        { actual: answer(ex) },
+      ),
+    ];
+  },
+});
+
+export const authBeforeBody: Check<RobustEvidence> = defineCheck({
+  id: 'auth-before-body',
+  clauses: ['gap-5-auth-order'],
+  levels: ['observation'],
+  area: 'robustness',
+  title: 'Records whether a malformed body without a key gets 401 (key first) or 400 (body first).',
+  run: ({ exchange: ex }) => {
+    const status = statusOf(ex);
+    if (status === null || status === 429) return [];
+    const order =
+      status === 401
+        ? 'the key is judged first (401)'
+        : status === 400
+          ? 'the body is judged before the key (400 before 401)'
+          : `answered ${status}`;
+    return [
+      observation(
+        authBeforeBody,
+        ex,
+        `a malformed body without a key: ${order}\nthe spec documents 400 for a bad body and 401 for a missing key, not which comes first`,
+        { actual: String(status) },
+      ),
+    ];
+  },
+});
+
+/** Whether a created pet shows a reading's name and categoryId (exact digits). */
+function shows(pet: Record<string, unknown>, r: { readonly name: string; readonly categoryId: string }): boolean {
+  const got = exactId(pet.categoryId);
+  return pet.name === r.name && got !== null && got === exactId(r.categoryId);
+}
+
+export const bodyUnderstood: Check<BodyEvidence> = defineCheck({
+  id: 'robust-body-understood',
+  clauses: ['4.2-create-echo', 'gap-2-json-edges'],
+  // RFC 8259 leaves duplicate members and a byte order mark to implementations, the spec shows no limits on nesting
+  // or size, and other media types are not documented: refusing any of these bodies is fine, and recorded. A 201
+  // says the target read a NewPet: the pet it shows must then be one the body can be read as (section 4.2, the animal
+  // added as sent), or it stored something the client never sent.
+  levels: ['violation', 'observation'],
+  area: 'robustness',
+  title: 'A catalogue body the target accepts comes back as one reading of what was sent; any answer is recorded.',
+  run: ({ exchange: ex, what, readings }) => {
+    const status = statusOf(ex);
+    if (status === null || status === 429) return [];
+    const pet = createdPet(ex);
+    if (pet && Array.isArray(readings) && !readings.some((r) => shows(pet, r))) {
+      const sent = readings.map((r) => `name ${show(r.name, 40)}, categoryId ${r.categoryId}`).join(' or ');
+      return [
+        finding(
+          bodyUnderstood,
+          ex,
+          `createPet with ${what} answered 201 with name ${show(pet.name, 40)}, categoryId ${show(pet.categoryId, 30)}\nthe spec documents the animal added as sent: ${sent}`,
+          { expected: sent.slice(0, 200), actual: show({ name: pet.name, categoryId: pet.categoryId }, 200) },
+        ),
+      ];
+    }
+    return [
+      observation(
+        bodyUnderstood,
+        ex,
+        `createPet with ${what} answered ${answer(ex)}\nthe spec shows no answer for this body (JSON's edges, other media types)`,
+        { actual: answer(ex), clause: 'gap-2-json-edges' },
+      ),
+    ];
+  },
+});
+
+export const robustnessChecks: readonly AnyCheck[] = [
+  noOperationWithoutKey,
+  pathVariantAnswer,
+  contentTypeAccepted,
+  acceptAnswer,
+  authBeforeBody,
+  bodyUnderstood,
+];

@@ -1,0 +1,293 @@
+/**
+ * The robustness catalogue as data: the inputs real services break on that no random generator of this suite sends.
+ * Keys named after prototype properties, JSON at its edges (prototype-named and case-variant members, duplicates, a
+ * byte order mark, bytes that are not UTF-8, deep nesting, a very long name, megabytes), other media types and Accept
+ * values, path variants a router may normalise, petIds a lenient parser may read, an undocumented method, and the order
+ * of 400 and 401. Each is sent once in the robustness suite's coverage phase (runner/scenarios/robustness.ts), whatever
+ * the seed; the counts here are its budget (runner/budget.ts).
+ */
+
+/** Tokens a key table kept in a plain JavaScript object "finds" (keys[token] is inherited, not undefined). */
+export const PROTOTYPE_KEYS: readonly string[] = Object.freeze([
+  'constructor',
+  '__proto__',
+  'toString',
+  'hasOwnProperty',
+  'valueOf',
+]);
+
+/** Nesting depth of the deep bodies: a few thousand levels, beyond what a recursive parser's stack survives. */
+export const DEEP_LEVELS = 3000;
+/** Length of the very long name, in characters (a few hundred KB). */
+export const LONG_NAME_CHARS = 300 * 1024;
+/** Size of the large body, in bytes (a few MB). */
+export const LARGE_BODY_BYTES = 3 * 1024 * 1024;
+
+/** What a target that accepts a body may have read from it: the fields of the pet it must then show. */
+export interface Reading {
+  readonly name: string;
+  /** Exact digits. */
+  readonly categoryId: string;
+}
+
+/**
+ * One createPet body of the catalogue. `refuse`: the spec requires a 400 (a required field is missing), and the
+ * marker names the pet a wrong acceptance would leave behind. `either`: the spec leaves it open (an unknown member,
+ * another media type, the JSON edges RFC 8259 leaves to implementations); a pet accepted must come back as one of
+ * `readings` (null: no reading is certain, the answer is only recorded).
+ */
+export interface BodyCase {
+  readonly name: string;
+  readonly topic: 'json' | 'media-type';
+  readonly verdict: 'refuse' | 'either';
+  readonly body: string | Uint8Array;
+  /** Content-Type sent; '' sends none. */
+  readonly contentType: string;
+  /** For `refuse`: why (create-invalid-rejected's reason); for `either`: what the case is. */
+  readonly reason: string;
+  readonly marker: string | null;
+  readonly readings: readonly Reading[] | null;
+}
+
+const CATEGORY = '5';
+
+/** Nested arrays and objects in turn, `levels` deep, around `inner`: [{"a":[{"a":…}]}]. */
+export function deeplyNested(levels: number, inner = '0'): string {
+  let open = '';
+  let close = '';
+  for (let i = 0; i < levels; i++) {
+    if (i % 2 === 0) {
+      open += '[';
+      close = `]${close}`;
+    } else {
+      open += '{"a":';
+      close = `}${close}`;
+    }
+  }
+  return open + inner + close;
+}
+
+const json = (v: string) => JSON.stringify(v);
+
+/**
+ * The catalogue's createPet bodies. `mark(i)` gives the i-th marker name (unique to the run: a pet a target wrongly
+ * keeps is found by it); ordinary names are marked too, so that what the run creates carries its prefix.
+ */
+export function bodyCases(mark: (i: number) => string): BodyCase[] {
+  const m = Array.from({ length: 16 }, (_, i) => mark(i));
+  const ok = (i: number): Reading[] => [{ name: m[i]!, categoryId: CATEGORY }];
+  const utf16 = Buffer.concat([
+    Buffer.from([0xff, 0xfe]),
+    Buffer.from(`{"name":${json(m[12]!)},"categoryId":${CATEGORY}}`, 'utf16le'),
+  ]);
+  const boundary = 'psc-robustness-boundary';
+  const multipart =
+    `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\n${m[11]}\r\n` +
+    `--${boundary}\r\nContent-Disposition: form-data; name="categoryId"\r\n\r\n${CATEGORY}\r\n--${boundary}--\r\n`;
+  const longName = m[8]! + 'x'.repeat(LONG_NAME_CHARS);
+  const largePad = 'x'.repeat(LARGE_BODY_BYTES);
+  const bom = Buffer.concat([
+    Buffer.from([0xef, 0xbb, 0xbf]),
+    Buffer.from(`{"name":${json(m[5]!)},"categoryId":${CATEGORY}}`),
+  ]);
+  const badUtf8 = Buffer.concat([
+    Buffer.from(`{"name":"${m[6]}`),
+    Buffer.from([0xff, 0xfe, 0xc3, 0x28]),
+    Buffer.from(`","categoryId":${CATEGORY}}`),
+  ]);
+  const jsonCase = (c: Omit<BodyCase, 'topic' | 'contentType'>): BodyCase => ({
+    ...c,
+    topic: 'json',
+    contentType: 'application/json',
+  });
+  return [
+    jsonCase({
+      name: '__proto__ member holding categoryId',
+      verdict: 'refuse',
+      body: `{"name":${json(m[0]!)},"__proto__":{"categoryId":${CATEGORY}}}`,
+      reason: 'missing categoryId (given only inside a __proto__ member)',
+      marker: m[0]!,
+      readings: null,
+    }),
+    jsonCase({
+      name: 'constructor and prototype members',
+      verdict: 'either',
+      body: `{"name":${json(m[1]!)},"categoryId":${CATEGORY},"constructor":{"prototype":{"status":"sold"}},"prototype":{"isAdmin":true}}`,
+      reason: 'a valid NewPet with constructor and prototype members',
+      marker: null,
+      readings: ok(1),
+    }),
+    jsonCase({
+      name: 'member categoryid (case variant)',
+      verdict: 'refuse',
+      body: `{"name":${json(m[2]!)},"categoryid":${CATEGORY}}`,
+      reason: 'missing categoryId (given only as categoryid)',
+      marker: m[2]!,
+      readings: null,
+    }),
+    jsonCase({
+      name: 'member Name (case variant)',
+      verdict: 'refuse',
+      body: `{"Name":${json(m[3]!)},"categoryId":${CATEGORY}}`,
+      reason: 'missing name (given only as Name)',
+      marker: m[3]!,
+      readings: null,
+    }),
+    jsonCase({
+      name: 'duplicate member categoryId',
+      verdict: 'either',
+      body: `{"name":${json(m[4]!)},"categoryId":${CATEGORY},"categoryId":6}`,
+      reason: 'a NewPet whose categoryId member is repeated with another value',
+      marker: null,
+      readings: [...ok(4), { name: m[4]!, categoryId: '6' }],
+    }),
+    jsonCase({
+      name: 'UTF-8 byte order mark',
+      verdict: 'either',
+      body: bom,
+      reason: 'a valid NewPet after a UTF-8 byte order mark',
+      marker: null,
+      readings: ok(5),
+    }),
+    jsonCase({
+      name: 'bytes that are not UTF-8 in name',
+      verdict: 'either',
+      body: badUtf8,
+      reason: 'a NewPet whose name holds bytes that are not UTF-8',
+      marker: null,
+      readings: null,
+    }),
+    jsonCase({
+      name: `nesting ${DEEP_LEVELS} deep in an unknown member`,
+      verdict: 'either',
+      body: `{"name":${json(m[7]!)},"categoryId":${CATEGORY},"extra":${deeplyNested(DEEP_LEVELS)}}`,
+      reason: `a valid NewPet with arrays and objects nested ${DEEP_LEVELS} deep in an unknown member`,
+      marker: null,
+      readings: ok(7),
+    }),
+    jsonCase({
+      name: `nesting ${DEEP_LEVELS} deep as the whole body`,
+      verdict: 'refuse',
+      body: deeplyNested(DEEP_LEVELS),
+      reason: `not an object: arrays and objects nested ${DEEP_LEVELS} deep`,
+      marker: null,
+      readings: null,
+    }),
+    jsonCase({
+      name: `a name of ${LONG_NAME_CHARS / 1024} KB`,
+      verdict: 'either',
+      body: `{"name":${json(longName)},"categoryId":${CATEGORY}}`,
+      reason: `a valid NewPet whose name is ${LONG_NAME_CHARS / 1024} KB long`,
+      marker: null,
+      readings: [{ name: longName, categoryId: CATEGORY }],
+    }),
+    jsonCase({
+      name: `a body of ${LARGE_BODY_BYTES / 1024 / 1024} MB`,
+      verdict: 'either',
+      body: `{"name":${json(m[9]!)},"categoryId":${CATEGORY},"padding":"${largePad}"}`,
+      reason: `a valid NewPet padded to ${LARGE_BODY_BYTES / 1024 / 1024} MB by an unknown member`,
+      marker: null,
+      readings: ok(9),
+    }),
+    {
+      name: 'no Content-Type',
+      topic: 'media-type',
+      verdict: 'either',
+      body: `{"name":${json(m[10]!)},"categoryId":${CATEGORY}}`,
+      contentType: '',
+      reason: 'a JSON NewPet sent with no Content-Type',
+      marker: null,
+      readings: ok(10),
+    },
+    {
+      name: 'Content-Type text/plain',
+      topic: 'media-type',
+      verdict: 'either',
+      body: `{"name":${json(m[13]!)},"categoryId":${CATEGORY}}`,
+      contentType: 'text/plain',
+      reason: 'a JSON NewPet sent as text/plain',
+      marker: null,
+      readings: ok(13),
+    },
+    {
+      name: 'form-encoded',
+      topic: 'media-type',
+      verdict: 'either',
+      body: `name=${encodeURIComponent(m[14]!)}&categoryId=${CATEGORY}`,
+      contentType: 'application/x-www-form-urlencoded',
+      reason: 'a NewPet form-encoded (valid fields)',
+      marker: null,
+      readings: ok(14),
+    },
+    {
+      name: 'form-encoded without categoryId',
+      topic: 'media-type',
+      verdict: 'refuse',
+      body: `name=${encodeURIComponent(m[15]!)}`,
+      contentType: 'application/x-www-form-urlencoded',
+      reason: 'missing categoryId (a form-encoded body with name only)',
+      marker: m[15]!,
+      readings: null,
+    },
+    {
+      name: 'multipart/form-data',
+      topic: 'media-type',
+      verdict: 'either',
+      body: multipart,
+      contentType: `multipart/form-data; boundary=${boundary}`,
+      reason: 'a NewPet as multipart/form-data (valid fields)',
+      marker: null,
+      readings: ok(11),
+    },
+    {
+      name: 'charset=utf-16',
+      topic: 'media-type',
+      verdict: 'either',
+      body: utf16,
+      contentType: 'application/json; charset=utf-16',
+      reason: 'a JSON NewPet in UTF-16 (with its byte order mark), labelled charset=utf-16',
+      marker: null,
+      readings: ok(12),
+    },
+  ];
+}
+
+/** Accept values a JSON service cannot serve, each on every operation: text/html without a key, application/xml with. */
+export const ACCEPT_CASES: readonly { readonly accept: string; readonly keyed: boolean }[] = Object.freeze([
+  { accept: 'text/html', keyed: false },
+  { accept: 'application/xml', keyed: true },
+]);
+
+/** A path variant: the request-target sent as is, from the base address's path (e.g. '/v1'). */
+export interface PathVariant {
+  readonly name: string;
+  /** The documented operation a router that normalises the variant would serve. */
+  readonly resembles: 'listPets' | 'getPet';
+  /** The request-target, from the origin. */
+  readonly target: (basePath: string) => string;
+}
+
+/** Paths a router may normalise into a documented one; each sent as GET without a key. */
+export const PATH_VARIANTS: readonly PathVariant[] = Object.freeze([
+  { name: 'upper-case path', resembles: 'listPets', target: (b: string) => `${b.replace(/v1$/, 'V1')}/PETS` },
+  { name: 'doubled slash', resembles: 'listPets', target: (b: string) => `${b}//pets` },
+  { name: 'dot segment', resembles: 'listPets', target: (b: string) => `${b}/./pets` },
+  { name: 'trailing slash', resembles: 'listPets', target: (b: string) => `${b}/pets/` },
+  // Pet 1, whoever's it is: the request carries no key, and only a router that decodes %2F before matching reaches it.
+  { name: 'encoded slash', resembles: 'getPet', target: (b: string) => `${b}/pets%2F1` },
+  { name: 'encoded dot segment', resembles: 'listPets', target: (b: string) => `${b}/%2e/pets` },
+]);
+
+/** Path variants also sent with the key, to record how the target reads them (a trailing slash). */
+export const KEYED_PATH_VARIANTS: readonly string[] = Object.freeze(['trailing slash']);
+
+/** petId segments (percent-encoded) a lenient integer parser may read as an id. */
+export const PET_ID_VARIANTS: readonly { readonly name: string; readonly segment: string }[] = Object.freeze([
+  { name: 'a petId of 3000 digits', segment: '9'.repeat(3000) },
+  { name: 'a petId in Arabic-Indic digits', segment: encodeURIComponent('\u0661') },
+  { name: 'a petId with a sign', segment: encodeURIComponent('+1') },
+  { name: 'a petId with whitespace', segment: encodeURIComponent(' 1') },
+]);
+
+/** A malformed body sent without a key: which does the target judge first, the key (401) or the body (400)? */
+export const MALFORMED_BODY = '{"name":';

@@ -1,0 +1,192 @@
+/**
+ * The robustness catalogue (generators/robustness.ts): the inputs real services break on, each sent once whatever the
+ * seed, as this suite's coverage phase (it has no random phase). Every exchange is judged by the response checks (never
+ * a 5xx, a documented status or a recorded gap, the right Content-Type, an Error body on errors); besides, keys named
+ * after prototype properties must get 401 (auth-rejected), bodies the target must refuse must get 400 and leave no pet
+ * (create-invalid-rejected, create-invalid-no-effect: their markers are looked for in the list before and after),
+ * nothing is served without a key (no-operation-without-key), and what the spec leaves open is recorded, one line per
+ * case (checks/robustness.ts). A target that closes the connection or never answers is a transport-ok finding: the
+ * client's deadlines bound each exchange, and the suite goes on.
+ */
+import fc from 'fast-check';
+import { authRejected } from '../../checks/auth.js';
+import type { Finding } from '../../checks/check.js';
+import { createInvalidNoEffect, createInvalidRejected } from '../../checks/create.js';
+import { getInvalidId } from '../../checks/get.js';
+import {
+  acceptAnswer,
+  authBeforeBody,
+  bodyUnderstood,
+  contentTypeAccepted,
+  noOperationWithoutKey,
+  pathVariantAnswer,
+} from '../../checks/robustness.js';
+import { markerName, newPetBody } from '../../generators/index.js';
+import {
+  ACCEPT_CASES,
+  bodyCases,
+  KEYED_PATH_VARIANTS,
+  MALFORMED_BODY,
+  PATH_VARIANTS,
+  PET_ID_VARIANTS,
+  PROTOTYPE_KEYS,
+  type BodyCase,
+} from '../../generators/robustness.js';
+import type { AuthSpec, OutgoingRequest } from '../../http/client.js';
+import { contract, parameter, type OperationId } from '../../spec/contract.js';
+import type { RunContext } from '../context.js';
+import { listedPets, returnedPet, usableId } from '../pets.js';
+import * as req from '../requests.js';
+
+const NO_KEY: AuthSpec = { template: null, key: null, keyPlan: 'none' };
+const ONE_MIB = 1024 * 1024;
+const failing = (f: Finding): boolean => f.level !== 'observation';
+/** Marker names the catalogue's bodies carry (bodyCases asks for this many). */
+const MARKERS = 16;
+/** The store is searched for the refused bodies' markers twice: before (a marker already there proves nothing) and after. */
+const SEARCHES = 2;
+
+let bodyCount: number | undefined;
+
+/** Requests of the catalogue: what robustnessScenario sends, counted from the catalogue's own lists. */
+export function robustnessCoverage(): number {
+  // The bodies are counted once: they weigh megabytes, and the budget plan asks again and again.
+  bodyCount ??= bodyCases(() => 'm').length;
+  return (
+    PROTOTYPE_KEYS.length * contract.operations.size +
+    bodyCount +
+    SEARCHES +
+    ACCEPT_CASES.length * contract.operations.size +
+    PATH_VARIANTS.length +
+    KEYED_PATH_VARIANTS.length +
+    1 + // an undocumented method (DELETE) without a key
+    PET_ID_VARIANTS.length +
+    1 // a malformed body without a key
+  );
+}
+
+export async function robustnessScenario(ctx: RunContext): Promise<void> {
+  const prefix = ctx.settings.namePrefix ?? '';
+  const markers = fc.sample(markerName(), { seed: ctx.seed + 21, numRuns: MARKERS }).map((m) => prefix + m);
+  const cases = bodyCases((i) => markers[i]!);
+  let petId: string | null = null;
+  let id = '1';
+
+  // Keys named after prototype properties first (the cheapest classic, and the most often broken), on every
+  // operation: each must get 401. createPet's carries a valid body, so it also shows the order of the checks for a
+  // valid body with an invalid key (401, never a 201). getPet asks for pet 1 until the run has one of its own.
+  ctx.guard.phase('coverage: robustness catalogue, prototype-named keys');
+  const body = newPetBody({ name: `${markers[0]}-key`, categoryId: '5', nameEdge: false });
+  const build: Record<OperationId, (auth: AuthSpec) => OutgoingRequest> = {
+    listPets: (auth) => req.listPets(auth),
+    createPet: (auth) => req.createPet(auth, body),
+    getPet: (auth) => req.getPet(auth, id),
+  };
+
+  for (const op of contract.operations.keys()) {
+    for (const token of PROTOTYPE_KEYS) {
+      ctx.log.count(op, 'cases');
+      const variant = { name: `a key named ${token}`, valid: false };
+      await ctx.inCase(`auth: ${variant.name}`, async () => {
+        const exchange = await ctx.send(build[op]({ template: `Bearer ${token}`, key: null, keyPlan: 'invalid' }));
+        ctx.judge(authRejected, { exchange, variant });
+      });
+    }
+  }
+
+  // The bodies (the one phase that creates), before the cases that name a pet of the run's own.
+  ctx.guard.phase('coverage: robustness catalogue, bodies and media types');
+  const limit = Number(parameter('listPets', 'limit').schema.maximum);
+  const listAll = () => ctx.send(req.listPets(ctx.auth(), `?limit=${limit}`));
+  const before = new Set(listedPets(await listAll()).map((p) => p.name));
+  const refused: BodyCase[] = [];
+  for (const c of cases) {
+    ctx.log.count('createPet', 'cases');
+    const ex = await ctx.inCase(`robustness: ${c.name}`, async () => {
+      const sent = await ctx.send({
+        ...req.createPet(ctx.auth(), null),
+        body: c.body,
+        // After a body of megabytes, a fresh connection: a target that answered before reading it all may close it.
+        headers: { 'content-type': c.contentType, ...(c.body.length > ONE_MIB && { connection: 'close' }) },
+      });
+      if (c.verdict === 'refuse') ctx.judge(createInvalidRejected, { exchange: sent, reason: c.reason });
+      else if (c.topic === 'json') ctx.judge(bodyUnderstood, { exchange: sent, what: c.reason, readings: c.readings });
+      // Another media type: content-type-accepted records the answer; a pet accepted must still be one it sent.
+      else ctx.record(bodyUnderstood.run({ exchange: sent, what: c.reason, readings: c.readings }).filter(failing));
+      if (c.topic === 'media-type') ctx.judge(contentTypeAccepted, { exchange: sent, what: c.name });
+      return sent;
+    });
+    petId ??= usableId(returnedPet(ex)?.id ?? null);
+    if (c.verdict === 'refuse' && c.marker !== null && ex.response?.status === 400) refused.push(c);
+  }
+  const after = await listAll();
+  for (const c of refused) {
+    // A marker already in the store (a run before with this seed) proves nothing about this rejection.
+    if (before.has(c.marker)) continue;
+    ctx.judge(createInvalidNoEffect, { marker: c.marker!, lists: [after] }, `robustness: ${c.name}`);
+  }
+  if (petId !== null) id = petId;
+
+  // Accept values a JSON service cannot serve, on every operation.
+  ctx.guard.phase('coverage: robustness catalogue, Accept values');
+  for (const op of contract.operations.keys()) {
+    for (const { accept, keyed } of ACCEPT_CASES) {
+      ctx.log.count(op, 'cases');
+      const what = `Accept: ${accept} ${keyed ? 'and the key' : 'and no key'}`;
+      await ctx.inCase(`robustness: Accept ${accept}`, async () => {
+        const built = build[op](keyed ? ctx.auth() : NO_KEY);
+        const exchange = await ctx.send({ ...built, headers: { ...built.headers, accept } });
+        ctx.judge(acceptAnswer, { exchange, what });
+        if (!keyed) ctx.judge(noOperationWithoutKey, { exchange, what });
+      });
+    }
+  }
+
+  // Path variants a router may normalise, without a key (never served), and a trailing slash with it (recorded).
+  ctx.guard.phase('coverage: robustness catalogue, paths and methods');
+  const basePath = new URL(ctx.settings.target).pathname.replace(/\/+$/, '');
+  for (const v of PATH_VARIANTS) {
+    const target = v.target(basePath);
+    const path = target.startsWith(`${basePath}/`) ? target.slice(basePath.length) : target;
+    const send = (auth: AuthSpec) => ctx.send({ operation: null, method: 'GET', path, rawTarget: target, auth });
+    await ctx.inCase(`robustness: ${v.name}`, async () => {
+      const exchange = await send(NO_KEY);
+      const what = v.name;
+      ctx.judge(noOperationWithoutKey, { exchange, what, resembles: v.resembles });
+      ctx.judge(pathVariantAnswer, { exchange, what, resembles: v.resembles });
+      if (KEYED_PATH_VARIANTS.includes(v.name))
+        ctx.judge(pathVariantAnswer, { exchange: await send(ctx.auth()), what, resembles: v.resembles });
+    });
+  }
+  // An undocumented method on a documented path: only ever without a key, and on a pet of the run's own.
+  await ctx.inCase('robustness: undocumented method', async () => {
+    const exchange = await ctx.send({
+      operation: null,
+      method: 'DELETE',
+      path: req.pathOf('getPet', { petId: id }),
+      auth: NO_KEY,
+    });
+    const what = 'an undocumented method';
+    ctx.judge(noOperationWithoutKey, { exchange, what });
+    ctx.judge(pathVariantAnswer, { exchange, what });
+  });
+
+  // petIds a lenient integer parser may read as an id (any 4xx is fine; a 200 is recorded).
+  for (const v of PET_ID_VARIANTS) {
+    ctx.log.count('getPet', 'cases');
+    await ctx.inCase(`petId ${v.name}`, async () => {
+      const exchange = await ctx.send(req.getPet(ctx.auth(), v.segment));
+      ctx.judge(getInvalidId, { exchange, petId: v.segment });
+    });
+  }
+
+  // The order of 400 and 401: a malformed body without a key.
+  ctx.guard.phase('coverage: robustness catalogue, order of checks');
+  ctx.log.count('createPet', 'cases');
+  await ctx.inCase('robustness: malformed body without a key', async () => {
+    const exchange = await ctx.send(req.createPet(NO_KEY, MALFORMED_BODY));
+    ctx.judge(authBeforeBody, { exchange, what: 'a malformed body without a key' });
+    ctx.judge(noOperationWithoutKey, { exchange, what: 'a malformed body' });
+  });
+  ctx.guard.phase(null);
+}
