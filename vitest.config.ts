@@ -16,5 +16,8 @@ export default defineConfig({
     // The command the tests spawn (bin/ → dist/) is never older than the sources.
     globalSetup: ['./test/support/fresh-build.ts'],
     reporters: ['default', './test/support/closing-line.ts'],
+    // GitHub's workflow and action parser imports its schemas as JSON modules, which Node loads only with an import
+    // attribute: vite transforms it instead (test/ci/).
+    server: { deps: { inline: ['@actions/workflow-parser'] } },
   },
 });

@@ -17,7 +17,7 @@ import {
   type PlanKey,
   isFunctionalSuite,
 } from '../config/config.js';
-import { ExitCode, HarnessError } from '../config/errors.js';
+import { ExitCode, exitCodeFor as exitCodeForCode, HarnessError } from '../config/errors.js';
 import { allowedOnTarget } from '../config/production.js';
 import { ApiKey, registerSecret, scrub } from '../http/redact.js';
 import { NO_PROXY_SETTINGS } from '../http/transport.js';
@@ -51,6 +51,7 @@ export const runOptions = {
   'replay-dir': { type: 'string' },
   baseline: { type: 'string' },
   'update-baseline': { type: 'boolean' },
+  'require-complete': { type: 'boolean' },
   'allow-production': { type: 'boolean' },
   'env-file': { type: 'string' },
   ca: { type: 'string' },
@@ -79,6 +80,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     replayDir: values['replay-dir'],
     baseline: values.baseline,
     updateBaseline: values['update-baseline'],
+    requireComplete: values['require-complete'],
     allowProduction: values['allow-production'],
     envFile: values['env-file'],
     ca: values.ca,
@@ -217,6 +219,11 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     const blocked = limits.stop !== null && r.blocksRun(limits.stop.code as StopCode);
     const report: RunReport = { ...withBaseline, ...(blocked ? { verdict: 'blocked' as const } : {}), run: limits };
     writeOutputs(report, config, har, out, r);
+    const leftOut = suitesLeftOut(config.suites, outcomes);
+    if (config.requireComplete && leftOut.length > 0) {
+      out.error(`--require-complete: not every suite ran to its end (${leftOut.join(', ')}) [PSC_INCOMPLETE]`);
+      return exitCodeForCode('PSC_INCOMPLETE');
+    }
     return exitCodeFor(report);
   } finally {
     // Closed by writeOutputs when the run got that far; otherwise no partial HAR is left behind.
@@ -277,6 +284,11 @@ async function checkBaselineFlags(config: Config): Promise<void> {
 export function exitCodeFor(report: ConformanceReport): number {
   if (report.verdict === 'blocked') return ExitCode.blocked;
   return report.verdict === 'violations' ? ExitCode.violations : ExitCode.conformant;
+}
+
+/** Suites asked for that did not run to their end: stopped by a limit (budget, time, key) or never started. */
+export function suitesLeftOut(asked: readonly string[], outcomes: readonly SuiteOutcome[]): string[] {
+  return asked.filter((s) => !outcomes.some((o) => o.meta.suite === s && !o.meta.stopped));
 }
 
 /** The conformance report with what the run's limits did. */

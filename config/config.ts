@@ -57,6 +57,8 @@ export interface Config {
   /** Baseline of known defects (--baseline), and whether to rewrite it with this run's (--update-baseline). */
   readonly baseline: string | null;
   readonly updateBaseline: boolean;
+  /** --require-complete: a run that left whole suites out (budget, time limit, keys) exits 3 whatever it found. */
+  readonly requireComplete: boolean;
   readonly productionUrl: string | null;
   readonly allowProduction: boolean;
   /** Length of the reference server's minute window in seconds (tests shorten it). */
@@ -91,6 +93,7 @@ export interface Flags {
   replayDir?: string | undefined;
   baseline?: string | undefined;
   updateBaseline?: boolean | undefined;
+  requireComplete?: boolean | undefined;
   allowProduction?: boolean | undefined;
   envFile?: string | undefined;
   ca?: string | undefined;
@@ -313,6 +316,7 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     replayDir: flags.replayDir ?? null,
     baseline: flags.baseline ?? null,
     updateBaseline: flags.updateBaseline === true,
+    requireComplete: flags.requireComplete === true,
     productionUrl,
     allowProduction: flags.allowProduction === true,
     rateWindowSeconds,
