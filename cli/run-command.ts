@@ -26,7 +26,8 @@ import { HarWriter } from '../reports/har.js';
 import type { RunLimitsReport } from '../reports/run-limits.js';
 import type { StopCode } from '../runner/guard.js';
 import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
-import { parseFlags } from './args.js';
+import { parseCommand } from './args.js';
+import { runCommandSpec } from './commands.js';
 import { connectionFacts } from './connection.js';
 import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../reference/launcher.js';
 import type { Output } from './output.js';
@@ -39,35 +40,19 @@ const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const compiled = import.meta.url.endsWith('.js');
 const suiteFile = (suite: string): string => `suites/${suite}.suite.${compiled ? 'js' : 'ts'}`;
 
-export const runOptions = {
-  target: { type: 'string' },
-  suite: { type: 'string', multiple: true },
-  seed: { type: 'string' },
-  runs: { type: 'string' },
-  strict: { type: 'boolean' },
-  json: { type: 'string' },
-  junit: { type: 'string' },
-  har: { type: 'string' },
-  'replay-dir': { type: 'string' },
-  baseline: { type: 'string' },
-  'update-baseline': { type: 'boolean' },
-  'require-complete': { type: 'boolean' },
-  'allow-production': { type: 'boolean' },
-  'env-file': { type: 'string' },
-  ca: { type: 'string' },
-  insecure: { type: 'boolean' },
-  'max-duration': { type: 'string' },
-  budget: { type: 'string' },
-  'max-creates': { type: 'string' },
-  'name-prefix': { type: 'string' },
-  concurrency: { type: 'string' },
-} as const;
+/** The flags of `run` (its options table is in cli/commands.ts; exported for the example workflows' test). */
+export const runOptions = runCommandSpec.flags;
 
 /** Requests the CLI itself sends before the suites (the preflight's GET /pets): they count against the budget. */
 const PREFLIGHT_REQUESTS = 1;
 
 export async function runCommand(argv: string[], out: Output): Promise<number> {
-  const { values } = parseFlags(argv, runOptions);
+  const parsed = parseCommand(argv, runCommandSpec);
+  if (parsed.kind !== 'args') {
+    out.result(parsed.text);
+    return ExitCode.conformant;
+  }
+  const { values } = parsed;
   const flags: Flags = {
     target: values.target,
     suite: values.suite,

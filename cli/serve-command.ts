@@ -11,21 +11,17 @@ import {
 import { faults } from '../reference/faults.js';
 import { keyVariable, loadConfig } from '../config/config.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
-import { parseFlags } from './args.js';
+import { parseCommand } from './args.js';
+import { serveCommandSpec } from './commands.js';
 import type { Output } from './output.js';
 
 export async function serveCommand(argv: string[], out: Output, signal?: AbortSignal): Promise<number> {
-  const { values } = parseFlags(argv, {
-    port: { type: 'string' },
-    window: { type: 'string' },
-    algorithm: { type: 'string' },
-    fault: { type: 'string', multiple: true },
-    'list-faults': { type: 'boolean' },
-    'seed-pets': { type: 'string' },
-    'id-start': { type: 'string' },
-    'list-order': { type: 'string' },
-    json: { type: 'boolean' },
-  });
+  const parsed = parseCommand(argv, serveCommandSpec);
+  if (parsed.kind !== 'args') {
+    out.result(parsed.text);
+    return ExitCode.conformant;
+  }
+  const { values } = parsed;
   if (values['list-faults']) {
     out.result(values.json ? `${JSON.stringify(faultCatalogue(), null, 2)}\n` : faultTable());
     return ExitCode.conformant;
