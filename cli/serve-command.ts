@@ -12,10 +12,13 @@ import { faults } from '../reference/faults.js';
 import { keyVariable, loadConfig } from '../config/config.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
 import { parseCommand } from './args.js';
+import { ancestry, watchParent } from './parent-watch.js';
 import { serveCommandSpec } from './commands.js';
 import type { Output } from './output.js';
 
 export async function serveCommand(argv: string[], out: Output, signal?: AbortSignal): Promise<number> {
+  // Who started serve, read before the server starts (and before anyone who reads its URL could end them).
+  const startedBy = ancestry();
   const parsed = parseCommand(argv, serveCommandSpec);
   if (parsed.kind !== 'args') {
     out.result(parsed.text);
@@ -75,12 +78,19 @@ export async function serveCommand(argv: string[], out: Output, signal?: AbortSi
       lines.push(`export PETSTORE_ENTERPRISE_LIMITS=${k.limits.requestsPerMinute}/${k.limits.requestsPerDay}`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
+  let unwatch = (): void => {};
   await new Promise<void>((resolveStop) => {
     const stop = () => resolveStop();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     signal?.addEventListener('abort', stop);
+    // Started through npx, a `kill` reaches npm only: end with the process that started us (cli/parent-watch.ts).
+    unwatch = watchParent(() => {
+      out.progress('the process that started serve has ended: stopping');
+      stop();
+    }, startedBy);
   });
+  unwatch();
   await server.close();
   return ExitCode.conformant;
 }
