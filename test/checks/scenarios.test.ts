@@ -393,7 +393,7 @@ describe('model-consistency', () => {
       pet: rex,
     });
     expect(f?.level).toBe('violation');
-    expect(f?.message).toMatch(/^received 404 with .*\nthe model of the spec expects 200 with \{"id":"1","name":"Rex"/);
+    expect(f?.message).toMatch(/^received 404 with .*\nthe model of the spec expects 200 with \{"id":1,"name":"Rex"/);
     const sold = exchange({ operation: 'getPet', body: PET.replace('available', 'sold') });
     expect(modelConsistency.run({ kind: 'fetched', exchange: sold, id: '1', pet: rex })).toHaveLength(1);
   });
@@ -406,8 +406,18 @@ describe('model-consistency', () => {
     const drifted = PET.replace('available', 'sold');
     const found = modelConsistency.run({ kind: 'listed', exchange: exchange({ body: `[${drifted},${other}]` }), pets });
     expect(found.map((f) => f.message.split('\n')[1])).toEqual([
-      'the model of the spec expects pet 1 listed as created: {"id":"1","name":"Rex","categoryId":"2","status":"available"}',
+      'the model of the spec expects pet 1 listed as created: {"id":1,"name":"Rex","categoryId":2,"status":"available"}',
     ]);
+  });
+  it('prints ids and categories as the JSON numbers they are, exact beyond 2^53', () => {
+    const big = '9007199254740993';
+    const pet = { name: 'Rex', categoryId: big, status: 'available' };
+    const body = `[{"id":${big},"name":"Rex","categoryId":${big},"status":"sold"}]`;
+    const [f] = modelConsistency.run({ kind: 'listed', exchange: exchange({ body }), pets: new Map([[big, pet]]) });
+    expect(f?.message).toBe(
+      `received {"id":${big},"name":"Rex","categoryId":${big},"status":"sold"}\n` +
+        `the model of the spec expects pet ${big} listed as created: {"id":${big},"name":"Rex","categoryId":${big},"status":"available"}`,
+    );
   });
   it('a created id the model already holds is a duplicate', () => {
     const ex = exchange({ operation: 'createPet' });
