@@ -32,6 +32,7 @@ import { connectionFacts } from './connection.js';
 import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../reference/launcher.js';
 import type { Output } from './output.js';
 import { preflight } from './preflight.js';
+import { runNotes } from './run-notes.js';
 import type { SuiteReporter } from './suite-reporter.js';
 import { toolVersion } from '../http/user-agent.js';
 
@@ -147,6 +148,8 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     );
     notes.push(...plan.notes);
     const runs = plan.runs;
+    // Each note once: --runs scaled by the quota and then by the budget is one note (cli/run-notes.ts).
+    notes.splice(0, notes.length, ...runNotes(notes));
     for (const n of notes) out.progress(`note: ${n}`);
     out.progress(
       `limits: time budget ${Math.round(config.maxDurationMs / 1000)} s (--max-duration); ` +
