@@ -76,6 +76,9 @@ export async function main(argv: string[], given?: Output): Promise<number> {
     out.error(r.line);
     if (r.usage !== null) out.progress(r.usage);
     return r.exitCode;
+  } finally {
+    // A status line rewritten in place (a countdown, a load run's rate) is not left on the shell's next line.
+    out.end?.();
   }
 }
 
