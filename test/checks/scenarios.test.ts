@@ -111,6 +111,23 @@ describe('list-invalid-query', () => {
     expect(b?.clause).toBe('gap-4-unknown-status-filter');
     expect(b?.level).toBe('observation');
   });
+  it.each([
+    ['?limit=0', 'an out-of-range limit (1..100)'],
+    ['?limit=101&status=sold', 'an out-of-range limit (1..100)'],
+    ['?limit=', 'an empty limit'],
+    ['?limit', 'an empty limit'],
+    ['?limit=5&limit=7', 'a repeated limit'],
+    ['?limit=1.5', 'a limit that is not a whole number'],
+    ['?limit=abc', 'a limit that is not a number'],
+    ['?limit=1e2', 'a limit that is not a number'],
+    ['?status=lost', 'an unknown status filter'],
+    ['?status=', 'an empty status filter'],
+    ['?status=sold&status=sold', 'a repeated status filter'],
+  ])('%s is said as what it is: %s', (raw, gap) => {
+    const [f] = l.listInvalidQuery.run(ev({ raw }, false, { status: 400 }));
+    expect(f?.message.split('\n')[1]).toBe(`the spec does not show the answer to ${gap}`);
+    expect(f?.clause).toBe(/status/.test(gap) ? 'gap-4-unknown-status-filter' : 'gap-4-out-of-range-limit');
+  });
   it('is silent for valid queries and 429', () => {
     expect(l.listInvalidQuery.run(ev({ raw: '' }, true))).toEqual([]);
     expect(l.listInvalidQuery.run(ev({ limit: 0, raw: 'limit=0' }, false, { status: 429 }))).toEqual([]);
