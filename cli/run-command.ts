@@ -76,6 +76,8 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     maxCreates: values['max-creates'],
     namePrefix: values['name-prefix'],
     concurrency: values.concurrency,
+    // The printed commands (replay lines) start the way this process was started.
+    script: process.argv[1],
   };
   let config = loadConfig(flags);
   await checkBaselineFlags(config);
@@ -190,7 +192,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     const r = await startReporting();
     const limits = runLimits(config, budget, outcomes, key.plan);
     const built = r.buildConformanceReport({
-      tool: { name: 'petstore-conformance', version: toolVersion() },
+      tool: { name: 'petstore-conformance', version: toolVersion(), invocation: config.invocation },
       target: { url: config.target!, embedded: server !== null },
       seed: config.seed,
       runs,

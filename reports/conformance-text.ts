@@ -22,11 +22,14 @@ function specWords(id: string): string {
   }
 }
 
-/** The command line that reruns the suite that recorded `f` (the whole run when the finding names no suite). */
+/**
+ * The command line that reruns the suite that recorded `f` (the whole run when the finding names no suite), started
+ * the way this run was (`npx petstore-conformance`, `petstore-conformance` on PATH, `node <script>`).
+ */
 export function replayLine(report: ConformanceReport, f: Finding): string {
   const target = report.target.embedded ? '' : ` --target ${report.target.url}`;
   const suite = f.suite ? ` --suite ${f.suite}` : '';
-  return `petstore-conformance run${target}${connectionFlags(report)} --seed ${report.seed} --runs ${report.runs}${suite}`;
+  return `${report.tool.invocation ?? 'npx petstore-conformance'} run${target}${connectionFlags(report)} --seed ${report.seed} --runs ${report.runs}${suite}`;
 }
 
 /** The flags a replay needs to reach the target the same way. */

@@ -79,8 +79,13 @@ describe('findings carry their suite and key plan', () => {
     const report = reportOf('quota', findings, [
       { suite: 'quota', plan: 'enterprise', requestsPerDay: 8, accepted: 20, sent: 20 },
     ]);
+    // Without the invocation recorded, the README's way of starting the tool; with it, exactly that.
     expect(replayLine(report, findings[0]!)).toBe(
-      'petstore-conformance run --target http://127.0.0.1:9/v1 --seed 7 --runs 3 --suite quota',
+      'npx petstore-conformance run --target http://127.0.0.1:9/v1 --seed 7 --runs 3 --suite quota',
+    );
+    const installed = { ...report, tool: { ...report.tool, invocation: 'node bin/petstore-conformance.js' } };
+    expect(replayLine(installed, findings[0]!)).toBe(
+      'node bin/petstore-conformance.js run --target http://127.0.0.1:9/v1 --seed 7 --runs 3 --suite quota',
     );
     const text = renderTerminalSummary(report);
     expect(text).toContain('--suite quota');
