@@ -207,7 +207,13 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     const withBaseline = config.baseline ? r.applyBaseline(built, config.baseline, config.updateBaseline) : built;
     // A deadline reached or a target slowing down blocks the run (exit 3): what ran is reported, not judged complete.
     const blocked = limits.stop !== null && r.blocksRun(limits.stop.code as StopCode);
-    const report: RunReport = { ...withBaseline, ...(blocked ? { verdict: 'blocked' as const } : {}), run: limits };
+    const report: RunReport = {
+      ...withBaseline,
+      ...(blocked ? { verdict: 'blocked' as const } : {}),
+      // Each block the report shows names its replay file (--replay-dir), written by writeOutputs.
+      ...(config.replayDir ? { replayFiles: r.replayPlan(config.replayDir, withBaseline) } : {}),
+      run: limits,
+    };
     writeOutputs(report, config, har, out, r);
     const leftOut = suitesLeftOut(config.suites, outcomes);
     if (config.requireComplete && leftOut.length > 0) {
@@ -246,6 +252,7 @@ async function loadReporting() {
     renderTerminalSummary: text.renderTerminalSummary,
     renderJunit: junit.renderJunit,
     writeReplays: replay.writeReplays,
+    replayPlan: replay.replayPlan,
     applyBaseline: baseline.applyBaseline,
     renderRunLimits: runLimits.renderRunLimits,
     renderRunLimitsMarkdown: runLimits.renderRunLimitsMarkdown,
@@ -381,10 +388,9 @@ function writeOutputs(report: RunReport, config: Config, har: HarWriter | null, 
     const n = har.close(r.runLimitsLine(report.run));
     out.progress(`HAR: ${n} exchanges in ${har.path}`);
   }
-  const violations = report.findings.filter((f) => f.level !== 'observation');
-  if (config.replayDir && violations.length) {
-    const written = r.writeReplays(config.replayDir, report, violations);
-    out.progress(`replay files: ${written.length} in ${config.replayDir}`);
+  if (config.replayDir && Object.keys(report.replayFiles ?? {}).length > 0) {
+    const written = r.writeReplays(config.replayDir, report);
+    out.progress(`replay files: ${written.length} in ${config.replayDir}, one per block of the report`);
   }
 }
 

@@ -83,6 +83,19 @@ const shortCurl = (curl: string): string =>
 
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
 
+/**
+ * The defects the terminal shows a block for, in the order it shows them: violations (those a baseline does not know
+ * first: they are what this run is about), then warnings; echoes are named inside their root's block.
+ */
+export function defectBlocks(report: ConformanceReport): Defect[] {
+  const known = new Set(report.baseline?.known ?? []);
+  const roots = (level: 'violation' | 'warning') =>
+    report.defects
+      .filter((d) => d.level === level && d.echoOf === undefined)
+      .sort((a, b) => Number(known.has(a.signature)) - Number(known.has(b.signature)));
+  return [...roots('violation'), ...roots('warning')];
+}
+
 /** One block per distinct defect: its signature, how often it showed, its smallest example, and its echoes. */
 export function defectBlock(report: ConformanceReport, d: Defect, mark: string): string[] {
   const f = report.findings[d.findings[0]!]!;
@@ -90,6 +103,11 @@ export function defectBlock(report: ConformanceReport, d: Defect, mark: string):
     `${mark} ${d.operation ?? '-'} › ${d.checkId} [clause ${f.clause}]${d.caseClass ? ` · case: ${d.caseClass}` : ''} · seen ${times(d.occurrences)}`,
     ...findingDetail(report, f),
   ];
+  const replay = report.replayFiles?.[d.signature];
+  if (replay)
+    lines.push(
+      `    replay file: ${replay}   (${report.tool.invocation ?? 'npx petstore-conformance'} replay ${replay})`,
+    );
   const echoes = report.defects.filter((e) => e.echoOf === d.signature);
   for (const e of echoes)
     lines.push(
@@ -117,11 +135,8 @@ export function renderTerminalSummary(report: ConformanceReport): string {
     '',
   );
   const known = new Set(report.baseline?.known ?? []);
-  // Defects a baseline does not know come first: they are what this run is about.
-  const roots = (level: 'violation' | 'warning') =>
-    report.defects
-      .filter((d) => d.level === level && d.echoOf === undefined)
-      .sort((a, b) => Number(known.has(a.signature)) - Number(known.has(b.signature)));
+  const blocks = defectBlocks(report);
+  const roots = (level: 'violation' | 'warning') => blocks.filter((d) => d.level === level);
   const observations = report.findings.filter((f) => f.level === 'observation');
   if (roots('violation').length) {
     out.push(`Violations: ${defectCount(report, 'violation')}`);
