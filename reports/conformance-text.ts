@@ -70,7 +70,13 @@ function findingDetail(report: ConformanceReport, f: Finding): string[] {
     `    replay: ${replayLine(report, f)}${f.repro?.path ? `   (fast-check seed ${f.repro.seed}, path "${f.repro.path}")` : ''}`,
   );
   const ex = f.exchanges[0];
-  if (ex) lines.push(`    reproduce: ${shortCurl(ex.curl)}`);
+  // The embedded server and its keys ended with the run: its curl line shows the request, the replay line reruns it.
+  if (ex)
+    lines.push(
+      report.target.embedded
+        ? `    request: ${shortCurl(ex.curl)}   (the embedded server stopped with this run: the replay line reruns it)`
+        : `    reproduce: ${shortCurl(ex.curl)}`,
+    );
   return lines;
 }
 

@@ -96,6 +96,14 @@ describe('findings carry their suite and key plan', () => {
     const [f] = await recorded('auth', (ctx) => ctx.check(exchange({ operation: 'getPet', status: 500 })));
     expect(f).toMatchObject({ checkId: 'no-5xx', suite: 'auth', operation: 'getPet' });
     expect(replayLine(reportOf('auth', [f!]), f!)).toMatch(/--suite auth$/);
+    const report = reportOf('auth', [f!]);
+    expect(renderTerminalSummary(report)).toMatch(/^ {4}reproduce: curl /m);
+    // Against the embedded server, which stopped with the run, the curl line is not offered as a way to reproduce.
+    const embedded = renderTerminalSummary({ ...report, target: { ...report.target, embedded: true } });
+    expect(embedded).not.toMatch(/reproduce: curl/);
+    expect(embedded).toMatch(
+      /^ {4}request: curl .*\(the embedded server stopped with this run: the replay line reruns it\)$/m,
+    );
   });
 });
 
