@@ -11,7 +11,7 @@ import {
 import { faults } from '../reference/faults.js';
 import { keyVariable, loadConfig } from '../config/config.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
-import { parseCommand } from './args.js';
+import { parseCommand, suggestion } from './args.js';
 import { ancestry, watchParent } from './parent-watch.js';
 import { serveCommandSpec } from './commands.js';
 import type { Output } from './output.js';
@@ -103,7 +103,7 @@ function selectedFaults(given: readonly string[]): string[] {
   if (unknown.length > 0) {
     throw new HarnessError(
       'PSC_USAGE',
-      `--fault: unknown fault ${unknown.map((id) => JSON.stringify(id)).join(', ')} (serve --list-faults shows them)`,
+      `--fault: unknown fault ${unknown.map((id) => `${JSON.stringify(id)}${suggestion(id, [...known])}`).join(', ')} (serve --list-faults shows them)`,
     );
   }
   return ids;

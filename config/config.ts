@@ -17,6 +17,7 @@ import {
   type TransportSettings,
 } from '../http/transport.js';
 import { HarnessError } from './errors.js';
+import { suggestion } from './suggest.js';
 
 /** The functional suites: one operation's behaviour each (and their sequences); they may run side by side. */
 export const FUNCTIONAL_SUITES = ['auth', 'listPets', 'createPet', 'getPet', 'stateful'] as const;
@@ -255,7 +256,8 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     .map((s) => s.trim())
     .filter(Boolean);
   for (const s of suites) {
-    if (!(SUITES as readonly string[]).includes(s)) fail(`--suite: unknown suite "${s}" (known: ${SUITES.join(', ')})`);
+    if (!(SUITES as readonly string[]).includes(s))
+      fail(`--suite: unknown suite "${s}"${suggestion(s, SUITES)} (known: ${SUITES.join(', ')})`);
   }
 
   const seedText = flags.seed ?? env.PETSTORE_SEED;

@@ -103,6 +103,15 @@ describe('did you mean', () => {
     expect(b.stderr).toMatch(/^petstore-conformance: report: unknown subcommand "mrege"; did you mean merge\?/);
   });
 
+  it('a mistyped suite or fault id names the nearest one', async () => {
+    const a = await runMain(['run', '--suite', 'lisPets']);
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/unknown suite "lisPets"; did you mean listPets\?.*\[PSC_CONFIG\]/);
+    const b = await runMain(['serve', '--fault', 'auth-40']);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/unknown fault "auth-40"; did you mean auth-403\?/);
+  });
+
   it('suggests nothing when nothing is close', async () => {
     const r = await runMain(['run', '--frobnicate']);
     expect(r.stderr).toMatch(/unknown option --frobnicate \[PSC_USAGE\]/);
