@@ -1,10 +1,18 @@
 /**
  * Every command's options table: the one source of its flags. The parser (cli/args.ts) reads its flags from here, and
  * every usage text — a command's `--help`, the usage printed with a usage error, the top-level help — is generated
- * from here, so a flag cannot be added without showing up everywhere it should. This module imports nothing heavy:
- * `main` reads it for `--help` and "did you mean" without loading any command.
+ * from here, so a flag cannot be added without showing up everywhere it should. `main` reads it for `--help` and
+ * "did you mean" without loading any command.
  */
+import { DEFAULT_SUITES, SUITES } from '../config/config.js';
 import type { Flag } from './args.js';
+
+/** The suites in words, from the configuration's list: the default ones, then the opt-in ones. */
+export const suiteList = `${DEFAULT_SUITES.join(', ')} (default: all of these), ${SUITES.filter(
+  (s) => !DEFAULT_SUITES.includes(s),
+)
+  .map((s) => `${s} (opt-in)`)
+  .join(', ')}`;
 
 export interface CommandSpec {
   /** As typed after the tool's name: `run`, `report merge`. */
@@ -30,7 +38,7 @@ export const runCommandSpec = command({
       type: 'string',
       multiple: true,
       value: 'NAME',
-      help: 'repeatable or comma-separated: auth, listPets, createPet, getPet, stateful, rate-limit (default: all of these), quota (opt-in)',
+      help: `repeatable or comma-separated: ${suiteList}`,
     },
     seed: { type: 'string', value: 'N', help: 'replay a whole run exactly (printed in every summary)' },
     runs: { type: 'string', value: 'N', help: 'cases per property (default 420 embedded, 100 against a target)' },

@@ -6,7 +6,7 @@
 import { ExitCode } from '../config/errors.js';
 import { toolVersion } from '../http/user-agent.js';
 import { errorReport, suggestion, TOOL, UsageError, usageText } from './args.js';
-import { COMMAND_WORDS, COMMANDS } from './commands.js';
+import { COMMAND_WORDS, COMMANDS, suiteList } from './commands.js';
 import { processOutput, type Output } from './output.js';
 
 /** The top-level help: every command's usage, generated from its options table, then what they share. */
@@ -19,7 +19,7 @@ ${COMMANDS.map((c) => usageText(c, '  ')).join('\n')}
   ${TOOL} --version
 
 With no --target (and no PETSTORE_TARGET) run starts an embedded reference Pet Store and runs against it.
-Suites: auth, listPets, createPet, getPet, stateful, rate-limit (default: all of these), quota (opt-in).
+Suites: ${suiteList}.
 Environment: PETSTORE_TARGET, PETSTORE_API_KEY_FREE|PRO|BUSINESS|ENTERPRISE, PETSTORE_ENTERPRISE_LIMITS=rpm/rpd,
              PETSTORE_PRODUCTION_URL, PETSTORE_SEED, PETSTORE_RUNS, PETSTORE_MAX_DURATION, PETSTORE_BUDGET,
              PETSTORE_CONCURRENCY (a .env file is read too); HTTPS_PROXY, HTTP_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS,

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
 import { nearest } from '../../cli/args.js';
 import { COMMANDS, type CommandSpec } from '../../cli/commands.js';
+import { SUITES } from '../../config/config.js';
 import { toolVersion } from '../../http/user-agent.js';
 import { runMain } from './support.js';
 
@@ -60,6 +61,8 @@ describe('--help and --version on every command', () => {
       const own = text.slice(starts[i], starts[i + 1] ?? text.indexOf('COMMAND --help'));
       for (const flag of flagsOf(c)) expect(own, `${c.name} ${flag}`).toMatch(new RegExp(`\\[${flag}[ \\]]`));
     }
+    // The suites come from the configuration's list, not from a copy.
+    for (const suite of SUITES) expect(text.split('\n').find((l) => l.startsWith('Suites:'))).toContain(suite);
     // The flags the hand-written help used to leave out.
     expect(text).toMatch(/--seed-pets N[\s\S]*--id-start ID[\s\S]*--list-order/);
     expect(text).toMatch(/report merge DIR\.\.\. \[--out DIR\] \[--thresholds FILE\]/);
