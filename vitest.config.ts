@@ -17,7 +17,11 @@ export default defineConfig({
     globalSetup: ['./test/support/fresh-build.ts'],
     reporters: ['default', './test/support/closing-line.ts'],
     // GitHub's workflow and action parser imports its schemas as JSON modules, which Node loads only with an import
-    // attribute: vite transforms it instead (test/ci/).
-    server: { deps: { inline: ['@actions/workflow-parser'] } },
+    // attribute: vite bundles it instead (test/ci/).
+    deps: {
+      optimizer: {
+        ssr: { enabled: true, include: ['@actions/workflow-parser', '@actions/workflow-parser/actions/action-parser'] },
+      },
+    },
   },
 });
