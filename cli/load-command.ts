@@ -4,11 +4,9 @@
  * <out>/history.json, and exits 1 when a threshold fails (the reason is in the summary), 2 on usage errors.
  */
 import { appendFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import { loadConfig, readEnv, type Env } from '../config/config.js';
-import { exitCodeOf, HarnessError } from '../config/errors.js';
+import { exitCodeOf } from '../config/errors.js';
 import { allowedOnTarget } from '../config/production.js';
-import { scrub } from '../http/redact.js';
 import { profileNamed } from '../load/profiles.js';
 import { createProgress, type ProgressStream } from '../load/progress.js';
 import { runLoad } from '../load/run-load.js';
@@ -16,19 +14,11 @@ import { autocannonTransportWarnings } from '../load/transport.js';
 import { resolveLoadTarget } from '../load/target.js';
 import { loadThresholds } from '../reports/thresholds.js';
 import { writeRunReport } from '../reports/write-report.js';
+import { errorText, parseCommand } from './args.js';
+import { loadCommandSpec } from './commands.js';
 
-export const LOAD_USAGE =
-  'usage: petstore-conformance load [--profile smoke|nightly] [--target URL] [--out DIR] [--thresholds FILE] [--allow-production]';
-
-/** The flags of `load` (exported so that tests can check example workflows against them). */
-export const loadOptions = {
-  profile: { type: 'string', default: 'smoke' },
-  target: { type: 'string' },
-  out: { type: 'string', default: 'reports' },
-  thresholds: { type: 'string' },
-  'allow-production': { type: 'boolean', default: false },
-  'env-file': { type: 'string' },
-} as const;
+/** The flags of `load` (its options table is in cli/commands.ts; exported for the example workflows' test). */
+export const loadOptions = loadCommandSpec.flags;
 
 export interface LoadCommandIo {
   readonly stderr?: ProgressStream;
@@ -36,19 +26,16 @@ export interface LoadCommandIo {
   readonly env?: Env;
 }
 
-function parseLoadArgs(argv: string[]) {
-  try {
-    return parseArgs({ args: argv, options: loadOptions, strict: true, allowPositionals: false }).values;
-  } catch (e) {
-    throw new HarnessError('PSC_USAGE', `${(e as Error).message}\n${LOAD_USAGE}`);
-  }
-}
-
 export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promise<number> {
   const stderr = io.stderr ?? process.stderr;
   const stdout = io.stdout ?? process.stdout;
   try {
-    const values = parseLoadArgs(argv);
+    const parsed = parseCommand(argv, loadCommandSpec);
+    if (parsed.kind !== 'args') {
+      stdout.write(parsed.text);
+      return 0;
+    }
+    const { values } = parsed;
     const profile = profileNamed(values.profile);
     const config = loadConfig(
       { target: values.target, allowProduction: values['allow-production'], envFile: values['env-file'] },
@@ -69,9 +56,7 @@ export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promi
     if (config.stepSummaryFile) appendFileSync(config.stepSummaryFile, `${written.summary}\n`);
     return written.report.verdict.pass ? 0 : 1;
   } catch (e) {
-    stderr.write(
-      `${scrub(e instanceof HarnessError ? `${e.code}: ${e.message}` : `error: ${(e as Error).stack ?? String(e)}`)}\n`,
-    );
+    stderr.write(errorText(e));
     return exitCodeOf(e);
   }
 }

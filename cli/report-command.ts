@@ -1,21 +1,13 @@
 /** `petstore-conformance report merge DIR... [--out DIR] [--thresholds FILE]`: merges shard reports into one. */
 import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { exitCodeOf, HarnessError } from '../config/errors.js';
+import { exitCodeOf } from '../config/errors.js';
 import { mergeReports } from '../reports/merge.js';
 import { loadThresholds } from '../reports/thresholds.js';
 import { utcStamp } from '../reports/write-report.js';
+import { errorText, helpText, missingPositional, parseCommand, suggestion, UsageError, usageText } from './args.js';
+import { reportMergeCommandSpec } from './commands.js';
 
-export const REPORT_USAGE = 'usage: petstore-conformance report merge DIR... [--out DIR] [--thresholds FILE]';
-
-function parseReportArgs(argv: string[]) {
-  const options = { out: { type: 'string' }, thresholds: { type: 'string' } } as const;
-  try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
-  } catch (e) {
-    throw new HarnessError('PSC_USAGE', `${(e as Error).message}\n${REPORT_USAGE}`);
-  }
-}
+const SUBCOMMANDS = ['merge'];
 
 export async function reportCommand(
   argv: string[],
@@ -24,20 +16,32 @@ export async function reportCommand(
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
   try {
-    const parsed = parseReportArgs(argv);
-    const [sub, ...dirs] = parsed.positionals;
+    const [sub, ...rest] = argv;
+    // `report --help` and `report` alone: its one subcommand's help (with no subcommand, as a usage error).
+    if (sub === '--help' || sub === '-h') {
+      stdout.write(helpText(reportMergeCommandSpec));
+      return 0;
+    }
     if (sub !== 'merge')
-      throw new HarnessError('PSC_USAGE', `report: unknown subcommand ${JSON.stringify(sub ?? '')}\n${REPORT_USAGE}`);
-    if (dirs.length === 0)
-      throw new HarnessError('PSC_USAGE', `report merge: give at least one report directory\n${REPORT_USAGE}`);
+      throw new UsageError(
+        sub === undefined
+          ? 'report: name a subcommand (merge)'
+          : `report: unknown subcommand "${sub}"${suggestion(sub, SUBCOMMANDS)} (subcommands: ${SUBCOMMANDS.join(', ')})`,
+        usageText(reportMergeCommandSpec),
+      );
+    const parsed = parseCommand(rest, reportMergeCommandSpec);
+    if (parsed.kind !== 'args') {
+      stdout.write(parsed.text);
+      return 0;
+    }
+    const dirs = parsed.positionals;
+    if (dirs.length === 0) missingPositional(reportMergeCommandSpec, 'give at least one report directory');
     const out = parsed.values.out ?? join('reports', `${utcStamp(new Date())}-merged`);
     const written = await mergeReports(dirs, out, { thresholds: loadThresholds(parsed.values.thresholds ?? null) });
     stdout.write(`${written.summary}\nMerged report: ${written.dir}/report.html\n`);
     return written.report.verdict.pass ? 0 : 1;
   } catch (e) {
-    stderr.write(
-      `${e instanceof HarnessError ? `${e.code}: ${e.message}` : `error: ${(e as Error).stack ?? String(e)}`}\n`,
-    );
+    stderr.write(errorText(e));
     return exitCodeOf(e);
   }
 }

@@ -26,6 +26,7 @@ import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
 import { connectionFacts } from './connection.js';
 import type { Output } from './output.js';
 import { preflight } from './preflight.js';
+import { runNotes } from './run-notes.js';
 import type { SuiteReporter } from './suite-reporter.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -94,6 +95,8 @@ export async function conductRun<T>(
       `the request budget (${budget.limit})`,
     );
     notes.push(...plan.notes);
+    // Each note once: --runs scaled by the quota and then by the budget is one note (cli/run-notes.ts).
+    notes.splice(0, notes.length, ...runNotes(notes));
     for (const n of notes) out.progress(`note: ${n}`);
     out.progress(
       `limits: time budget ${Math.round(config.maxDurationMs / 1000)} s (--max-duration); ` +

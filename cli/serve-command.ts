@@ -11,21 +11,20 @@ import {
 import { faults } from '../reference/faults.js';
 import { keyVariable, loadConfig } from '../config/config.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
-import { parseFlags } from './args.js';
+import { parseCommand, suggestion } from './args.js';
+import { ancestry, watchParent } from './parent-watch.js';
+import { serveCommandSpec } from './commands.js';
 import type { Output } from './output.js';
 
 export async function serveCommand(argv: string[], out: Output, signal?: AbortSignal): Promise<number> {
-  const { values } = parseFlags(argv, {
-    port: { type: 'string' },
-    window: { type: 'string' },
-    algorithm: { type: 'string' },
-    fault: { type: 'string', multiple: true },
-    'list-faults': { type: 'boolean' },
-    'seed-pets': { type: 'string' },
-    'id-start': { type: 'string' },
-    'list-order': { type: 'string' },
-    json: { type: 'boolean' },
-  });
+  // Who started serve, read before the server starts (and before anyone who reads its URL could end them).
+  const startedBy = ancestry();
+  const parsed = parseCommand(argv, serveCommandSpec);
+  if (parsed.kind !== 'args') {
+    out.result(parsed.text);
+    return ExitCode.conformant;
+  }
+  const { values } = parsed;
   if (values['list-faults']) {
     out.result(values.json ? `${JSON.stringify(faultCatalogue(), null, 2)}\n` : faultTable());
     return ExitCode.conformant;
@@ -79,12 +78,19 @@ export async function serveCommand(argv: string[], out: Output, signal?: AbortSi
       lines.push(`export PETSTORE_ENTERPRISE_LIMITS=${k.limits.requestsPerMinute}/${k.limits.requestsPerDay}`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
+  let unwatch = (): void => {};
   await new Promise<void>((resolveStop) => {
     const stop = () => resolveStop();
     process.once('SIGINT', stop);
     process.once('SIGTERM', stop);
     signal?.addEventListener('abort', stop);
+    // Started through npx, a `kill` reaches npm only: end with the process that started us (cli/parent-watch.ts).
+    unwatch = watchParent(() => {
+      out.progress('the process that started serve has ended: stopping');
+      stop();
+    }, startedBy);
   });
+  unwatch();
   await server.close();
   return ExitCode.conformant;
 }
@@ -97,7 +103,7 @@ function selectedFaults(given: readonly string[]): string[] {
   if (unknown.length > 0) {
     throw new HarnessError(
       'PSC_USAGE',
-      `--fault: unknown fault ${unknown.map((id) => JSON.stringify(id)).join(', ')} (serve --list-faults shows them)`,
+      `--fault: unknown fault ${unknown.map((id) => `${JSON.stringify(id)}${suggestion(id, [...known])}`).join(', ')} (serve --list-faults shows them)`,
     );
   }
   return ids;

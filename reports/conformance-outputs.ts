@@ -7,16 +7,16 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../config/config.js';
-import { ExitCode } from '../config/errors.js';
+import { ExitCode, exitCodeFor as exitCodeForCode } from '../config/errors.js';
 import { scrub } from '../http/redact.js';
 import { blocksRun } from '../runner/limits.js';
-import type { RunOutcome } from '../runner/outcome.js';
+import type { RunOutcome, SuiteOutcome } from '../runner/outcome.js';
 import { applyBaseline } from './baseline.js';
 import { buildConformanceReport, type ConformanceReport, type ConnectionFacts } from './conformance-report.js';
 import { renderMarkdown, renderTerminalSummary } from './conformance-text.js';
 import type { HarWriter } from './har.js';
 import { renderJunit } from './junit.js';
-import { writeReplays } from './replay-file.js';
+import { replayPlan, writeReplays } from './replay-file.js';
 import {
   type RunBudget,
   type RunLimitsReport,
@@ -73,7 +73,7 @@ export function runReportOf(r: ConductedRun): RunReport {
     preflightRequests: r.preflightRequests,
   });
   const built = buildConformanceReport({
-    tool: { name: 'petstore-conformance', version: r.toolVersion },
+    tool: { name: 'petstore-conformance', version: r.toolVersion, invocation: config.invocation },
     target: { url: config.target!, embedded: r.embedded },
     seed: config.seed,
     runs: r.runs,
@@ -88,7 +88,13 @@ export function runReportOf(r: ConductedRun): RunReport {
   const withBaseline = config.baseline ? applyBaseline(built, config.baseline, config.updateBaseline) : built;
   // A deadline reached or a target slowing down blocks the run (exit 3): what ran is reported, not judged complete.
   const blocked = limits.stop !== null && blocksRun(limits.stop.code);
-  return { ...withBaseline, ...(blocked ? { verdict: 'blocked' as const } : {}), run: limits };
+  return {
+    ...withBaseline,
+    ...(blocked ? { verdict: 'blocked' as const } : {}),
+    // Each block the report shows names its replay file (--replay-dir), written by writeRunOutputs.
+    ...(config.replayDir ? { replayFiles: replayPlan(config.replayDir, withBaseline) } : {}),
+    run: limits,
+  };
 }
 
 /** Writes every output the configuration asks for and returns the run's exit code. */
@@ -115,10 +121,21 @@ export function writeRunOutputs(r: ConductedRun, har: HarWriter | null, out: Out
     const n = har.close(runLimitsLine(report.run));
     out.progress(`HAR: ${n} exchanges in ${har.path}`);
   }
-  const violations = report.findings.filter((f) => f.level !== 'observation');
-  if (config.replayDir && violations.length) {
-    const written = writeReplays(config.replayDir, report, violations);
-    out.progress(`replay files: ${written.length} in ${config.replayDir}`);
+  if (config.replayDir && Object.keys(report.replayFiles ?? {}).length > 0) {
+    const written = writeReplays(config.replayDir, report);
+    out.progress(`replay files: ${written.length} in ${config.replayDir}, one per block of the report`);
+  }
+  const leftOut = suitesLeftOut(config.suites, r.outcome?.outcomes ?? []);
+  if (config.requireComplete && leftOut.length > 0) {
+    out.progress(
+      `petstore-conformance: --require-complete: not every suite ran to its end (${leftOut.join(', ')}) [PSC_INCOMPLETE]`,
+    );
+    return exitCodeForCode('PSC_INCOMPLETE');
   }
   return exitCodeFor(report);
+}
+
+/** Suites asked for that did not run to their end: stopped by a limit (budget, time, key) or never started. */
+export function suitesLeftOut(asked: readonly string[], outcomes: readonly SuiteOutcome[]): string[] {
+  return asked.filter((s) => !outcomes.some((o) => o.meta.suite === s && !o.meta.stopped));
 }

@@ -58,7 +58,10 @@ export interface ConnectionFacts {
 
 export interface ConformanceReport {
   readonly schemaVersion: number;
-  readonly tool: { readonly name: string; readonly version: string };
+  /** `invocation`: the command as the user started it (`npx petstore-conformance`), for the lines the reports print. */
+  readonly tool: { readonly name: string; readonly version: string; readonly invocation?: string };
+  /** --replay-dir: the replay file of each defect block, by signature (reports/replay-file.ts replayPlan). */
+  readonly replayFiles?: Readonly<Record<string, string>>;
   readonly target: { readonly url: string; readonly embedded: boolean };
   readonly seed: number;
   readonly runs: number;

@@ -22,11 +22,14 @@ function specWords(id: string): string {
   }
 }
 
-/** The command line that reruns the suite that recorded `f` (the whole run when the finding names no suite). */
+/**
+ * The command line that reruns the suite that recorded `f` (the whole run when the finding names no suite), started
+ * the way this run was (`npx petstore-conformance`, `petstore-conformance` on PATH, `node <script>`).
+ */
 export function replayLine(report: ConformanceReport, f: Finding): string {
   const target = report.target.embedded ? '' : ` --target ${report.target.url}`;
   const suite = f.suite ? ` --suite ${f.suite}` : '';
-  return `petstore-conformance run${target}${connectionFlags(report)} --seed ${report.seed} --runs ${report.runs}${suite}`;
+  return `${report.tool.invocation ?? 'npx petstore-conformance'} run${target}${connectionFlags(report)} --seed ${report.seed} --runs ${report.runs}${suite}`;
 }
 
 /** The flags a replay needs to reach the target the same way. */
@@ -67,7 +70,13 @@ function findingDetail(report: ConformanceReport, f: Finding): string[] {
     `    replay: ${replayLine(report, f)}${f.repro?.path ? `   (fast-check seed ${f.repro.seed}, path "${f.repro.path}")` : ''}`,
   );
   const ex = f.exchanges[0];
-  if (ex) lines.push(`    reproduce: ${shortCurl(ex.curl)}`);
+  // The embedded server and its keys ended with the run: its curl line shows the request, the replay line reruns it.
+  if (ex)
+    lines.push(
+      report.target.embedded
+        ? `    request: ${shortCurl(ex.curl)}   (the embedded server stopped with this run: the replay line reruns it)`
+        : `    reproduce: ${shortCurl(ex.curl)}`,
+    );
   return lines;
 }
 
@@ -80,6 +89,19 @@ const shortCurl = (curl: string): string =>
 
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
 
+/**
+ * The defects the terminal shows a block for, in the order it shows them: violations (those a baseline does not know
+ * first: they are what this run is about), then warnings; echoes are named inside their root's block.
+ */
+export function defectBlocks(report: ConformanceReport): Defect[] {
+  const known = new Set(report.baseline?.known ?? []);
+  const roots = (level: 'violation' | 'warning') =>
+    report.defects
+      .filter((d) => d.level === level && d.echoOf === undefined)
+      .sort((a, b) => Number(known.has(a.signature)) - Number(known.has(b.signature)));
+  return [...roots('violation'), ...roots('warning')];
+}
+
 /** One block per distinct defect: its signature, how often it showed, its smallest example, and its echoes. */
 export function defectBlock(report: ConformanceReport, d: Defect, mark: string): string[] {
   const f = report.findings[d.findings[0]!]!;
@@ -87,6 +109,11 @@ export function defectBlock(report: ConformanceReport, d: Defect, mark: string):
     `${mark} ${d.operation ?? '-'} › ${d.checkId} [clause ${f.clause}]${d.caseClass ? ` · case: ${d.caseClass}` : ''} · seen ${times(d.occurrences)}`,
     ...findingDetail(report, f),
   ];
+  const replay = report.replayFiles?.[d.signature];
+  if (replay)
+    lines.push(
+      `    replay file: ${replay}   (${report.tool.invocation ?? 'npx petstore-conformance'} replay ${replay})`,
+    );
   const echoes = report.defects.filter((e) => e.echoOf === d.signature);
   for (const e of echoes)
     lines.push(
@@ -114,11 +141,8 @@ export function renderTerminalSummary(report: ConformanceReport): string {
     '',
   );
   const known = new Set(report.baseline?.known ?? []);
-  // Defects a baseline does not know come first: they are what this run is about.
-  const roots = (level: 'violation' | 'warning') =>
-    report.defects
-      .filter((d) => d.level === level && d.echoOf === undefined)
-      .sort((a, b) => Number(known.has(a.signature)) - Number(known.has(b.signature)));
+  const blocks = defectBlocks(report);
+  const roots = (level: 'violation' | 'warning') => blocks.filter((d) => d.level === level);
   const observations = report.findings.filter((f) => f.level === 'observation');
   if (roots('violation').length) {
     out.push(`Violations: ${defectCount(report, 'violation')}`);
