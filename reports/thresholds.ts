@@ -144,5 +144,5 @@ export function evaluate(figures: KeyFigures, earlier: readonly HistoryEntry[], 
         : `${c.name}: ${c.value} is not ${c.comparison} ${c.limit} (${c.basis})`,
     );
   if (figures.responses === 0) reasons.unshift('no responses at all: the run measured nothing');
-  return { pass: reasons.length === 0, reasons, checks };
+  return { pass: reasons.length === 0, reasons, checks, relativeFromNights: t.trend.minNights };
 }
