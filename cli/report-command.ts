@@ -1,17 +1,20 @@
-/** `petstore-conformance report merge DIR... [--out DIR] [--thresholds FILE]`: merges shard reports into one. */
-import { join } from 'node:path';
+/**
+ * `petstore-conformance report merge DIR... [--out DIR] [--thresholds FILE]`: merges shard reports into one, written as
+ * `load --out DIR` writes a night: DIR/<UTC timestamp>-merged/ and DIR/history.json (DIR defaults to reports).
+ */
 import { parseArgs } from 'node:util';
-import { exitCodeOf, HarnessError } from '../config/errors.js';
+import { exitCodeFor, exitCodeOf, HarnessError } from '../config/errors.js';
 import { mergeReports } from '../reports/merge.js';
 import { loadThresholds } from '../reports/thresholds.js';
-import { utcStamp } from '../reports/write-report.js';
 
 export const REPORT_USAGE = 'usage: petstore-conformance report merge DIR... [--out DIR] [--thresholds FILE]';
 
+/** The flags of `report merge` (exported so that tests can check example workflows against them). */
+export const reportOptions = { out: { type: 'string', default: 'reports' }, thresholds: { type: 'string' } } as const;
+
 function parseReportArgs(argv: string[]) {
-  const options = { out: { type: 'string' }, thresholds: { type: 'string' } } as const;
   try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
+    return parseArgs({ args: argv, options: reportOptions, strict: true, allowPositionals: true });
   } catch (e) {
     throw new HarnessError('PSC_USAGE', `${(e as Error).message}\n${REPORT_USAGE}`);
   }
@@ -30,9 +33,11 @@ export async function reportCommand(
       throw new HarnessError('PSC_USAGE', `report: unknown subcommand ${JSON.stringify(sub ?? '')}\n${REPORT_USAGE}`);
     if (dirs.length === 0)
       throw new HarnessError('PSC_USAGE', `report merge: give at least one report directory\n${REPORT_USAGE}`);
-    const out = parsed.values.out ?? join('reports', `${utcStamp(new Date())}-merged`);
-    const written = await mergeReports(dirs, out, { thresholds: loadThresholds(parsed.values.thresholds ?? null) });
+    const written = await mergeReports(dirs, parsed.values.out, {
+      thresholds: loadThresholds(parsed.values.thresholds ?? null),
+    });
     stdout.write(`${written.summary}\nMerged report: ${written.dir}/report.html\n`);
+    if (written.report.verdict.unavailable) return exitCodeFor('PSC_UNREACHABLE');
     return written.report.verdict.pass ? 0 : 1;
   } catch (e) {
     stderr.write(

@@ -204,4 +204,6 @@ export interface LoadRun {
   readonly unavailable?: Unavailable;
   /** Set on a shard's run (load --shard I/N). */
   readonly shard?: ShardInfo;
+  /** What this run set out to measure (its profile's scenarios that run here); absent in older reports: all. */
+  readonly planned?: { readonly measures: readonly Measure[]; readonly aboveRate: boolean };
 }

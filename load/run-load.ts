@@ -81,7 +81,24 @@ export async function runLoad(
     scenarios,
     ...(unavailable ? { unavailable } : {}),
     ...(shard ? { shard } : {}),
+    planned: plannedOf(profile, place),
   };
+}
+
+/**
+ * What a profile's scenarios set out to measure on this shard: the per-plan runs are planned on the first shard only
+ * (--limiter-shards first), and the checks above a plan's rate only when a multiplier above 1 is asked for.
+ */
+export function plannedOf(profile: Profile, place: ShardPlace | null): NonNullable<LoadRun['planned']> {
+  const limiterHere = !place || place.limiterShards === 'all' || place.index === 1;
+  const entries = profile.scenarios.filter((e) => limiterHere || !e.measures.includes('limiter'));
+  const measures = [...new Set(entries.flatMap((e) => e.measures))];
+  const aboveRate = entries.some(
+    (e) =>
+      e.measures.includes('limiter') &&
+      ((e.params as { multipliers?: readonly number[] }).multipliers ?? [2]).some((m) => m > 1),
+  );
+  return { measures, aboveRate };
 }
 
 /** The run of a night whose target could not be reached at all: no scenario, no verdict, the reason. */

@@ -123,6 +123,7 @@ export interface LoadScenario<P> {
 /** One line of a profile: a scenario and its parameters. */
 export interface ScenarioEntry {
   readonly kind: ScenarioKind;
+  readonly measures: readonly Measure[];
   /** The parameters, as given (part of the profile's identity). */
   readonly params: unknown;
   plannedSeconds(windowSeconds: number): number;
@@ -132,6 +133,7 @@ export interface ScenarioEntry {
 export function entry<P>(scenario: LoadScenario<P>, params: P): ScenarioEntry {
   return {
     kind: scenario.kind,
+    measures: scenario.measures,
     params,
     plannedSeconds: (w) => scenario.plannedSeconds(params, w),
     // The scenario's declaration is the one source of kind and measures: whatever spec its run built, the results
@@ -168,7 +170,9 @@ export async function runScenario(
   const instance = autocannon({
     url: spec.url,
     connections,
-    duration: spec.durationSeconds,
+    // Under a rate, the request bound ends the run (rate × duration at most): a second of slack lets the last
+    // second's burst be answered on a busy machine instead of being cut by the timer.
+    duration: spec.durationSeconds + (spec.overallRate !== null ? 1 : 0),
     maxOverallRequests: spec.maxRequests,
     timeout: spec.timeoutSeconds,
     requests,

@@ -22,7 +22,7 @@ export function buildReport(
     // A night without its target is not judged: no threshold applies to what could not be measured.
     verdict: run.unavailable
       ? { pass: false, unavailable: true, reasons: [`target unavailable: ${run.unavailable.reason}`], checks: [] }
-      : evaluate(figures, earlier, thresholds),
+      : evaluate(figures, earlier, thresholds, run.planned),
     trend: earlier,
   };
 }

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { reportCommand } from '../../cli/report-command.js';
 import { decodeHistogram, mergeHistograms } from '../../load/histogram.js';
 import { buildReport } from '../../reports/build-report.js';
-import { mergeReports } from '../../reports/merge.js';
+import { mergeReports, reportFile } from '../../reports/merge.js';
 import type { LoadReport } from '../../reports/model.js';
 import { reportSchemaErrors } from '../../reports/report-schema.js';
 import { DEFAULT_THRESHOLDS } from '../../reports/thresholds.js';
@@ -31,8 +31,13 @@ describe('report merge', () => {
     const a = await shard(join(root, 'a'), [[1, 990]], planScenario(2, 60, 180, 3));
     const b = await shard(join(root, 'b'), [[200, 10]], planScenario(2, 54, 186, 3));
     const out = join(root, 'merged');
-    const { report } = await mergeReports([join(root, 'a'), join(root, 'b')], out, { thresholds: DEFAULT_THRESHOLDS });
-    expect(reportSchemaErrors(readJson<unknown>(join(out, 'report.json')))).toEqual([]);
+    const { report, dir } = await mergeReports([join(root, 'a'), join(root, 'b')], out, {
+      thresholds: DEFAULT_THRESHOLDS,
+    });
+    // The layout of load --out: OUT/<UTC timestamp>-merged/ and OUT/history.json.
+    expect(dir).toMatch(/merged[/\\]\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ-merged$/);
+    expect(readJson<{ runs: unknown[] }>(join(out, 'history.json')).runs).toHaveLength(1);
+    expect(reportSchemaErrors(readJson<unknown>(join(dir, 'report.json')))).toEqual([]);
     expect(report.shards).toBe(2);
     expect(report.profile).toBe('merged');
     const mix = report.scenarios.find((s) => s.id === 'mix-connections-10')!;
@@ -63,7 +68,7 @@ describe('report merge', () => {
     });
     expect(plan.latency['429']!.count).toBe(366);
     expect(report.generator).toHaveLength(2);
-    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toMatch(/## Load merged/);
+    expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toMatch(/## Load merged/);
   });
 
   it('the CLI merges, and refuses a directory without a report', async () => {
@@ -74,7 +79,7 @@ describe('report merge', () => {
     const err: string[] = [];
     const io = { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } };
     expect(await reportCommand(['merge', join(root, 'a'), join(root, 'b'), '--out', join(root, 'm')], io)).toBe(0);
-    expect(readJson<LoadReport>(join(root, 'm', 'report.json')).scenarios[0]!.responses).toBe(200);
+    expect(readJson<LoadReport>(reportFile(join(root, 'm'))).scenarios[0]!.responses).toBe(200);
     expect(await reportCommand(['merge', join(root, 'nothing')], io)).toBe(2);
     expect(err.join('')).toMatch(/PSC_USAGE: report merge: cannot read/);
     expect(await reportCommand(['frobnicate'], io)).toBe(2);
