@@ -17,8 +17,10 @@ Usage:
   petstore-conformance serve [--port N] [--window SECONDS] [--algorithm fixed-window|sliding-window|token-bucket]
                              [--fault ID[,ID]...]...
   petstore-conformance serve --list-faults [--json]
-  petstore-conformance load [--profile smoke|nightly] [--target URL] [--out DIR] [--thresholds FILE] [--allow-production]
-  petstore-conformance report merge DIR... [--out DIR]
+  petstore-conformance load [--profile smoke|nightly|FILE.json] [--target URL] [--out DIR] [--thresholds FILE]
+                            [--shard I/N [--start-at TIME] [--limiter-shards first|all]] [--samples FILE]
+                            [--allow-production]
+  petstore-conformance report merge DIR... [--out DIR] [--thresholds FILE]
   petstore-conformance replay FILE [--target URL] [--ca FILE] [--insecure]
 
 With no --target (and no PETSTORE_TARGET) it starts an embedded reference Pet Store and runs against it.

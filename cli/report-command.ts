@@ -2,7 +2,9 @@
  * `petstore-conformance report merge DIR... [--out DIR] [--thresholds FILE]`: merges shard reports into one, written as
  * `load --out DIR` writes a night: DIR/<UTC timestamp>-merged/ and DIR/history.json (DIR defaults to reports).
  */
+import { appendFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { type Env, readEnv } from '../config/config.js';
 import { exitCodeFor, exitCodeOf, HarnessError } from '../config/errors.js';
 import { mergeReports } from '../reports/merge.js';
 import { loadThresholds } from '../reports/thresholds.js';
@@ -22,7 +24,7 @@ function parseReportArgs(argv: string[]) {
 
 export async function reportCommand(
   argv: string[],
-  io: { stdout?: { write(text: string): unknown }; stderr?: { write(text: string): unknown } } = {},
+  io: { stdout?: { write(text: string): unknown }; stderr?: { write(text: string): unknown }; env?: Env } = {},
 ): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
@@ -37,6 +39,9 @@ export async function reportCommand(
       thresholds: loadThresholds(parsed.values.thresholds ?? null),
     });
     stdout.write(`${written.summary}\nMerged report: ${written.dir}/report.html\n`);
+    // As load does: the merged summary lands in the CI job's summary page.
+    const summaryFile = (io.env ?? readEnv()).GITHUB_STEP_SUMMARY;
+    if (summaryFile) appendFileSync(summaryFile, `${written.summary}\n`);
     if (written.report.verdict.unavailable) return exitCodeFor('PSC_UNREACHABLE');
     return written.report.verdict.pass ? 0 : 1;
   } catch (e) {
