@@ -271,14 +271,16 @@ export function flagShards(reports: readonly LoadReport[]): ShardFlag[] {
       // The per-plan limiter runs are judged on what the target accepted, not on what the shard sent.
       if (s.limiter || s.targetUnavailable !== undefined) continue;
       for (const g of s.generator ?? []) {
+        // CPU near a core: its own bottleneck. (Event-loop delay is reported, not judged: on a busy machine it reads high
+        // whatever the shard does, so it cannot tell a saturated shard from a starved one.)
         const bound = g.peakCpuPercent >= GENERATOR_BOUND_CPU_PERCENT;
         const below = g.requestedRate !== null && g.achievedRate < MIN_SHARE_RATIO * g.requestedRate;
         if (!below && !(g.requestedRate === null && bound)) continue;
         const who = `shard ${g.shard ?? r.shard?.index ?? '?'}`;
-        const cpu = `its client CPU peaked at ${g.peakCpuPercent}% of a core`;
+        const cpu = `its client CPU peaked at ${g.peakCpuPercent}% of a core and its event loop lagged ${g.eventLoopDelayP99Ms} ms at p99`;
         const reason = below
           ? `${who} achieved ${g.achievedRate} of its ${g.requestedRate} req/s share; ${cpu}${bound ? ': the shard was its own bottleneck' : ' (the target, the network or a busy machine held it back)'}`
-          : `${who} ran a closed loop with ${cpu}: the shard was its own bottleneck`;
+          : `${who} ran a closed loop; ${cpu}: the shard was its own bottleneck`;
         flags.push({
           shard: g.shard ?? r.shard?.index ?? null,
           scenario: s.id,

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { reportCommand } from '../../cli/report-command.js';
 import { decodeHistogram, mergeHistograms } from '../../load/histogram.js';
 import { buildReport } from '../../reports/build-report.js';
-import { mergeReports, reportFile } from '../../reports/merge.js';
+import { flagShards, mergeReports, reportFile } from '../../reports/merge.js';
 import type { LoadReport } from '../../reports/model.js';
 import { reportSchemaErrors } from '../../reports/report-schema.js';
 import { DEFAULT_THRESHOLDS } from '../../reports/thresholds.js';
@@ -84,5 +84,50 @@ describe('report merge', () => {
     expect(err.join('')).toMatch(/PSC_USAGE: report merge: cannot read/);
     expect(await reportCommand(['frobnicate'], io)).toBe(2);
     expect(await reportCommand(['merge'], io)).toBe(2);
+  });
+});
+
+describe('flagShards: a shard that could not generate its share', () => {
+  const shardReport = (index: number, g: { peak: number; asked: number | null; achieved: number }): LoadReport => {
+    const run = syntheticRun([
+      mixScenario('mix-rate-50pct', [[1, 100]], {
+        requested: { connections: 5, overallRate: g.asked, durationSeconds: 2, maxRequests: 100 },
+        generator: [
+          {
+            shard: index,
+            cpuPercent: g.peak / 2,
+            peakCpuPercent: g.peak,
+            eventLoopDelayP99Ms: 40,
+            requestedRate: g.asked,
+            achievedRate: g.achieved,
+          },
+        ],
+      }),
+    ]);
+    return buildReport(run, DEFAULT_THRESHOLDS, []);
+  };
+
+  it('below 90% of its share: flagged, its own bottleneck only with its CPU near a core', () => {
+    const flags = flagShards([
+      shardReport(1, { peak: 97, asked: 1000, achieved: 600 }),
+      shardReport(2, { peak: 30, asked: 1000, achieved: 600 }),
+      shardReport(3, { peak: 97, asked: 1000, achieved: 950 }),
+    ]);
+    expect(flags.map((f) => [f.shard, f.generatorBound])).toEqual([
+      [1, true],
+      [2, false],
+    ]);
+    expect(flags[0]!.reason).toMatch(
+      /^shard 1 achieved 600 of its 1000 req\/s share; its client CPU peaked at 97% .*its own bottleneck$/,
+    );
+    expect(flags[1]!.reason).toMatch(/the target, the network or a busy machine held it back/);
+  });
+
+  it('a closed loop is flagged only when its CPU was near a core', () => {
+    const flags = flagShards([
+      shardReport(1, { peak: 95, asked: null, achieved: 9000 }),
+      shardReport(2, { peak: 40, asked: null, achieved: 9000 }),
+    ]);
+    expect(flags.map((f) => f.shard)).toEqual([1]);
   });
 });
