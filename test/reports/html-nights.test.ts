@@ -17,9 +17,11 @@ import type { LoadRun } from '../../load/model.js';
 import { generateKeys } from '../../reference/server.js';
 import type { LoadReport } from '../../reports/model.js';
 import { DEFAULT_THRESHOLDS } from '../../reports/thresholds.js';
+import { mergeReports } from '../../reports/merge.js';
 import { writeRunReport } from '../../reports/write-report.js';
 import { artifactDir, readJson } from '../support/artifacts.js';
 import { withBrowser } from '../support/browser.js';
+import { mixScenario, planScenario, syntheticRun } from './fixtures.js';
 
 const quiet = { stderr: { isTTY: false, write: () => {} }, stdout: { write: () => {} } };
 
@@ -27,6 +29,50 @@ interface Nights {
   readonly smoke: string;
   readonly second: string;
   readonly dead: string;
+  readonly merged: string;
+}
+
+/** Two shard reports written 3 s apart, the second unable to generate its share: the merged page shows both. */
+async function mergedNight(root: string): Promise<string> {
+  const dirs: string[] = [];
+  for (const [index, achieved, started] of [
+    [1, 500, '2030-01-01T02:00:00.000Z'],
+    [2, 210, '2030-01-01T02:00:03.000Z'],
+  ] as const) {
+    const run = syntheticRun([
+      mixScenario('mix-rate-50pct', [[2, 1000]], {
+        title: 'mix at 1000 req/s (at most 50% of the enterprise rate)',
+        requested: { connections: 5, overallRate: 500, durationSeconds: 2, maxRequests: 1000 },
+        achievedRate: achieved,
+        generator: [
+          {
+            shard: index,
+            cpuPercent: 60,
+            peakCpuPercent: index === 2 ? 99 : 40,
+            eventLoopDelayP99Ms: 12,
+            requestedRate: 500,
+            achievedRate: achieved,
+          },
+        ],
+      }),
+      planScenario(2, 60, 180, 4),
+    ]);
+    const shard = {
+      index,
+      count: 2,
+      profile: 'smoke',
+      profileId: 'abc123',
+      limiterShards: 'all' as const,
+      startAt: null,
+    };
+    const w = await writeRunReport(
+      { ...run, startedAt: started, shard },
+      join(root, `shard-${index}`),
+      DEFAULT_THRESHOLDS,
+    );
+    dirs.push(w.dir);
+  }
+  return (await mergeReports(dirs, join(root, 'merged'), { thresholds: DEFAULT_THRESHOLDS })).dir;
 }
 
 let nights: Nights;
@@ -59,7 +105,7 @@ beforeAll(async () => {
   });
   expect(code).toBe(3);
   const dead = readdirSync(deadOut).find((d) => /^\d{4}-/.test(d))!;
-  nights = { smoke: join(out, first), second: second.dir, dead: join(deadOut, dead) };
+  nights = { smoke: join(out, first), second: second.dir, dead: join(deadOut, dead), merged: await mergedNight(out) };
 }, 120_000);
 
 /** Opens a report, fails on any console error or non-file request, keeps a full-page screenshot. */
@@ -149,6 +195,21 @@ describe('the load report of three nights in headless Chromium', () => {
       expect(await page.locator('#verdict').textContent()).toMatch(/not a regression.*No load was sent/s);
       expect(await page.locator('figure[data-chart]').count()).toBe(0);
       expect(await page.locator('body').textContent()).toMatch(/Nothing was measured to chart/);
+    });
+  }, 60_000);
+
+  it("a merged night: each shard's start offset, the spread warned, the shard below its share flagged", async () => {
+    await withBrowser(async (browser) => {
+      const page = await browser.newPage();
+      await open(page, nights.merged, '4-merged-night');
+      const warnings = await page.locator('#merge-warnings').textContent();
+      expect(warnings).toMatch(/the shards started 3 s apart/);
+      expect(warnings).toMatch(
+        /shard 2 achieved 210 of its 500 req\/s share.*its own bottleneck; its latency is not to be trusted/,
+      );
+      expect(await page.locator('body').textContent()).toMatch(/⚠ its own bottleneck/);
+      const latency = await labels(page, 'latency-percentiles');
+      expect(latency).toContain('mix at 1000 req/s (at most 50% of the enterprise rate) ⚠ untrustworthy');
     });
   }, 60_000);
 });
