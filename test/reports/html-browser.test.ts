@@ -2,25 +2,19 @@
  * The HTML report in a real browser: Debian's chromium (/usr/bin/chromium) driven by playwright-core. CI installs the
  * package; a missing browser fails this test with the reason rather than skipping it.
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { chromium } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { buildReport } from '../../reports/build-report.js';
 import { DEFAULT_THRESHOLDS } from '../../reports/thresholds.js';
 import { writeReportFiles } from '../../reports/write-report.js';
+import { withBrowser } from '../support/browser.js';
 import { syntheticRun } from './fixtures.js';
-
-const CHROMIUM = '/usr/bin/chromium';
 
 describe('report.html in headless Chromium', () => {
   it('loads offline without console errors, and every chart rendered data marks', async () => {
-    expect(
-      existsSync(CHROMIUM),
-      `${CHROMIUM} is missing: install Debian's chromium package (apt-get install -y chromium)`,
-    ).toBe(true);
     const dir = mkdtempSync(join(tmpdir(), 'psc-html-'));
     const history = [1, 2, 3].map((i) => ({
       createdAt: `2029-12-2${i}T02:00:00.000Z`,
@@ -39,23 +33,7 @@ describe('report.html in headless Chromium', () => {
     // Self-contained: no script, no external resource.
     expect(html).not.toMatch(/<script|<link|src="http|href="http|@import/i);
 
-    const profile = mkdtempSync(join(tmpdir(), 'psc-chromium-'));
-    // A fresh profile directory: playwright passes it as --user-data-dir.
-    const browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    try {
+    await withBrowser(async (browser) => {
       const page = await browser.newPage();
       const problems: string[] = [];
       page.on('console', (m) => {
@@ -94,9 +72,6 @@ describe('report.html in headless Chromium', () => {
         expect(c.height, c.id!).toBeGreaterThan(50);
         expect(c.items, `${c.id} has no data marks`).toBeGreaterThan(0);
       }
-    } finally {
-      await browser.close();
-      rmSync(profile, { recursive: true, force: true });
-    }
+    });
   });
 });
