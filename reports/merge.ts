@@ -17,7 +17,7 @@ import type {
   StatusClass,
 } from '../load/model.js';
 import { MEASURES, STATUS_CLASSES } from '../load/model.js';
-import type { LoadReport, MergeInfo, ShardFlag } from './model.js';
+import { GENERATOR_BOUND_CPU_PERCENT, type LoadReport, type MergeInfo, type ShardFlag } from './model.js';
 import { reportSchemaErrors } from './report-schema.js';
 import { loadThresholds, type Thresholds } from './thresholds.js';
 import { type WrittenReport, writeRunReport } from './write-report.js';
@@ -260,8 +260,6 @@ export function checkShards(reports: readonly LoadReport[], dirs: readonly strin
 export const MAX_START_SPREAD_SECONDS = 1;
 /** A shard below this share of its requested rate could not generate its load. */
 export const MIN_SHARE_RATIO = 0.9;
-/** Client CPU (percent of one core) from which a shard is taken as its own bottleneck. */
-export const GENERATOR_BOUND_CPU_PERCENT = 85;
 
 /** Each shard scenario that could not generate its share (achieved below 90 % of it), or a closed loop on a busy core. */
 export function flagShards(reports: readonly LoadReport[]): ShardFlag[] {

@@ -4,6 +4,9 @@
  */
 import type { LoadRun } from '../load/model.js';
 
+/** Client CPU (percent of one core, at a scenario's busiest second) from which a generator is its own bottleneck. */
+export const GENERATOR_BOUND_CPU_PERCENT = 85;
+
 /** What a merged report says about its shards. */
 export interface MergeInfo {
   readonly profile: string;

@@ -1,5 +1,5 @@
 /** summary.md: the verdict and key figures in a few lines of Markdown, fit for $GITHUB_STEP_SUMMARY or a chat message. */
-import type { LoadReport } from './model.js';
+import { GENERATOR_BOUND_CPU_PERCENT, type LoadReport } from './model.js';
 
 const num = (v: number | null, unit = '') => (v === null ? '–' : `${v}${unit}`);
 
@@ -45,6 +45,15 @@ export function renderSummary(report: LoadReport): string {
     );
   else if (!v.pass) lines.push('**Why it failed:**', '', ...v.reasons.map((r) => `- ${r}`), '');
   for (const w of report.merge?.warnings ?? []) lines.push(`> ⚠️ ${w}`, '');
+  // A single run's generator at a core measures itself: said here, where the night is read (a merge flags its shards).
+  if (!report.merge)
+    for (const s of report.scenarios)
+      for (const g of s.generator ?? [])
+        if (g.peakCpuPercent >= GENERATOR_BOUND_CPU_PERCENT)
+          lines.push(
+            `> ⚠️ ${s.title}: the load generator's CPU peaked at ${g.peakCpuPercent}% of a core: its figures may measure the generator, not the target (see docs/sharding.md)`,
+            '',
+          );
   lines.push(
     '| figure | value |',
     '|---|---|',

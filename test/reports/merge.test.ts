@@ -8,6 +8,7 @@ import { buildReport } from '../../reports/build-report.js';
 import { flagShards, mergeReports, reportFile } from '../../reports/merge.js';
 import type { LoadReport } from '../../reports/model.js';
 import { reportSchemaErrors } from '../../reports/report-schema.js';
+import { renderSummary } from '../../reports/summary.js';
 import { DEFAULT_THRESHOLDS } from '../../reports/thresholds.js';
 import { writeReportFiles } from '../../reports/write-report.js';
 import { readJson } from '../support/artifacts.js';
@@ -129,5 +130,42 @@ describe('flagShards: a shard that could not generate its share', () => {
       shardReport(2, { peak: 40, asked: null, achieved: 9000 }),
     ]);
     expect(flags.map((f) => f.shard)).toEqual([1]);
+  });
+});
+
+describe('a single run whose generator peaked near a core', () => {
+  it('its summary says the figures may measure the generator', () => {
+    const run = syntheticRun([
+      mixScenario('mix-connections-50', [[1, 100]], {
+        title: 'mix, 50 connections (enterprise key)',
+        generator: [
+          {
+            shard: null,
+            cpuPercent: 80,
+            peakCpuPercent: 98.5,
+            eventLoopDelayP99Ms: 60,
+            requestedRate: null,
+            achievedRate: 14800,
+          },
+        ],
+      }),
+      mixScenario('mix-connections-1', [[1, 100]], {
+        generator: [
+          {
+            shard: null,
+            cpuPercent: 20,
+            peakCpuPercent: 30,
+            eventLoopDelayP99Ms: 5,
+            requestedRate: null,
+            achievedRate: 900,
+          },
+        ],
+      }),
+    ]);
+    const summary = renderSummary(buildReport(run, DEFAULT_THRESHOLDS, []));
+    expect(summary).toMatch(
+      /mix, 50 connections \(enterprise key\): the load generator's CPU peaked at 98\.5% of a core/,
+    );
+    expect(summary.match(/CPU peaked/g)).toHaveLength(1);
   });
 });
