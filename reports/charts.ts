@@ -177,7 +177,7 @@ export async function renderCharts(report: LoadReport): Promise<Chart[]> {
 
   await add(
     'throughput',
-    'Responses per second over the run, one chart per scenario (own scale; dashed: the rate asked)',
+    'Answers per second over the run (429s included), one chart per scenario (own scale; dashed: the rate asked)',
     throughputRows(report),
     (values) => ({
       data: { values },
