@@ -38,6 +38,8 @@ export class Recorder {
   timeouts = 0;
   private firstAt = 0;
   private lastAt = 0;
+  /** When the latest-sent request that was answered went out (its answer's time less its latency). */
+  private lastSentAt = 0;
   /** Errors since the last response. */
   private failingSinceResponse = 0;
 
@@ -71,6 +73,7 @@ export class Recorder {
     const now = this.clock();
     if (this.responses === 0) this.firstAt = now - responseTimeMs;
     this.lastAt = now;
+    this.lastSentAt = Math.max(this.lastSentAt, now - responseTimeMs);
     this.failingSinceResponse = 0;
     this.responses++;
     const key = statusKey(status);
@@ -118,13 +121,15 @@ export class Recorder {
 
   /**
    * Responses per second. Closed loop: over the span from first request to last response. Under a rate, autocannon
-   * sends each second's requests at the start of the second, so the span misses the last second: divide by the
-   * requested duration (or the span, when longer).
+   * sends each second's requests at the start of the second, so the sends span one second less than the run: divide
+   * by the requested duration, or by the span of the sends when the generator took longer to send them (it could not
+   * keep its rate). The last answers' latency is not the generator's rate: a slow last answer does not lower it.
    */
   achievedRate(paced: boolean, requestedSeconds: number): number {
-    const span = (this.lastAt - this.firstAt) / 1000;
     if (this.responses === 0) return 0;
-    const seconds = paced ? Math.max(span, requestedSeconds) : Math.max(span, 0.001);
+    const seconds = paced
+      ? Math.max((this.lastSentAt - this.firstAt) / 1000, requestedSeconds)
+      : Math.max((this.lastAt - this.firstAt) / 1000, 0.001);
     return Math.round((this.responses / seconds) * 100) / 100;
   }
 
