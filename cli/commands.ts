@@ -110,7 +110,12 @@ export const loadCommandSpec = command({
   name: 'load',
   summary: 'runs a load profile and writes <out>/<UTC timestamp>/{report.json,report.html,summary.md}',
   flags: {
-    profile: { type: 'string', default: 'smoke', value: 'smoke|nightly', help: 'the profile (default smoke)' },
+    profile: {
+      type: 'string',
+      default: 'smoke',
+      value: 'smoke|nightly|FILE.json',
+      help: 'the profile: a built-in one, or a profile file (default smoke)',
+    },
     target: { type: 'string', value: 'URL', help: 'base URL ending in /v1 (default: an embedded reference server)' },
     out: {
       type: 'string',
@@ -119,6 +124,19 @@ export const loadCommandSpec = command({
       help: 'where reports and history.json go (default reports)',
     },
     thresholds: { type: 'string', value: 'FILE', help: 'thresholds that fail the run (exit 1)' },
+    shard: { type: 'string', value: 'I/N', help: "run shard I of N: its share of every scenario's rate (1-based)" },
+    'start-at': {
+      type: 'string',
+      value: 'TIME',
+      help: 'start at this instant (ISO 8601 with its zone, or epoch seconds), so shards begin together',
+    },
+    'limiter-shards': {
+      type: 'string',
+      default: 'first',
+      value: 'first|all',
+      help: 'the per-plan limiter scenarios on shard 1 only (first) or on every shard with its own keys (all)',
+    },
+    samples: { type: 'string', value: 'FILE', help: 'write every raw latency sample to this file' },
     'env-file': { type: 'string', value: 'FILE', help: 'read variables from this file (default .env)' },
     'allow-production': { type: 'boolean', help: 'allow a load run on PETSTORE_PRODUCTION_URL' },
   },
@@ -132,7 +150,7 @@ export const reportMergeCommandSpec = command({
     out: {
       type: 'string',
       value: 'DIR',
-      help: 'where the merged report goes (default reports/<UTC timestamp>-merged)',
+      help: 'where the merged night goes: DIR/<UTC timestamp>-merged/ and DIR/history.json (default reports)',
     },
     thresholds: { type: 'string', value: 'FILE', help: 'thresholds the merged report is judged against' },
   },

@@ -1,17 +1,23 @@
-/** `petstore-conformance report merge DIR... [--out DIR] [--thresholds FILE]`: merges shard reports into one. */
-import { join } from 'node:path';
-import { exitCodeOf } from '../config/errors.js';
+/**
+ * `petstore-conformance report merge DIR... [--out DIR] [--thresholds FILE]`: merges shard reports into one, written as
+ * `load --out DIR` writes a night: DIR/<UTC timestamp>-merged/ and DIR/history.json (DIR defaults to reports).
+ */
+import { appendFileSync } from 'node:fs';
+import { type Env, readEnv } from '../config/config.js';
+import { exitCodeFor, exitCodeOf } from '../config/errors.js';
 import { mergeReports } from '../reports/merge.js';
 import { loadThresholds } from '../reports/thresholds.js';
-import { utcStamp } from '../reports/write-report.js';
 import { errorText, helpText, missingPositional, parseCommand, suggestion, UsageError, usageText } from './args.js';
 import { reportMergeCommandSpec } from './commands.js';
 
 const SUBCOMMANDS = ['merge'];
 
+/** The flags of `report merge` (its options table is in cli/commands.ts; exported for the recipes' test). */
+export const reportOptions = reportMergeCommandSpec.flags;
+
 export async function reportCommand(
   argv: string[],
-  io: { stdout?: { write(text: string): unknown }; stderr?: { write(text: string): unknown } } = {},
+  io: { stdout?: { write(text: string): unknown }; stderr?: { write(text: string): unknown }; env?: Env } = {},
 ): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
@@ -36,9 +42,14 @@ export async function reportCommand(
     }
     const dirs = parsed.positionals;
     if (dirs.length === 0) missingPositional(reportMergeCommandSpec, 'give at least one report directory');
-    const out = parsed.values.out ?? join('reports', `${utcStamp(new Date())}-merged`);
-    const written = await mergeReports(dirs, out, { thresholds: loadThresholds(parsed.values.thresholds ?? null) });
+    const written = await mergeReports(dirs, parsed.values.out ?? 'reports', {
+      thresholds: loadThresholds(parsed.values.thresholds ?? null),
+    });
     stdout.write(`${written.summary}\nMerged report: ${written.dir}/report.html\n`);
+    // As load does: the merged summary lands in the CI job's summary page.
+    const summaryFile = (io.env ?? readEnv()).GITHUB_STEP_SUMMARY;
+    if (summaryFile) appendFileSync(summaryFile, `${written.summary}\n`);
+    if (written.report.verdict.unavailable) return exitCodeFor('PSC_UNREACHABLE');
     return written.report.verdict.pass ? 0 : 1;
   } catch (e) {
     stderr.write(errorText(e));

@@ -19,7 +19,10 @@ export function buildReport(
     shards: run.generator.length,
     ...run,
     figures,
-    verdict: evaluate(figures, earlier, thresholds),
+    // A night without its target is not judged: no threshold applies to what could not be measured.
+    verdict: run.unavailable
+      ? { pass: false, unavailable: true, reasons: [`target unavailable: ${run.unavailable.reason}`], checks: [] }
+      : evaluate(figures, earlier, thresholds, run.planned),
     trend: earlier,
   };
 }

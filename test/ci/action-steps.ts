@@ -7,12 +7,12 @@
  * installed and built already, and `npm ci` there would replace the node_modules they run from.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { NoOperationTraceWriter, parseWorkflow } from '@actions/workflow-parser';
 import { parseAction } from '@actions/workflow-parser/actions/action-parser';
 import { parse } from 'yaml';
+import { tempDir } from '../support/temp-dir.js';
 
 export const repoRoot = new URL('../../', import.meta.url).pathname.replace(/\/$/, '');
 
@@ -93,7 +93,7 @@ export async function runActionSteps(
     if (!(name in action.inputs)) throw new Error(`the action has no input "${name}"`);
   const inputs: Record<string, string> = {};
   for (const [name, spec] of Object.entries(action.inputs)) inputs[name] = withInputs[name] ?? spec.default ?? '';
-  const files = mkdtempSync(join(tmpdir(), 'psc-action-'));
+  const files = tempDir('psc-action-');
   const outputFile = join(files, 'output');
   const summaryFile = join(files, 'summary');
   writeFileSync(outputFile, '');
@@ -163,7 +163,7 @@ function spawnLogged(
  * `exit`): what the action's run step asks of the tool, without running it.
  */
 export function recordingActionPath(exit = 0): { path: string; argv(): string[] } {
-  const path = mkdtempSync(join(tmpdir(), 'psc-action-stub-'));
+  const path = tempDir('psc-action-stub-');
   const record = join(path, 'argv.json');
   const bin = join(path, 'bin');
   mkdirSync(bin);

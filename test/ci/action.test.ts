@@ -3,17 +3,17 @@
  * steps, run as the runner runs them, start the built command against the embedded server and leave the reports, the
  * step's outputs and the job summary behind, on success and on each kind of failure.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { RunReport } from '../../cli/run-command.js';
 import { readJson } from '../support/artifacts.js';
 import { actionSchemaErrors, actionText, readAction, runActionSteps } from './action-steps.js';
+import { tempDir } from '../support/temp-dir.js';
 
 /** A GitHub expression as written in YAML. */
 const expression = (e: string): string => `\${{ ${e} }}`;
-const workspace = () => mkdtempSync(join(tmpdir(), 'psc-action-ws-'));
+const workspace = () => tempDir('psc-action-ws-');
 
 describe('action.yml', () => {
   it("validates against GitHub's action schema", () => {

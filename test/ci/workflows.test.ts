@@ -6,9 +6,6 @@
  * the CLI's own parser and configuration loader.
  */
 import { readFileSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parseDocument } from 'yaml';
@@ -19,6 +16,7 @@ import { DEFAULT_MAX_DURATION_MS, keyVariable, loadConfig, parseDuration } from 
 import { plannedSeconds, profileNamed } from '../../load/profiles.js';
 import { contract } from '../../spec/contract.js';
 import { readAction, recordingActionPath, runActionSteps, workflowSchemaErrors } from './action-steps.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const stringMap = { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } } as const;
 
@@ -160,7 +158,7 @@ async function commandOf(step: Step): Promise<[string, string[]]> {
   const stub = recordingActionPath();
   const withInputs = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, fill(v)]));
   const r = await runActionSteps(withInputs, {
-    workspace: mkdtempSync(join(tmpdir(), 'psc-example-')),
+    workspace: tempDir('psc-example-'),
     actionPath: stub.path,
   });
   expect(r.code, r.log).toBe(0);

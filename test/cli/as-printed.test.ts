@@ -5,8 +5,7 @@
  * `replay FILE` of a block's file reproduces its defect.
  */
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { keyEnv } from '../../config/config.js';
@@ -14,6 +13,7 @@ import { type ReferenceServer, startReferenceServer } from '../../reference/serv
 import type { ReplayFile } from '../../reports/replay-file.js';
 import { readJson } from '../support/artifacts.js';
 import { distinctiveKeys } from './support.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const root = new URL('../..', import.meta.url).pathname;
 const keys = distinctiveKeys('printed');
@@ -55,7 +55,7 @@ describe('commands run as printed', () => {
 
   beforeAll(async () => {
     server = await startReferenceServer({ keys, faults: ['create-200', 'list-limit-ignored'] });
-    dir = mkdtempSync(join(tmpdir(), 'psc-printed-'));
+    dir = tempDir('psc-printed-');
     run = await sh(
       `npx petstore-conformance run --target ${server.url} --suite createPet,listPets --runs 5 --seed 11 --replay-dir ${dir}/replays --json ${dir}/report.json`,
     );

@@ -2,13 +2,13 @@
  * The commands a run prints start the way the user started the tool: `npx petstore-conformance` under npx or an npm
  * script, `petstore-conformance` when that command is on PATH, `node <script>` otherwise.
  */
-import { mkdirSync, mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { invocationOf } from '../../config/config.js';
+import { tempDir } from '../support/temp-dir.js';
 
-const dir = mkdtempSync(join(tmpdir(), 'psc-invocation-'));
+const dir = tempDir('psc-invocation-');
 const script = join(dir, 'pkg', 'bin', 'petstore-conformance.js');
 mkdirSync(join(dir, 'pkg', 'bin'), { recursive: true });
 writeFileSync(script, '');
