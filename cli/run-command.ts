@@ -17,7 +17,7 @@ import {
   type PlanKey,
   isFunctionalSuite,
 } from '../config/config.js';
-import { ExitCode, HarnessError } from '../config/errors.js';
+import { HarnessError } from '../config/errors.js';
 import { allowedOnTarget } from '../config/production.js';
 import { ApiKey, registerSecret, scrub } from '../http/redact.js';
 import { NO_PROXY_SETTINGS } from '../http/transport.js';
@@ -60,6 +60,7 @@ export const runOptions = {
   'max-creates': { type: 'string' },
   'name-prefix': { type: 'string' },
   concurrency: { type: 'string' },
+  'require-complete': { type: 'boolean' },
 } as const;
 
 /** Requests the CLI itself sends before the suites (the preflight's GET /pets): they count against the budget. */
@@ -67,6 +68,7 @@ const PREFLIGHT_REQUESTS = 1;
 
 export async function runCommand(argv: string[], out: Output): Promise<number> {
   const { values } = parseFlags(argv, runOptions);
+  const requireComplete = values['require-complete'] === true;
   const flags: Flags = {
     target: values.target,
     suite: values.suite,
@@ -133,6 +135,9 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       out.progress(`embedded reference server at ${server.url}`);
     }
     const notes: string[] = [];
+    // Suites a policy or the budget kept from running, with why: the verdict says INCOMPLETE (cli/completeness.ts).
+    const leftOutUpFront: string[] = [];
+    const requested = config.suites;
     // The rate-limit and quota suites exhaust keys on purpose: never on production by accident.
     const exhausting: string[] = config.suites.filter((s) => s === 'rate-limit' || s === 'quota');
     if (
@@ -143,21 +148,30 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       notes.push(
         `the target is PETSTORE_PRODUCTION_URL: the rate-limit suite was left out (pass --allow-production to include it)`,
       );
+      for (const s of exhausting)
+        leftOutUpFront.push(
+          `${s}: not run: the target is PETSTORE_PRODUCTION_URL (pass --allow-production to include it)`,
+        );
     }
     const key = functionalKey(config)!;
     const functional = config.suites.filter(isFunctionalSuite);
     const pre = await preflight(config, key, functional);
     notes.push(...pre.notes);
-    const budget = requestBudget(config, key, pre.remaining, server !== null);
-    // Every case class of every functional suite first; the random phases share what the budget leaves.
     // runner/budget.ts loads every scenario (and with them the checks and ajv): after the preflight, not before it.
-    const { planBudget } = await import('../runner/budget.js');
-    const plan = planBudget(
-      functional,
-      pre.runs,
-      budget.limit === null ? null : budget.limit - PREFLIGHT_REQUESTS,
-      `the request budget (${budget.limit})`,
-    );
+    const { planBudget, fitRateLimit, rateLimitNeed } = await import('../runner/budget.js');
+    const need = config.suites.includes('rate-limit') ? rateLimitNeed(config.keys) : { total: 0, perKey: [] };
+    const budget = requestBudget(config, key, pre.remaining, server !== null, need.perKey);
+    const room = budget.limit === null ? null : budget.limit - PREFLIGHT_REQUESTS;
+    const budgetLabel = `the request budget (${budget.limit})`;
+    // Every case class of every functional suite first, then each key's rate limits; the random phases share the rest.
+    const rateLimit = fitRateLimit(functional, pre.runs, room, need, budgetLabel);
+    if ('leftOut' in rateLimit) {
+      config = Object.freeze({ ...config, suites: config.suites.filter((s) => s !== 'rate-limit') });
+      leftOutUpFront.push(rateLimit.leftOut);
+      notes.push(rateLimit.leftOut);
+    }
+    const reserved = 'reserve' in rateLimit ? rateLimit.reserve : 0;
+    const plan = planBudget(functional, pre.runs, room === null ? null : room - reserved, budgetLabel);
     notes.push(...plan.notes);
     const runs = plan.runs;
     for (const n of notes) out.progress(`note: ${n}`);
@@ -185,6 +199,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
         maxCreates: config.maxCreates,
         // A tight budget is shared out per suite (runner/budget.ts); suites with shares run one at a time.
         ...(plan.shares && { suiteEstimates: plan.shares }),
+        ...(reserved > 0 && { reserved }),
       },
       namePrefix: config.namePrefix,
       transport: config.transport,
@@ -199,6 +214,14 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     const { outcomes, errors } = await (await suites).run(config.suites.map(suiteFile), worker);
     const r = await startReporting();
     const limits = runLimits(config, budget, outcomes, key.plan);
+    // A deadline reached or a target slowing down blocks the run (exit 3): what ran is reported, not judged complete.
+    const blocked = limits.stop !== null && r.blocksRun(limits.stop.code as StopCode);
+    const notMeasured = r.notMeasured({
+      requested,
+      leftOutUpFront,
+      outcomes,
+      reachedRandom: new Set(Object.keys(lastGuard(outcomes)?.coverage ?? {})),
+    });
     const built = r.buildConformanceReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
       target: { url: config.target!, embedded: server !== null },
@@ -211,13 +234,19 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       errors,
       notes,
       connection: connection.facts,
+      notMeasured,
+      stoppedBlocking: blocked,
     });
+    // The verdict is decided in reports/verdict.ts (with the baseline, by applyBaseline); every writer reads it.
     const withBaseline = config.baseline ? r.applyBaseline(built, config.baseline, config.updateBaseline) : built;
-    // A deadline reached or a target slowing down blocks the run (exit 3): what ran is reported, not judged complete.
-    const blocked = limits.stop !== null && r.blocksRun(limits.stop.code as StopCode);
-    const report: RunReport = { ...withBaseline, ...(blocked ? { verdict: 'blocked' as const } : {}), run: limits };
+    const report: RunReport = {
+      ...withBaseline,
+      exitCode: r.verdictExitCode(withBaseline.verdict, requireComplete),
+      requireComplete,
+      run: limits,
+    };
     writeOutputs(report, config, har, out, r);
-    return exitCodeFor(report);
+    return report.exitCode;
   } finally {
     // Closed by writeOutputs when the run got that far; otherwise no partial HAR is left behind.
     har?.abort();
@@ -233,7 +262,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
 
 /** What only building and writing the reports needs (ajv's report schema, the check registry, the writers). */
 async function loadReporting() {
-  const [report, text, junit, replay, baseline, runLimits, guard, gate] = await Promise.all([
+  const [report, text, junit, replay, baseline, runLimits, guard, gate, verdict, completeness] = await Promise.all([
     import('../reports/conformance-report.js'),
     import('../reports/conformance-text.js'),
     import('../reports/junit.js'),
@@ -242,9 +271,13 @@ async function loadReporting() {
     import('../reports/run-limits.js'),
     import('../runner/guard.js'),
     import('../reports/secret-gate.js'),
+    import('../reports/verdict.js'),
+    import('./completeness.js'),
   ]);
   return {
     buildConformanceReport: report.buildConformanceReport,
+    notMeasured: completeness.notMeasured,
+    verdictExitCode: verdict.verdictExitCode,
     renderMarkdown: text.renderMarkdown,
     renderTerminalSummary: text.renderTerminalSummary,
     renderJunit: junit.renderJunit,
@@ -274,13 +307,15 @@ async function checkBaselineFlags(config: Config): Promise<void> {
   }
 }
 
-export function exitCodeFor(report: ConformanceReport): number {
-  if (report.verdict === 'blocked') return ExitCode.blocked;
-  return report.verdict === 'violations' ? ExitCode.violations : ExitCode.conformant;
-}
-
-/** The conformance report with what the run's limits did. */
-export type RunReport = ConformanceReport & { readonly run: RunLimitsReport };
+/**
+ * The conformance report with what the run's limits did, and the exit code its verdict gives (with
+ * --require-complete, an incomplete run exits 3).
+ */
+export type RunReport = ConformanceReport & {
+  readonly run: RunLimitsReport;
+  readonly exitCode: number;
+  readonly requireComplete: boolean;
+};
 
 interface Budget {
   readonly limit: number | null;
@@ -291,7 +326,13 @@ interface Budget {
  * --budget if given; else, against a real target, a quarter of what the functional key has for the day (its plan's
  * daily quota, or less when the headers say less remains), so that the gate can run again the same day.
  */
-export function requestBudget(config: Config, key: PlanKey, remaining: number | null, embedded: boolean): Budget {
+export function requestBudget(
+  config: Config,
+  key: PlanKey,
+  remaining: number | null,
+  embedded: boolean,
+  rateLimitKeys: readonly { readonly label: string; readonly requests: number }[] = [],
+): Budget {
   if (config.budget !== null) return { limit: config.budget, source: 'flag' };
   // Asking for the quota suite is asking to spend the smallest key's whole day: no default cap then.
   if (embedded || !key.limits || config.suites.includes('quota')) return { limit: null, source: 'none' };
@@ -299,7 +340,9 @@ export function requestBudget(config: Config, key: PlanKey, remaining: number | 
   // A Remaining at or below the minute limit speaks for the minute window, not the day.
   const dayLeft =
     remaining !== null && remaining > requestsPerMinute ? Math.min(remaining, requestsPerDay) : requestsPerDay;
-  return { limit: Math.max(PREFLIGHT_REQUESTS + 1, Math.floor(dayLeft / 4)), source: 'quota' };
+  // The rate-limit suite's minimum for the other keys comes from their own quotas, not the functional key's.
+  const others = rateLimitKeys.filter((k) => k.label !== key.plan).reduce((n, k) => n + k.requests, 0);
+  return { limit: Math.max(PREFLIGHT_REQUESTS + 1, Math.floor(dayLeft / 4)) + others, source: 'quota' };
 }
 
 /** Ids ascending: integers by value (the target's ids may pass 2^53), anything else after them as text. */
@@ -314,15 +357,19 @@ function inIdOrder(ids: readonly string[]): string[] {
   });
 }
 
+/** The run's guard as the last suite left it (the guard is shared by the suites in turn). */
+function lastGuard(outcomes: readonly SuiteOutcome[]) {
+  const snaps = outcomes.flatMap((o) => (o.meta.guard ? [o.meta.guard] : []));
+  return snaps.reduce<(typeof snaps)[number] | null>((a, b) => (a === null || b.sent >= a.sent ? b : a), null);
+}
+
 function runLimits(
   config: Config,
   budget: Budget,
   outcomes: readonly SuiteOutcome[],
   functionalPlan: string,
 ): RunLimitsReport {
-  // The guard is shared by the suites in turn: the latest snapshot is the run's.
-  const snaps = outcomes.flatMap((o) => (o.meta.guard ? [o.meta.guard] : []));
-  const last = snaps.reduce<(typeof snaps)[number] | null>((a, b) => (a === null || b.sent >= a.sent ? b : a), null);
+  const last = lastGuard(outcomes);
   const keys = Object.entries(last?.byKey ?? {}).map(([plan, k]) => ({
     plan,
     ...k,

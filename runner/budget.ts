@@ -10,6 +10,8 @@ import { getPetCoverage, getPetExplore } from './scenarios/get-pet.js';
 import { listPetsCoverage, listPetsExplore } from './scenarios/list-pets.js';
 import { statefulCoverage, statefulExplore } from './scenarios/stateful.js';
 import type { SuiteEstimate } from './guard.js';
+import { keyMinimum, UNAUTHENTICATED_REQUESTS } from './scenarios/rate-limit.js';
+import type { PlanLimits } from '../spec/contract.js';
 
 const ESTIMATES: Readonly<Record<string, (runs: number) => SuiteEstimate>> = {
   auth: (r) => ({ coverage: authCoverage(), explore: authExplore(r) }),
@@ -94,4 +96,44 @@ export function planBudget(
   // only a budget that is tight needs them.
   const tight = estimateRequests(suites, scaled) * BUDGET_SLACK > room;
   return { runs: scaled, suiteEstimates, shares: tight ? suiteEstimates : null, notes };
+}
+
+/** The rate-limit suite's minimum, per key and in all: what it cannot measure its keys with less of. */
+export interface RateLimitNeed {
+  readonly total: number;
+  readonly perKey: readonly { readonly label: string; readonly requests: number }[];
+}
+
+export function rateLimitNeed(
+  keys: readonly { readonly plan: string; readonly limits: PlanLimits | null }[],
+): RateLimitNeed {
+  const perKey = keys
+    .filter((k) => k.limits !== null)
+    .map((k) => ({ label: k.plan, requests: keyMinimum(k.limits!.requestsPerMinute) }));
+  const total = perKey.reduce((n, k) => n + k.requests, 0);
+  return { total: total > 0 ? total + UNAUTHENTICATED_REQUESTS : 0, perKey };
+}
+
+/**
+ * Whether the rate-limit suite's minimum fits a budget of `room` requests once every functional suite's coverage is
+ * reserved (the order of a tight budget: coverage, then each key's rate limits, then the random phases). Returns the
+ * requests to reserve for it, or why it cannot be measured.
+ */
+export function fitRateLimit(
+  functional: readonly string[],
+  runs: number,
+  room: number | null,
+  need: RateLimitNeed,
+  label = 'the request budget',
+): { readonly reserve: number } | { readonly leftOut: string } {
+  if (room === null || need.total === 0) return { reserve: 0 };
+  const coverage = functional.reduce((n, s) => n + (suiteEstimate(s, runs)?.coverage ?? 0), 0);
+  if (coverage + need.total <= room) return { reserve: need.total };
+  const keys = need.perKey.map((k) => `${k.label} ≈ ${k.requests}`).join(', ');
+  return {
+    leftOut:
+      `rate-limit: not run: its keys need about ${need.total} requests (${keys}, and ${UNAUTHENTICATED_REQUESTS} without a key), ` +
+      `but ${label} leaves ${Math.max(0, room - coverage)} after the functional suites' coverage phases (${coverage}); ` +
+      `give --budget ${coverage + need.total + 1} or more, or --suite without rate-limit to leave it out on purpose`,
+  };
 }

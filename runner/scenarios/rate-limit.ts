@@ -44,6 +44,7 @@ import {
 } from '../../checks/rate-limit.js';
 import { statusOf } from '../../checks/facts.js';
 import type { RunContext } from '../context.js';
+import { isRunStopped } from '../guard.js';
 import type { KeyRateLimitResult } from '../rate-limit-results.js';
 import * as req from '../requests.js';
 
@@ -51,6 +52,17 @@ export type { KeyRateLimitResult as RateLimitResult } from '../rate-limit-result
 
 /** Largest per-window limit measured with a burst; beyond it the requests would cost more than they tell. */
 export const MAX_BURST_LIMIT = 2000;
+/**
+ * The fewest requests that measure one key (a fixed window; a limiter that refills while the key paces asks for more):
+ * its window's limit (probe, paced and burst requests share it), the 429, what was in flight with it, the requests on
+ * other operations and the recovery.
+ */
+export function keyMinimum(requestsPerMinute: number): number {
+  return requestsPerMinute > MAX_BURST_LIMIT ? 0 : requestsPerMinute + 1 + (BURST_IN_FLIGHT - 1) + 2 + 2;
+}
+/** The requests with an invalid key the suite sends once (whether 401s are rate-limited). */
+export const UNAUTHENTICATED_REQUESTS = 3;
+
 /** Requests in flight during a burst: few, since a target may ban a key for requests that follow a 429. */
 const BURST_IN_FLIGHT = 4;
 /** Paced rate as a fraction of the plan's: "just under" it. */
@@ -240,16 +252,21 @@ export async function rateLimitScenario(ctx: RunContext): Promise<void> {
   );
   const failures: unknown[] = [];
   /** Runs one phase of a key; a failure (a banned key, a harness error) ends that key only, and is rethrown at the end. */
-  const phase = async <T>(fn: () => Promise<T | null>): Promise<T | null> => {
+  const phase = async <T>(fn: () => Promise<T | null>, k?: KeyRun): Promise<T | null> => {
     try {
       return await fn();
     } catch (e) {
+      // A limit of the run (budget, deadline) that stops a key's phase: the key says so, never a bare zero.
+      if (k && isRunStopped(e) && k.result.note === null) {
+        k.result.note = `left out: ${(e as Error).message}`;
+        unmeasured(k, `the rest of its phases: ${(e as Error).message}`);
+      }
       failures.push(e);
       return null;
     }
   };
   const unauth = phase(() => unauthenticated(ctx));
-  const ready = await Promise.all(shared.runs.map((k) => phase(() => warmUp(k))));
+  const ready = await Promise.all(shared.runs.map((k) => phase(() => warmUp(k), k)));
   // Turns, one key at a time, the roomiest first: while one bursts the others are idle, so that each key's next
   // request shows whether the burst of another moved its Remaining.
   const order = shared.runs
@@ -258,8 +275,8 @@ export async function rateLimitScenario(ctx: RunContext): Promise<void> {
     .sort((a, b) => (b.last.remaining ?? -1) - (a.last.remaining ?? -1) || b.k.L - a.k.L);
   const recoveries: Promise<unknown>[] = [];
   for (const { k, last } of order) {
-    const rejection = await phase(() => turn(k, last));
-    if (rejection) recoveries.push(phase(() => recover(k, rejection)));
+    const rejection = await phase(() => turn(k, last), k);
+    if (rejection) recoveries.push(phase(() => recover(k, rejection), k));
   }
   await Promise.all([unauth, ...recoveries]);
   for (const k of shared.runs)
@@ -285,7 +302,8 @@ export async function rateLimitScenario(ctx: RunContext): Promise<void> {
 async function unauthenticated(ctx: RunContext): Promise<null> {
   const auth: AuthSpec = { template: 'Bearer psc-invalid-key-for-rate-limits', key: null, keyPlan: 'invalid' };
   const exchanges: Exchange[] = [];
-  for (let i = 0; i < 3; i++) exchanges.push(await ctx.send(req.listPets(auth, '?limit=1'), { resendOn429: false }));
+  for (let i = 0; i < UNAUTHENTICATED_REQUESTS; i++)
+    exchanges.push(await ctx.send(req.listPets(auth, '?limit=1'), { resendOn429: false }));
   ctx.judge(unauthenticatedRateLimited, { exchanges });
   return null;
 }
