@@ -7,6 +7,7 @@
 import type { SuiteOutcome } from '../reports/conformance-report.js';
 import {
   keyMeasured,
+  leftOutByLimit,
   type KeyRateLimitResult,
   quotaMeasured,
   type RateLimitResult,
@@ -19,8 +20,8 @@ export interface CompletenessInput {
   /** Suites left out before the run began, each with why (e.g. `rate-limit: ...`). */
   readonly leftOutUpFront: readonly string[];
   readonly outcomes: readonly SuiteOutcome[];
-  /** Suites that reached their random phase (the guard's `coverage` record names them). */
-  readonly reachedRandom: ReadonlySet<string>;
+  /** Requests each suite sent in its coverage phase, for the suites that reached their random phase (the guard's). */
+  readonly coverage: Readonly<Record<string, number>>;
 }
 
 const RATE_SUITES = new Set(['rate-limit', 'quota']);
@@ -44,31 +45,47 @@ export function notMeasured(input: CompletenessInput): string[] {
     }
     functional.push(suite);
     if (o.meta.exchanges === 0) out.push(`${suite}: sent nothing${stop ? ` (${stop.message})` : ''}`);
-    else if (stop && !input.reachedRandom.has(suite))
+    else if (stop && !(suite in input.coverage))
       out.push(`${suite}: stopped in its coverage phase after ${o.meta.exchanges} requests (${stop.message})`);
   }
+  // Every random phase left out: no functional suite sent a request beyond its coverage phase.
   const ran = functional.filter((s) => (bySuite.get(s)?.meta.exchanges ?? 0) > 0);
-  if (ran.length > 0 && ran.every((s) => !input.reachedRandom.has(s)))
-    out.push(`every random phase: no suite got past its coverage phase (${ran.join(', ')})`);
+  const random = (s: string) => (s in input.coverage ? bySuite.get(s)!.meta.exchanges - input.coverage[s]! : 0);
+  if (ran.length > 0 && ran.every((s) => random(s) <= 0))
+    out.push(`every random phase: no suite sent a random case beyond its coverage phase (${ran.join(', ')})`);
   return out;
 }
 
-/** Each key of the rate-limit (or quota) suite that nothing measured, and the suite itself when it measured no key. */
+/**
+ * Each key of the rate-limit (or quota) suite that a limit of the run left out, and the suite itself when it measured
+ * no key at all (whatever the reason). A key the suite cannot measure by design (a limit too large for a bounded burst)
+ * or that the target kept from being measured (its daily quota spent) says so in the suite's lines, with no ✓; while
+ * another key was measured, the suite was.
+ */
 function rateLimitGaps(suite: string, o: SuiteOutcome, stop: string | null): string[] {
   const rows = (o.meta.rateLimits ?? []) as readonly RateLimitResult[];
   const out: string[] = [];
+  let measured = 0;
   for (const r of rows) {
     if (r.suite === 'quota') {
-      if (!quotaMeasured(r))
+      if (quotaMeasured(r)) measured++;
+      else
         out.push(
           `quota: the ${r.plan} key's daily quota (stopped: ${r.stopped ?? 'nothing sent'}${stop ? `; ${stop}` : ''})`,
         );
       continue;
     }
     const k = r as KeyRateLimitResult;
-    if (!keyMeasured(k))
+    if (keyMeasured(k)) measured++;
+    else if (leftOutByLimit(k))
       out.push(`rate-limit: the ${k.key} key's limits (${k.limit} per ${k.windowSeconds} s): ${whyNotMeasured(k)}`);
   }
-  if (rows.length === 0) out.push(`${suite}: measured no key${stop ? ` (${stop})` : ''}`);
+  if (measured === 0 && out.length === 0) {
+    const why =
+      rows.length === 0
+        ? (stop ?? 'no key with known limits')
+        : rows.map((r) => (r.suite === 'quota' ? r.plan : `${r.key}: ${whyNotMeasured(r)}`)).join('; ');
+    out.push(`${suite}: measured no key (${why})`);
+  }
   return out;
 }

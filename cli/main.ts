@@ -14,6 +14,7 @@ Usage:
                            [--ca FILE] [--insecure]
                            [--max-duration 30m] [--budget N] [--max-creates N] [--name-prefix psc-gate-]
                            [--concurrency N] [--baseline FILE [--update-baseline]] [--allow-production]
+                           [--require-complete]
   petstore-conformance serve [--port N] [--window SECONDS] [--algorithm fixed-window|sliding-window|token-bucket]
                              [--fault ID[,ID]...]...
   petstore-conformance serve --list-faults [--json]

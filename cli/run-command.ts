@@ -167,8 +167,9 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     const rateLimit = fitRateLimit(functional, pre.runs, room, need, budgetLabel);
     if ('leftOut' in rateLimit) {
       config = Object.freeze({ ...config, suites: config.suites.filter((s) => s !== 'rate-limit') });
+      // In the report once, among what was not measured; said now too, before the run spends its budget.
       leftOutUpFront.push(rateLimit.leftOut);
-      notes.push(rateLimit.leftOut);
+      out.progress(`note: ${rateLimit.leftOut}`);
     }
     const reserved = 'reserve' in rateLimit ? rateLimit.reserve : 0;
     const plan = planBudget(functional, pre.runs, room === null ? null : room - reserved, budgetLabel);
@@ -220,7 +221,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       requested,
       leftOutUpFront,
       outcomes,
-      reachedRandom: new Set(Object.keys(lastGuard(outcomes)?.coverage ?? {})),
+      coverage: lastGuard(outcomes)?.coverage ?? {},
     });
     const built = r.buildConformanceReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
@@ -230,7 +231,8 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       strict: config.strict,
       startedAt,
       durationMs: performance.now() - t0,
-      outcomes,
+      // The preflight's answer is judged like every other (its GET /pets is the run's first exchange).
+      outcomes: [r.preflightOutcome(pre.exchange, key, config.seed), ...outcomes],
       errors,
       notes,
       connection: connection.facts,
@@ -262,21 +264,24 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
 
 /** What only building and writing the reports needs (ajv's report schema, the check registry, the writers). */
 async function loadReporting() {
-  const [report, text, junit, replay, baseline, runLimits, guard, gate, verdict, completeness] = await Promise.all([
-    import('../reports/conformance-report.js'),
-    import('../reports/conformance-text.js'),
-    import('../reports/junit.js'),
-    import('../reports/replay-file.js'),
-    import('../reports/baseline.js'),
-    import('../reports/run-limits.js'),
-    import('../runner/guard.js'),
-    import('../reports/secret-gate.js'),
-    import('../reports/verdict.js'),
-    import('./completeness.js'),
-  ]);
+  const [report, text, junit, replay, baseline, runLimits, guard, gate, verdict, completeness, judged] =
+    await Promise.all([
+      import('../reports/conformance-report.js'),
+      import('../reports/conformance-text.js'),
+      import('../reports/junit.js'),
+      import('../reports/replay-file.js'),
+      import('../reports/baseline.js'),
+      import('../reports/run-limits.js'),
+      import('../runner/guard.js'),
+      import('../reports/secret-gate.js'),
+      import('../reports/verdict.js'),
+      import('./completeness.js'),
+      import('./preflight-judged.js'),
+    ]);
   return {
     buildConformanceReport: report.buildConformanceReport,
     notMeasured: completeness.notMeasured,
+    preflightOutcome: judged.preflightOutcome,
     verdictExitCode: verdict.verdictExitCode,
     renderMarkdown: text.renderMarkdown,
     renderTerminalSummary: text.renderTerminalSummary,

@@ -188,6 +188,22 @@ const catalogue = [
     apply: wrap('listed', (prev) => (ctx, q, reply) => prev(ctx, q, { ...reply, body: `{"items":${reply.body}}` })),
   },
   {
+    // A Go service's nil slice: `json.Marshal` of an empty `[]Pet` that was never made is `null`. Only the first list
+    // of a fresh store meets it, which in a run is the preflight's GET /pets: caught there, since every answer is judged.
+    id: 'list-empty-null',
+    description: 'the first list on an empty store answers 200 null (a nil slice), not []',
+    catches: 'body-schema',
+    suite: 'listPets',
+    apply: wrap('listed', (prev) => {
+      let first = true;
+      return (ctx, q, reply) => {
+        const empty = first && reply.status === 200 && ctx.store.list(undefined, 1).length === 0;
+        first = false;
+        return prev(ctx, q, empty ? { ...reply, body: 'null' } : reply);
+      };
+    }),
+  },
+  {
     id: 'pet-missing-categoryId',
     description: 'Pet bodies omit categoryId',
     catches: 'body-schema',

@@ -69,6 +69,13 @@ export function whyNotMeasured(r: Pick<KeyRateLimitResult, 'note' | 'unmeasured'
   return why.replace(/^not measured: /, '');
 }
 
+/** A key whose measurement a limit of the run (request budget, deadline) cut short (the scenario notes it so). */
+export function leftOutByLimit(r: Pick<KeyRateLimitResult, 'note'>): boolean {
+  return r.note?.startsWith(LEFT_OUT) ?? false;
+}
+/** How the scenario's note of a key that a limit of the run stopped begins. */
+export const LEFT_OUT = 'left out: ';
+
 /** Whether the quota suite saw the daily quota enforced (or not) to the end: stopped early, it measured nothing. */
 export function quotaMeasured(r: Pick<QuotaResult, 'stopped' | 'sent'>): boolean {
   return r.sent > 0 && r.stopped === null;

@@ -45,7 +45,7 @@ import {
 import { statusOf } from '../../checks/facts.js';
 import type { RunContext } from '../context.js';
 import { isRunStopped } from '../guard.js';
-import type { KeyRateLimitResult } from '../rate-limit-results.js';
+import { type KeyRateLimitResult, LEFT_OUT } from '../rate-limit-results.js';
 import * as req from '../requests.js';
 
 export type { KeyRateLimitResult as RateLimitResult } from '../rate-limit-results.js';
@@ -258,7 +258,7 @@ export async function rateLimitScenario(ctx: RunContext): Promise<void> {
     } catch (e) {
       // A limit of the run (budget, deadline) that stops a key's phase: the key says so, never a bare zero.
       if (k && isRunStopped(e) && k.result.note === null) {
-        k.result.note = `left out: ${(e as Error).message}`;
+        k.result.note = `${LEFT_OUT}${(e as Error).message}`;
         unmeasured(k, `the rest of its phases: ${(e as Error).message}`);
       }
       failures.push(e);
