@@ -27,6 +27,7 @@ import { readRateLimit, type RateLimitReading } from '../../http/rate-limit-head
 import {
   banLike,
   banObserved,
+  burstAllowance,
   burstEnforced,
   honouredNotBanned,
   isAccepted,
@@ -505,19 +506,19 @@ async function pace(k: KeyRun, probe: Reading): Promise<Reading | null> {
 }
 
 /**
- * Between two responses of the minute window: refill is a request not charged within the same window; a restart is
- * a new window (Reset later, Remaining up), from which the key is rested again.
+ * Between two responses of the minute window, the key's one request between them: a restart is a new window (Reset
+ * later, Remaining up to rested), from which the key is rested again; otherwise a Remaining that did not fall by that
+ * request is refill, whether or not Reset moved (a token bucket's Reset may never move, or move with a clock's
+ * minute). Paced at 0.9 × the plan's rate, a limiter that refills at the plan's rate always shows it so.
  */
 function noteRefillOrRestart(k: KeyRun, prev: Reading, r: Reading): void {
   if (!isAccepted(prev.ex) || !minuteHeaders(k, r) || !minuteHeaders(k, prev)) return;
   if (r.remaining === null || prev.remaining === null) return;
-  if (r.reset === prev.reset && r.remaining >= prev.remaining) k.continuous = true;
-  else if (r.reset !== null && prev.reset !== null && r.reset > prev.reset && r.remaining > prev.remaining) {
-    if (isRested(k, r)) {
-      k.rested = r;
-      k.restedBy = 'headers';
-    }
-  }
+  const later = r.reset !== null && prev.reset !== null && r.reset > prev.reset;
+  if (later && r.remaining > prev.remaining && isRested(k, r)) {
+    k.rested = r;
+    k.restedBy = 'headers';
+  } else if (r.remaining >= prev.remaining) k.continuous = true;
 }
 
 function pacedEvidence(k: KeyRun, previous: Reading, rejection: Reading | null) {
@@ -616,7 +617,7 @@ async function burst(k: KeyRun, prev: Reading): Promise<Reading | null> {
   k.result.burst = {
     fromRemaining: minuteHeaders(k, known) ? known.remaining : null,
     accepted,
-    allowance: refillAllowance(elapsedMs, k.L, k.W) + (k.continuous ? 1 : 0),
+    allowance: burstAllowance(elapsedMs, k.L, k.W),
     first429AtRequest: rejection ? b.readings.indexOf(rejection) + 1 : null,
   };
   if (k.shared.keysShared) {
@@ -679,6 +680,9 @@ function windowAccount(k: KeyRun, b: BurstRun, lastEnd: number): WindowAccount |
   const { rested, restedBy } = k;
   const rejection = b.rejection;
   if (!rested || !restedBy || !rejection || (rejection.status !== 429 && rejection.status !== 503)) return null;
+  // Counting from rest needs a paced request after it: only that pair shows whether the limiter refills (see
+  // noteRefillOrRestart); without it a token bucket's refill would read as requests over the plan.
+  if (k.result.paced.sent < 1) return null;
   const lastSeq = Math.max(...b.readings.map((r) => r.ex.seq));
   const counted = k.history.filter((r) => r.ex.seq >= rested.ex.seq && r.ex.seq <= lastSeq && isAccepted(r.ex));
   let low = Infinity;
