@@ -156,6 +156,8 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     const key = functionalKey(config)!;
     const functional = config.suites.filter(isFunctionalSuite);
     const pre = await preflight(config, key, functional);
+    // The run's first exchange: in the HAR, and judged with the others (cli/preflight-judged.ts).
+    har?.append([pre.exchange]);
     notes.push(...pre.notes);
     // runner/budget.ts loads every scenario (and with them the checks and ajv): after the preflight, not before it.
     const { planBudget, fitRateLimit, rateLimitNeed } = await import('../runner/budget.js');
