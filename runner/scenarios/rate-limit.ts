@@ -766,8 +766,10 @@ async function runBurst(k: KeyRun, start: Reading): Promise<BurstRun> {
       if (rem === null) continue;
       // Slack: responses of requests in flight together may arrive out of order, and refill between them.
       const slack = BURST_IN_FLIGHT + 1 + refillAllowance(r.end - known.end, L, W);
-      // Remaining jumping up beyond that is a new window, whether or not the target's Reset moved with it.
-      if (!remeasured && minRemaining !== null && rem > minRemaining + slack) {
+      // Remaining jumping up beyond that is a new window, whether or not the target's Reset moved with it; a Reset moved
+      // later with Remaining up is one too, however small the jump (a fixed window crossed early in the burst).
+      const newReset = r.reset !== null && start.reset !== null && r.reset > start.reset && !remeasured;
+      if (!remeasured && minRemaining !== null && (rem > minRemaining + slack || (newReset && rem > minRemaining))) {
         remeasured = true;
         known = r;
         gate = rem;
