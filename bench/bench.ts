@@ -90,7 +90,8 @@ function setupFor(fault: { id: string; suite: string }): [number, ReferenceOptio
 if (wanted('faults')) {
   let caught = 0;
   const missed: string[] = [];
-  const measured = faults;
+  // A fault only the preflight meets (the run's first request) is measured through the command, in its tests.
+  const measured = faults.filter((f) => f.suite !== 'preflight');
   for (const f of measured) {
     const [windowSeconds, more] = setupFor(f);
     const r = await run(f.suite as SuiteName, [f.id], 42, 40, windowSeconds, more);

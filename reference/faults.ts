@@ -16,7 +16,10 @@ export interface Fault {
   readonly description: string;
   /** The check id that must report a violation (or a warning, for checks that warn). */
   readonly catches: string;
-  /** Which suite exercises it: 'auth'|'listPets'|'createPet'|'getPet'|'stateful'|'rate-limit'|'quota'. */
+  /**
+   * Which suite exercises it: 'auth'|'listPets'|'createPet'|'getPet'|'stateful'|'rate-limit'|'quota', or 'preflight':
+   * the run's first request (GET /pets, before any suite), so only the command meets it.
+   */
   readonly suite: string;
   /** What the fault changes: one seam, wrapped or replaced. */
   readonly apply: Modifier;
@@ -188,18 +191,19 @@ const catalogue = [
     apply: wrap('listed', (prev) => (ctx, q, reply) => prev(ctx, q, { ...reply, body: `{"items":${reply.body}}` })),
   },
   {
-    // A Go service's nil slice: `json.Marshal` of an empty `[]Pet` that was never made is `null`. Only the first list
-    // of a fresh store meets it, which in a run is the preflight's GET /pets: caught there, since every answer is judged.
+    // A Go service's nil slice: `json.Marshal` of a `[]Pet` that was never made is `null`. Only the first empty answer
+    // is, on a fresh store the run's first request: the preflight's GET /pets (every suite creates a pet before it
+    // lists), caught because every answer is judged.
     id: 'list-empty-null',
-    description: 'the first list on an empty store answers 200 null (a nil slice), not []',
+    description: 'the first list that selects nothing (a fresh store) answers 200 null (a nil slice), not []',
     catches: 'body-schema',
-    suite: 'listPets',
+    suite: 'preflight',
     apply: wrap('listed', (prev) => {
       let first = true;
       return (ctx, q, reply) => {
-        const empty = first && reply.status === 200 && ctx.store.list(undefined, 1).length === 0;
-        first = false;
-        return prev(ctx, q, empty ? { ...reply, body: 'null' } : reply);
+        const nil = first && reply.status === 200 && reply.body === '[]';
+        if (nil) first = false;
+        return prev(ctx, q, nil ? { ...reply, body: 'null' } : reply);
       };
     }),
   },
