@@ -174,7 +174,14 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       out.progress(`note: ${rateLimit.leftOut}`);
     }
     const reserved = 'reserve' in rateLimit ? rateLimit.reserve : 0;
-    const plan = planBudget(functional, pre.runs, room === null ? null : room - reserved, budgetLabel);
+    const plan = planBudget(
+      functional,
+      pre.runs,
+      room === null ? null : room - reserved,
+      reserved > 0
+        ? `the request budget (${budget.limit}, ${reserved} of it kept for the rate-limit suite)`
+        : budgetLabel,
+    );
     notes.push(...plan.notes);
     const runs = plan.runs;
     for (const n of notes) out.progress(`note: ${n}`);
