@@ -231,6 +231,8 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       leftOutUpFront,
       outcomes,
       coverage: lastGuard(outcomes)?.coverage ?? {},
+      randomCut:
+        limits.stop !== null || outcomes.some((o) => o.meta.stopped) || (lastGuard(outcomes)?.leftOut.length ?? 0) > 0,
     });
     const built = r.buildConformanceReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
