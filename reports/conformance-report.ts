@@ -72,6 +72,8 @@ export interface ConformanceReport {
    * when not empty, the run is not called conformant (verdict `incomplete`, unless it failed or was blocked).
    */
   readonly notMeasured: readonly string[];
+  /** The exit code the verdict gives (set by the command, with --require-complete in mind). */
+  readonly exitCode?: number;
   readonly totals: OperationTotals;
   readonly operations: Readonly<Record<string, OperationTotals>>;
   readonly suites: readonly {

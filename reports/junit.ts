@@ -82,6 +82,15 @@ export function renderJunit(report: ConformanceReport): string {
   for (const l of report.notMeasured)
     cases.push({ classname: 'petstore-conformance.not-measured', name: l, skipped: `not measured: ${l}` });
   for (const e of report.errors) cases.push({ classname: 'petstore-conformance.harness', name: 'harness', error: e });
+  // A run that exits 3 without a harness error (a limit blocked it, or --require-complete and something was left
+  // out) is an error of the run itself: CI shows what the exit code says.
+  if (report.errors.length === 0 && (report.verdict === 'blocked' || report.exitCode === 3)) {
+    const why =
+      report.verdict === 'blocked'
+        ? `BLOCKED: ${report.notes.filter((n) => n.includes('stopped early')).join('; ') || 'the run could not go on (see the run limits)'}`
+        : `INCOMPLETE with --require-complete: ${report.notMeasured.join('; ')}`;
+    cases.push({ classname: 'petstore-conformance.run', name: 'verdict', error: why });
+  }
   const failures = cases.filter((c) => c.failure).length;
   const errors = cases.filter((c) => c.error).length;
   const skipped = cases.filter((c) => c.skipped).length;

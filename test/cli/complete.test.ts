@@ -57,7 +57,11 @@ describe('a Free-key-only run with the default budget', () => {
     expect(stdout).toMatch(/^Result: INCOMPLETE \(1 left out, listed above\) — no violations/m);
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toContain('<property name="verdict" value="incomplete"/>');
-    expect(xml).toMatch(/failures="0" errors="0"/);
+    // No failure (nothing failed); exit 3 under --require-complete is an error of the run, saying what was left out.
+    expect(xml).toMatch(/failures="0" errors="1"/);
+    expect(xml).toMatch(
+      /<testcase classname="petstore-conformance.run" name="verdict">\n\s+<error message="INCOMPLETE with --require-complete: rate-limit: not run/,
+    );
     expect(xml).toMatch(/<testcase classname="petstore-conformance.not-measured" name="rate-limit: not run/);
     // The rate-limit checks passed nothing: their suite sent nothing.
     expect(xml).toMatch(
