@@ -5,6 +5,7 @@
 import { type Config, keyVariable, type PlanKey, type SuiteName } from '../config/config.js';
 import { HarnessError } from '../config/errors.js';
 import { HttpClient, UNREACHABLE_CODES } from '../http/client.js';
+import type { Exchange } from '../http/exchange.js';
 import { rateLimitNumber } from '../http/rate-limit-headers.js';
 import { listPets } from '../runner/requests.js';
 import { reachFailure } from '../runner/reach.js';
@@ -15,6 +16,8 @@ export interface PreflightResult {
   readonly limit: number | null;
   readonly runs: number;
   readonly notes: string[];
+  /** The preflight's exchange: judged by the response checks with the run's (cli/preflight-judged.ts). */
+  readonly exchange: Exchange;
 }
 
 /** Codes of a target that accepted the connection but did not answer in time. */
@@ -72,7 +75,7 @@ export async function preflight(
         runs = scaled;
       }
     }
-    return { remaining, limit: rateLimitNumber(ex, 'limit'), runs, notes };
+    return { remaining, limit: rateLimitNumber(ex, 'limit'), runs, notes, exchange: ex };
   } finally {
     await client.close();
   }

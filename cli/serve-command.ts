@@ -3,6 +3,7 @@
  * number of faults of the catalogue switched on; `--list-faults` prints the catalogue (`--json`: as data).
  */
 import {
+  LIMITER_ALGORITHMS,
   type LimiterAlgorithm,
   type ListOrder,
   type ReferenceServer,
@@ -39,7 +40,7 @@ export async function serveCommand(argv: string[], out: Output, signal?: AbortSi
     values.window === undefined ? loadConfig({ target: undefined }).rateWindowSeconds : Number(values.window);
   if (!Number.isInteger(windowSeconds) || windowSeconds < 1)
     throw new HarnessError('PSC_USAGE', `--window: "${values.window}" is not a whole number of seconds`);
-  const algorithms = ['fixed-window', 'sliding-window', 'token-bucket'];
+  const algorithms: readonly string[] = LIMITER_ALGORITHMS;
   if (values.algorithm !== undefined && !algorithms.includes(values.algorithm)) {
     throw new HarnessError('PSC_USAGE', `--algorithm: "${values.algorithm}" is not one of ${algorithms.join(', ')}`);
   }

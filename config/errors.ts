@@ -27,7 +27,6 @@ const catalogue = {
   PSC_MAX_DURATION: { exit: ExitCode.blocked, title: 'time budget reached' },
   PSC_TARGET_SLOWING: { exit: ExitCode.blocked, title: 'target keeps slowing down' },
   // --require-complete: a gate that asked for every suite is not passed by a run that left some out.
-  PSC_INCOMPLETE: { exit: ExitCode.blocked, title: 'suites left out of a run that had to be complete' },
 } as const;
 
 export type HarnessErrorCode = keyof typeof catalogue;

@@ -7,10 +7,14 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../config/config.js';
-import { ExitCode, exitCodeFor as exitCodeForCode } from '../config/errors.js';
 import { scrub } from '../http/redact.js';
 import { blocksRun } from '../runner/limits.js';
-import type { RunOutcome, SuiteOutcome } from '../runner/outcome.js';
+import type { PlanKey } from '../config/config.js';
+import type { Exchange } from '../http/exchange.js';
+import type { RunOutcome } from '../runner/outcome.js';
+import { preflightOutcome } from '../runner/preflight-outcome.js';
+import { notMeasured as whatWasNotMeasured } from './completeness.js';
+import { verdictExitCode } from './verdict.js';
 import { applyBaseline } from './baseline.js';
 import { buildConformanceReport, type ConformanceReport, type ConnectionFacts } from './conformance-report.js';
 import { renderMarkdown, renderTerminalSummary } from './conformance-text.js';
@@ -27,8 +31,15 @@ import {
 } from './run-limits.js';
 import { guardSecrets } from './secret-gate.js';
 
-/** The conformance report with what the run's limits did. */
-export type RunReport = ConformanceReport & { readonly run: RunLimitsReport };
+/**
+ * The conformance report with what the run's limits did, and the exit code its verdict gives (with
+ * --require-complete, an incomplete run exits 3).
+ */
+export type RunReport = ConformanceReport & {
+  readonly run: RunLimitsReport;
+  readonly exitCode: number;
+  readonly requireComplete: boolean;
+};
 
 /** Where an output goes: the summary on stdout, progress on stderr. */
 export interface Outlet {
@@ -53,11 +64,12 @@ export interface ConductedRun {
   readonly startedAt: Date;
   readonly durationMs: number;
   readonly toolVersion: string;
-}
-
-export function exitCodeFor(report: ConformanceReport): number {
-  if (report.verdict === 'blocked') return ExitCode.blocked;
-  return report.verdict === 'violations' ? ExitCode.violations : ExitCode.conformant;
+  /** The suites the run was asked for (before a policy or the budget took one out). */
+  readonly requested: readonly string[];
+  /** Suites left out before the run began, each with why (e.g. `rate-limit: not run: ...`). */
+  readonly leftOutUpFront: readonly string[];
+  /** The preflight's exchange, judged by the response checks like every other (cli/preflight-judged.ts). */
+  readonly preflight: { readonly exchange: Exchange; readonly key: PlanKey } | null;
 }
 
 /** The report of a run: built, judged against the baseline, blocked by a limit that blocks, with the run's limits. */
@@ -72,6 +84,17 @@ export function runReportOf(r: ConductedRun): RunReport {
     functionalPlan: r.functionalPlan,
     preflightRequests: r.preflightRequests,
   });
+  const outcomes = r.outcome?.outcomes ?? [];
+  const snapshot = r.outcome?.snapshot ?? null;
+  // A deadline reached or a target slowing down blocks the run (exit 3): what ran is reported, not judged complete.
+  const blocked = limits.stop !== null && blocksRun(limits.stop.code);
+  const notMeasured = whatWasNotMeasured({
+    requested: r.requested,
+    leftOutUpFront: r.leftOutUpFront,
+    outcomes,
+    coverage: snapshot?.coverage ?? {},
+    randomCut: limits.stop !== null || outcomes.some((o) => o.meta.stopped) || (snapshot?.leftOut.length ?? 0) > 0,
+  });
   const built = buildConformanceReport({
     tool: { name: 'petstore-conformance', version: r.toolVersion, invocation: config.invocation },
     target: { url: config.target!, embedded: r.embedded },
@@ -80,17 +103,22 @@ export function runReportOf(r: ConductedRun): RunReport {
     strict: config.strict,
     startedAt: r.startedAt,
     durationMs: r.durationMs,
-    outcomes: r.outcome?.outcomes ?? [],
+    // The preflight's answer is judged like every other (its GET /pets is the run's first exchange).
+    outcomes: r.preflight
+      ? [preflightOutcome(r.preflight.exchange, r.preflight.key, config.seed), ...outcomes]
+      : outcomes,
     errors: r.errors,
     notes: r.notes,
     connection: r.connection,
+    notMeasured,
+    stoppedBlocking: blocked,
   });
+  // The verdict is decided in reports/verdict.ts (with the baseline, by applyBaseline); every writer reads it.
   const withBaseline = config.baseline ? applyBaseline(built, config.baseline, config.updateBaseline) : built;
-  // A deadline reached or a target slowing down blocks the run (exit 3): what ran is reported, not judged complete.
-  const blocked = limits.stop !== null && blocksRun(limits.stop.code);
   return {
     ...withBaseline,
-    ...(blocked ? { verdict: 'blocked' as const } : {}),
+    exitCode: verdictExitCode(withBaseline.verdict, config.requireComplete),
+    requireComplete: config.requireComplete,
     // Each block the report shows names its replay file (--replay-dir), written by writeRunOutputs.
     ...(config.replayDir ? { replayFiles: replayPlan(config.replayDir, withBaseline) } : {}),
     run: limits,
@@ -125,17 +153,5 @@ export function writeRunOutputs(r: ConductedRun, har: HarWriter | null, out: Out
     const written = writeReplays(config.replayDir, report);
     out.progress(`replay files: ${written.length} in ${config.replayDir}, one per block of the report`);
   }
-  const leftOut = suitesLeftOut(config.suites, r.outcome?.outcomes ?? []);
-  if (config.requireComplete && leftOut.length > 0) {
-    out.progress(
-      `petstore-conformance: --require-complete: not every suite ran to its end (${leftOut.join(', ')}) [PSC_INCOMPLETE]`,
-    );
-    return exitCodeForCode('PSC_INCOMPLETE');
-  }
-  return exitCodeFor(report);
-}
-
-/** Suites asked for that did not run to their end: stopped by a limit (budget, time, key) or never started. */
-export function suitesLeftOut(asked: readonly string[], outcomes: readonly SuiteOutcome[]): string[] {
-  return asked.filter((s) => !outcomes.some((o) => o.meta.suite === s && !o.meta.stopped));
+  return report.exitCode;
 }

@@ -8,6 +8,14 @@ import { INSECURE_LINE } from '../http/transport.js';
 import type { Finding } from '../checks/check.js';
 import { baselineLines } from './baseline.js';
 import { exchangesWith, type ConformanceReport, type Defect } from './conformance-report.js';
+import { VERDICT_HEADING, VERDICT_WORD } from './verdict.js';
+import {
+  type KeyRateLimitResult,
+  keyMeasured,
+  quotaMeasured,
+  type QuotaResult,
+  whyNotMeasured,
+} from '../runner/rate-limit-results.js';
 
 function pad(s: string | number, n: number, right = false): string {
   const t = String(s);
@@ -187,19 +195,25 @@ export function renderTerminalSummary(report: ConformanceReport): string {
   out.push(row('total', report.totals));
   out.push('');
   if (report.baseline) out.push(...baselineLines(report.baseline), '');
-  const knownOnly = report.verdict === 'conformant' && (report.baseline?.known.length ?? 0) > 0;
-  const word =
-    report.verdict === 'conformant'
-      ? knownOnly
-        ? 'ONLY KNOWN DEFECTS'
-        : 'CONFORMANT'
-      : report.verdict === 'violations'
-        ? 'NOT CONFORMANT'
-        : 'BLOCKED';
+  out.push(...notMeasuredLines(report, '  - '));
+  const word = VERDICT_WORD[report.verdict];
   out.push(
-    `Result: ${word} — ${defectCount(report, 'violation')}, ${defectCount(report, 'warning')}, ${report.totals.observations} observations; ${report.totals.exchanges} exchanges in ${(report.durationMs / 1000).toFixed(1)} s; seed ${report.seed}`,
+    `Result: ${word}${report.verdict === 'incomplete' ? ` (${report.notMeasured.length} left out, listed above)` : ''} — ${defectCount(report, 'violation')}, ${defectCount(report, 'warning')}, ${report.totals.observations} observations; ${report.totals.exchanges} exchanges in ${(report.durationMs / 1000).toFixed(1)} s; seed ${report.seed}`,
   );
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * What the run left out, said wherever the verdict is: a run that left something out is not called conformant. Empty
+ * when nothing was left out.
+ */
+function notMeasuredLines(report: ConformanceReport, bullet: string): string[] {
+  if (report.notMeasured.length === 0) return [];
+  const why =
+    report.verdict === 'incomplete'
+      ? 'the verdict is INCOMPLETE: nothing vouches for these'
+      : 'nothing vouches for these either';
+  return [`Not measured (${why}):`, ...report.notMeasured.map((l) => `${bullet}${l}`), ''];
 }
 
 /** Rows of the Markdown table at most: the summary fits a screen; the JSON report has every defect. */
@@ -212,15 +226,7 @@ const cell = (text: string, max = 90) => {
 
 /** The $GITHUB_STEP_SUMMARY: the distinct defects as a table, the baseline's state and the totals, in a screen. */
 export function renderMarkdown(report: ConformanceReport): string {
-  const knownOnly = report.verdict === 'conformant' && (report.baseline?.known.length ?? 0) > 0;
-  const word =
-    report.verdict === 'conformant'
-      ? knownOnly
-        ? '⚠️ Only known defects'
-        : '✅ Conformant'
-      : report.verdict === 'violations'
-        ? '❌ Not conformant'
-        : '⛔ Blocked';
+  const word = VERDICT_HEADING[report.verdict];
   const out = [
     `## Pet Store conformance: ${word}`,
     '',
@@ -229,6 +235,7 @@ export function renderMarkdown(report: ConformanceReport): string {
     ...(report.connection?.insecure ? [`> **Warning:** ${INSECURE_LINE}.`, ''] : []),
     `**${defectCount(report, 'violation')}**, ${defectCount(report, 'warning')}, ${report.totals.observations} observations; ${report.totals.exchanges} exchanges in all.`,
     '',
+    ...notMeasuredLines(report, '- '),
   ];
   const b = report.baseline;
   if (b) {
@@ -266,9 +273,19 @@ export function rateLimitLines(report: ConformanceReport): string[] {
   for (const r of rows) {
     const failed = report.findings.some((f) => f.level === 'violation' && f.suite === r.suite && f.keyPlan === r.plan);
     if (r.suite === 'quota') {
+      // ✓ only for a daily quota seen to its end: a run stopped before (or refused up front) measured nothing.
+      const mark = failed ? '✗' : quotaMeasured(r) ? '✓' : '–';
       out.push(
-        `  ${failed ? '✗' : '✓'} ${r.plan} daily quota ${r.requestsPerDay}: accepted ${r.accepted} of ${r.sent} sent; daily Retry-After ${r.dailyRetryAfterSeconds ?? '-'} s`,
+        `  ${mark} ${r.plan} daily quota ${r.requestsPerDay}: ${quotaMeasured(r) || failed ? '' : `not measured (stopped: ${r.stopped ?? 'nothing sent'}); `}accepted ${r.accepted} of ${r.sent} sent; daily Retry-After ${r.dailyRetryAfterSeconds ?? '-'} s`,
       );
+      continue;
+    }
+    const head = `${r.key ?? r.plan} limit ${r.limit ?? '?'}/${r.windowSeconds ?? '?'} s`;
+    if (!failed && !keyMeasured(r)) {
+      // Nothing judged the key's limit: no ✓, no numbers that read as a result.
+      out.push(`  – ${head}: not measured — ${whyNotMeasured(r)}; ${r.requests} requests`);
+      for (const p of r.proven) out.push(`      proven: ${p}`);
+      for (const u of r.unmeasured) out.push(`      not measured: ${u}`);
       continue;
     }
     const burst = r.burst
@@ -276,7 +293,7 @@ export function rateLimitLines(report: ConformanceReport): string[] {
       : 'no burst';
     const paced = `paced ${r.paced.sent} in ${(r.paced.spanMs / 1000).toFixed(1)} s${r.paced.got429 ? ' (got a 429)' : ' with no 429'}`;
     out.push(
-      `  ${failed ? '✗' : '✓'} ${r.key} limit ${r.limit}/${r.windowSeconds} s: ${paced}; ${burst}; Retry-After ${r.retryAfterSeconds ?? '-'} s, waited ${(r.waitedMs / 1000).toFixed(1)} s, recovered ${r.recovered ?? '-'}; ${r.requests} requests${r.note ? ` — ${r.note}` : ''}`,
+      `  ${failed ? '✗' : '✓'} ${head}: ${paced}; ${burst}; Retry-After ${r.retryAfterSeconds ?? '-'} s, waited ${(r.waitedMs / 1000).toFixed(1)} s, recovered ${r.recovered ?? '-'}; ${r.requests} requests${r.note ? ` — ${r.note}` : ''}`,
     );
     // What the key proved, and what could not be measured and why.
     for (const p of r.proven) out.push(`      proven: ${p}`);

@@ -175,11 +175,6 @@ const table: Record<HarnessErrorCode, { exit: number; provoke: () => Promise<See
     exit: 3,
     provoke: () => viaRunLimits(['--suite', 'listPets,createPet', '--runs', '30'], 8),
   },
-  // A budget that stops getPet early: complete was required, so the run is blocked whatever it found.
-  PSC_INCOMPLETE: {
-    exit: 3,
-    provoke: () => viaMain(['run', '--suite', 'getPet', '--budget', '8', '--require-complete']),
-  },
   PSC_SECRET_LEAK: {
     exit: 3,
     provoke: async () => {

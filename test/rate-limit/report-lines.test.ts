@@ -29,3 +29,47 @@ test('each key shows its numbers, then one line per thing proven and per thing n
     '      not measured: isolation: no other key sent requests while it was observed at rest (it had the first turn)',
   ]);
 });
+
+test('no ✓ for a key nothing measured: it says "not measured" and why, with the requests behind it', () => {
+  const base = {
+    suite: 'rate-limit' as const,
+    windowSeconds: 60,
+    paced: { sent: 0, spanMs: 0, got429: false },
+    burst: null,
+    retryAfterSeconds: null,
+    waitedMs: 0,
+    recovered: null,
+    durationMs: 0,
+    proven: [],
+  };
+  const rows: KeyRateLimitResult[] = [
+    // The request budget ran out before the key's first request.
+    {
+      ...base,
+      plan: 'free',
+      key: 'free',
+      limit: 60,
+      requests: 0,
+      note: 'left out: the run spent its request budget (--budget)',
+      unmeasured: ['the rest of its phases: the run spent its request budget (--budget)'],
+    },
+    // A limit too large for a bounded burst.
+    {
+      ...base,
+      plan: 'enterprise',
+      key: 'enterprise',
+      limit: 5000,
+      requests: 0,
+      note: 'not measured: limit too large for a bounded burst',
+      unmeasured: ['limit too large for a bounded burst'],
+    },
+  ];
+  const lines = rateLimitLines({ rateLimits: rows, findings: [] } as unknown as ConformanceReport);
+  expect(lines.filter((l) => l.includes('✓'))).toEqual([]);
+  expect(lines[1]).toBe(
+    '  – free limit 60/60 s: not measured — left out: the run spent its request budget (--budget); 0 requests',
+  );
+  expect(lines).toContain(
+    '  – enterprise limit 5000/60 s: not measured — limit too large for a bounded burst; 0 requests',
+  );
+});
