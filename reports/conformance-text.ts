@@ -9,13 +9,7 @@ import type { Finding } from '../checks/check.js';
 import { baselineLines } from './baseline.js';
 import { exchangesWith, type ConformanceReport, type Defect } from './conformance-report.js';
 import { VERDICT_HEADING, VERDICT_WORD } from './verdict.js';
-import {
-  type KeyRateLimitResult,
-  keyMeasured,
-  quotaMeasured,
-  type QuotaResult,
-  whyNotMeasured,
-} from '../runner/rate-limit-results.js';
+import { keyMeasured, quotaMeasured, whyNotMeasured } from '../runner/rate-limit-results.js';
 
 function pad(s: string | number, n: number, right = false): string {
   const t = String(s);
