@@ -5,13 +5,13 @@
  * makes that exit 3; with that budget the Free key's limits are measured and the run is conformant. The preflight's
  * answer is judged like every other.
  */
-import { mkdtempSync, readFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import type { KeyRateLimitResult } from '../../runner/rate-limit-results.js';
 import { runForReport, writeEnvFile } from './support.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const WINDOW_S = 2;
 
@@ -21,7 +21,7 @@ describe('a Free-key-only run with the default budget', () => {
   let envFile: string;
   beforeAll(async () => {
     server = await startReferenceServer({ windowSeconds: WINDOW_S });
-    dir = mkdtempSync(join(tmpdir(), 'psc-complete-'));
+    dir = tempDir('psc-complete-');
     envFile = writeEnvFile(
       join(dir, '.env'),
       server.keys.filter((k) => k.plan === 'free'),
@@ -96,7 +96,7 @@ describe("the preflight's answer is judged", () => {
   it('a target whose first list on an empty store is 200 null is caught there (the suites never see it)', async () => {
     const server = await startReferenceServer({ faults: ['list-empty-null'], windowSeconds: WINDOW_S });
     try {
-      const dir = mkdtempSync(join(tmpdir(), 'psc-preflight-'));
+      const dir = tempDir('psc-preflight-');
       const envFile = writeEnvFile(join(dir, '.env'), server.keys);
       const { code, out, report } = await runForReport(server.url, envFile, join(dir, 'r.json'), [
         '--suite',
