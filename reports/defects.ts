@@ -128,6 +128,11 @@ function parseJson(text: string | undefined): unknown {
  */
 function partsOf(f: Finding): Part[] {
   const first = f.message.split('\n')[0] ?? '';
+  if (f.checkId === 'create-echo') {
+    const m = /^received (\w+) (.+?) \(sent /.exec(first);
+    if (!m) return [];
+    return [{ part: `${m[1]} changed`, field: m[1]!, values: new Set([unquote(m[2]!)]), markers: new Set() }];
+  }
   if (f.checkId === 'int64-exact') {
     const m = /^received (.*?)(?: \(\+\d+\))? on \d+ for /.exec(first);
     if (!m) return [];
@@ -278,8 +283,14 @@ export function groupDefects(input: GroupInput): Defect[] {
       rawClasses.get(u)!.add(f.caseClass);
     }
   });
+  // A signature split in parts counts what each part kept; a whole one, every occurrence the run counted.
+  const partsPerSignature = new Map<string, number>();
+  for (const u of units.values()) partsPerSignature.set(u.sigKey, (partsPerSignature.get(u.sigKey) ?? 0) + 1);
   for (const u of units.values())
-    (u as { occurrences: number }).occurrences = Math.max(counts.get(u.sigKey) ?? 0, u.findings.length);
+    (u as { occurrences: number }).occurrences =
+      partsPerSignature.get(u.sigKey) === 1
+        ? Math.max(counts.get(u.sigKey) ?? 0, u.findings.length)
+        : u.findings.length;
 
   // 2. One candidate per check, level, part, variant and operation; then across operations.
   const ordinary = (u: Unit) => u.caseClass === null || ORDINARY_CASES.test(u.caseClass);
@@ -289,7 +300,8 @@ export function groupDefects(input: GroupInput): Defect[] {
     (u.caseClass !== null && ordinary(u) ? 'ordinary requests' : (u.caseClass ?? ''));
   const byVariant = new Map<string, Unit[]>();
   for (const u of units.values()) {
-    const k = `${u.checkId}|${u.level}|${u.part?.part ?? ''}|${u.family?.id ?? (ordinary(u) ? '' : u.caseClass)}`;
+    // Levels apart: the same check and variant as a violation (on a 2xx) and a warning (on a 401) is one defect.
+    const k = `${u.checkId}|${u.part?.part ?? ''}|${u.family?.id ?? (ordinary(u) ? '' : u.caseClass)}`;
     const list = byVariant.get(k) ?? [];
     list.push(u);
     byVariant.set(k, list);
@@ -300,7 +312,9 @@ export function groupDefects(input: GroupInput): Defect[] {
     return FAMILY_RULES.find((r) => r.cases?.test(raw))?.id ?? raw;
   };
   const candidates: Candidate[] = [];
+  const bySeverity = (a: Unit, b: Unit) => SEVERITY[a.level] - SEVERITY[b.level] || b.occurrences - a.occurrences;
   for (const [k, list] of byVariant) {
+    list.sort(bySeverity);
     const ops = new Map<string | null, Unit[]>();
     for (const u of list) ops.set(u.operation, [...(ops.get(u.operation) ?? []), u]);
     const named = [...ops.keys()].filter((o): o is string => o !== null);

@@ -1,34 +1,24 @@
 /**
- * Runs suites in-process against a reference server started with the given faults and builds the conformance report
- * the CLI would (the project's own tests): what the defect meta-tests count.
+ * The conformance report the CLI would build from suites run in-process (the project's own tests), and a helper that
+ * runs suites against a reference server started with the given faults: what the defect meta-tests count.
  */
 import type { SuiteName } from '../../config/config.js';
 import { planKeys, startReferenceServer } from '../../reference/server.js';
 import { buildConformanceReport, type ConformanceReport, type SuiteOutcome } from '../../reports/conformance-report.js';
-import { runSuite } from '../../runner/suites.js';
+import { runSuite, type SuiteResult } from '../../runner/suites.js';
 
-export async function faultReport(
-  faults: readonly string[],
-  suites: readonly SuiteName[],
-  options: { seed?: number; runs?: number } = {},
-): Promise<ConformanceReport> {
-  const seed = options.seed ?? 42;
-  const runs = options.runs ?? 40;
-  const server = await startReferenceServer({ faults: [...faults], windowSeconds: 5 });
-  const outcomes: SuiteOutcome[] = [];
-  try {
-    const keys = planKeys(server.keys);
-    const key = keys.find((k) => k.plan === 'enterprise')!;
-    for (const suite of suites) {
-      const { ctx: _ctx, ...r } = await runSuite(suite, { target: server.url, keys, key, seed, runs, strict: false });
-      outcomes.push({ meta: { ...r, seed, observations: [] }, findings: r.findings, failedTests: 0 });
-    }
-  } finally {
-    await server.close();
-  }
+type Result = Omit<SuiteResult, 'ctx'>;
+
+/** The report of suite results, as `run` builds it from what the suites hand over. */
+export function reportOf(results: readonly Result[], target: string, seed: number, runs: number): ConformanceReport {
+  const outcomes: SuiteOutcome[] = results.map((r) => ({
+    meta: { ...r, seed, observations: [] },
+    findings: r.findings,
+    failedTests: 0,
+  }));
   return buildConformanceReport({
     tool: { name: 'petstore-conformance', version: 'test' },
-    target: { url: server.url, embedded: false },
+    target: { url: target, embedded: false },
     seed,
     runs,
     strict: false,
@@ -38,4 +28,26 @@ export async function faultReport(
     errors: [],
     notes: [],
   });
+}
+
+export async function faultReport(
+  faults: readonly string[],
+  suites: readonly SuiteName[],
+  options: { seed?: number; runs?: number } = {},
+): Promise<ConformanceReport> {
+  const seed = options.seed ?? 42;
+  const runs = options.runs ?? 40;
+  const server = await startReferenceServer({ faults: [...faults], windowSeconds: 5 });
+  const results: Result[] = [];
+  try {
+    const keys = planKeys(server.keys);
+    const key = keys.find((k) => k.plan === 'enterprise')!;
+    for (const suite of suites) {
+      const { ctx: _ctx, ...r } = await runSuite(suite, { target: server.url, keys, key, seed, runs, strict: false });
+      results.push(r);
+    }
+  } finally {
+    await server.close();
+  }
+  return reportOf(results, server.url, seed, runs);
 }
