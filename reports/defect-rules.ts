@@ -101,22 +101,6 @@ export const FAMILY_RULES: readonly FamilyRule[] = [
     reason: 'a refused body stored anyway: the store is written before the body is judged, whatever was invalid',
   },
   {
-    id: 'list-status-query',
-    checks: ['list-status-filter'],
-    cases: /^query: (status|limit and status)$/,
-    status: 'any',
-    family: 'query: with status',
-    reason: 'the filter is the same with or without a limit',
-  },
-  {
-    id: 'list-limit-query',
-    checks: ['list-limit-respected', 'list-200', 'transport-ok'],
-    cases: /^query: (limit|limit and status)$/,
-    status: 'any',
-    family: 'query: with limit',
-    reason: 'the limit is read the same with or without a status',
-  },
-  {
     id: 'list-invalid-limit',
     checks: ['no-5xx', 'list-200', 'transport-ok'],
     cases: /^query: (limit (a fraction|out of range|not a number|empty)|repeated limit)$/,
