@@ -148,6 +148,7 @@ export const SPLIT_BY_FIELD: Readonly<Record<string, string>> = {
     'each failing path is its own cause; the same path and keyword on several operations or statuses is one',
   'int64-exact': 'each field beyond int64 is its own cause; the same field on several operations is one',
   'create-echo': 'each field changed on the way in is its own cause (a trimmed name is not a rounded categoryId)',
+  'model-consistency': 'each field the model finds changed is its own cause',
 };
 
 /**
@@ -216,7 +217,7 @@ export const STORED_PET = {
  */
 export const TRACED_VALUE = {
   id: 'traced-value',
-  consequences: ['body-schema', 'int64-exact'],
+  consequences: ['body-schema', 'int64-exact', 'model-consistency'],
   roots: ['create-invalid-rejected', 'create-echo'],
   reason: 'the failing field and value are what another defect stored: the listed or fetched pet carries it',
 } as const;

@@ -133,6 +133,21 @@ function partsOf(f: Finding): Part[] {
     if (!m) return [];
     return [{ part: `${m[1]} changed`, field: m[1]!, values: new Set([unquote(m[2]!)]), markers: new Set() }];
   }
+  if (f.checkId === 'model-consistency') {
+    // "200 with {…}" expected and received: each field that differs, with the value received.
+    const body = (t: string | undefined) => parseJson(/\{.*\}/s.exec(t ?? '')?.[0]);
+    const want = body(f.expected) as Record<string, unknown> | undefined;
+    const got = body(f.actual) as Record<string, unknown> | undefined;
+    if (!want || !got || typeof want !== 'object' || typeof got !== 'object') return [];
+    return Object.keys({ ...want, ...got })
+      .filter((k) => valueText(want[k]) !== valueText(got[k]))
+      .map((field) => ({
+        part: `${field} differs`,
+        field,
+        values: new Set(field in got ? [valueText(got[field])] : []),
+        markers: new Set(JSON.stringify(got).match(MARKER) ?? []),
+      }));
+  }
   if (f.checkId === 'int64-exact') {
     const m = /^received (.*?)(?: \(\+\d+\))? on \d+ for /.exec(first);
     if (!m) return [];
@@ -162,15 +177,12 @@ function partsOf(f: Finding): Part[] {
     const e = /^(body|\/\S*) (.*)$/.exec(error);
     if (!e) continue;
     const segments = e[1] === 'body' ? [] : e[1]!.split('/').filter(Boolean);
-    let text = e[2]!;
-    const required = /^must have required property '(\w+)'$/.exec(text);
-    if (required) {
-      segments.push(required[1]!);
-      text = 'is required';
-    }
+    const required = /^must have required property '(\w+)'$/.exec(e[2]!);
+    if (required) segments.push(required[1]!);
     const named = segments.filter((s) => !/^\d+$/.test(s));
     const field = named.at(-1) ?? null;
-    const part = `${schema} ${named.length ? `/${named.join('/')}` : '(body)'} ${text}`;
+    // The path is the cause's place; ajv may say several things of one value (not an integer, not int64).
+    const part = `${schema} ${named.length ? `/${named.join('/')}` : '(body)'}${required ? ' missing' : ''}`;
     const entry = parts.get(part) ?? { field, values: new Set<string>(), markers: new Set<string>() };
     // The value and the pet's marker, when the sample of the body shows them.
     let at: unknown = body;
@@ -446,16 +458,23 @@ export function groupDefects(input: GroupInput): Defect[] {
       (TRACED_VALUE.consequences as readonly string[]).includes(ch.checkId) &&
       (TRACED_VALUE.roots as readonly string[]).includes(rh.checkId)
     ) {
-      // What it saw on the create side must be the root's own requests.
+      const f = factsOf(r);
+      const values = c.units.flatMap((u) => [...(u.part?.values ?? [])]);
+      const markers = c.units.flatMap((u) => [...(u.part?.markers ?? [])]);
+      // Every value it failed on is one the root stored: traced, wherever it was seen.
+      if (values.length > 0 && values.every((v) => f.facts.has(`${part.field}=${v}`)))
+        return { rule: TRACED_VALUE.id, reason: TRACED_VALUE.reason };
+      // The model finds changed the very field the root saw changed on the way in (the pet may come from another
+      // suite, whose create nothing compared).
+      if (ch.checkId === 'model-consistency' && rh.checkId === 'create-echo' && f.fields.has(part.field))
+        return { rule: TRACED_VALUE.id, reason: TRACED_VALUE.reason };
+      // Without the values, by the run's marker or the field alone, and only when what it saw on the create side are
+      // the root's own requests (a server that drops a field from every Pet is a cause of its own).
       const createSide = c.units.filter((u) => u.operation === 'createPet').flatMap((u) => u.findings);
       if (createSide.every((i) => exchangeKeys(findings[i]!).every((k) => theirs.has(k)))) {
-        const f = factsOf(r);
-        const values = c.units.flatMap((u) => [...(u.part?.values ?? [])]);
-        const markers = c.units.flatMap((u) => [...(u.part?.markers ?? [])]);
-        const byValue = values.length > 0 && values.every((v) => f.facts.has(`${part.field}=${v}`));
         const byMarker = f.fields.has(part.field) && markers.some((m) => f.markers.has(m));
         const byField = values.length === 0 && markers.length === 0 && f.fields.has(part.field);
-        if (byValue || byMarker || byField) return { rule: TRACED_VALUE.id, reason: TRACED_VALUE.reason };
+        if (byMarker || byField) return { rule: TRACED_VALUE.id, reason: TRACED_VALUE.reason };
       }
     }
     for (const p of PAIR_RULES) {
