@@ -211,7 +211,7 @@ const cell = (text: string, max = 90) => {
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 };
 
-/** The $GITHUB_STEP_SUMMARY: the distinct defects as a table, the baseline's state and the totals, in a screen. */
+/** The $GITHUB_STEP_SUMMARY: the defects as a table, the baseline's state and the totals, in a screen. */
 export function renderMarkdown(report: ConformanceReport): string {
   const knownOnly = report.verdict === 'conformant' && (report.baseline?.known.length ?? 0) > 0;
   const word =

@@ -94,7 +94,7 @@ describe('findings carry their suite and key plan', () => {
   });
 });
 
-describe('distinct defects', () => {
+describe('defects', () => {
   const f = (over: Partial<Finding> & Pick<Finding, 'checkId'>, seq: number): Finding => ({
     clause: '7-no-5xx',
     level: 'violation',
@@ -194,7 +194,7 @@ describe('case classes', () => {
   });
 });
 
-describe('JUnit: one test case per distinct defect', () => {
+describe('JUnit: one test case per defect', () => {
   const cases = (xml: string) => [...xml.matchAll(/<testcase classname="[^"]*" name="([^"]*)"/g)].map((m) => m[1]!);
   const silentChecks = allChecks.filter(canFail);
 
