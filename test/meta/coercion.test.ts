@@ -9,6 +9,7 @@ import type { Finding } from '../../checks/check.js';
 import { COERCION_FAULTS, faults } from '../../reference/faults.js';
 import { isLosslessNumber, parseExact } from '../../http/lossless.js';
 import { runAgainstReference } from './run-against.js';
+import { reportOf } from './fault-report.js';
 
 const CLASSES = ['integer as a numeric string', 'boolean', 'null', 'one-element array', 'number for a string'] as const;
 type Coercion = (typeof CLASSES)[number];
@@ -60,5 +61,8 @@ describe.concurrent('a server that accepts the coercion classics', () => {
       const own = [...signatureOf.get(c)!].filter((s) => !others.has(s));
       expect(own, `${c}: ${[...signatureOf.get(c)!].join(', ')}`).not.toEqual([]);
     }
+    // Five causes, five defects: no coercion folded into another.
+    const defects = reportOf([r], 'reference', seed, 40).defects;
+    expect(defects.map((d) => d.checkId)).toEqual(Array(CLASSES.length).fill('create-invalid-rejected'));
   });
 });
