@@ -191,13 +191,6 @@ export const EXPLAINS_RULES: readonly ExplainsRule[] = [
     explains: ['create-retrievable'],
     reason: 'an existing pet answered 404 is also a created pet that cannot be fetched',
   },
-  {
-    id: 'limit-header',
-    roots: ['rate-limit-limit-plan'],
-    explains: ['rate-limit-remaining-range'],
-    reason:
-      'Remaining is judged against the Limit sent: a wrong Limit makes a right Remaining look out of range (a server that also miscounts Remaining shows no more than this)',
-  },
 ];
 
 /**
@@ -218,7 +211,7 @@ export const STORED_PET = {
 export const TRACED_VALUE = {
   id: 'traced-value',
   consequences: ['body-schema', 'int64-exact', 'model-consistency'],
-  roots: ['create-invalid-rejected', 'create-echo'],
+  roots: ['create-invalid-rejected', 'create-echo', 'body-schema', 'int64-exact'],
   reason: 'the failing field and value are what another defect stored: the listed or fetched pet carries it',
 } as const;
 
@@ -229,10 +222,11 @@ export interface PairRule {
   readonly consequence: string;
   /**
    * 'operation': same operation; 'status': same operation and every status of the consequence also the root's (the
-   * creates that set a case up aside);
+   * creates that set a case up aside); 'limit-value': every X-RateLimit-Limit the consequence names, the root names
+   * too;
    * 'create-status': the same created pet, the root naming its status.
    */
-  readonly link: 'operation' | 'status' | 'create-status';
+  readonly link: 'operation' | 'status' | 'create-status' | 'limit-value';
   readonly reason: string;
 }
 
@@ -250,6 +244,35 @@ export const PAIR_RULES: readonly PairRule[] = [
     consequence: 'create-retrievable',
     link: 'status',
     reason: 'an existing pet answered with a wrong status is also a created pet that cannot be fetched back',
+  },
+  {
+    id: 'existing-not-found-model',
+    roots: ['get-200'],
+    consequence: 'model-consistency',
+    link: 'status',
+    reason: 'an existing pet answered with a wrong status is also a model the server does not keep',
+  },
+  {
+    id: 'limit-header-remaining',
+    roots: ['rate-limit-limit-plan'],
+    consequence: 'rate-limit-remaining-range',
+    link: 'limit-value',
+    reason:
+      'Remaining is judged against the Limit sent: a wrong Limit makes a right Remaining look out of range (a server that also miscounts Remaining shows no more than this)',
+  },
+  {
+    id: 'limit-header-per-key',
+    roots: ['rate-limit-limit-plan'],
+    consequence: 'rl-per-key',
+    link: 'limit-value',
+    reason: 'one Limit for every plan makes the keys look alike: the same wrong header, read by the per-key check',
+  },
+  {
+    id: 'error-media-type-429',
+    roots: ['content-type-json'],
+    consequence: 'error-body-429-json',
+    link: 'operation',
+    reason: 'Error bodies served as another media type on every error status: the 429 too',
   },
   {
     id: 'limit-ignored',

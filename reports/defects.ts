@@ -135,6 +135,9 @@ function partsOf(f: Finding): Part[] {
   }
   if (f.checkId === 'model-consistency') {
     // "200 with {…}" expected and received: each field that differs, with the value received.
+    // A different status (an Error where a Pet was expected) is one finding, not a field of it.
+    const status = (t: string | undefined) => /^(\d+) with /.exec(t ?? '')?.[1];
+    if (status(f.expected) !== status(f.actual)) return [];
     const body = (t: string | undefined) => parseJson(/\{.*\}/s.exec(t ?? '')?.[0]);
     const want = body(f.expected) as Record<string, unknown> | undefined;
     const got = body(f.actual) as Record<string, unknown> | undefined;
@@ -364,6 +367,38 @@ export function groupDefects(input: GroupInput): Defect[] {
     candidates.map((c) => [c, new Set(c.units.flatMap((u) => u.findings.flatMap((i) => exchangeKeys(findings[i]!))))]),
   );
   const headOf = (c: Candidate) => c.units[0]!;
+  /**
+   * Whether the root shows on these exchanges. A root seen more often than its findings kept (the log keeps a sample
+   * per signature) is judged within its sample: up to the last exchange it kept in each suite.
+   */
+  const bounds = new Map<Candidate, Map<string, number>>();
+  /** Per suite, the last exchange every sampled signature of the root kept: beyond it, absence proves nothing. */
+  const boundsOf = (r: Candidate): Map<string, number> => {
+    let b = bounds.get(r);
+    if (b) return b;
+    b = new Map();
+    for (const u of r.units) {
+      if (u.occurrences <= u.findings.length) continue;
+      const last = new Map<string, number>();
+      for (const i of u.findings)
+        for (const k of exchangeKeys(findings[i]!)) {
+          const [suite, seq] = k.split('#') as [string, string];
+          last.set(suite, Math.max(last.get(suite) ?? -1, Number(seq)));
+        }
+      for (const [suite, seq] of last) b.set(suite, Math.min(b.get(suite) ?? Number.POSITIVE_INFINITY, seq));
+    }
+    bounds.set(r, b);
+    return b;
+  };
+  const covers = (r: Candidate, keys: readonly string[]): boolean => {
+    const theirs = exchangesOf.get(r)!;
+    const b = boundsOf(r);
+    const judged = keys.filter((k) => {
+      const [suite, seq] = k.split('#') as [string, string];
+      return Number(seq) <= (b.get(suite) ?? Number.POSITIVE_INFINITY);
+    });
+    return judged.length > 0 && judged.every((k) => theirs.has(k));
+  };
   const createKeys = (c: Candidate) =>
     c.units.flatMap((u) =>
       u.findings.map((i) => {
@@ -432,9 +467,8 @@ export function groupDefects(input: GroupInput): Defect[] {
     const rh = headOf(r);
     if (SEVERITY[rh.level] > SEVERITY[ch.level]) return null;
     const mine = exchangesOf.get(c)!;
-    const theirs = exchangesOf.get(r)!;
     // Echo: the same exchanges, judged by a check that names the cause.
-    if (rank(rh.checkId) <= rank(ch.checkId) && mine.size > 0 && [...mine].every((k) => theirs.has(k))) {
+    if (rank(rh.checkId) <= rank(ch.checkId) && mine.size > 0 && covers(r, [...mine])) {
       const id = explainsBy(rh.checkId, ch.checkId);
       if (id) return { rule: id, reason: EXPLAINS_RULES.find((x) => x.id === id)!.reason };
     }
@@ -444,7 +478,7 @@ export function groupDefects(input: GroupInput): Defect[] {
       (STORED_PET.roots as readonly string[]).includes(rh.checkId)
     ) {
       const creates = createKeys(c);
-      if (creates.length > 0 && creates.every((k) => k !== null && theirs.has(k))) {
+      if (creates.length > 0 && creates.every((k) => k !== null) && covers(r, creates as string[])) {
         const fields = c.units.flatMap((u) => u.findings.map((i) => namedField(findings[i]!)));
         const rootFields = factsOf(r).fields;
         if (fields.every((fl) => (fl === null ? rootFields.has('id') : rootFields.has(fl))))
@@ -466,12 +500,18 @@ export function groupDefects(input: GroupInput): Defect[] {
         return { rule: TRACED_VALUE.id, reason: TRACED_VALUE.reason };
       // The model finds changed the very field the root saw changed on the way in (the pet may come from another
       // suite, whose create nothing compared).
-      if (ch.checkId === 'model-consistency' && rh.checkId === 'create-echo' && f.fields.has(part.field))
+      if (ch.checkId === 'model-consistency' && rh.checkId !== 'create-invalid-rejected' && f.fields.has(part.field))
         return { rule: TRACED_VALUE.id, reason: TRACED_VALUE.reason };
       // Without the values, by the run's marker or the field alone, and only when what it saw on the create side are
       // the root's own requests (a server that drops a field from every Pet is a cause of its own).
       const createSide = c.units.filter((u) => u.operation === 'createPet').flatMap((u) => u.findings);
-      if (createSide.every((i) => exchangeKeys(findings[i]!).every((k) => theirs.has(k)))) {
+      if (
+        covers(
+          r,
+          createSide.flatMap((i) => exchangeKeys(findings[i]!)),
+        ) ||
+        createSide.length === 0
+      ) {
         const byMarker = f.fields.has(part.field) && markers.some((m) => f.markers.has(m));
         const byField = values.length === 0 && markers.length === 0 && f.fields.has(part.field);
         if (byMarker || byField) return { rule: TRACED_VALUE.id, reason: TRACED_VALUE.reason };
@@ -495,10 +535,20 @@ export function groupDefects(input: GroupInput): Defect[] {
         const theirStatuses = statuses(r);
         if ([...statuses(c)].every((s) => theirStatuses.has(s))) return { rule: p.id, reason: p.reason };
       }
+      if (p.link === 'limit-value') {
+        const limits = (x: Candidate) =>
+          x.units.flatMap((u) =>
+            u.findings.flatMap((i) => [...findings[i]!.message.matchAll(/X-RateLimit-Limit (\d+)/g)].map((m) => m[1]!)),
+          );
+        const theirLimits = new Set(limits(r));
+        const mineLimits = limits(c);
+        if (mineLimits.length > 0 && mineLimits.every((l) => theirLimits.has(l)))
+          return { rule: p.id, reason: p.reason };
+      }
       if (p.link === 'create-status') {
         const creates = createKeys(c);
         const statusNamed = r.units.some((u) => u.findings.some((i) => namedField(findings[i]!) === 'status'));
-        if (statusNamed && creates.length > 0 && creates.every((k) => k !== null && theirs.has(k)))
+        if (statusNamed && creates.length > 0 && creates.every((k) => k !== null) && covers(r, creates as string[]))
           return { rule: p.id, reason: p.reason };
       }
     }
