@@ -149,12 +149,13 @@ export const SPLIT_BY_FIELD: Readonly<Record<string, string>> = {
   'int64-exact': 'each field beyond int64 is its own cause; the same field on several operations is one',
   'create-echo': 'each field changed on the way in is its own cause (a trimmed name is not a rounded categoryId)',
   'model-consistency': 'each field the model finds changed is its own cause',
+  'error-body-429': "each failing path of a 429's Error is its own cause, the same as on the other statuses",
 };
 
 /**
  * Echoes: every exchange of the consequence also shows the root, and the root's check names the cause. No answer or a
  * 5xx explains anything else said of the exchange; a wrong status explains what the body and header checks say of
- * the response; a wrong X-RateLimit-Limit explains a Remaining judged against it.
+ * the response. (A root seen more often than the log kept is judged within its sample.)
  */
 export interface ExplainsRule {
   readonly id: string;
@@ -223,10 +224,10 @@ export interface PairRule {
   /**
    * 'operation': same operation; 'status': same operation and every status of the consequence also the root's (the
    * creates that set a case up aside); 'limit-value': every X-RateLimit-Limit the consequence names, the root names
-   * too;
+   * too; 'part': every failing field of the consequence is one of the root's;
    * 'create-status': the same created pet, the root naming its status.
    */
-  readonly link: 'operation' | 'status' | 'create-status' | 'limit-value';
+  readonly link: 'operation' | 'status' | 'create-status' | 'limit-value' | 'part';
   readonly reason: string;
 }
 
@@ -273,6 +274,13 @@ export const PAIR_RULES: readonly PairRule[] = [
     consequence: 'error-body-429-json',
     link: 'operation',
     reason: 'Error bodies served as another media type on every error status: the 429 too',
+  },
+  {
+    id: 'error-body-every-status',
+    roots: ['body-schema'],
+    consequence: 'error-body-429',
+    link: 'part',
+    reason: 'an Error body that fails the same way on every error status: the 429 too',
   },
   {
     id: 'limit-ignored',

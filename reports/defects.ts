@@ -79,6 +79,8 @@ export interface Defect {
 const SEVERITY: Record<Level, number> = { violation: 0, warning: 1, observation: 2 };
 const PET_FIELDS = new Set(['id', 'name', 'categoryId', 'status', 'code', 'message']);
 const MARKER = /psc-marker-[0-9a-f]{16}/g;
+/** The part of a finding whose differing field was cut from its sample (a long name before it). */
+const BEYOND_SAMPLE = 'a field beyond the sample differs';
 
 /** The exchanges a finding is about, as keys unique within the run (sequence numbers restart in each suite). */
 export const exchangeKeys = (f: Finding): string[] => f.exchanges.map((e) => `${f.suite ?? ''}#${e.seq}`);
@@ -138,11 +140,21 @@ function partsOf(f: Finding): Part[] {
     // A different status (an Error where a Pet was expected) is one finding, not a field of it.
     const status = (t: string | undefined) => /^(\d+) with /.exec(t ?? '')?.[1];
     if (status(f.expected) !== status(f.actual)) return [];
-    const body = (t: string | undefined) => parseJson(/\{.*\}/s.exec(t ?? '')?.[0]);
-    const want = body(f.expected) as Record<string, unknown> | undefined;
-    const got = body(f.actual) as Record<string, unknown> | undefined;
-    if (!want || !got || typeof want !== 'object' || typeof got !== 'object') return [];
-    return Object.keys({ ...want, ...got })
+    // A sample cut short (a long name) is read as far as it goes: the pairs it shows.
+    const body = (t: string | undefined): Record<string, unknown> | undefined => {
+      const text = /\{.*$/s.exec(t ?? '')?.[0] ?? '';
+      const whole = parseJson(/\{.*\}/s.exec(text)?.[0]);
+      if (whole && typeof whole === 'object') return whole as Record<string, unknown>;
+      const pairs = [...text.matchAll(/"(\w+)":("(?:[^"\\]|\\.)*"|[-\w.]+)(?=[,}])/g)];
+      return pairs.length ? Object.fromEntries(pairs.map((m) => [m[1]!, parseJson(m[2]!)])) : undefined;
+    };
+    const want = body(f.expected);
+    const got = body(f.actual);
+    if (!want || !got) return [];
+    const shown = Object.keys({ ...want, ...got }).filter((k) => k in want && k in got);
+    if (shown.every((k) => valueText(want[k]) === valueText(got[k])))
+      return [{ part: BEYOND_SAMPLE, field: null, values: new Set(), markers: new Set() }];
+    return shown
       .filter((k) => valueText(want[k]) !== valueText(got[k]))
       .map((field) => ({
         part: `${field} differs`,
@@ -169,9 +181,10 @@ function partsOf(f: Finding): Part[] {
       markers: new Set(f.actual?.match(MARKER) ?? []),
     }));
   }
-  const m = /^received a body that is not (\w+|the documented schema) on \d+ for [^:]*: (.*?)(?: \(\+\d+\))?$/.exec(
-    first,
-  );
+  // body-schema, and error-body-429 (the 429's body judged as an Error, a warning: the spec shows no 429 body).
+  const m =
+    /^received a body that is not (\w+|the documented schema) on \d+ for [^:]*: (.*?)(?: \(\+\d+\))?$/.exec(first) ??
+    /^received JSON that is not an (Error) on 429 for [^:]*: (.*)$/.exec(first);
   if (!m) return [];
   const schema = m[1] === 'Pets' ? 'Pet' : m[1]!;
   const body = parseJson(f.actual);
@@ -307,7 +320,7 @@ export function groupDefects(input: GroupInput): Defect[] {
         ? Math.max(counts.get(u.sigKey) ?? 0, u.findings.length)
         : u.findings.length;
 
-  // 2. One candidate per check, level, part, variant and operation; then across operations.
+  // 2. One candidate per check, part, variant and operation (levels together); then across operations.
   const ordinary = (u: Unit) => u.caseClass === null || ORDINARY_CASES.test(u.caseClass);
   const variantOf = (u: Unit) =>
     u.family?.family ??
@@ -535,6 +548,11 @@ export function groupDefects(input: GroupInput): Defect[] {
         const theirStatuses = statuses(r);
         if ([...statuses(c)].every((s) => theirStatuses.has(s))) return { rule: p.id, reason: p.reason };
       }
+      if (p.link === 'part') {
+        const parts = (x: Candidate) => x.units.map((u) => u.part?.part);
+        const theirParts = new Set(parts(r));
+        if (parts(c).every((pt) => pt !== undefined && theirParts.has(pt))) return { rule: p.id, reason: p.reason };
+      }
       if (p.link === 'limit-value') {
         const limits = (x: Candidate) =>
           x.units.flatMap((u) =>
@@ -573,6 +591,21 @@ export function groupDefects(input: GroupInput): Defect[] {
       if (back?.root === c) continue;
       parent.set(c, { root: r, ...hit });
       break;
+    }
+  }
+  // A finding whose differing field was cut from its sample goes where the others of its check and operation went,
+  // when they all went under one cause.
+  for (const c of candidates) {
+    if (parent.has(c) || headOf(c).part?.part !== BEYOND_SAMPLE) continue;
+    const ops = new Set(c.units.map((u) => u.operation));
+    const siblings = candidates.filter(
+      (x) => x !== c && headOf(x).checkId === headOf(c).checkId && x.units.some((u) => ops.has(u.operation)),
+    );
+    const roots = new Set(siblings.map((x) => parent.get(x)?.root ?? null));
+    const [root] = roots;
+    if (siblings.length > 0 && roots.size === 1 && root) {
+      const p = parent.get(siblings[0]!)!;
+      parent.set(c, { root, rule: p.rule, reason: `${p.reason} (the field cut from this sample: as its others)` });
     }
   }
   const rootOf = (c: Candidate): Candidate => {

@@ -146,6 +146,26 @@ describe('families and server-wide defects', () => {
     expect(defects[0]).toMatchObject({ checkId: 'body-schema', statuses: [400, 401, 404] });
     expect(defects[0]!.signature).toBe('body-schema · createPet, getPet, listPets · Error /code missing');
   });
+
+  it('an Error without code on the 429s too (a warning of another check) is folded under the same defect', () => {
+    const noCode = (status: number) => `{"message":"m","status":${status}}`;
+    const on429 = found(
+      'error-body-429',
+      'listPets',
+      null,
+      [ref('listPets', 429)],
+      "received JSON that is not an Error on 429 for GET /pets: body must have required property 'code'\nthe spec shows no 429 body format; errors carry an Error in application/json",
+    );
+    const defects = grouped([
+      schemaFinding('createPet', 400, noCode(400), 'invalid body: missing name'),
+      schemaFinding('getPet', 404, noCode(404), 'petId absent'),
+      on429,
+    ]);
+    expect(defects).toHaveLength(1);
+    expect(defects[0]!.alsoSeenAs.map((s) => [s.checkId, s.part, s.rule])).toEqual([
+      ['error-body-429', 'Error /code missing', 'error-body-every-status'],
+    ]);
+  });
 });
 
 describe('consequences', () => {
@@ -218,6 +238,33 @@ describe('consequences', () => {
     ]);
     // The id beyond int64 is another cause: not folded for sharing the check and the operation.
     expect(defects.find((d) => d.checkId === 'int64-exact')?.signatures[0]?.part).toBe('id beyond int64');
+  });
+
+  it("the model's changed field is folded under the field's defect, and one whose field was cut from its sample with it", () => {
+    const long = 'a'.repeat(190);
+    const pet = (id: number, name: string, categoryId: string) =>
+      JSON.stringify({ id: String(id), name, categoryId, status: 'available' }).slice(0, 200);
+    const model = (expected: string, actual: string): Finding => ({
+      ...found('model-consistency', 'getPet', null, [ref('getPet', 200)], 'received 200 with …\nthe model expects …'),
+      expected: `200 with ${expected}`,
+      actual: `200 with ${actual}`,
+    });
+    const visible = model(pet(1, 'Rex', '5'), pet(1, 'Rex', '4'));
+    // A long name: the sample is cut before categoryId, as show() cuts it.
+    const cut = model(`${pet(2, long, '5')}… (250 chars)`, `${pet(2, long, '4')}… (250 chars)`);
+    const echo = found(
+      'create-echo',
+      'createPet',
+      null,
+      [ref('createPet', 201, '{"name":"Rex","categoryId":5}')],
+      'received categoryId 4 (sent 5) in the 201 for POST /pets\nthe spec documents the animal added as the NewPet sent',
+    );
+    const defects = grouped([echo, visible, cut]);
+    expect(defects).toHaveLength(1);
+    expect(defects[0]!.alsoSeenAs.map((s) => s.part)).toEqual([
+      'categoryId differs',
+      'a field beyond the sample differs',
+    ]);
   });
 
   it('an echo on the same exchanges is folded; a finding with exchanges of its own is not', () => {
