@@ -139,6 +139,16 @@ export const SERVER_WIDE = {
 } as const;
 
 /**
+ * Checks of a key's counter, not of an operation: the operations a finding names are where the counter was probed,
+ * so one check's findings on several operations are one defect.
+ */
+export const KEY_WIDE = {
+  id: 'key-wide',
+  checks: ['rl-one-counter-per-key', 'rl-per-key', 'rl-burst-enforced', 'rl-honoured-not-banned'],
+  reason: "a check of the key's counter: the operations it names are only where the counter was probed",
+} as const;
+
+/**
  * Checks whose one finding can mix causes (a list body with a pet lacking a name and another with a fractional
  * categoryId): split by the failing field before grouping, and one field failing the same way on several
  * operations is one defect (a Pet or an Error is written by one serializer).
@@ -175,6 +185,7 @@ export const STATUS_CHECKS: readonly string[] = [
   'auth-rejected',
   'auth-valid-accepted',
   'create-invalid-rejected',
+  'rl-429-shape',
 ];
 
 export const EXPLAINS_RULES: readonly ExplainsRule[] = [

@@ -11,6 +11,7 @@ import { occurrenceKey } from '../runner/findings.js';
 import {
   EXPLAINS_RULES,
   FAMILY_RULES,
+  KEY_WIDE,
   type FamilyRule,
   ORDINARY_CASES,
   PAIR_RULES,
@@ -346,7 +347,8 @@ export function groupDefects(input: GroupInput): Defect[] {
     const ops = new Map<string | null, Unit[]>();
     for (const u of list) ops.set(u.operation, [...(ops.get(u.operation) ?? []), u]);
     const named = [...ops.keys()].filter((o): o is string => o !== null);
-    const fieldWide = list[0]!.part !== null && named.length > 1;
+    const keyWide = (KEY_WIDE.checks as readonly string[]).includes(list[0]!.checkId) && named.length > 1;
+    const fieldWide = (list[0]!.part !== null || keyWide) && named.length > 1;
     const everyOp =
       named.length >= SERVER_WIDE.minOperations &&
       exercised.size >= SERVER_WIDE.minOperations &&
@@ -357,7 +359,7 @@ export function groupDefects(input: GroupInput): Defect[] {
     if (everyOp || fieldWide) {
       const r = rules(list);
       if (everyOp) r.add(SERVER_WIDE.id);
-      if (fieldWide && !everyOp) r.add('same-field');
+      if (fieldWide && !everyOp) r.add(keyWide ? KEY_WIDE.id : 'same-field');
       if (list[0]!.part) r.add('split-by-field');
       candidates.push({
         key: k,
