@@ -3,17 +3,17 @@
  * Markdown summary and replay files are rendered from. Built from what the suites handed over in task.meta.
  */
 import type { Finding, Level } from '../checks/check.js';
-import { allChecks, signatureKey, signatureOf } from '../checks/registry.js';
 import { ExitCode, exitCodeFor } from '../config/errors.js';
-import { occurrenceKey } from '../runner/findings.js';
 import type { SuiteMeta, SuiteOutcome } from '../runner/outcome.js';
 import type { RateLimitResult } from '../runner/rate-limit-results.js';
+import { type Defect, exchangeKeys, groupDefects } from './defects.js';
 import type { BaselineState } from './baseline.js';
 import { type ConformanceVerdict, decideVerdict } from './verdict.js';
 
 export type { ConformanceVerdict } from './verdict.js';
 
-export const CONFORMANCE_SCHEMA_VERSION = 1;
+/** 2: `defects` are causes, each with its signatures and what it was also seen as (1: one entry per signature). */
+export const CONFORMANCE_SCHEMA_VERSION = 2;
 
 export interface OperationTotals {
   exchanges: number;
@@ -24,25 +24,7 @@ export interface OperationTotals {
   observations: number;
 }
 
-/**
- * One distinct defect: the findings of one signature (check, operation, case class) at one level. The report prints
- * one block per defect, most severe first.
- */
-export interface Defect {
-  /** The signature in words: `no-5xx · createPet · invalid body: categoryId of type null`. */
-  readonly signature: string;
-  readonly checkId: string;
-  readonly operation: string | null;
-  readonly caseClass: string | null;
-  readonly level: Level;
-  readonly clause: string;
-  /** How many times it was seen (one per exchange judged, for the checks of one response). */
-  readonly occurrences: number;
-  /** Indexes into the report's findings, the example first (the shrunk counterexample when there is one). */
-  readonly findings: readonly number[];
-  /** When every exchange showing it also shows a defect of a check that judges the cause: that defect's signature. */
-  readonly echoOf?: string;
-}
+export type { Defect, FoldedEvidence, SignatureEvidence } from './defects.js';
 
 /** How the run reached the target: what a reader needs to weigh the verdict (an unverified TLS above all). */
 export interface ConnectionFacts {
@@ -88,7 +70,10 @@ export interface ConformanceReport {
     readonly aborted: SuiteMeta['aborted'];
   }[];
   readonly findings: readonly Finding[];
-  /** The violations and warnings grouped by signature, most severe first (observations stay in `findings`). */
+  /**
+   * The violations and warnings grouped into defects (causes), most severe first, each with every signature it was
+   * seen as, its counts and findings (observations stay in `findings`).
+   */
   readonly defects: readonly Defect[];
   /** Failures of the harness or of vitest itself, outside any check. */
   readonly errors: readonly string[];
@@ -158,7 +143,13 @@ export function buildConformanceReport(input: {
   // A banned key blocks the run (exit 3); a target that stalls is itself the finding (its transport-ok violations).
   const aborted = input.outcomes.some((o) => o.meta.aborted && exitCodeFor(o.meta.aborted.code) === ExitCode.blocked);
   const failedTests = input.outcomes.reduce((n, o) => n + o.failedTests, 0);
-  const defects = defectsOf(findings, input.outcomes);
+  const defects = defectsOf(
+    findings,
+    input.outcomes,
+    Object.entries(operations)
+      .filter(([op, t]) => op !== 'none' && t.exchanges > 0)
+      .map(([op]) => op),
+  );
   const notMeasured = input.notMeasured ?? [];
   const verdict = decideVerdict({
     defects,
@@ -201,71 +192,16 @@ export function buildConformanceReport(input: {
   };
 }
 
-const SEVERITY: Record<Level, number> = { violation: 0, warning: 1, observation: 2 };
-
-/**
- * Checks whose finding names the cause when several judge the same exchanges: no answer or a 5xx explains whatever
- * else is wrong with it; an undocumented status explains what the response checks say of its headers and body.
- */
-const ROOT_RANK: Readonly<Record<string, number>> = { 'transport-ok': 0, 'no-5xx': 1, 'status-documented': 2 };
-const rank = (checkId: string): number => ROOT_RANK[checkId] ?? 3;
-function explains(root: string, echo: string): boolean {
-  if (rank(root) >= rank(echo)) return false;
-  return rank(root) < 2 || allChecks.find((c) => c.id === echo)?.area === 'response';
-}
-
-/** The exchanges a finding is about, as keys unique within the run (sequence numbers restart in each suite). */
-const exchangeKeys = (f: Finding): string[] => f.exchanges.map((e) => `${f.suite ?? ''}#${e.seq}`);
-
-/** Groups the violations and warnings by signature, most severe and most frequent first, and names echoes. */
-export function defectsOf(findings: readonly Finding[], outcomes: readonly SuiteOutcome[] = []): Defect[] {
+/** Groups the violations and warnings into defects (causes): see reports/defects.ts and reports/defect-rules.ts. */
+export function defectsOf(
+  findings: readonly Finding[],
+  outcomes: readonly SuiteOutcome[] = [],
+  operations?: readonly string[],
+): Defect[] {
   const counts = new Map<string, number>();
   for (const o of outcomes)
     for (const [k, n] of Object.entries(o.meta.occurrences ?? {})) counts.set(k, (counts.get(k) ?? 0) + n);
-  const groups = new Map<string, number[]>();
-  findings.forEach((f, i) => {
-    if (f.level === 'observation') return;
-    const key = occurrenceKey(f);
-    const list = groups.get(key) ?? [];
-    list.push(i);
-    groups.set(key, list);
-  });
-  const defects = [...groups.entries()].map(([key, indexes]): Defect => {
-    const first = findings[indexes[0]!]!;
-    const sig = signatureOf(first);
-    const example = indexes.find((i) => findings[i]!.repro?.counterexample) ?? indexes[0]!;
-    return {
-      signature: signatureKey(first),
-      checkId: sig.checkId,
-      operation: sig.operation,
-      caseClass: sig.caseClass,
-      level: first.level,
-      clause: first.clause,
-      occurrences: Math.max(counts.get(key) ?? 0, indexes.length),
-      findings: [example, ...indexes.filter((i) => i !== example)],
-    };
-  });
-  // An echo: every exchange of a defect also shows a defect of the same level whose check names the cause.
-  const exchangesOf = new Map(defects.map((d) => [d, new Set(d.findings.flatMap((i) => exchangeKeys(findings[i]!)))]));
-  const withEchoes = defects.map((d): Defect => {
-    const mine = exchangesOf.get(d)!;
-    if (mine.size === 0) return d;
-    const root = defects.find(
-      (r) =>
-        r !== d &&
-        explains(r.checkId, d.checkId) &&
-        SEVERITY[r.level] <= SEVERITY[d.level] &&
-        [...mine].every((k) => exchangesOf.get(r)!.has(k)),
-    );
-    return root ? { ...d, echoOf: root.signature } : d;
-  });
-  return withEchoes.sort(
-    (a, b) =>
-      SEVERITY[a.level] - SEVERITY[b.level] ||
-      Number(a.echoOf !== undefined) - Number(b.echoOf !== undefined) ||
-      b.occurrences - a.occurrences ||
-      a.signature.localeCompare(b.signature),
-  );
+  return groupDefects({ findings, counts, ...(operations ? { operations } : {}) });
 }
 
 /** The distinct exchanges that showed a finding of the given level (as far as the report keeps them). */

@@ -93,46 +93,69 @@ const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
 
 /**
  * The defects the terminal shows a block for, in the order it shows them: violations (those a baseline does not know
- * first: they are what this run is about), then warnings; echoes are named inside their root's block.
+ * first: they are what this run is about), then warnings. Consequences are folded inside their cause's block.
  */
 export function defectBlocks(report: ConformanceReport): Defect[] {
   const known = new Set(report.baseline?.known ?? []);
   const roots = (level: 'violation' | 'warning') =>
     report.defects
-      .filter((d) => d.level === level && d.echoOf === undefined)
+      .filter((d) => d.level === level)
       .sort((a, b) => Number(known.has(a.signature)) - Number(known.has(b.signature)));
   return [...roots('violation'), ...roots('warning')];
 }
 
-/** One block per distinct defect: its signature, how often it showed, its smallest example, and its echoes. */
+/** At most this many names in a list of a block's header or "also seen as" line; the JSON report has them all. */
+const LISTED = 4;
+const list = (items: readonly string[], max = LISTED): string =>
+  items.length <= max ? items.join(', ') : `${items.slice(0, max).join(', ')}, … ${items.length - max} more`;
+
+/** Where a defect was seen, in words: one operation, several, or every one the run exercised. */
+export function whereSeen(d: Defect): string {
+  if (d.operations.length === 0) return '-';
+  return d.serverWide ? `every operation (${d.operations.join(', ')})` : d.operations.join(', ');
+}
+
+/**
+ * One block per defect: where it was seen and with which variants and statuses, its smallest failing exchange with
+ * the replay and curl lines, and what it was also seen as (its consequences, folded under it, still listed).
+ */
 export function defectBlock(report: ConformanceReport, d: Defect, mark: string): string[] {
   const f = report.findings[d.findings[0]!]!;
+  const sigs = d.signatures.length + d.alsoSeenAs.length;
   const lines = [
-    `${mark} ${d.operation ?? '-'} › ${d.checkId} [clause ${f.clause}]${d.caseClass ? ` · case: ${d.caseClass}` : ''} · seen ${times(d.occurrences)}`,
-    ...findingDetail(report, f),
+    `${mark} ${whereSeen(d)} › ${d.checkId} [clause ${f.clause}]${d.caseClass ? ` · case: ${d.caseClass}` : ''}${d.statuses.length ? ` · status ${d.statuses.join(', ')}` : ''} · seen ${times(d.occurrences)}${sigs > 1 ? ` as ${sigs} signatures` : ''}`,
   ];
+  if (d.variants.length > 1 || (d.variants.length === 1 && d.variants[0] !== d.caseClass))
+    lines.push(`    variants: ${list(d.variants)}`);
+  lines.push(...findingDetail(report, f));
   const replay = report.replayFiles?.[d.signature];
   if (replay)
     lines.push(
       `    replay file: ${replay}   (${report.tool.invocation ?? 'npx petstore-conformance'} replay ${replay})`,
     );
-  const echoes = report.defects.filter((e) => e.echoOf === d.signature);
-  for (const e of echoes)
-    lines.push(
-      `    same exchanges also fail: ${e.checkId}${e.caseClass ? ` (${e.caseClass})` : ''}, an echo of this defect`,
-    );
+  const byRule = new Map<string, Defect['alsoSeenAs'][number][]>();
+  for (const e of d.alsoSeenAs) byRule.set(e.reason, [...(byRule.get(e.reason) ?? []), e]);
+  for (const [reason, folded] of byRule) {
+    const names = [...new Set(folded.map((e) => e.seenAs))];
+    lines.push(`    also seen as: ${list(names, 3)} — ${reason}`);
+  }
   return lines;
 }
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-/** "7 distinct violations in 102 exchanges": distinct defects (echoes apart) and the exchanges that showed them. */
+/** Distinct signatures under the defects of one level (their own and what was folded under them). */
+function signatureCount(defects: readonly Defect[]): number {
+  return new Set(defects.flatMap((d) => [...d.signatures, ...d.alsoSeenAs].map((s) => `${s.signature} [${s.level}]`)))
+    .size;
+}
+
+/** "5 defects (18 signatures) in 102 exchanges": the causes, the signatures they were seen as, the exchanges. */
 export function defectCount(report: ConformanceReport, level: 'violation' | 'warning'): string {
   const defects = report.defects.filter((d) => d.level === level);
-  const roots = defects.filter((d) => d.echoOf === undefined).length;
-  if (roots === 0) return `no ${level}s`;
-  const echoes = defects.length - roots;
-  return `${roots} distinct ${level}${roots === 1 ? '' : 's'} in ${plural(exchangesWith(report, level), 'exchange')}${echoes ? ` (+${plural(echoes, 'echo').replace('echos', 'echoes')})` : ''}`;
+  if (defects.length === 0) return `no ${level}s`;
+  const word = level === 'violation' ? 'defect' : 'warning defect';
+  return `${plural(defects.length, word)} (${plural(signatureCount(defects), 'signature')}) in ${plural(exchangesWith(report, level), 'exchange')}`;
 }
 
 export function renderTerminalSummary(report: ConformanceReport): string {
@@ -143,13 +166,15 @@ export function renderTerminalSummary(report: ConformanceReport): string {
     '',
   );
   const known = new Set(report.baseline?.known ?? []);
+  const evidence = new Set((report.baseline?.newEvidence ?? []).map((e) => e.defect));
   const blocks = defectBlocks(report);
   const roots = (level: 'violation' | 'warning') => blocks.filter((d) => d.level === level);
+  const knownMark = (d: Defect) =>
+    known.has(d.signature) ? (evidence.has(d.signature) ? '✗ (known, new evidence)' : '✗ (known)') : '✗';
   const observations = report.findings.filter((f) => f.level === 'observation');
   if (roots('violation').length) {
     out.push(`Violations: ${defectCount(report, 'violation')}`);
-    for (const d of roots('violation'))
-      out.push(...defectBlock(report, d, known.has(d.signature) ? '✗ (known)' : '✗'), '');
+    for (const d of roots('violation')) out.push(...defectBlock(report, d, knownMark(d)), '');
   }
   if (roots('warning').length) {
     out.push(
@@ -218,7 +243,7 @@ const cell = (text: string, max = 90) => {
   return one.length > max ? `${one.slice(0, max - 1)}…` : one;
 };
 
-/** The $GITHUB_STEP_SUMMARY: the distinct defects as a table, the baseline's state and the totals, in a screen. */
+/** The $GITHUB_STEP_SUMMARY: the defects as a table, the baseline's state and the totals, in a screen. */
 export function renderMarkdown(report: ConformanceReport): string {
   const word = VERDICT_HEADING[report.verdict];
   const out = [
@@ -237,22 +262,25 @@ export function renderMarkdown(report: ConformanceReport): string {
       `Baseline \`${b.file}\`: ${b.known.length} known defects remain, ${b.new.length} new, ${b.fixed.length} fixed.`,
     );
     for (const s of b.new) out.push(`- ❌ new: \`${s}\``);
+    for (const e of b.newEvidence ?? [])
+      out.push(`- ⚠️ new evidence of known \`${e.defect}\`: ${e.signatures.map((x) => `\`${x}\``).join(', ')}`);
     for (const s of b.fixed) out.push(`- ✅ fixed: \`${s}\``);
     out.push('');
   }
-  const shown = report.defects.filter((d) => d.echoOf === undefined);
+  const shown = report.defects;
   if (shown.length) {
     const known = new Set(b?.known ?? []);
-    out.push('| | check | operation | case class | seen | example |', '|---|---|---|---|---:|---|');
+    out.push('| | check | where | case or variants | signatures | seen | example |', '|---|---|---|---|---:|---:|---|');
     for (const d of shown.slice(0, MARKDOWN_ROWS)) {
       const f = report.findings[d.findings[0]!]!;
       const mark = d.level === 'violation' ? (known.has(d.signature) ? '✗ known' : '✗') : '!';
+      const variants = d.variants.length > 1 ? `${d.caseClass ?? '-'}: ${d.variants.join(', ')}` : (d.caseClass ?? '-');
       out.push(
-        `| ${mark} | \`${d.checkId}\` | ${d.operation ?? '-'} | ${cell(d.caseClass ?? '-', 50)} | ${d.occurrences} | ${cell(f.message.split('\n')[0]!)} |`,
+        `| ${mark} | \`${d.checkId}\` | ${cell(whereSeen(d), 50)} | ${cell(variants, 60)} | ${d.signatures.length + d.alsoSeenAs.length} | ${d.occurrences} | ${cell(f.message.split('\n')[0]!)} |`,
       );
     }
     if (shown.length > MARKDOWN_ROWS)
-      out.push('', `… and ${shown.length - MARKDOWN_ROWS} more distinct defects in the JSON report.`);
+      out.push('', `… and ${shown.length - MARKDOWN_ROWS} more defects in the JSON report.`);
     out.push('');
   }
   for (const e of report.errors.slice(0, 5)) out.push(`> error: ${cell(e, 200)}`);

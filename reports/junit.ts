@@ -1,10 +1,11 @@
 /**
- * JUnit XML of a conformance report, for CI: one test case per distinct defect (its signature: check, operation, case
- * class), failing for a violation (and for a warning with --strict) unless a baseline lists it (then skipped, the
+ * JUnit XML of a conformance report, for CI: one test case per defect (a cause, with every signature it was seen as in
+ * its text), failing for a violation (and for a warning with --strict) unless a baseline lists it (then skipped, the
  * known defect named: a run with only known defects has no failure), one passing test case per check of the registry
- * that reported nothing in a suite that ran, a skipped one per check whose suite did not run, and a skipped one per
- * thing the run left out. Harness errors are errors of their own test case. The report's verdict is a property of the
- * test suite. Built from the report, so the XML says what the terminal says, no more and no less.
+ * that reported nothing (not even as a consequence folded under another defect) in a suite that ran, a skipped one per
+ * check whose suite did not run, and a skipped one per thing the run left out. Harness errors are errors of their own
+ * test case. The report's verdict is a property of the test suite. Built from the report, so the XML says what the
+ * terminal says, no more and no less.
  */
 import { type AnyCheck, failsRun } from '../checks/check.js';
 import { dailyQuota } from '../checks/rate-limit.js';
@@ -33,7 +34,8 @@ interface Case {
 function defectCase(report: ConformanceReport, d: Defect): Case {
   const text = defectBlock(report, d, d.level === 'violation' ? '✗' : '!').join('\n');
   const fails = failsRun(d.level, report.strict);
-  const message = `${d.level}: ${d.signature}${d.echoOf ? ` (echo of ${d.echoOf})` : ''} (${d.occurrences}×)`;
+  const sigs = d.signatures.length + d.alsoSeenAs.length;
+  const message = `${d.level}: ${d.signature} (${d.occurrences}×${sigs > 1 ? `, ${sigs} signatures` : ''})`;
   const base = { classname: `petstore-conformance.${d.operation ?? 'run'}`, name: `${d.signature} [${d.clause}]` };
   // A defect the baseline lists fails nothing: skipped, the defect named, as the terminal marks it "(known)".
   if (fails && report.baseline?.known.includes(d.signature))
@@ -65,7 +67,7 @@ function renderCase(c: Case): string {
 
 export function renderJunit(report: ConformanceReport): string {
   const cases: Case[] = report.defects.map((d) => defectCase(report, d));
-  const reported = new Set(report.defects.map((d) => d.checkId));
+  const reported = new Set(report.defects.flatMap((d) => [...d.signatures, ...d.alsoSeenAs].map((s) => s.checkId)));
   const ran = new Set(report.suites.filter((s) => s.exchanges > 0).map((s) => s.name));
   for (const c of allChecks) {
     if (reported.has(c.id) || !canFail(c)) continue;

@@ -1,6 +1,7 @@
 /**
  * Determinism: the same seed sends byte-identical request sequences, a different seed does not; and the functional
- * suites, run with 20 different seeds against one faultless reference server, find nothing (no flaky check).
+ * suites, run with 20 different seeds against one faultless reference server, find nothing (no flaky check), and
+ * their report has no defect.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type SuiteName, FUNCTIONAL_SUITES } from '../../config/config.js';
@@ -8,6 +9,7 @@ import type { Exchange } from '../../http/exchange.js';
 import { planKeys, startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import { runSuite } from '../../runner/run.js';
 import type { RunSettings } from '../../runner/context.js';
+import { reportOf } from '../meta/fault-report.js';
 
 const FUNCTIONAL: readonly SuiteName[] = FUNCTIONAL_SUITES;
 const SEEDS = 20;
@@ -53,18 +55,21 @@ describe(`functional suites × ${SEEDS} seeds against one faultless reference se
   });
   afterAll(async () => server?.close());
 
-  it('finds zero violations and zero warnings for every seed', async () => {
+  it('finds zero violations and zero warnings for every seed: zero defects', async () => {
     const bad: string[] = [];
     let exchanges = 0;
     for (let i = 0; i < SEEDS; i++) {
       const seed = 1_000 + i * 7_919;
+      const results = [];
       for (const suite of FUNCTIONAL) {
         const r = await runSuite(suite, settingsFor(server, seed, 20));
+        results.push(r);
         exchanges += r.exchanges;
         expect(r.aborted).toBeNull();
         for (const f of r.findings)
           if (f.level !== 'observation') bad.push(`seed ${seed} ${suite}: ${f.level} ${f.checkId} ${f.message}`);
       }
+      for (const d of reportOf(results, server.url, seed, 20).defects) bad.push(`seed ${seed}: defect ${d.signature}`);
     }
     console.log(
       `seeds: ${SEEDS} seeds × ${FUNCTIONAL.length} suites, ${exchanges} exchanges, ${bad.length} violations/warnings`,

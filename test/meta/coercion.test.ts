@@ -10,6 +10,7 @@ import { catchingFindings, COERCION_FAULTS, faults } from '../../reference/fault
 import { isLosslessNumber, parseExact } from '../../http/lossless.js';
 import { runAgainstReference } from './run-against.js';
 import { unrelatedChecks, unrelatedMessage } from './precision.js';
+import { reportOf } from './fault-report.js';
 
 const CLASSES = ['integer as a numeric string', 'boolean', 'null', 'one-element array', 'number for a string'] as const;
 type Coercion = (typeof CLASSES)[number];
@@ -64,5 +65,8 @@ describe.concurrent('a server that accepts the coercion classics', () => {
       const own = [...signatureOf.get(c)!].filter((s) => !others.has(s));
       expect(own, `${c}: ${[...signatureOf.get(c)!].join(', ')}`).not.toEqual([]);
     }
+    // Five causes, five defects: no coercion folded into another.
+    const defects = reportOf([r], 'reference', seed, 40).defects;
+    expect(defects.map((d) => d.checkId)).toEqual(Array(CLASSES.length).fill('create-invalid-rejected'));
   });
 });

@@ -1,13 +1,16 @@
 /**
- * Distinct defects and the baseline, through the CLI against the reference server with faults: one block per
- * signature; a baseline written by --update-baseline passes the same run; one more fault fails naming only the new
- * defect; a fault removed is reported fixed.
+ * Defects and the baseline, through the CLI against the reference server with faults: one block per defect; a
+ * baseline written by --update-baseline passes the same run; one more fault fails naming only the new defect; a
+ * fault removed is reported fixed, with what was folded under it; a known defect seen as a signature the baseline
+ * does not list is new evidence, reported; and a baseline written by the previous version (signatures, one a line)
+ * still works.
  */
-import { readFileSync } from 'node:fs';
+import { copyFileSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { ConformanceReport } from '../../reports/conformance-report.js';
-import { readBaseline } from '../../reports/baseline.js';
+import { readBaseline, readBaselineEntries } from '../../reports/baseline.js';
+import { signaturesOf } from '../../reports/defects.js';
 import { startReferenceServer } from '../../reference/server.js';
 import { runForReport, writeEnvFile } from '../cli/support.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -17,12 +20,13 @@ const dir = tempDir('psc-baseline-');
 async function run(
   faults: string[],
   extra: string[],
+  settings: readonly string[] = ['--suite', 'createPet', '--runs', '20', '--seed', '7'],
 ): Promise<{ code: number; text: string; report: ConformanceReport }> {
   const server = await startReferenceServer({ faults, windowSeconds: 5 });
   try {
-    const envFile = writeEnvFile(join(dir, '.env'), server.keys);
-    const json = join(dir, `report-${faults.join('+') || 'none'}-${extra.length}.json`);
-    const args = ['--suite', 'createPet', '--runs', '20', '--seed', '7', ...extra];
+    const envFile = writeEnvFile(join(dir, '.env'), server.keys, { PETSTORE_RATE_WINDOW_SECONDS: '5' });
+    const json = join(dir, `report-${faults.join('+') || 'none'}-${extra.length}-${settings.length}.json`);
+    const args = [...settings, ...extra];
     const { code, out, report } = await runForReport(server.url, envFile, json, args);
     return { code, text: out.text(), report };
   } finally {
@@ -36,18 +40,20 @@ describe('a baseline of known defects', () => {
   const file = join(dir, 'baseline.yaml');
   const first = ['create-missing-field-accepted', 'create-status-not-persisted'];
 
-  test('one block per distinct defect; --update-baseline writes them and the run passes', async () => {
+  test('one block per defect; --update-baseline writes them with their signatures and the run passes', async () => {
     const r = await run(first, ['--baseline', file, '--update-baseline']);
     expect(r.code, r.text).toBe(0);
     const failing = r.report.defects.filter((d) => d.level === 'violation');
-    expect(failing.map((d) => d.checkId)).toEqual(expect.arrayContaining(['create-invalid-rejected', 'create-echo']));
-    // Every violation signature is its own block, echoes folded into their root's block.
-    const roots = r.report.defects.filter((d) => d.echoOf === undefined);
-    expect(blocks(r.text)).toHaveLength(roots.length);
+    // One defect per fault: the missing fields accepted, and the status not stored.
+    expect(failing.map((d) => d.checkId).sort()).toEqual(['create-echo', 'create-invalid-rejected']);
+    expect(blocks(r.text)).toHaveLength(r.report.defects.length);
     expect(new Set(r.report.defects.map((d) => d.signature)).size).toBe(r.report.defects.length);
-    expect(readBaseline(file).sort()).toEqual(failing.map((d) => d.signature).sort());
+    const entries = readBaselineEntries(file);
+    expect(entries.map((e) => e.defect).sort()).toEqual(failing.map((d) => d.signature).sort());
+    for (const d of failing)
+      expect(entries.find((e) => e.defect === d.signature)?.signatures).toEqual([...signaturesOf(d)].sort());
     expect(r.text).toContain(`${failing.length} known defects remain`);
-    expect(r.text).toMatch(/Result: ONLY KNOWN DEFECTS — \d+ distinct violations? in \d+ exchanges?/);
+    expect(r.text).toMatch(/Result: ONLY KNOWN DEFECTS — 2 defects \(\d+ signatures\) in \d+ exchanges/);
   }, 120_000);
 
   test('one more fault fails the run, naming only the new defect', async () => {
@@ -68,6 +74,71 @@ describe('a baseline of known defects', () => {
     expect(r.report.baseline?.fixed.every((s) => s.startsWith('create-echo · '))).toBe(true);
     expect(r.text).toContain('fixed, no longer seen');
   }, 120_000);
+
+  test('a known defect seen as a signature the baseline does not list is new evidence: reported, not failing', async () => {
+    const partial = join(dir, 'partial.yaml');
+    const entries = readBaselineEntries(file);
+    const multi = entries.find((e) => e.signatures.length > 1)!;
+    expect(multi, 'a defect seen as several signatures').toBeDefined();
+    const dropped = multi.signatures.at(-1)!;
+    writeFileSync(partial, readFileSync(file, 'utf8').replace(`    - ${JSON.stringify(dropped)}\n`, ''));
+    expect(readBaseline(partial)).not.toContain(dropped);
+    const r = await run(first, ['--baseline', partial]);
+    expect(r.code, r.text).toBe(0);
+    expect(r.report.baseline?.new).toEqual([]);
+    expect(r.report.baseline?.newEvidence).toEqual([{ defect: multi.defect, signatures: [dropped] }]);
+    expect(r.text).toContain(`new evidence of known defects`);
+    expect(r.text).toContain(`~ ${multi.defect}: also seen as ${dropped}`);
+    expect(r.text).toContain('✗ (known, new evidence)');
+  }, 120_000);
+});
+
+describe('a consequence folded under its root', () => {
+  const file = join(dir, 'consequence.yaml');
+  test('is listed under the defect and in the baseline; fixing the root reports it fixed with it', async () => {
+    const r = await run(['create-invalid-status-accepted'], ['--baseline', file, '--update-baseline']);
+    expect(r.code, r.text).toBe(0);
+    expect(r.report.defects).toHaveLength(1);
+    const [d] = r.report.defects;
+    expect(d?.checkId).toBe('create-invalid-rejected');
+    // The listed pet with the status it should have refused: still listed, under its cause.
+    const listed = d!.alsoSeenAs.filter((s) => s.operation === 'listPets');
+    expect(listed.map((s) => s.checkId)).toContain('body-schema');
+    expect(r.text).toMatch(/also seen as: body-schema · .*listPets/);
+    expect(readBaselineEntries(file)[0]?.signatures).toEqual(expect.arrayContaining(listed.map((s) => s.signature)));
+    const fixed = await run([], ['--baseline', file]);
+    expect(fixed.code, fixed.text).toBe(0);
+    expect(fixed.report.baseline?.fixed).toEqual([d!.signature]);
+    expect(fixed.report.defects).toEqual([]);
+  }, 120_000);
+});
+
+describe('a baseline written by the previous version (signatures, one a line)', () => {
+  // Written by 0.1.0 with `run --seed 3 --runs 20 --suite auth,listPets,createPet,getPet,stateful
+  // --update-baseline` against `serve --window 5 --fault` these four faults.
+  const faults = ['auth-wrong-scheme', 'create-missing-field-accepted', 'list-filter-leak', 'rl-reset-ms'];
+  const settings = ['--suite', 'auth,listPets,createPet,getPet,stateful', '--runs', '20', '--seed', '3'];
+  const file = join(dir, 'old-baseline.yaml');
+  copyFileSync(new URL('./fixtures-data/baseline-v0.1-signatures.yaml', import.meta.url), file);
+
+  test('maps onto defects: the same faulty server passes, every defect known and nothing fixed', async () => {
+    const r = await run(faults, ['--baseline', file], settings);
+    expect(r.code, r.text).toBe(0);
+    expect(r.report.defects.length).toBe(faults.length);
+    expect(r.report.baseline?.new).toEqual([]);
+    expect(r.report.baseline?.known).toHaveLength(faults.length);
+    expect(r.report.baseline?.fixed).toEqual([]);
+  }, 180_000);
+
+  test('one added fault fails the run, naming only it', async () => {
+    const r = await run([...faults, 'create-client-id-honoured'], ['--baseline', file], settings);
+    expect(r.code, r.text).toBe(1);
+    expect(r.report.baseline?.new).toEqual(['create-id-not-client-supplied · createPet']);
+    expect(r.report.baseline?.fixed).toEqual([]);
+    expect(r.text).toContain(
+      'new, not in the baseline (these fail the run):\n    ✗ create-id-not-client-supplied · createPet',
+    );
+  }, 180_000);
 });
 
 describe('one verdict everywhere, baseline included', () => {

@@ -121,7 +121,7 @@ describe('findings carry their suite and key plan', () => {
   });
 });
 
-describe('distinct defects', () => {
+describe('defects', () => {
   const f = (over: Partial<Finding> & Pick<Finding, 'checkId'>, seq: number): Finding => ({
     clause: '7-no-5xx',
     level: 'violation',
@@ -159,12 +159,14 @@ describe('distinct defects', () => {
       ['www-authenticate · createPet', 'warning', 2, [3, 4]],
     ]);
     const text = renderTerminalSummary(report);
-    expect(text).toContain('Violations: 2 distinct violations in 3 exchanges');
+    expect(text).toContain('Violations: 2 defects (2 signatures) in 3 exchanges');
     expect(text.split('\n').filter((l) => /^[✗!] /.test(l))).toHaveLength(3);
-    expect(text).toContain('✗ createPet › no-5xx [clause 7-no-5xx] · case: invalid body: name null · seen 2 times');
+    expect(text).toContain(
+      '✗ createPet › no-5xx [clause 7-no-5xx] · case: invalid body: name null · status 500 · seen 2 times',
+    );
   });
 
-  it('the shrunk counterexample is the example; an echo is folded into the block of its root', () => {
+  it('the shrunk counterexample is the example; an echo is folded into the block of its root, still listed', () => {
     const shrunk = f({ checkId: 'no-5xx', caseClass: 'invalid body: name null' }, 2);
     shrunk.repro = { seed: 1, path: '3:0', counterexample: '{"name":null}', shrinks: 2 };
     const findings = [
@@ -173,15 +175,20 @@ describe('distinct defects', () => {
       f({ checkId: 'create-201', clause: '4.2-create-201', caseClass: 'invalid body: name null' }, 1),
     ];
     const report = reportOf('createPet', findings);
-    const [root, echo] = report.defects;
+    expect(report.defects).toHaveLength(1);
+    const [root] = report.defects;
     expect(root?.findings[0]).toBe(1);
-    expect(echo).toMatchObject({ checkId: 'create-201', echoOf: root?.signature });
+    expect(root?.alsoSeenAs).toEqual([
+      expect.objectContaining({ checkId: 'create-201', signature: 'create-201 · createPet · invalid body: name null' }),
+    ]);
     const text = renderTerminalSummary(report);
     expect(text).toContain('smallest failing input: {"name":null} (shrunk 2×)');
-    expect(text).toContain('same exchanges also fail: create-201 (invalid body: name null), an echo of this defect');
-    expect(text).toContain('1 distinct violation in 2 exchanges (+1 echo)');
+    expect(text).toContain(
+      'also seen as: create-201 · createPet · invalid body: name null — the 5xx explains whatever else is wrong with it',
+    );
+    expect(text).toContain('1 defect (2 signatures) in 2 exchanges');
     const md = renderMarkdown(report);
-    expect(md).toContain('| ✗ | `no-5xx` | createPet | invalid body: name null | 2 | received something |');
+    expect(md).toContain('| ✗ | `no-5xx` | createPet | invalid body: name null | 2 | 2 | received something |');
     expect(md.split('\n').length).toBeLessThan(40);
   });
 });
@@ -214,7 +221,7 @@ describe('case classes', () => {
   });
 });
 
-describe('JUnit: one test case per distinct defect', () => {
+describe('JUnit: one test case per defect', () => {
   const cases = (xml: string) => [...xml.matchAll(/<testcase classname="[^"]*" name="([^"]*)"/g)].map((m) => m[1]!);
   const silentChecks = allChecks.filter(canFail);
 

@@ -14,6 +14,7 @@ const baseline = (known: string[], added: string[] = []) => ({
   known,
   new: added,
   fixed: [],
+  newEvidence: [],
 });
 
 describe('decideVerdict', () => {

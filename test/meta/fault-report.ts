@@ -1,0 +1,52 @@
+/**
+ * The conformance report the CLI would build from suites run in-process (the project's own tests), and a helper that
+ * runs suites against a reference server started with the given faults: what the defect meta-tests count.
+ */
+import type { SuiteName } from '../../config/config.js';
+import { planKeys, startReferenceServer } from '../../reference/server.js';
+import { buildConformanceReport, type ConformanceReport, type SuiteOutcome } from '../../reports/conformance-report.js';
+import { runSuite, type SuiteResult } from '../../runner/run.js';
+
+type Result = SuiteResult;
+
+/** The report of suite results, as `run` builds it from what the suites hand over. */
+export function reportOf(results: readonly Result[], target: string, seed: number, runs: number): ConformanceReport {
+  const outcomes: SuiteOutcome[] = results.map((r) => ({
+    meta: { ...r, seed, observations: [] },
+    findings: r.findings,
+    failedTests: 0,
+  }));
+  return buildConformanceReport({
+    tool: { name: 'petstore-conformance', version: 'test' },
+    target: { url: target, embedded: false },
+    seed,
+    runs,
+    strict: false,
+    startedAt: new Date(),
+    durationMs: 0,
+    outcomes,
+    errors: [],
+    notes: [],
+  });
+}
+
+export async function faultReport(
+  faults: readonly string[],
+  suites: readonly SuiteName[],
+  options: { seed?: number; runs?: number } = {},
+): Promise<ConformanceReport> {
+  const seed = options.seed ?? 42;
+  const runs = options.runs ?? 40;
+  const server = await startReferenceServer({ faults: [...faults], windowSeconds: 5 });
+  const results: Result[] = [];
+  try {
+    const keys = planKeys(server.keys);
+    const key = keys.find((k) => k.plan === 'enterprise')!;
+    for (const suite of suites) {
+      results.push(await runSuite(suite, { target: server.url, keys, key, seed, runs, strict: false }));
+    }
+  } finally {
+    await server.close();
+  }
+  return reportOf(results, server.url, seed, runs);
+}
