@@ -109,6 +109,32 @@ export const FAMILY_RULES: readonly FamilyRule[] = [
     reason: 'a fractional, out-of-range, non-numeric or empty limit are one defect: the limit is not validated',
   },
   {
+    id: 'auth-prototype-key',
+    checks: ['auth-rejected', 'no-5xx'],
+    cases: /^auth: a key named /,
+    status: 'any',
+    family: 'keys named after prototype properties',
+    reason:
+      'constructor, __proto__, toString, hasOwnProperty and valueOf are one defect: the key is looked up in a plain object',
+  },
+  {
+    id: 'json-deep-nesting',
+    checks: ['no-5xx', 'transport-ok'],
+    cases: /^robustness: nesting \d+ deep/,
+    status: 'any',
+    family: 'JSON nested thousands deep',
+    reason:
+      'deep nesting as the whole body or inside an unknown member is one defect: a recursive parser with no limit',
+  },
+  {
+    id: 'create-member-case',
+    checks: ['create-invalid-rejected'],
+    cases: /^robustness: member \w+ \(case variant\)$/,
+    status: 'any',
+    family: "members matched whatever their letters' case",
+    reason: 'categoryid and Name standing for categoryId and name are one defect: members matched case-insensitively',
+  },
+  {
     id: 'get-petid-int64',
     checks: ['no-5xx', 'get-404'],
     cases: /^petId (non-numeric|beyond-int64)$/,
@@ -196,6 +222,12 @@ export const EXPLAINS_RULES: readonly ExplainsRule[] = [
     roots: STATUS_CHECKS,
     explains: ['status-documented', 'response'],
     reason: 'a wrong status explains its undocumented status, body and headers',
+  },
+  {
+    id: 'not-json',
+    roots: ['content-type-json'],
+    explains: ['json-parses'],
+    reason: 'a body served as another media type (an HTML page) is not JSON: that it does not parse follows from it',
   },
   {
     id: 'not-found-after-create',

@@ -110,7 +110,8 @@ describe("the preflight's answer is judged", () => {
       expect(caught).toHaveLength(1);
       expect(caught[0]!.operation).toBe('listPets');
       expect(caught[0]!.message).toMatch(/on 200 for GET \/pets: body must be array/);
-      expect(report.defects.map((d) => d.signature)).toEqual(['body-schema · listPets']);
+      // One defect, named by its failing path (reports/defects.ts splits body-schema by path).
+      expect(report.defects.map((d) => d.signature)).toEqual(['body-schema · listPets · Pet (body)']);
     } finally {
       await server.close();
     }
