@@ -17,7 +17,7 @@ import {
   type PlanKey,
   isFunctionalSuite,
 } from '../config/config.js';
-import { ExitCode, HarnessError } from '../config/errors.js';
+import { ExitCode, exitCodeFor as exitCodeOfCode, HarnessError } from '../config/errors.js';
 import { allowedOnTarget } from '../config/production.js';
 import { ApiKey, registerSecret, scrub } from '../http/redact.js';
 import { NO_PROXY_SETTINGS } from '../http/transport.js';
@@ -30,7 +30,9 @@ import { parseFlags } from './args.js';
 import { connectionFacts } from './connection.js';
 import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../reference/launcher.js';
 import type { Output } from './output.js';
+import { Interrupt, type Interruption, withoutForeignSignalListeners } from './interrupt.js';
 import { preflight } from './preflight.js';
+import { stopChannelName, stopSender } from '../suites/stop-channel.js';
 import type { SuiteReporter } from './suite-reporter.js';
 import { toolVersion } from '../http/user-agent.js';
 
@@ -96,9 +98,23 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   const deadline = startedAt.getTime() + config.maxDurationMs;
   let server: EmbeddedServer | null = null;
   let har: HarWriter | null = null;
+  // HOOK (issue 22): SIGINT and SIGTERM stop the run through the guard (one more stop reason, as the deadline), and the
+  // reports are written with what it has; a second signal ends the process at once, the partial HAR removed.
+  const interrupt = new Interrupt({ startedAt: t0 }).install();
+  const stopChannel = stopChannelName();
+  const stopper = stopSender(stopChannel);
+  let resendStop: NodeJS.Timeout | null = null;
+  interrupt.onInterrupt(({ code, message }) => {
+    stopper.send({ code, message });
+    // Sent again until the run ends: a worker that has not subscribed yet (still starting) hears it then.
+    resendStop = setInterval(() => stopper.send({ code, message }), 200);
+    resendStop.unref();
+  });
   if (config.harFile) {
     mkdirSync(dirname(resolve(config.harFile)), { recursive: true });
-    har = new HarWriter(config.harFile, toolVersion());
+    const writer = new HarWriter(config.harFile, toolVersion());
+    har = writer;
+    interrupt.onAbandon(() => writer.abort());
   }
   // Start-up (issue 12): vitest starts while the embedded server starts and the preflight asks the target; neither
   // waits for the other. The suites' settings reach vitest later, by `provide`, before any suite file runs.
@@ -190,6 +206,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       transport: config.transport,
       suites: config.suites,
       concurrency,
+      stopChannel,
     });
     const connection = connectionFacts(config);
     for (const line of connection.lines) out.progress(line);
@@ -198,7 +215,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     );
     const { outcomes, errors } = await (await suites).run(config.suites.map(suiteFile), worker);
     const r = await startReporting();
-    const limits = runLimits(config, budget, outcomes, key.plan);
+    const limits = runLimits(config, budget, outcomes, key.plan, interrupt.interruption);
     const built = r.buildConformanceReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
       target: { url: config.target!, embedded: server !== null },
@@ -217,8 +234,12 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     const blocked = limits.stop !== null && r.blocksRun(limits.stop.code as StopCode);
     const report: RunReport = { ...withBaseline, ...(blocked ? { verdict: 'blocked' as const } : {}), run: limits };
     writeOutputs(report, config, har, out, r);
+    // Interrupted: the signal's exit code (130, 143), once every report is on disk.
     return exitCodeFor(report);
   } finally {
+    if (resendStop) clearInterval(resendStop);
+    stopper.close();
+    interrupt.uninstall();
     // Closed by writeOutputs when the run got that far; otherwise no partial HAR is left behind.
     har?.abort();
     await Promise.all([
@@ -274,7 +295,10 @@ async function checkBaselineFlags(config: Config): Promise<void> {
   }
 }
 
-export function exitCodeFor(report: ConformanceReport): number {
+export function exitCodeFor(report: RunReport): number {
+  // A signal's stop exits with its own code (130, 143); any other stop that blocks the run, 3.
+  const stop = report.run.stop?.code;
+  if (stop === 'PSC_SIGINT' || stop === 'PSC_SIGTERM') return exitCodeOfCode(stop);
   if (report.verdict === 'blocked') return ExitCode.blocked;
   return report.verdict === 'violations' ? ExitCode.violations : ExitCode.conformant;
 }
@@ -319,6 +343,7 @@ function runLimits(
   budget: Budget,
   outcomes: readonly SuiteOutcome[],
   functionalPlan: string,
+  interruption: Interruption | null = null,
 ): RunLimitsReport {
   // The guard is shared by the suites in turn: the latest snapshot is the run's.
   const snaps = outcomes.flatMap((o) => (o.meta.guard ? [o.meta.guard] : []));
@@ -352,7 +377,8 @@ function runLimits(
     // In id order, not arrival order: suites side by side (--concurrency) interleave their creations.
     created: { count: last?.createdIds.length ?? 0, ids: inIdOrder(last?.createdIds ?? []) },
     keys: keys.sort((a, b) => a.plan.localeCompare(b.plan)),
-    stop: last?.stop ?? null,
+    // A signal is the stop the reports name, whatever limit the guard met before it (cli/interrupt.ts).
+    stop: interruption ? { code: interruption.code, message: interruption.message } : (last?.stop ?? null),
   };
 }
 
@@ -414,21 +440,24 @@ async function prepareSuites(har: HarWriter | null, onCollected: () => void): Pr
   const collector: SuiteReporter = new reporter.SuiteReporter(root, har);
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
   const exitCode = process.exitCode;
-  const vitest: Vitest = await createVitest(
-    'test',
-    {
-      ...suiteVitestOptions,
-      config: false,
-      root,
-      include: [`suites/*.suite.${compiled ? 'js' : 'ts'}`],
-      // Built, the harness is plain ESM that Node loads itself in the worker, faster than vite transforming each module.
-      ...(compiled && { server: { deps: { external: [new RegExp(`^${escapeRegExp(root)}/`)] } } }),
-      watch: false,
-      reporters: [collector, { onTestModuleCollected: onCollected }],
-      passWithNoTests: false,
-    },
-    {},
-    { stdout: sink, stderr: sink },
+  // HOOK (issue 22): vitest would end the process on a signal; the run's own graceful stop replaces it.
+  const vitest: Vitest = await withoutForeignSignalListeners(() =>
+    createVitest(
+      'test',
+      {
+        ...suiteVitestOptions,
+        config: false,
+        root,
+        include: [`suites/*.suite.${compiled ? 'js' : 'ts'}`],
+        // Built, the harness is plain ESM that Node loads itself in the worker, faster than vite transforming each module.
+        ...(compiled && { server: { deps: { external: [new RegExp(`^${escapeRegExp(root)}/`)] } } }),
+        watch: false,
+        reporters: [collector, { onTestModuleCollected: onCollected }],
+        passWithNoTests: false,
+      },
+      {},
+      { stdout: sink, stderr: sink },
+    ),
   );
   process.exitCode = exitCode;
   let closed: Promise<void> | null = null;

@@ -10,6 +10,7 @@
 import { KeyBlockedError } from '../config/errors.js';
 import type { Exchange } from './exchange.js';
 import { readRateLimit } from './rate-limit-headers.js';
+import { sleep } from './waits.js';
 
 export interface PacerOptions {
   /** Requests kept in reserve: when Remaining falls to this, wait for the reset. */
@@ -35,7 +36,8 @@ interface KeyState {
   resetWait: Promise<void> | null;
 }
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+// Every wait ends early when the run stops (a signal): see waits.ts.
+export { sleep };
 
 export class Pacer {
   private readonly states = new Map<string, KeyState>();

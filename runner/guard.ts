@@ -39,7 +39,8 @@ export const UNLIMITED: GuardLimits = Object.freeze({ deadline: null, maxRequest
 /**
  * Why a run stopped early. Budget and creation caps are the user's choice: what they left out is reported and the
  * verdict stands on what ran. A deadline, a slowing target, or a TLS or proxy failure after the first request (the
- * configuration's problem, not the target's) block the run (exit 3).
+ * configuration's problem, not the target's) block the run (exit 3); so does a signal (SIGINT, SIGTERM: cli/interrupt.ts),
+ * with the signal's exit code.
  */
 export type StopCode =
   | 'PSC_BUDGET'
@@ -47,11 +48,14 @@ export type StopCode =
   | 'PSC_MAX_DURATION'
   | 'PSC_TARGET_SLOWING'
   | 'PSC_TLS'
-  | 'PSC_PROXY';
+  | 'PSC_PROXY'
+  | 'PSC_SIGINT'
+  | 'PSC_SIGTERM';
 
-/** Whether a stop blocks the run (exit 3), as the error catalogue says. */
+/** Whether a stop blocks the run (exit 3, or a signal's code), as the error catalogue says. */
 export function blocksRun(code: StopCode): boolean {
-  return exitCodeFor(code) === ExitCode.blocked;
+  const exit = exitCodeFor(code);
+  return exit !== ExitCode.conformant && exit !== ExitCode.violations;
 }
 
 export class RunStoppedError extends HarnessError {

@@ -6,12 +6,14 @@
 import type { PlanKey } from '../config/config.js';
 import { ApiKey, registerSecret } from '../http/redact.js';
 import { Pacer } from '../http/pacing.js';
+import { endWaits } from '../http/waits.js';
 import type { TransportSettings } from '../http/transport.js';
 import type { SuiteName } from '../config/config.js';
 import type { RunSettings } from '../runner/context.js';
 import { type GuardLimits, RunGuard, UNLIMITED } from '../runner/guard.js';
 import { type Lanes, lanesOf } from '../runner/lanes.js';
 import type { PlanLimits, PlanName } from '../spec/contract.js';
+import { listenForStop } from './stop-channel.js';
 
 export interface WorkerConfig {
   readonly target: string;
@@ -33,6 +35,8 @@ export interface WorkerConfig {
   readonly suites: readonly SuiteName[];
   /** Requests in flight at most, suites and properties side by side (--concurrency, or the default from the key's limits). */
   readonly concurrency: number;
+  /** The channel on which the CLI stops the run (a signal: suites/stop-channel.ts); none when not given. */
+  readonly stopChannel?: string;
 }
 
 declare module 'vitest' {
@@ -69,6 +73,7 @@ export function toWorkerConfig(
     transport: c.transport,
     suites: [...(c.suites ?? [])],
     concurrency: c.concurrency ?? 1,
+    ...(c.stopChannel !== undefined && { stopChannel: c.stopChannel }),
   };
 }
 
@@ -77,9 +82,18 @@ export function toWorkerConfig(
  * no isolation, no file parallelism), so the request budget and the deadline span the whole run.
  */
 const GUARD = Symbol.for('petstore-conformance.guard');
-function sharedGuard(limits: GuardLimits): RunGuard {
+function sharedGuard(limits: GuardLimits, stopChannel: string | undefined): RunGuard {
   const g = globalThis as { [GUARD]?: RunGuard };
-  g[GUARD] ??= new RunGuard(limits);
+  if (!g[GUARD]) {
+    const guard = new RunGuard(limits);
+    g[GUARD] = guard;
+    // HOOK (issue 22): a signal stops the run through the guard, as a reached deadline does; waits end at once.
+    if (stopChannel)
+      listenForStop(stopChannel, ({ code, message }) => {
+        guard.halt(code, message);
+        endWaits();
+      });
+  }
   return g[GUARD];
 }
 
@@ -122,7 +136,7 @@ export function workerSettings(w: WorkerConfig): Omit<RunSettings, 'onWait'> {
     runs: w.runs,
     strict: w.strict,
     windowSeconds: w.windowSeconds,
-    guard: sharedGuard(w.limits),
+    guard: sharedGuard(w.limits, w.stopChannel),
     namePrefix: w.namePrefix,
     transport: w.transport,
   };
