@@ -13,7 +13,7 @@ Usage:
                            [--json FILE] [--junit FILE] [--har FILE] [--replay-dir DIR] [--env-file FILE]
                            [--ca FILE] [--insecure]
                            [--max-duration 30m] [--budget N] [--max-creates N] [--name-prefix psc-gate-]
-                           [--concurrency N] [--baseline FILE [--update-baseline]] [--allow-production]
+                           [--concurrency N] [--baseline FILE [--update-baseline]] [--allow-production] [--quiet]
   petstore-conformance serve [--port N] [--window SECONDS] [--algorithm fixed-window|sliding-window|token-bucket]
                              [--fault ID[,ID]...]...
   petstore-conformance serve --list-faults [--json]

@@ -32,6 +32,8 @@ import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../
 import type { Output } from './output.js';
 import { Interrupt, type Interruption, withoutForeignSignalListeners } from './interrupt.js';
 import { preflight } from './preflight.js';
+import { createRunProgress, type RunProgress } from './progress.js';
+import type { ProgressSnapshot } from '../suites/progress-feed.js';
 import { stopChannelName, stopSender } from '../suites/stop-channel.js';
 import type { SuiteReporter } from './suite-reporter.js';
 import { toolVersion } from '../http/user-agent.js';
@@ -62,6 +64,7 @@ export const runOptions = {
   'max-creates': { type: 'string' },
   'name-prefix': { type: 'string' },
   concurrency: { type: 'string' },
+  quiet: { type: 'boolean' },
 } as const;
 
 /** Requests the CLI itself sends before the suites (the preflight's GET /pets): they count against the budget. */
@@ -90,6 +93,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     maxCreates: values['max-creates'],
     namePrefix: values['name-prefix'],
     concurrency: values.concurrency,
+    quiet: values.quiet,
   };
   let config = loadConfig(flags);
   await checkBaselineFlags(config);
@@ -100,7 +104,12 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   let har: HarWriter | null = null;
   // HOOK (issue 22): SIGINT and SIGTERM stop the run through the guard (one more stop reason, as the deadline), and the
   // reports are written with what it has; a second signal ends the process at once, the partial HAR removed.
-  const interrupt = new Interrupt({ startedAt: t0 }).install();
+  // Lines of the CLI's own go above the live status line while it is drawn (cli/progress.ts).
+  let progress: RunProgress | null = null;
+  const interrupt = new Interrupt({
+    startedAt: t0,
+    announce: (line) => (progress ? progress.line(`petstore-conformance: ${line}`) : out.error(line)),
+  }).install();
   const stopChannel = stopChannelName();
   const stopper = stopSender(stopChannel);
   let resendStop: NodeJS.Timeout | null = null;
@@ -213,7 +222,16 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     out.progress(
       `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${runs}, concurrency ${concurrency}${config.concurrency === null ? ` from the ${key.plan} key's limits` : ''})`,
     );
-    const { outcomes, errors } = await (await suites).run(config.suites.map(suiteFile), worker);
+    // HOOK (issue 22): the run's progress, from the worker's snapshots, on stderr while the suites run.
+    const ready = await suites;
+    if (out.status) {
+      const p = createRunProgress(out.status, config.progress, { ci: config.isCi });
+      progress = p;
+      ready.onProgress((snap) => p.update(snap));
+    }
+    const { outcomes, errors } = await ready.run(config.suites.map(suiteFile), worker);
+    progress?.end();
+    progress = null;
     const r = await startReporting();
     const limits = runLimits(config, budget, outcomes, key.plan, interrupt.interruption);
     const built = r.buildConformanceReport({
@@ -237,6 +255,7 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
     // Interrupted: the signal's exit code (130, 143), once every report is on disk.
     return exitCodeFor(report);
   } finally {
+    progress?.end();
     if (resendStop) clearInterval(resendStop);
     stopper.close();
     interrupt.uninstall();
@@ -421,6 +440,8 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\]/g, '\\
 
 interface SuiteRun {
   run(files: readonly string[], worker: WorkerConfig): Promise<Collected>;
+  /** `fn` hears the run's progress as the worker reports it. */
+  onProgress(fn: (snap: ProgressSnapshot) => void): void;
   close(): Promise<void>;
 }
 
@@ -462,6 +483,9 @@ async function prepareSuites(har: HarWriter | null, onCollected: () => void): Pr
   process.exitCode = exitCode;
   let closed: Promise<void> | null = null;
   return {
+    onProgress(fn) {
+      collector.onProgress = fn;
+    },
     async run(files, worker) {
       vitest.provide('petstore', worker);
       const errors: string[] = [];

@@ -5,11 +5,12 @@
  * which it empties.
  */
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node';
-import type { TestArtifact } from 'vitest';
+import type { TestArtifact, UserConsoleLog } from 'vitest';
 import type { Finding } from '../checks/check.js';
 import type { SuiteOutcome } from '../reports/conformance-report.js';
 import type { HarWriter } from '../reports/har.js';
 import { EXCHANGES_ARTIFACT, type SuiteMeta } from '../suites/meta.js';
+import { type ProgressSnapshot, progressOf } from '../suites/progress-feed.js';
 
 export class SuiteReporter implements Reporter {
   readonly outcomes: SuiteOutcome[] = [];
@@ -24,6 +25,18 @@ export class SuiteReporter implements Reporter {
     private readonly root: string,
     private readonly har: HarWriter | null = null,
   ) {}
+
+  /** Told of the run's progress as the worker reports it (suites/progress-feed.ts); set by the CLI. */
+  onProgress: ((snap: ProgressSnapshot) => void) | null = null;
+
+  // HOOK (issue 22): the worker's progress arrives as its console lines (vitest's reporter API).
+  onUserConsoleLog(log: UserConsoleLog): void {
+    // Console lines written in the same tick arrive together.
+    for (const line of log.content.split('\n')) {
+      const snap = progressOf(line);
+      if (snap) this.onProgress?.(snap);
+    }
+  }
 
   onTestCaseArtifactRecord(_test: TestCase, artifact: TestArtifact): void {
     if (artifact.type !== EXCHANGES_ARTIFACT) return;

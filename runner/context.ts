@@ -30,6 +30,8 @@ export interface RunSettings {
   /** Most shrinking steps that resend requests, per failing property. */
   readonly shrinkBudget?: number;
   readonly onWait?: (ms: number, reason: string) => void;
+  /** Told of every finding as it is recorded (the run's progress counts distinct defects: suites/progress-feed.ts). */
+  readonly onRecord?: (findings: readonly Finding[]) => void;
   /** HTTP client limits (defaults in http/client.ts); tests against hostile targets shorten them. */
   readonly connectTimeoutMs?: number;
   readonly headersTimeoutMs?: number;
@@ -260,6 +262,8 @@ export class RunContext {
     }));
     if (this.scope) this.scope.push(...stamped);
     else this.log.add(stamped);
+    // HOOK (issue 22): progress counts distinct defects as they are found.
+    this.settings.onRecord?.(stamped);
   }
 
   /** Runs `fn` as one case of the given class: the findings of what it sends carry that class in their signature. */

@@ -18,32 +18,12 @@ import type { RunSettings } from '../runner/context.js';
 import { lanesOf } from '../runner/lanes.js';
 import { contract } from '../spec/contract.js';
 import { ExchangeStream, type SuiteMeta } from './meta.js';
+import { type ProgressFeed, sharedProgressFeed } from './progress-feed.js';
 import { sharedLanes, sharedPacer, type WorkerConfig, workerSettings } from './worker-config.js';
 
 /** Slack past the run's deadline for a suite to finish its last request and hand its findings over. */
 const DEADLINE_GRACE_MS = 60_000;
 const ALL_OPERATIONS = [...contract.operations.keys()];
-
-/** Says what a wait is for on stderr (the run's progress stream): a countdown on a terminal, one line otherwise. */
-function announceWait(ms: number, reason: string): void {
-  if (ms < 1000) return;
-  const seconds = Math.ceil(ms / 1000);
-  if (!process.stderr.isTTY) {
-    process.stderr.write(`waiting ${seconds} s: ${reason}\n`);
-    return;
-  }
-  let left = seconds;
-  const tick = () => {
-    process.stderr.write(`\r\x1b[Kwaiting ${left} s: ${reason}`);
-    if (--left < 0) {
-      clearInterval(timer);
-      process.stderr.write('\r\x1b[K');
-    }
-  };
-  const timer = setInterval(tick, 1000);
-  timer.unref();
-  tick();
-}
 
 /** The scenario may run until the run's deadline, plus a grace to hand over; without a deadline, an hour. */
 function suiteTimeoutMs(deadline: number | null): number {
@@ -70,6 +50,7 @@ function suiteRun(
   provided: WorkerConfig,
   settings: RunSettings,
   streamFor: (suite: SuiteName) => ExchangeStream | undefined,
+  feed?: ProgressFeed,
 ): Promise<SuiteRun> {
   const g = globalThis as { [RUNS]?: Map<SuiteName, Promise<SuiteRun>> };
   g[RUNS] ??= new Map();
@@ -85,10 +66,13 @@ function suiteRun(
   for (const s of together) {
     const run = lane.run(async () => {
       const stream = streamFor(s);
+      // HOOK (issue 22): the progress feed hears each suite start and end.
+      feed?.suiteStarted(s);
       try {
         return await runSuite(s, stream ? { ...settings, exchangeSink: stream } : settings);
       } finally {
         await stream?.close();
+        feed?.suiteEnded(s);
       }
     });
     // Awaited by its own file later: a failure meanwhile is not an unhandled rejection.
@@ -106,10 +90,13 @@ export function defineConformanceSuite(name: SuiteName): void {
   const provided = inject('petstore');
   if (!provided)
     throw new Error('no configuration provided: the conformance suites are run by `petstore-conformance run`');
+  const base = workerSettings(provided);
+  // HOOK (issue 22): the run's progress (suites, requests, defects so far, waits) goes to the CLI (progress-feed.ts).
+  const feed = base.guard ? sharedProgressFeed(base.guard, provided.limits.maxRequests) : undefined;
   const settings: RunSettings = {
-    ...workerSettings(provided),
-    onWait: announceWait,
-    pacer: sharedPacer(announceWait),
+    ...base,
+    ...(feed && { onWait: feed.wait, onRecord: feed.found }),
+    pacer: sharedPacer(feed?.wait ?? (() => {})),
     // The rate-limit and quota suites run alone and measure with bursts of their own: no lanes for them.
     ...(sideBySide(name) && { lanes: sharedLanes(provided.concurrency) }),
   };
@@ -124,7 +111,7 @@ export function defineConformanceSuite(name: SuiteName): void {
       const first = suite.tasks.find((t) => t.type === 'test');
       const streamFor = (s: SuiteName): ExchangeStream | undefined =>
         provided.recordExchanges && first ? ExchangeStream.toReporter(first, s) : undefined;
-      const { ctx: _ctx, ...r } = await suiteRun(name, provided, settings, streamFor);
+      const { ctx: _ctx, ...r } = await suiteRun(name, provided, settings, streamFor, feed);
       result = r;
     }, suiteTimeoutMs(provided.limits.deadline));
 
