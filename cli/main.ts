@@ -17,7 +17,7 @@ Usage:
   petstore-conformance serve [--port N] [--window SECONDS] [--algorithm fixed-window|sliding-window|token-bucket]
                              [--fault ID[,ID]...]...
   petstore-conformance serve --list-faults [--json]
-  petstore-conformance load [--profile smoke|nightly] [--target URL] [--out DIR] [--thresholds FILE] [--allow-production]
+  petstore-conformance load [--profile smoke|nightly] [--target URL] [--out DIR] [--thresholds FILE] [--allow-production] [--quiet]
   petstore-conformance report merge DIR... [--out DIR]
   petstore-conformance replay FILE [--target URL] [--ca FILE] [--insecure]
 

@@ -9,6 +9,8 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunReport } from '../../cli/run-command.js';
+import type { LoadReport } from '../../reports/model.js';
+import { reportSchemaErrors } from '../../reports/report-schema.js';
 import type { ReplayFile } from '../../reports/replay-file.js';
 import { readHar, readJson } from '../support/artifacts.js';
 import { harProblems, xmlProblem } from '../support/validate.js';
@@ -155,6 +157,37 @@ describe('a signal mid-run: every report written, then the signal exit code', ()
       expect(readdirSync(dir).filter((f) => f.includes('.partial'))).toEqual([]);
     }, 60_000);
   });
+});
+
+describe('a signal during load --profile smoke', () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)(
+    '%s: the scenario under way reported as partial, HTML, JSON and Markdown written, no history appended',
+    async (signal) => {
+      const dir = mkdtempSync(join(tmpdir(), `psc-load-${signal.toLowerCase()}-`));
+      const run = start(['load', '--profile', 'smoke', '--out', 'out'], cleanEnv(), dir);
+      await run.waitFor(/^load: mix, /);
+      run.child.kill(signal);
+      expect(await run.exited, run.stderr()).toBe(signal === 'SIGINT' ? 130 : 143);
+      const reports = readdirSync(join(dir, 'out'));
+      // One report directory, and no history: an interrupted night is not one to compare with.
+      expect(reports).toHaveLength(1);
+      const reportDir = join(dir, 'out', reports[0]!);
+      const report = readJson<LoadReport>(join(reportDir, 'report.json'));
+      expect(reportSchemaErrors(report)).toEqual([]);
+      const interrupted = new RegExp(`interrupted by ${signal} after \\d+(\\.\\d)? s`);
+      expect(report.interrupted?.signal).toBe(signal);
+      expect(report.interrupted?.message).toMatch(interrupted);
+      expect(report.verdict.pass).toBe(false);
+      // The scenario under way is there, marked partial; the entries not begun are named as left out.
+      expect(report.scenarios.length).toBeGreaterThan(0);
+      expect(report.scenarios.at(-1)!.partial ?? '').toMatch(/cut short after/);
+      expect(report.interrupted?.leftOut.some((l) => /plan-rate: did not start/.test(l))).toBe(true);
+      expect(readFileSync(join(reportDir, 'summary.md'), 'utf8')).toMatch(interrupted);
+      expect(readFileSync(join(reportDir, 'report.html'), 'utf8')).toMatch(interrupted);
+      expect(run.stdout()).toMatch(interrupted);
+    },
+    120_000,
+  );
 });
 
 describe('progress on stderr', () => {
