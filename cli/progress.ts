@@ -38,7 +38,9 @@ export function progressText(snap: ProgressSnapshot, now: number, color: boolean
   ];
   if (snap.waiting) {
     const left = Math.max(0, Math.ceil((snap.waiting.untilMs - now) / 1000));
-    if (left > 0) parts.push(paint('2', `waiting ${left} s for ${snap.waiting.reason}`));
+    // "waiting 41 s for the free key's window"; a reason that is a sentence of its own after a colon.
+    const reason = snap.waiting.reason;
+    if (left > 0) parts.push(paint('2', `waiting ${left} s${reason.startsWith('for ') ? ' ' : ': '}${reason}`));
   }
   return parts.join(' · ');
 }

@@ -92,7 +92,7 @@ export class Pacer {
         throw new KeyBlockedError(
           `key ${label}: its window resets in ${Math.ceil(wait / 1000)} s, longer than the run may wait`,
         );
-      this.o.onWait(wait, `the ${label} key's window`);
+      this.o.onWait(wait, `for the ${label} key's window`);
       this.waitedMs += wait;
       await this.o.sleep(wait);
     }
