@@ -13,6 +13,7 @@ import { Recent } from './recent.js';
 import { scrub, type ApiKey } from './redact.js';
 import { createDispatcher, DEFAULT_TRANSPORT, PROXY_REFUSED_CODE, type TransportSettings } from './transport.js';
 import { userAgent } from './user-agent.js';
+import { IN_FLIGHT_GRACE_MS, RUN_STOPPED_CODE, runStopSignal } from './waits.js';
 
 export interface ClientOptions {
   /** Base address ending in /v1, possibly under a path prefix: http://127.0.0.1:8080/v1, https://host/api/v1. */
@@ -296,6 +297,7 @@ export class HttpClient {
       const done = (truncated: boolean) => {
         if (settled) return;
         settled = true;
+        if (abort) underWay.delete(abort);
         if (watched) inFlight.delete(watched);
         const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
         resolve({ status, rawHeaders, bytes, truncated });
@@ -303,12 +305,16 @@ export class HttpClient {
       const fail = (e: Error) => {
         if (settled) return;
         settled = true;
+        if (abort) underWay.delete(abort);
         if (watched) inFlight.delete(watched);
         reject(e);
       };
       const handler: Dispatcher.DispatchHandler = {
         onConnect: (a) => {
           abort = a as (reason?: Error) => void;
+          // A run's stop (a signal) aborts what is still under way a grace later (see abortUnderWay).
+          underWay.add(abort);
+          watchRunStop();
         },
         onHeaders: (statusCode, raw) => {
           if (statusCode < 200) return true; // informational: the answer is still to come
@@ -414,6 +420,29 @@ function responseHeaders(raw: RawResponse['rawHeaders']): Record<string, string 
   return out;
 }
 
+/**
+ * Requests of this thread under way (their abort), for the run's stop: a Set, not a signal per request, which would
+ * cost more than the rest of the exchange on a local target. Once the stop comes (http/waits.ts), whatever is still
+ * under way a grace later is aborted with PSC_RUN_STOPPED.
+ */
+const underWay = new Set<(reason?: Error) => void>();
+let stopWatched = false;
+function watchRunStop(): void {
+  if (stopWatched) return;
+  stopWatched = true;
+  runStopSignal().addEventListener(
+    'abort',
+    () => {
+      setTimeout(() => {
+        for (const abort of [...underWay])
+          abort(Object.assign(new Error('the run stopped (a signal) before the answer came'), { name: RUN_STOPPED }));
+      }, IN_FLIGHT_GRACE_MS).unref();
+    },
+    { once: true },
+  );
+}
+const RUN_STOPPED = 'RunStoppedAbort';
+
 function toTransportError(e: unknown): TransportError {
   const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   // undici's HTTPParserError (chunked garbage, invalid HTTP) carries no code: its name says what happened.
@@ -424,6 +453,8 @@ function toTransportError(e: unknown): TransportError {
     const status = proxyStatus[1] ?? proxyStatus[2];
     return { code: PROXY_REFUSED_CODE, message: `the proxy answered ${status} instead of opening a tunnel` };
   }
+  if (err.name === RUN_STOPPED || (err.cause as { name?: string } | undefined)?.name === RUN_STOPPED)
+    return { code: RUN_STOPPED_CODE, message: err.message ?? 'the run stopped before the answer came' };
   // The overall deadline (AbortSignal.timeout) surfaces as a TimeoutError, here or as the cause of an abort.
   if (err.name === 'TimeoutError' || (err.cause as { name?: string } | undefined)?.name === 'TimeoutError') {
     return { code: 'PSC_REQUEST_DEADLINE', message: 'the whole exchange took longer than its deadline' };

@@ -15,6 +15,7 @@ import type fc from 'fast-check';
 import { type GeneratedPet, validNewPet } from '../generators/new-pet.js';
 import { FindingLog } from './findings.js';
 import { type GuardScope, isRunStopped, RunGuard, ScopedGuard } from './guard.js';
+import { RUN_STOPPED_CODE } from '../http/waits.js';
 import type { Lanes } from './lanes.js';
 import { reachFailure } from './reach.js';
 import type { RateLimitResult } from './rate-limit-results.js';
@@ -159,6 +160,8 @@ export class RunContext {
         ? reachFailure(settings.target, settings.transport ?? DEFAULT_TRANSPORT, ex.error)
         : null;
       if (failure) run.transportFailed(failure);
+      // HOOK (issue 22): a request the run's stop aborted (http/waits.ts) is not the target's doing: no check judges it.
+      if (ex.error?.code === RUN_STOPPED_CODE) this.guard.throwIfStopped();
       return ex;
     };
     this.client.send = (req) => {

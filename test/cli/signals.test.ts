@@ -12,8 +12,10 @@ import type { RunReport } from '../../cli/run-command.js';
 import type { LoadReport } from '../../reports/model.js';
 import { reportSchemaErrors } from '../../reports/report-schema.js';
 import type { ReplayFile } from '../../reports/replay-file.js';
+import { type ReferenceServer, startReferenceServer } from '../../reference/server.js';
 import { readHar, readJson } from '../support/artifacts.js';
 import { harProblems, xmlProblem } from '../support/validate.js';
+import { type CountingProxy, countingProxy, distinctiveKeys, writeEnvFile } from './support.js';
 
 /** The environment of a user with nothing configured, progress lines every 0.2 s so that tests need not wait. */
 function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
@@ -157,6 +159,41 @@ describe('a signal mid-run: every report written, then the signal exit code', ()
       expect(readdirSync(dir).filter((f) => f.includes('.partial'))).toEqual([]);
     }, 60_000);
   });
+});
+
+describe('a signal while a slow target keeps requests under way', () => {
+  let server: ReferenceServer;
+  let proxy: CountingProxy;
+  beforeAll(async () => {
+    server = await startReferenceServer({ keys: distinctiveKeys('signals') });
+    // The n-th answer comes n × 400 ms late: the requests under way at the signal would hold the stop for seconds.
+    proxy = await countingProxy(server.url, 400);
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await server?.close();
+  });
+
+  it('they are aborted a grace after the stop, kept in the HAR as such, and judged by no check', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'psc-slow-'));
+    const envFile = writeEnvFile(join(dir, '.env'), distinctiveKeys('signals'));
+    const args = ['run', '--target', proxy.url, '--env-file', envFile, '--suite', 'listPets', '--runs', '5000'];
+    const run = start([...args, '--concurrency', '4', '--json', 'r.json', '--har', 'h.har'], cleanEnv(), dir);
+    await run.waitFor(/^progress: .* ([6-9]|\d{2,}) of \d+ requests/);
+    run.child.kill('SIGTERM');
+    expect(await run.exited, run.stderr()).toBe(143);
+    const har = readHar(join(dir, 'h.har'));
+    expect(harProblems(har)).toEqual([]);
+    const aborted = har.log.entries.filter((e) => /PSC_RUN_STOPPED/.test(e._error ?? ''));
+    expect(aborted.length, JSON.stringify(har.log.entries.map((e) => e._error ?? e.response.status))).toBeGreaterThan(
+      0,
+    );
+    const report = readJson<RunReport>(join(dir, 'r.json'));
+    expect(report.run.stop?.code).toBe('PSC_SIGTERM');
+    // Aborted by the harness, not failed by the target: no transport finding.
+    expect(report.findings.filter((f) => f.checkId === 'transport-ok')).toEqual([]);
+    expect(har.log.entries.length + 1).toBe(report.run.budget.sent);
+  }, 120_000);
 });
 
 describe('a signal during load --profile smoke', () => {
