@@ -53,7 +53,11 @@ export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promi
   // HOOK (issue 22): a signal stops the load run (LoadStop: the scenario under way ends at once, reported as partial)
   // and the reports are written with what it has; then the signal's exit code. A second signal ends it at once.
   const stop = new LoadStop();
-  const interrupt = new Interrupt({ announce: (line) => void stderr.write(`petstore-conformance: ${line}\n`) });
+  // On a terminal the line goes below the status line, which it clears first.
+  const clear = stderr.isTTY ? '\r\x1b[2K' : '';
+  const interrupt = new Interrupt({
+    announce: (line) => void stderr.write(`${clear}petstore-conformance: ${line}\n`),
+  });
   interrupt.install().onInterrupt((i) => stop.stopNow(i.message, i.signal));
   try {
     const values = parseLoadArgs(argv);
@@ -68,7 +72,9 @@ export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promi
     const target = await resolveLoadTarget(config, profile);
     let written: Awaited<ReturnType<typeof writeRunReport>>;
     try {
-      const run = await runLoad(profile, target, values.quiet ? silentProgress : createProgress(stderr), stop);
+      // In CI, plain lines even on a terminal (issue 22), as for run.
+      const stream = config.isCi ? { write: (t: string) => stderr.write(t), isTTY: false } : stderr;
+      const run = await runLoad(profile, target, values.quiet ? silentProgress : createProgress(stream), stop);
       written = await writeRunReport(run, values.out, thresholds);
     } finally {
       await target.close();

@@ -229,11 +229,16 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
       progress = p;
       ready.onProgress((snap) => p.update(snap));
     }
-    const { outcomes, errors } = await ready.run(config.suites.map(suiteFile), worker);
+    // A signal during the start-up: no suite starts (the reports say each did not run); later, the guard stops them.
+    const { outcomes, errors } = interrupt.interruption
+      ? { outcomes: [], errors: [] }
+      : await ready.run(config.suites.map(suiteFile), worker);
+    // A signal after the suites ended stopped nothing: the reports are then those of a whole run.
+    const interruption = interrupt.interruption;
     progress?.end();
     progress = null;
     const r = await startReporting();
-    const limits = runLimits(config, budget, outcomes, key.plan, interrupt.interruption);
+    const limits = runLimits(config, budget, outcomes, key.plan, interruption);
     const built = r.buildConformanceReport({
       tool: { name: 'petstore-conformance', version: toolVersion() },
       target: { url: config.target!, embedded: server !== null },
