@@ -91,7 +91,11 @@ function expectInterruptedReports(dir: string, signal: 'SIGINT' | 'SIGTERM', wit
     const replays = readdirSync(join(dir, 'rep'));
     expect(replays.length).toBeGreaterThan(0);
     for (const f of replays.slice(0, 5))
-      expect(readJson<ReplayFile>(join(dir, 'rep', f)).runStopped?.message).toMatch(interrupted);
+      expect(readJson<ReplayFile>(join(dir, 'rep', f)).runStopped).toEqual({
+        code: `PSC_${signal}`,
+        message: expect.stringMatching(interrupted),
+        leftOut: report.run.budget.leftOut,
+      });
   }
   // No temporary file left anywhere (the HAR's partial file is renamed into place).
   expect(readdirSync(dir).filter((f) => f.includes('.partial'))).toEqual([]);
