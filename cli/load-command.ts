@@ -10,7 +10,9 @@ import { exitCodeOf, HarnessError } from '../config/errors.js';
 import { allowedOnTarget } from '../config/production.js';
 import { scrub } from '../http/redact.js';
 import { profileNamed } from '../load/profiles.js';
-import { createProgress, type ProgressStream } from '../load/progress.js';
+import { createProgress, type ProgressStream, silentProgress } from '../load/progress.js';
+import { LoadStop } from '../load/run-scenario.js';
+import { Interrupt } from './interrupt.js';
 import { runLoad } from '../load/run-load.js';
 import { autocannonTransportWarnings } from '../load/transport.js';
 import { resolveLoadTarget } from '../load/target.js';
@@ -18,7 +20,7 @@ import { loadThresholds } from '../reports/thresholds.js';
 import { writeRunReport } from '../reports/write-report.js';
 
 export const LOAD_USAGE =
-  'usage: petstore-conformance load [--profile smoke|nightly] [--target URL] [--out DIR] [--thresholds FILE] [--allow-production]';
+  'usage: petstore-conformance load [--profile smoke|nightly] [--target URL] [--out DIR] [--thresholds FILE] [--allow-production] [--quiet]';
 
 /** The flags of `load` (exported so that tests can check example workflows against them). */
 export const loadOptions = {
@@ -28,6 +30,7 @@ export const loadOptions = {
   thresholds: { type: 'string' },
   'allow-production': { type: 'boolean', default: false },
   'env-file': { type: 'string' },
+  quiet: { type: 'boolean', default: false },
 } as const;
 
 export interface LoadCommandIo {
@@ -47,6 +50,15 @@ function parseLoadArgs(argv: string[]) {
 export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promise<number> {
   const stderr = io.stderr ?? process.stderr;
   const stdout = io.stdout ?? process.stdout;
+  // A signal (issue 22) stops the load run (LoadStop: the scenario under way ends at once, reported as partial)
+  // and the reports are written with what it has; then the signal's exit code. A second signal ends it at once.
+  const stop = new LoadStop();
+  // On a terminal the line goes below the status line, which it clears first.
+  const clear = stderr.isTTY ? '\r\x1b[2K' : '';
+  const interrupt = new Interrupt({
+    announce: (line) => void stderr.write(`${clear}petstore-conformance: ${line}\n`),
+  });
+  interrupt.install().onInterrupt((i) => stop.stopNow(i.message, i.signal));
   try {
     const values = parseLoadArgs(argv);
     const profile = profileNamed(values.profile);
@@ -60,18 +72,22 @@ export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promi
     const target = await resolveLoadTarget(config, profile);
     let written: Awaited<ReturnType<typeof writeRunReport>>;
     try {
-      const run = await runLoad(profile, target, createProgress(stderr));
+      // In CI, plain lines even on a terminal (issue 22), as for run.
+      const stream = config.isCi ? { write: (t: string) => stderr.write(t), isTTY: false } : stderr;
+      const run = await runLoad(profile, target, values.quiet ? silentProgress : createProgress(stream), stop);
       written = await writeRunReport(run, values.out, thresholds);
     } finally {
       await target.close();
     }
     stdout.write(`${written.summary}\nReport: ${written.dir}/report.html\n`);
     if (config.stepSummaryFile) appendFileSync(config.stepSummaryFile, `${written.summary}\n`);
-    return written.report.verdict.pass ? 0 : 1;
+    return interrupt.interruption?.exitCode ?? (written.report.verdict.pass ? 0 : 1);
   } catch (e) {
     stderr.write(
       `${scrub(e instanceof HarnessError ? `${e.code}: ${e.message}` : `error: ${(e as Error).stack ?? String(e)}`)}\n`,
     );
     return exitCodeOf(e);
+  } finally {
+    interrupt.uninstall();
   }
 }

@@ -13,11 +13,11 @@ Usage:
                            [--json FILE] [--junit FILE] [--har FILE] [--replay-dir DIR] [--env-file FILE]
                            [--ca FILE] [--insecure]
                            [--max-duration 30m] [--budget N] [--max-creates N] [--name-prefix psc-gate-]
-                           [--concurrency N] [--baseline FILE [--update-baseline]] [--allow-production]
+                           [--concurrency N] [--baseline FILE [--update-baseline]] [--allow-production] [--quiet]
   petstore-conformance serve [--port N] [--window SECONDS] [--algorithm fixed-window|sliding-window|token-bucket]
                              [--fault ID[,ID]...]...
   petstore-conformance serve --list-faults [--json]
-  petstore-conformance load [--profile smoke|nightly] [--target URL] [--out DIR] [--thresholds FILE] [--allow-production]
+  petstore-conformance load [--profile smoke|nightly] [--target URL] [--out DIR] [--thresholds FILE] [--allow-production] [--quiet]
   petstore-conformance report merge DIR... [--out DIR]
   petstore-conformance replay FILE [--target URL] [--ca FILE] [--insecure]
 

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { exitCodeOf, HarnessError } from '../config/errors.js';
 import { mergeReports } from '../reports/merge.js';
+import { Interrupt } from './interrupt.js';
 import { loadThresholds } from '../reports/thresholds.js';
 import { utcStamp } from '../reports/write-report.js';
 
@@ -23,6 +24,12 @@ export async function reportCommand(
 ): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
+  // A merge is short and writes its files at the end: a first signal lets it finish (its report written) and exits
+  // with the signal's code; a second ends it at once (cli/interrupt.ts).
+  const interrupt = new Interrupt({
+    stopping: 'finishing the merge',
+    announce: (line) => void stderr.write(`petstore-conformance: ${line}\n`),
+  }).install();
   try {
     const parsed = parseReportArgs(argv);
     const [sub, ...dirs] = parsed.positionals;
@@ -33,11 +40,13 @@ export async function reportCommand(
     const out = parsed.values.out ?? join('reports', `${utcStamp(new Date())}-merged`);
     const written = await mergeReports(dirs, out, { thresholds: loadThresholds(parsed.values.thresholds ?? null) });
     stdout.write(`${written.summary}\nMerged report: ${written.dir}/report.html\n`);
-    return written.report.verdict.pass ? 0 : 1;
+    return interrupt.interruption?.exitCode ?? (written.report.verdict.pass ? 0 : 1);
   } catch (e) {
     stderr.write(
       `${e instanceof HarnessError ? `${e.code}: ${e.message}` : `error: ${(e as Error).stack ?? String(e)}`}\n`,
     );
     return exitCodeOf(e);
+  } finally {
+    interrupt.uninstall();
   }
 }

@@ -1,7 +1,7 @@
 /**
  * `petstore-conformance run`: the flags (one table, `runOptions`), the configuration read once, the run conducted
  * (cli/run-engine.ts), and its outputs and exit code chosen from its result (reports/conformance-outputs.ts): 0
- * conformant, 1 violations, 2 usage, 3 unreachable or blocked.
+ * conformant, 1 violations, 2 usage, 3 unreachable or blocked, 130 or 143 stopped by SIGINT or SIGTERM.
  */
 import { type Flags, loadConfig } from '../config/config.js';
 import { parseFlags } from './args.js';
@@ -32,6 +32,7 @@ export const runOptions = {
   'max-creates': { type: 'string' },
   'name-prefix': { type: 'string' },
   concurrency: { type: 'string' },
+  quiet: { type: 'boolean' },
 } as const;
 
 /** The flags by their names in the configuration: each option of the table, its dashes turned to camelCase. */

@@ -12,6 +12,7 @@ import { faults } from '../reference/faults.js';
 import { keyVariable, loadConfig } from '../config/config.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
 import { parseFlags } from './args.js';
+import { Interrupt, type Interruption } from './interrupt.js';
 import type { Output } from './output.js';
 
 export async function serveCommand(argv: string[], out: Output, signal?: AbortSignal): Promise<number> {
@@ -79,14 +80,18 @@ export async function serveCommand(argv: string[], out: Output, signal?: AbortSi
       lines.push(`export PETSTORE_ENTERPRISE_LIMITS=${k.limits.requestsPerMinute}/${k.limits.requestsPerDay}`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
-  await new Promise<void>((resolveStop) => {
-    const stop = () => resolveStop();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    signal?.addEventListener('abort', stop);
-  });
-  await server.close();
-  return ExitCode.conformant;
+  // A signal closes the server (requests under way are answered) and exits with its code; a second ends at once.
+  const interrupt = new Interrupt({ stopping: 'closing the server' }).install();
+  try {
+    const stopped = await new Promise<Interruption | null>((resolveStop) => {
+      interrupt.onInterrupt(resolveStop);
+      signal?.addEventListener('abort', () => resolveStop(null));
+    });
+    await server.close();
+    return stopped?.exitCode ?? ExitCode.conformant;
+  } finally {
+    interrupt.uninstall();
+  }
 }
 
 /** `--fault a --fault b,c`: the ids in order, each once; an id the catalogue lacks is a usage error naming it. */

@@ -78,6 +78,17 @@ export interface Config {
   readonly concurrency: number | null;
   /** TLS trust (--ca, --insecure), proxies (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) and Accept-Encoding. */
   readonly transport: TransportSettings;
+  /** How progress shows on stderr (cli/progress.ts). */
+  readonly progress: ProgressSettings;
+}
+
+export interface ProgressSettings {
+  /** --quiet: no progress at all. */
+  readonly quiet: boolean;
+  /** Seconds between plain progress lines in CI or a pipe (PETSTORE_PROGRESS_SECONDS, default 15). */
+  readonly everySeconds: number;
+  /** Colour: NO_COLOR says never, FORCE_COLOR (not 0) always; null leaves it to the terminal. */
+  readonly color: boolean | null;
 }
 
 export interface Flags {
@@ -101,6 +112,7 @@ export interface Flags {
   maxCreates?: string | undefined;
   namePrefix?: string | undefined;
   concurrency?: string | undefined;
+  quiet?: boolean | undefined;
 }
 
 /** What a run's pets are called unless --name-prefix says otherwise: one string an operator can search a store for. */
@@ -326,6 +338,7 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     namePrefix,
     concurrency,
     transport: loadTransport(flags, env),
+    progress: loadProgress(flags, env),
   });
 }
 
@@ -446,4 +459,26 @@ function loadTransport(flags: Flags, env: Env): TransportSettings {
     proxy: Object.freeze(proxy),
     acceptEncoding,
   });
+}
+
+/** --quiet, PETSTORE_PROGRESS_SECONDS, and the colour conventions (no-color.org, FORCE_COLOR as Node reads it). */
+function loadProgress(flags: Flags, env: Env): ProgressSettings {
+  const every = env.PETSTORE_PROGRESS_SECONDS;
+  const everySeconds =
+    every === undefined || every === ''
+      ? 15
+      : (() => {
+          const n = Number(every);
+          if (!Number.isFinite(n) || n <= 0 || n > 3600)
+            fail(`PETSTORE_PROGRESS_SECONDS: "${every}" is not a number of seconds between 0 and 3600`);
+          return n;
+        })();
+  const force = env.FORCE_COLOR;
+  const color =
+    env.NO_COLOR !== undefined && env.NO_COLOR !== ''
+      ? false
+      : force !== undefined
+        ? force !== '0' && force !== 'false'
+        : null;
+  return Object.freeze({ quiet: flags.quiet === true, everySeconds, color });
 }

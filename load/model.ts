@@ -121,6 +121,8 @@ export interface ScenarioResult {
   readonly conformance: ConformanceSummary;
   /** autocannon's raw results (skipAggregateResult: true), one per shard; JSON-safe, histograms base64 HDR. */
   readonly raw: readonly unknown[];
+  /** Set when the run's stop (a signal) cut this scenario short: its figures cover only the time it ran. */
+  readonly partial?: string;
 }
 
 export interface Environment {
@@ -153,4 +155,14 @@ export interface LoadRun {
   /** One entry per shard. */
   readonly generator: readonly GeneratorHealth[];
   readonly scenarios: readonly ScenarioResult[];
+  /** Set when a signal stopped the run: which, after how long, and the scenarios it left out. */
+  readonly interrupted?: Interrupted;
+}
+
+export interface Interrupted {
+  readonly signal: string;
+  /** "the run was interrupted by SIGINT after 4.2 s" */
+  readonly message: string;
+  /** Scenario entries (kind and title when known) that did not run. */
+  readonly leftOut: readonly string[];
 }

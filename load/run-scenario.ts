@@ -39,6 +39,63 @@ export interface ScenarioContext {
   /** Epoch ms when the whole run started. */
   readonly runStartedAt: number;
   readonly progress: Progress;
+  /** The run's stop (a signal): none by default. */
+  readonly stop?: LoadStop;
+}
+
+/**
+ * How a load run stops early (issue 22: SIGINT, SIGTERM through cli/interrupt.ts). Once `stopNow` is called no
+ * scenario starts (runScenario throws LoadStoppedError), and one under way stops its autocannon at once and returns
+ * what it measured, marked partial. Every scenario that ended, partial or not, is kept here in the order it ended, so
+ * that the run reports them even when the entry that ran them is cut short.
+ */
+export class LoadStop {
+  private readonly controller = new AbortController();
+  private why: string | null = null;
+  private by: string | null = null;
+  readonly ended: ScenarioRun[] = [];
+  private readonly active = new Set<Promise<unknown>>();
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Why the run stopped, once it did. */
+  get reason(): string | null {
+    return this.why;
+  }
+
+  /** The signal that stopped the run, once it did. */
+  get signalName(): string | null {
+    return this.by;
+  }
+
+  stopNow(reason: string, signal: string): void {
+    this.why ??= reason;
+    this.by ??= signal;
+    this.controller.abort();
+  }
+
+  /** Tracks a scenario under way until it ends. */
+  track<T>(p: Promise<T>): Promise<T> {
+    this.active.add(p);
+    const done = () => this.active.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
+  /** Resolves once every scenario under way has ended (their partial results are then in `ended`). */
+  async settled(): Promise<void> {
+    while (this.active.size > 0) await Promise.allSettled([...this.active]);
+  }
+}
+
+/** Thrown by runScenario when the run has stopped before the scenario could start. */
+export class LoadStoppedError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'LoadStoppedError';
+  }
 }
 
 /** What every scenario of a load run is given. */
@@ -65,6 +122,7 @@ export interface LoadScenario<P> {
 /** One line of a profile: a scenario and its parameters. */
 export interface ScenarioEntry {
   readonly kind: ScenarioKind;
+  readonly measures: readonly Measure[];
   plannedSeconds(windowSeconds: number): number;
   run(env: LoadEnv): Promise<ScenarioResult[]>;
 }
@@ -72,6 +130,7 @@ export interface ScenarioEntry {
 export function entry<P>(scenario: LoadScenario<P>, params: P): ScenarioEntry {
   return {
     kind: scenario.kind,
+    measures: scenario.measures,
     plannedSeconds: (w) => scenario.plannedSeconds(params, w),
     // The scenario's declaration is the one source of kind and measures: whatever spec its run built, the results
     // carry what the scenario declares.
@@ -83,15 +142,27 @@ export function entry<P>(scenario: LoadScenario<P>, params: P): ScenarioEntry {
 export const SERVICE_TIME: LatencyKind = 'service time (open loop, no coordinated-omission correction)';
 export const RESPONSE_TIME: LatencyKind = 'response time (closed loop)';
 
-export async function runScenario(
+export function runScenario(
   spec: ScenarioSpec,
   ctx: ScenarioContext,
   limiter?: (r: Recorder) => LimiterOutcome,
 ): Promise<ScenarioRun> {
+  const run = measure(spec, ctx, limiter);
+  return ctx.stop ? ctx.stop.track(run) : run;
+}
+
+async function measure(
+  spec: ScenarioSpec,
+  ctx: ScenarioContext,
+  limiter?: (r: Recorder) => LimiterOutcome,
+): Promise<ScenarioRun> {
+  const stop = ctx.stop;
+  if (stop?.signal.aborted) throw new LoadStoppedError(stop.reason ?? 'stopped');
   const tally = new ConformanceTally(spec.sampleEvery);
   // autocannon gives a connection with a request share of 0 no bound at all: never more connections than requests.
   const connections = Math.max(1, Math.min(spec.connections, spec.maxRequests, spec.overallRate ?? Infinity));
   const requests = await spec.requests(tally);
+  if (stop?.signal.aborted) throw new LoadStoppedError(stop.reason ?? 'stopped');
   const startedAt = Date.now();
   const recorder = new Recorder(startedAt, Math.ceil(spec.durationSeconds + spec.timeoutSeconds + 2));
   const instance = autocannon({
@@ -113,11 +184,19 @@ export async function runScenario(
     () => instance.stop(),
     () => {},
   );
+  // A stop (issue 22) ends autocannon at once; what it measured so far is the scenario's partial result.
+  let cutAt: number | null = null;
+  const onStop = () => {
+    cutAt = Date.now();
+    instance.stop();
+  };
+  stop?.signal.addEventListener('abort', onStop, { once: true });
   let raw: AcRawResult;
   try {
     raw = await instance;
   } finally {
     watchdog.abort();
+    stop?.signal.removeEventListener('abort', onStop);
   }
   const conformance = tally.summary();
   const result: ScenarioRun = {
@@ -147,7 +226,11 @@ export async function runScenario(
     limiter: limiter ? limiter(recorder) : null,
     conformance,
     raw: [JSON.parse(JSON.stringify(raw)) as unknown],
+    ...(cutAt !== null
+      ? { partial: `cut short after ${Math.round((cutAt - startedAt) / 100) / 10} s: ${stop!.reason}` }
+      : {}),
   };
+  stop?.ended.push(result);
   const p99 = result.latency['2xx']?.p99Ms;
   ctx.progress.scenarioDone(
     `${spec.title}: ${result.responses} responses, ${result.achievedRate} req/s, 2xx p99 ${p99 ?? '–'} ms, ` +

@@ -2,7 +2,7 @@
 import type { LoadRun } from '../load/model.js';
 import { computeFigures } from './figures.js';
 import { comparable } from './history.js';
-import { historyTarget, type HistoryEntry, type LoadReport } from './model.js';
+import { historyTarget, type HistoryEntry, type LoadReport, type Verdict } from './model.js';
 import { evaluate, type Thresholds } from './thresholds.js';
 
 export function buildReport(
@@ -19,7 +19,21 @@ export function buildReport(
     shards: run.generator.length,
     ...run,
     figures,
-    verdict: evaluate(figures, earlier, thresholds),
+    verdict: interruptedVerdict(run, evaluate(figures, earlier, thresholds)),
     trend: earlier,
+  };
+}
+
+/** An interrupted run never passes: its figures cover only what ran; the reasons say so first, and what it left out. */
+function interruptedVerdict(run: LoadRun, verdict: Verdict): Verdict {
+  if (!run.interrupted) return verdict;
+  return {
+    ...verdict,
+    pass: false,
+    reasons: [
+      `${run.interrupted.message}: the figures cover only what ran`,
+      ...run.interrupted.leftOut.map((l) => `left out: ${l}`),
+      ...verdict.reasons,
+    ],
   };
 }

@@ -7,9 +7,9 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../config/config.js';
-import { ExitCode } from '../config/errors.js';
+import { ExitCode, exitCodeFor as exitCodeOfStop } from '../config/errors.js';
 import { scrub } from '../http/redact.js';
-import { blocksRun } from '../runner/limits.js';
+import { blocksRun, isInterruption, type Stop } from '../runner/limits.js';
 import type { RunOutcome } from '../runner/outcome.js';
 import { applyBaseline } from './baseline.js';
 import { buildConformanceReport, type ConformanceReport, type ConnectionFacts } from './conformance-report.js';
@@ -53,9 +53,17 @@ export interface ConductedRun {
   readonly startedAt: Date;
   readonly durationMs: number;
   readonly toolVersion: string;
+  /**
+   * Set when a signal stopped the run (cli/interrupt.ts): the stop the reports name, whatever limit the run met before
+   * it. A signal that came once the suites had ended stopped nothing and is not set here.
+   */
+  readonly interrupted: Stop | null;
 }
 
-export function exitCodeFor(report: ConformanceReport): number {
+export function exitCodeFor(report: RunReport): number {
+  // A signal's stop exits with its own code (130, 143), once every report is written; any other that blocks, 3.
+  const stop = report.run.stop;
+  if (stop && isInterruption(stop.code)) return exitCodeOfStop(stop.code);
   if (report.verdict === 'blocked') return ExitCode.blocked;
   return report.verdict === 'violations' ? ExitCode.violations : ExitCode.conformant;
 }
@@ -71,6 +79,7 @@ export function runReportOf(r: ConductedRun): RunReport {
     outcome: r.outcome,
     functionalPlan: r.functionalPlan,
     preflightRequests: r.preflightRequests,
+    interrupted: r.interrupted,
   });
   const built = buildConformanceReport({
     tool: { name: 'petstore-conformance', version: r.toolVersion },
@@ -86,7 +95,8 @@ export function runReportOf(r: ConductedRun): RunReport {
     connection: r.connection,
   });
   const withBaseline = config.baseline ? applyBaseline(built, config.baseline, config.updateBaseline) : built;
-  // A deadline reached or a target slowing down blocks the run (exit 3): what ran is reported, not judged complete.
+  // A deadline reached, a target slowing down or a signal blocks the run (exit 3, or the signal's code): what ran is
+  // reported, not judged complete.
   const blocked = limits.stop !== null && blocksRun(limits.stop.code);
   return { ...withBaseline, ...(blocked ? { verdict: 'blocked' as const } : {}), run: limits };
 }

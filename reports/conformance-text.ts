@@ -251,8 +251,10 @@ export function rateLimitLines(report: ConformanceReport): string[] {
       ? `burst from Remaining ${r.burst.fromRemaining ?? '?'} accepted ${r.burst.accepted} (allowance ${r.burst.allowance}), first 429 at request ${r.burst.first429AtRequest ?? '-'}`
       : 'no burst';
     const paced = `paced ${r.paced.sent} in ${(r.paced.spanMs / 1000).toFixed(1)} s${r.paced.got429 ? ' (got a 429)' : ' with no 429'}`;
+    // A ✓ only for what was measured: a key the run stopped before (a deadline, a signal) proved nothing.
+    const mark = failed ? '✗' : r.proven.length === 0 ? '–' : '✓';
     out.push(
-      `  ${failed ? '✗' : '✓'} ${r.key} limit ${r.limit}/${r.windowSeconds} s: ${paced}; ${burst}; Retry-After ${r.retryAfterSeconds ?? '-'} s, waited ${(r.waitedMs / 1000).toFixed(1)} s, recovered ${r.recovered ?? '-'}; ${r.requests} requests${r.note ? ` — ${r.note}` : ''}`,
+      `  ${mark} ${r.key} limit ${r.limit}/${r.windowSeconds} s: ${paced}; ${burst}; Retry-After ${r.retryAfterSeconds ?? '-'} s, waited ${(r.waitedMs / 1000).toFixed(1)} s, recovered ${r.recovered ?? '-'}; ${r.requests} requests${r.note ? ` — ${r.note}` : ''}`,
     );
     // What the key proved, and what could not be measured and why.
     for (const p of r.proven) out.push(`      proven: ${p}`);

@@ -5,6 +5,7 @@
  * XML says what the terminal says, no more and no less.
  */
 import { failsRun } from '../checks/check.js';
+import { ExitCode, exitCodeFor, type HarnessErrorCode } from '../config/errors.js';
 import { allChecks, canFail } from '../checks/registry.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
 import { defectBlock } from './conformance-text.js';
@@ -48,8 +49,36 @@ function renderCase(c: Case): string {
   return `${open}>\n${body.join('\n')}\n    </testcase>`;
 }
 
-export function renderJunit(report: ConformanceReport): string {
+/** What the run's limits did, when the report has it (RunLimitsReport): a stop and what it left out. */
+interface RunStop {
+  readonly run?: {
+    readonly stop: { readonly code: string; readonly message: string } | null;
+    readonly budget: { readonly leftOut: readonly string[] };
+  };
+}
+
+/**
+ * A run that stopped early (a deadline, a signal, a limit) says so in a test case of its own, so that a CI page shows
+ * it beside the defects: an error when the stop blocks the run, the left-out parts as its output.
+ */
+function stopCase(report: RunStop): Case | null {
+  const stop = report.run?.stop;
+  if (!stop) return null;
+  const exit = exitCodeFor(stop.code as HarnessErrorCode);
+  const text = `Stopped early: ${stop.message} [${stop.code}]`;
+  const out = [text, ...report.run!.budget.leftOut.map((l) => `Left out: ${l}`)].join('\n');
+  return {
+    classname: 'petstore-conformance.run',
+    name: 'run completed',
+    ...(exit !== ExitCode.conformant && exit !== ExitCode.violations ? { error: text } : {}),
+    out,
+  };
+}
+
+export function renderJunit(report: ConformanceReport & RunStop): string {
   const cases: Case[] = report.defects.map((d) => defectCase(report, d));
+  const stopped = stopCase(report);
+  if (stopped) cases.push(stopped);
   const reported = new Set(report.defects.map((d) => d.checkId));
   for (const c of allChecks) {
     if (reported.has(c.id) || !canFail(c)) continue;

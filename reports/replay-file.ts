@@ -28,9 +28,21 @@ export interface ReplayFile {
     readonly rawTarget?: string;
   };
   readonly curl: string;
+  /** Set when the run stopped early (a deadline, a signal: "the run was interrupted by SIGINT after 4.2 s"). */
+  readonly runStopped?: { readonly code: string; readonly message: string; readonly leftOut: readonly string[] };
 }
 
-export function writeReplays(dir: string, report: ConformanceReport, findings: readonly Finding[]): string[] {
+export function writeReplays(
+  dir: string,
+  report: ConformanceReport & {
+    readonly run?: {
+      readonly stop: { readonly code: string; readonly message: string } | null;
+      readonly budget: { readonly leftOut: readonly string[] };
+    };
+  },
+  findings: readonly Finding[],
+): string[] {
+  const stop = report.run?.stop;
   mkdirSync(dir, { recursive: true });
   const written: string[] = [];
   findings.forEach((f, i) => {
@@ -51,6 +63,7 @@ export function writeReplays(dir: string, report: ConformanceReport, findings: r
           : null,
       request: ex.request,
       curl: ex.curl,
+      ...(stop && { runStopped: { code: stop.code, message: stop.message, leftOut: report.run!.budget.leftOut } }),
     };
     const path = join(dir, `${String(i + 1).padStart(3, '0')}-${f.checkId}.json`);
     writeFileSync(path, guardSecrets(`${JSON.stringify(file, null, 2)}\n`, path));

@@ -72,6 +72,8 @@ export async function writeRunReport(
   const report = buildReport(run, thresholds, readHistory(out), now);
   const dir = freshDir(out, now);
   const summary = await writeReportFiles(report, dir);
+  // An interrupted night is not a night to compare with: the history is left as it was (the report says why).
+  if (report.interrupted) return { dir, report, summary };
   appendHistory(out, {
     createdAt: report.createdAt,
     dir: relative(out, dir),

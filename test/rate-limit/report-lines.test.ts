@@ -29,3 +29,25 @@ test('each key shows its numbers, then one line per thing proven and per thing n
     '      not measured: isolation: no other key sent requests while it was observed at rest (it had the first turn)',
   ]);
 });
+
+test('a key that proved nothing (the run stopped before it, or its limit is too large to burst) gets no ✓', () => {
+  const row = {
+    suite: 'rate-limit',
+    plan: 'free',
+    key: 'free',
+    limit: 60,
+    windowSeconds: 60,
+    paced: { sent: 0, spanMs: 0, got429: false },
+    burst: null,
+    retryAfterSeconds: null,
+    waitedMs: 0,
+    recovered: null,
+    requests: 0,
+    durationMs: 0,
+    note: null,
+    proven: [],
+    unmeasured: [],
+  } satisfies KeyRateLimitResult;
+  const lines = rateLimitLines({ rateLimits: [row], findings: [] } as unknown as ConformanceReport);
+  expect(lines[1]).toMatch(/^ {2}– free limit 60\/60 s: paced 0 in 0\.0 s with no 429; no burst;/);
+});
