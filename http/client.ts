@@ -27,8 +27,8 @@ export interface ClientOptions {
   readonly maxBodyBytes?: number;
   readonly connections?: number;
   /**
-   * The run's stop (a signal: runner/limits.ts `interrupted`): once it aborts, whatever is still under way a grace later
-   * (IN_FLIGHT_GRACE_MS) is aborted, its exchange a transport error PSC_RUN_STOPPED. None by default.
+   * The run's stop (a signal: runner/limits.ts `interrupted`): once it aborts, whatever is still under way a grace
+   * later (IN_FLIGHT_GRACE_MS) is aborted, its exchange a transport error PSC_RUN_STOPPED. None by default.
    */
   readonly stop?: AbortSignal;
 }

@@ -38,8 +38,8 @@ export const UNLIMITED: LimitSettings = Object.freeze({ deadline: null, maxReque
 /**
  * Why a run stopped early. Budget and creation caps are the user's choice: what they left out is reported and the
  * verdict stands on what ran. A deadline, a slowing target, or a TLS or proxy failure after the first request (the
- * configuration's problem, not the target's) block the run (exit 3); so does a signal (SIGINT, SIGTERM: cli/interrupt.ts),
- * with the signal's exit code.
+ * configuration's problem, not the target's) block the run (exit 3); so does a signal (SIGINT, SIGTERM:
+ * cli/interrupt.ts), with the signal's exit code.
  */
 export type StopCode =
   | 'PSC_BUDGET'

@@ -11,7 +11,8 @@
  * out: the exchange is counted, handed to the sink and the ledger (per-key spend, created ids), and the latency trend
  * (a target that keeps slowing down stops the run); a request a signal's stop aborted ends the suite, unjudged; a TLS
  * or proxy failure stops the run as the configuration's problem; every response check judges it; a target that keeps
- * timing out stops the suite; a 429 is waited out and the request resent. Nothing here replaces a method of anything: a context builds its path once from its parts.
+ * timing out stops the suite; a 429 is waited out and the request resent. Nothing here replaces a method of
+ * anything: a context builds its path once from its parts.
  */
 import type { Finding } from '../checks/check.js';
 import { TargetStalledError } from '../config/errors.js';

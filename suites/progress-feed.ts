@@ -1,8 +1,8 @@
 /**
  * The run's progress, computed where the run happens (the suites' worker: one feed per Run, built with it in
  * suites/run.suite.ts, which the Run tells of each suite's start and end, each finding and each wait) and handed to the
- * CLI through vitest's reporter API: each snapshot is a console line of the worker, which vitest delivers to the reporters'
- * `onUserConsoleLog` (cli/suite-reporter.ts), marked so that nothing else is mistaken for it. The CLI draws it
+ * CLI through vitest's reporter API: each snapshot is a console line of the worker, which vitest delivers to the
+ * reporters' `onUserConsoleLog` (cli/suite-reporter.ts), marked so that nothing else is mistaken for it. The CLI draws it
  * (cli/progress.ts): a status line on a terminal, plain lines in CI. A snapshot goes when something changes, at most
  * about once a second, and at once when a suite starts or ends or a wait begins.
  */

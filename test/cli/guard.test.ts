@@ -248,7 +248,7 @@ describe('RunGuard', () => {
 
     const run = new Run(settings);
     const ctx = run.context(null);
-    // A window's wait and a scenario's pause, ten minutes each: longer than the test's timeout, unless the stop ends them.
+    // A window's wait and a scenario's pause, ten minutes each: past the test's timeout, unless the stop ends them.
     const waits = Promise.all([run.pacer.wait(600_000, "for the free key's window"), ctx.sleep(600_000)]);
     run.limits.halt('PSC_SIGTERM', 'the run was interrupted by SIGTERM after 1.0 s');
     await waits;
