@@ -18,5 +18,12 @@ export default defineConfig({
     // Each file gets a temp directory of its own and fails if it leaves a psc-* folder there (test/support/temp-dir.ts).
     setupFiles: ['./test/support/temp-dirs-setup.ts'],
     reporters: ['default', './test/support/closing-line.ts'],
+    // GitHub's workflow and action parser imports its schemas as JSON modules, which Node loads only with an import
+    // attribute: vite bundles it instead (test/ci/).
+    deps: {
+      optimizer: {
+        ssr: { enabled: true, include: ['@actions/workflow-parser', '@actions/workflow-parser/actions/action-parser'] },
+      },
+    },
   },
 });

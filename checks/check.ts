@@ -5,6 +5,7 @@
 import type { OperationId } from '../spec/contract.js';
 import type { Exchange } from '../http/exchange.js';
 import { toCurl } from '../http/curl.js';
+import { stringifyLossless } from '../http/lossless.js';
 import { clause as clauseOf } from '../spec/clauses.js';
 
 /** violation fails the run; warning is should-level (fails with --strict); observation records a gap's behaviour. */
@@ -270,7 +271,8 @@ export function show(value: unknown, max = 200): string {
     s =
       typeof value === 'string'
         ? JSON.stringify(value)
-        : JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? v.toString() : v?.isLosslessNumber ? v.value : v));
+        : // JSON numbers stay numbers, int64 beyond 2^53 (lossless or bigint) with their exact digits.
+          stringifyLossless(value);
   } catch {
     s = String(value);
   }

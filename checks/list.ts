@@ -130,6 +130,57 @@ export const listStatusFilter: Check<ListEvidence> = defineCheck({
   },
 });
 
+/**
+ * What is wrong with an invalid list query, said as it is (an empty or repeated limit is not an out-of-range one), and
+ * the gap of the spec it falls under: the status filter's, or else the limit's.
+ */
+/** A query component decoded, or as it is when it does not decode (a stray %). */
+function decoded(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+export function invalidQueryGap(raw: string): {
+  clause: 'gap-4-unknown-status-filter' | 'gap-4-out-of-range-limit';
+  gap: string;
+} {
+  const values = (name: string): string[] =>
+    raw
+      .replace(/^\?/, '')
+      .split('&')
+      .filter(Boolean)
+      .map((pair) => pair.split('='))
+      .filter(([n]) => decoded(n!) === name)
+      .map(([, v]) => decoded((v ?? '').replace(/\+/g, ' ')));
+  const statuses = values('status');
+  const statusGap =
+    statuses.length > 1
+      ? 'a repeated status filter'
+      : statuses[0] === ''
+        ? 'an empty status filter'
+        : statuses.length === 1 && !contract.petStatuses.includes(statuses[0]!)
+          ? 'an unknown status filter'
+          : null;
+  if (statusGap) return { clause: 'gap-4-unknown-status-filter', gap: statusGap };
+  const limits = values('limit');
+  const { minimum, maximum } = parameter('listPets', 'limit').schema as { minimum?: number; maximum?: number };
+  const limit = limits[0] ?? '';
+  const gap =
+    limits.length > 1
+      ? 'a repeated limit'
+      : limit === ''
+        ? 'an empty limit'
+        : /^-?\d+$/.test(limit)
+          ? `an out-of-range limit (${minimum ?? 1}..${maximum ?? 100})`
+          : /^[+-]?\d*\.\d+$/.test(limit)
+            ? 'a limit that is not a whole number'
+            : 'a limit that is not a number';
+  return { clause: 'gap-4-out-of-range-limit', gap };
+}
+
 export const listInvalidQuery: Check<ListEvidence> = defineCheck({
   id: 'list-invalid-query',
   clauses: ['gap-4-out-of-range-limit', 'gap-4-unknown-status-filter'],
@@ -139,11 +190,9 @@ export const listInvalidQuery: Check<ListEvidence> = defineCheck({
   run: ({ exchange: ex, query, valid }) => {
     const status = statusOf(ex);
     if (valid || status === null || status === 429) return [];
-    const statusInvalid = typeof query.status === 'string' && !contract.petStatuses.includes(query.status);
-    const clause = statusInvalid ? 'gap-4-unknown-status-filter' : 'gap-4-out-of-range-limit';
+    const { clause, gap } = invalidQueryGap(query.raw);
     const list = items(ex);
     const what = list !== null ? `${status} with ${list.length} animals` : String(status);
-    const gap = statusInvalid ? 'an unknown status filter' : 'an out-of-range limit';
     return [
       finding(
         listInvalidQuery,

@@ -41,6 +41,31 @@ export function refillAllowance(elapsedMs: number, limit: number, windowSeconds:
   return Math.max(0, Math.floor((Math.max(0, elapsedMs) * limit) / (windowSeconds * 1000)));
 }
 
+/**
+ * How precisely a span between two of the run's requests is known, ms: the target's clock and this machine's each read
+ * whole milliseconds at either end.
+ */
+export const SPAN_PRECISION_MS = 2;
+
+/**
+ * The most requests a correct limiter of any kind may accept beyond a reported Remaining R over a span of `elapsedMs`
+ * (R + this is the bound), whether or not its headers show refill (a Reset that never moves shows none). A continuous
+ * limiter (token bucket, sliding window) refills up to `limit` per window; its Remaining is the whole requests left,
+ * so up to one token's fraction is unreported: with T in [R, R + 1) at the first request and x = refill over the span,
+ * the n-th request is accepted only if T + x ≥ n, so n < R + 1 + x, i.e. n ≤ R + ⌈x⌉. The span is the client's
+ * (from the first request's start to the last answer), which holds the target's, give or take each clock's precision.
+ */
+export function burstAllowance(elapsedMs: number, limit: number, windowSeconds: number): number {
+  const x = ((Math.max(0, elapsedMs) + SPAN_PRECISION_MS) * limit) / (windowSeconds * 1000);
+  return Math.ceil(x - 1e-9);
+}
+
+/** The arithmetic of `burstAllowance`, for a finding's message. */
+export function burstAllowanceWords(elapsedMs: number, limit: number, windowSeconds: number): string {
+  const x = ((Math.max(0, elapsedMs) + SPAN_PRECISION_MS) * limit) / (windowSeconds * 1000);
+  return `⌈(${Math.round(Math.max(0, elapsedMs))} + ${SPAN_PRECISION_MS}) ms × ${limit} / ${windowSeconds} s⌉ = ⌈${x.toFixed(3)}⌉ = ${burstAllowance(elapsedMs, limit, windowSeconds)}: the refill of the span, its clock precision and the fraction of a token Remaining does not report`;
+}
+
 /** The longest Retry-After the suites wait for: one window and its slack. Beyond it: the day's quota or a ban. */
 export const maxRetryAfterWaitMs = (windowSeconds: number): number => windowSeconds * 1000 + WINDOW_SLACK_MS;
 
@@ -142,7 +167,10 @@ export type BurstEvidence =
       readonly rejection: Exchange | null;
       /** From the start of the `known` request to the end of the last burst response. */
       readonly elapsedMs: number;
-      /** The key's history showed refill between requests (token bucket, sliding window): one more may fit. */
+      /**
+       * The key's history showed refill between requests (token bucket, sliding window). For the reader only: the bound
+       * allows for a continuous limiter whatever the headers showed (burstAllowance).
+       */
       readonly continuous: boolean;
       readonly cap: number;
       /** Plan counting from a rested state, when applicable (see WindowAccount). */
@@ -311,7 +339,8 @@ export const burstEnforced: Check<BurstEvidence> = defineCheck({
       ];
     }
     const out: Finding[] = [];
-    const allowance = refillAllowance(ev.elapsedMs, L, ev.windowSeconds) + (ev.continuous ? 1 : 0);
+    // Whatever the headers showed (a Reset that never moves shows no refill): what any correct limiter may grant.
+    const allowance = burstAllowance(ev.elapsedMs, L, ev.windowSeconds);
     // "The limit in force" may be the day's: Remaining counts the minute window only when Limit is the plan's minute.
     const knownLimit = rl(ev.known, 'limit');
     const R = knownLimit === L ? ev.knownRemaining : null;
@@ -321,13 +350,14 @@ export const burstEnforced: Check<BurstEvidence> = defineCheck({
     } else {
       const upper = R + allowance;
       const detail = `${ev.accepted} accepted in ${secs(ev.elapsedMs)} from Remaining ${R} (refill allowance ${allowance}${ev.remeasured ? ', measured again after a window boundary' : ''})`;
+      const arithmetic = `at most Remaining ${R} + allowance ${burstAllowanceWords(ev.elapsedMs, L, ev.windowSeconds)} = ${upper}`;
       if (!ev.rejection) {
         if (ev.accepted > upper) {
           out.push(
             finding(
               burstEnforced,
               all.slice(0, 1).concat(all.slice(-1)),
-              `received no 429 for the ${ev.plan} key: ${detail}, cap ${ev.cap}\nthe spec documents 429 for a request over the limit (${L} per minute)`,
+              `received no 429 for the ${ev.plan} key: ${detail}, cap ${ev.cap}; ${arithmetic}\nthe spec documents 429 for a request over the limit (${L} per minute)`,
               {
                 expected: `429 after at most ${upper}`,
                 actual: `${ev.accepted} accepted, no 429`,
@@ -360,7 +390,7 @@ export const burstEnforced: Check<BurstEvidence> = defineCheck({
           finding(
             burstEnforced,
             [ev.known, ev.rejection],
-            `received the first ${statusOf(ev.rejection)} for the ${ev.plan} key only after ${detail}\nthe spec documents 429 for a request over the limit (${L} per minute)`,
+            `received the first ${statusOf(ev.rejection)} for the ${ev.plan} key only after ${detail}; ${arithmetic}\nthe spec documents 429 for a request over the limit (${L} per minute)`,
             {
               expected: `at most ${upper} accepted`,
               actual: `${ev.accepted} accepted`,

@@ -38,8 +38,16 @@ function seen(value: unknown): Seen | null {
 const sameFields = (m: ModelPet, p: Seen): boolean =>
   p.name === m.name && p.categoryId === m.categoryId && p.status === m.status;
 
+/** Digits the model keeps of a JSON number, shown as the number they are (exact beyond 2^53). */
+const asNumber = (d: string | null): unknown => (d !== null && /^-?\d+$/.test(d) ? BigInt(d) : d);
+
 const describe = (id: string, m: ModelPet): string =>
-  show({ id, name: m.name, categoryId: m.categoryId, ...(m.status !== undefined ? { status: m.status } : {}) });
+  show({
+    id: asNumber(id),
+    name: m.name,
+    categoryId: asNumber(m.categoryId),
+    ...(m.status !== undefined ? { status: m.status } : {}),
+  });
 
 function disagree(ex: Exchange, expected: string, actual: string): Finding {
   return finding(
@@ -86,7 +94,8 @@ export const modelConsistency: Check<ModelEvidence> = defineCheck({
       if (got === null || got.id === null) continue;
       const mine = ev.pets.get(got.id);
       if (!mine || sameFields(mine, got)) continue;
-      out.push(disagree(ex, `pet ${got.id} listed as created: ${describe(got.id, mine)}`, show(got)));
+      // The item as the target sent it (its numbers as numbers).
+      out.push(disagree(ex, `pet ${got.id} listed as created: ${describe(got.id, mine)}`, show(item)));
     }
     return out;
   },

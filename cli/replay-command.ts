@@ -9,23 +9,22 @@ import { HttpClient, UNREACHABLE_CODES } from '../http/client.js';
 import { applyResponseChecks, responseChecks } from '../checks/registry.js';
 import type { OperationId, PlanName } from '../spec/contract.js';
 import type { ReplayFile } from '../reports/replay-file.js';
-import { parseFlags } from './args.js';
+import { missingPositional, parseCommand } from './args.js';
+import { replayCommandSpec } from './commands.js';
 import type { Output } from './output.js';
 import { reachFailure } from '../runner/reach.js';
 
 export async function replayCommand(argv: string[], out: Output): Promise<number> {
-  const { values, positionals } = parseFlags(
-    argv,
-    {
-      target: { type: 'string' },
-      'env-file': { type: 'string' },
-      ca: { type: 'string' },
-      insecure: { type: 'boolean' },
-    },
-    true,
-  );
+  const parsed = parseCommand(argv, replayCommandSpec);
+  if (parsed.kind !== 'args') {
+    out.result(parsed.text);
+    return ExitCode.conformant;
+  }
+  const { values, positionals } = parsed;
   const path = positionals[0];
-  if (!path) throw new HarnessError('PSC_USAGE', 'replay: name a replay FILE');
+  if (!path) missingPositional(replayCommandSpec, 'name a replay FILE');
+  if (positionals.length > 1)
+    missingPositional(replayCommandSpec, `one replay FILE at a time (got ${positionals.length})`);
   let file: ReplayFile;
   try {
     file = JSON.parse(readFileSync(path, 'utf8')) as ReplayFile;

@@ -1,26 +1,24 @@
-/** `petstore-conformance report merge DIR... [--out DIR] [--thresholds FILE]`: merges shard reports into one. */
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { exitCodeOf, HarnessError } from '../config/errors.js';
+/**
+ * `petstore-conformance report merge DIR... [--out DIR] [--thresholds FILE]`: merges shard reports into one, written as
+ * `load --out DIR` writes a night: DIR/<UTC timestamp>-merged/ and DIR/history.json (DIR defaults to reports).
+ */
+import { appendFileSync } from 'node:fs';
+import { type Env, readEnv } from '../config/config.js';
+import { exitCodeFor, exitCodeOf } from '../config/errors.js';
 import { mergeReports } from '../reports/merge.js';
 import { Interrupt } from './interrupt.js';
 import { loadThresholds } from '../reports/thresholds.js';
-import { utcStamp } from '../reports/write-report.js';
+import { errorText, helpText, missingPositional, parseCommand, suggestion, UsageError, usageText } from './args.js';
+import { reportMergeCommandSpec } from './commands.js';
 
-export const REPORT_USAGE = 'usage: petstore-conformance report merge DIR... [--out DIR] [--thresholds FILE]';
+const SUBCOMMANDS = ['merge'];
 
-function parseReportArgs(argv: string[]) {
-  const options = { out: { type: 'string' }, thresholds: { type: 'string' } } as const;
-  try {
-    return parseArgs({ args: argv, options, strict: true, allowPositionals: true });
-  } catch (e) {
-    throw new HarnessError('PSC_USAGE', `${(e as Error).message}\n${REPORT_USAGE}`);
-  }
-}
+/** The flags of `report merge` (its options table is in cli/commands.ts; exported for the recipes' test). */
+export const reportOptions = reportMergeCommandSpec.flags;
 
 export async function reportCommand(
   argv: string[],
-  io: { stdout?: { write(text: string): unknown }; stderr?: { write(text: string): unknown } } = {},
+  io: { stdout?: { write(text: string): unknown }; stderr?: { write(text: string): unknown }; env?: Env } = {},
 ): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
@@ -31,20 +29,39 @@ export async function reportCommand(
     announce: (line) => void stderr.write(`petstore-conformance: ${line}\n`),
   }).install();
   try {
-    const parsed = parseReportArgs(argv);
-    const [sub, ...dirs] = parsed.positionals;
+    const [sub, ...rest] = argv;
+    // `report --help` and `report` alone: its one subcommand's help (with no subcommand, as a usage error).
+    if (sub === '--help' || sub === '-h') {
+      stdout.write(helpText(reportMergeCommandSpec));
+      return 0;
+    }
     if (sub !== 'merge')
-      throw new HarnessError('PSC_USAGE', `report: unknown subcommand ${JSON.stringify(sub ?? '')}\n${REPORT_USAGE}`);
-    if (dirs.length === 0)
-      throw new HarnessError('PSC_USAGE', `report merge: give at least one report directory\n${REPORT_USAGE}`);
-    const out = parsed.values.out ?? join('reports', `${utcStamp(new Date())}-merged`);
-    const written = await mergeReports(dirs, out, { thresholds: loadThresholds(parsed.values.thresholds ?? null) });
+      throw new UsageError(
+        sub === undefined
+          ? 'report: name a subcommand (merge)'
+          : `report: unknown subcommand "${sub}"${suggestion(sub, SUBCOMMANDS)} (subcommands: ${SUBCOMMANDS.join(', ')})`,
+        usageText(reportMergeCommandSpec),
+      );
+    const parsed = parseCommand(rest, reportMergeCommandSpec);
+    if (parsed.kind !== 'args') {
+      stdout.write(parsed.text);
+      return 0;
+    }
+    const dirs = parsed.positionals;
+    if (dirs.length === 0) missingPositional(reportMergeCommandSpec, 'give at least one report directory');
+    const written = await mergeReports(dirs, parsed.values.out ?? 'reports', {
+      thresholds: loadThresholds(parsed.values.thresholds ?? null),
+    });
     stdout.write(`${written.summary}\nMerged report: ${written.dir}/report.html\n`);
-    return interrupt.interruption?.exitCode ?? (written.report.verdict.pass ? 0 : 1);
+    // As load does: the merged summary lands in the CI job's summary page.
+    const summaryFile = (io.env ?? readEnv()).GITHUB_STEP_SUMMARY;
+    if (summaryFile) appendFileSync(summaryFile, `${written.summary}\n`);
+    // Interrupted, the merge still finished and wrote its files: the exit code says the signal.
+    if (interrupt.interruption) return interrupt.interruption.exitCode;
+    if (written.report.verdict.unavailable) return exitCodeFor('PSC_UNREACHABLE');
+    return written.report.verdict.pass ? 0 : 1;
   } catch (e) {
-    stderr.write(
-      `${e instanceof HarnessError ? `${e.code}: ${e.message}` : `error: ${(e as Error).stack ?? String(e)}`}\n`,
-    );
+    stderr.write(errorText(e));
     return exitCodeOf(e);
   } finally {
     interrupt.uninstall();

@@ -33,6 +33,7 @@ import { Interrupt, withoutForeignSignalListeners } from './interrupt.js';
 import type { Output } from './output.js';
 import { preflight } from './preflight.js';
 import { createRunProgress, type RunProgress } from './progress.js';
+import { runNotes } from './run-notes.js';
 import type { SuiteReporter } from './suite-reporter.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
@@ -105,25 +106,48 @@ export async function conductRun<T>(
       out.progress(`embedded reference server at ${server.url}`);
     }
     const notes: string[] = [];
-    const config = settle(loaded, server, suiteAskedFor, notes);
+    let config = settle(loaded, server, suiteAskedFor, notes);
+    // Suites a policy or the budget kept from running, with why: the verdict says INCOMPLETE (cli/completeness.ts).
+    const leftOutUpFront = loaded.suites
+      .filter((s) => !config.suites.includes(s))
+      .map((s) => `${s}: not run: the target is PETSTORE_PRODUCTION_URL (pass --allow-production to include it)`);
     const key = functionalKey(config)!;
     const functional = config.suites.filter(isFunctionalSuite);
     const pre = await preflight(config, key, functional);
     notes.push(...pre.notes);
-    const budget = requestBudget(config, key, pre.remaining, server !== null);
+    // The run's first exchange: in the HAR, and judged with the others (cli/preflight-judged.ts).
+    har?.append([pre.exchange]);
     // The suites' estimates load every scenario (and with them the checks and ajv): after the preflight, not before it.
-    const [{ planBudget }, { suiteDefinition }] = await Promise.all([
+    const [{ fitRateLimit, planBudget, rateLimitNeed }, { RATE_LIMIT_MINIMUM, suiteDefinition }] = await Promise.all([
       import('../runner/budget.js'),
       import('../runner/suites.js'),
     ]);
-    // Every case class of every functional suite first; the random phases share what the budget leaves.
+    const need = config.suites.includes('rate-limit')
+      ? rateLimitNeed(config.keys, RATE_LIMIT_MINIMUM)
+      : { total: 0, perKey: [] };
+    const budget = requestBudget(config, key, pre.remaining, server !== null, need.perKey);
+    const room = budget.limit === null ? null : budget.limit - PREFLIGHT_REQUESTS;
+    const budgetLabel = `the request budget (${budget.limit})`;
+    // Every case class of every functional suite first, then each key's rate limits; the random phases share the rest.
+    const rateLimit = fitRateLimit(functional.map(suiteDefinition), pre.runs, room, need, budgetLabel);
+    if ('leftOut' in rateLimit) {
+      config = Object.freeze({ ...config, suites: config.suites.filter((s) => s !== 'rate-limit') });
+      // In the report once, among what was not measured; said now too, before the run spends its budget.
+      leftOutUpFront.push(rateLimit.leftOut);
+      out.progress(`note: ${rateLimit.leftOut}`);
+    }
+    const reserved = 'reserve' in rateLimit ? rateLimit.reserve : 0;
     const plan = planBudget(
       functional.map(suiteDefinition),
       pre.runs,
-      budget.limit === null ? null : budget.limit - PREFLIGHT_REQUESTS,
-      `the request budget (${budget.limit})`,
+      room === null ? null : room - reserved,
+      reserved > 0
+        ? `the request budget (${budget.limit}, ${reserved} of it kept for the rate-limit suite)`
+        : budgetLabel,
     );
     notes.push(...plan.notes);
+    // Each note once: --runs scaled by the quota and then by the budget is one note (cli/run-notes.ts).
+    notes.splice(0, notes.length, ...runNotes(notes));
     for (const n of notes) out.progress(`note: ${n}`);
     out.progress(
       `limits: time budget ${Math.round(config.maxDurationMs / 1000)} s (--max-duration); ` +
@@ -149,6 +173,7 @@ export async function conductRun<T>(
         maxCreates: config.maxCreates,
         // A tight budget is shared out per suite (runner/budget.ts); suites with shares run one at a time.
         ...(plan.shares && { suiteEstimates: plan.shares }),
+        ...(reserved > 0 && { reserved }),
       },
       namePrefix: config.namePrefix,
       transport: config.transport,
@@ -184,6 +209,9 @@ export async function conductRun<T>(
       durationMs: performance.now() - t0,
       toolVersion: toolVersion(),
       interrupted: interruption && { code: interruption.code, message: interruption.message },
+      requested: loaded.suites,
+      leftOutUpFront,
+      preflight: { exchange: pre.exchange, key },
     };
     return finish(run, har, await loadOutputs());
   } finally {
@@ -241,7 +269,13 @@ function settle(loaded: Config, server: EmbeddedServer | null, suiteAskedFor: bo
  * --budget if given; else, against a real target, a quarter of what the functional key has for the day (its plan's
  * daily quota, or less when the headers say less remains), so that the gate can run again the same day.
  */
-export function requestBudget(config: Config, key: PlanKey, remaining: number | null, embedded: boolean): RunBudget {
+export function requestBudget(
+  config: Config,
+  key: PlanKey,
+  remaining: number | null,
+  embedded: boolean,
+  rateLimitKeys: readonly { readonly label: string; readonly requests: number }[] = [],
+): RunBudget {
   if (config.budget !== null) return { limit: config.budget, source: 'flag' };
   // Asking for the quota suite is asking to spend the smallest key's whole day: no default cap then.
   if (embedded || !key.limits || config.suites.includes('quota')) return { limit: null, source: 'none' };
@@ -249,7 +283,9 @@ export function requestBudget(config: Config, key: PlanKey, remaining: number | 
   // A Remaining at or below the minute limit speaks for the minute window, not the day.
   const dayLeft =
     remaining !== null && remaining > requestsPerMinute ? Math.min(remaining, requestsPerDay) : requestsPerDay;
-  return { limit: Math.max(PREFLIGHT_REQUESTS + 1, Math.floor(dayLeft / 4)), source: 'quota' };
+  // The rate-limit suite's minimum for the other keys comes from their own quotas, not the functional key's.
+  const others = rateLimitKeys.filter((k) => k.label !== key.plan).reduce((n, k) => n + k.requests, 0);
+  return { limit: Math.max(PREFLIGHT_REQUESTS + 1, Math.floor(dayLeft / 4)) + others, source: 'quota' };
 }
 
 interface Collected {

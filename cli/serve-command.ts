@@ -3,6 +3,7 @@
  * number of faults of the catalogue switched on; `--list-faults` prints the catalogue (`--json`: as data).
  */
 import {
+  LIMITER_ALGORITHMS,
   type LimiterAlgorithm,
   type ListOrder,
   type ReferenceServer,
@@ -11,22 +12,21 @@ import {
 import { faults } from '../reference/faults.js';
 import { keyVariable, loadConfig } from '../config/config.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
-import { parseFlags } from './args.js';
+import { parseCommand, suggestion } from './args.js';
 import { Interrupt, type Interruption } from './interrupt.js';
+import { ancestry, watchParent } from './parent-watch.js';
+import { serveCommandSpec } from './commands.js';
 import type { Output } from './output.js';
 
 export async function serveCommand(argv: string[], out: Output, signal?: AbortSignal): Promise<number> {
-  const { values } = parseFlags(argv, {
-    port: { type: 'string' },
-    window: { type: 'string' },
-    algorithm: { type: 'string' },
-    fault: { type: 'string', multiple: true },
-    'list-faults': { type: 'boolean' },
-    'seed-pets': { type: 'string' },
-    'id-start': { type: 'string' },
-    'list-order': { type: 'string' },
-    json: { type: 'boolean' },
-  });
+  // Who started serve, read before the server starts (and before anyone who reads its URL could end them).
+  const startedBy = ancestry();
+  const parsed = parseCommand(argv, serveCommandSpec);
+  if (parsed.kind !== 'args') {
+    out.result(parsed.text);
+    return ExitCode.conformant;
+  }
+  const { values } = parsed;
   if (values['list-faults']) {
     out.result(values.json ? `${JSON.stringify(faultCatalogue(), null, 2)}\n` : faultTable());
     return ExitCode.conformant;
@@ -41,7 +41,7 @@ export async function serveCommand(argv: string[], out: Output, signal?: AbortSi
     values.window === undefined ? loadConfig({ target: undefined }).rateWindowSeconds : Number(values.window);
   if (!Number.isInteger(windowSeconds) || windowSeconds < 1)
     throw new HarnessError('PSC_USAGE', `--window: "${values.window}" is not a whole number of seconds`);
-  const algorithms = ['fixed-window', 'sliding-window', 'token-bucket'];
+  const algorithms: readonly string[] = LIMITER_ALGORITHMS;
   if (values.algorithm !== undefined && !algorithms.includes(values.algorithm)) {
     throw new HarnessError('PSC_USAGE', `--algorithm: "${values.algorithm}" is not one of ${algorithms.join(', ')}`);
   }
@@ -82,14 +82,22 @@ export async function serveCommand(argv: string[], out: Output, signal?: AbortSi
   process.stdout.write(`${lines.join('\n')}\n`);
   // A signal closes the server (requests under way are answered) and exits with its code; a second ends at once.
   const interrupt = new Interrupt({ stopping: 'closing the server' }).install();
+  let unwatch = (): void => {};
   try {
     const stopped = await new Promise<Interruption | null>((resolveStop) => {
       interrupt.onInterrupt(resolveStop);
       signal?.addEventListener('abort', () => resolveStop(null));
+      // Started through npx, a `kill` reaches npm only: end with the process that started us (cli/parent-watch.ts).
+      unwatch = watchParent(() => {
+        out.progress('the process that started serve has ended: stopping');
+        resolveStop(null);
+      }, startedBy);
     });
+    unwatch();
     await server.close();
     return stopped?.exitCode ?? ExitCode.conformant;
   } finally {
+    unwatch();
     interrupt.uninstall();
   }
 }
@@ -102,7 +110,7 @@ function selectedFaults(given: readonly string[]): string[] {
   if (unknown.length > 0) {
     throw new HarnessError(
       'PSC_USAGE',
-      `--fault: unknown fault ${unknown.map((id) => JSON.stringify(id)).join(', ')} (serve --list-faults shows them)`,
+      `--fault: unknown fault ${unknown.map((id) => `${JSON.stringify(id)}${suggestion(id, [...known])}`).join(', ')} (serve --list-faults shows them)`,
     );
   }
   return ids;

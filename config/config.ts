@@ -4,8 +4,8 @@
  * variable, which the CLI turns into exit code 2.
  */
 import { X509Certificate } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { existsSync, readFileSync, realpathSync } from 'node:fs';
+import { delimiter, isAbsolute, join, relative, resolve } from 'node:path';
 import { parse as parseDotenv } from 'dotenv';
 import { contract, type PlanLimits, type PlanName } from '../spec/contract.js';
 import { isPlainPrefix, NAME_PREFIX_MAX } from '../generators/names.js';
@@ -17,6 +17,7 @@ import {
   type TransportSettings,
 } from '../http/transport.js';
 import { HarnessError } from './errors.js';
+import { suggestion } from './suggest.js';
 
 /** The functional suites: one operation's behaviour each (and their sequences); they may run side by side. */
 export const FUNCTIONAL_SUITES = ['auth', 'listPets', 'createPet', 'getPet', 'stateful', 'robustness'] as const;
@@ -58,6 +59,8 @@ export interface Config {
   /** Baseline of known defects (--baseline), and whether to rewrite it with this run's (--update-baseline). */
   readonly baseline: string | null;
   readonly updateBaseline: boolean;
+  /** --require-complete: a run that left whole suites out (budget, time limit, keys) exits 3 whatever it found. */
+  readonly requireComplete: boolean;
   readonly productionUrl: string | null;
   readonly allowProduction: boolean;
   /** Length of the reference server's minute window in seconds (tests shorten it). */
@@ -78,6 +81,8 @@ export interface Config {
   readonly concurrency: number | null;
   /** TLS trust (--ca, --insecure), proxies (HTTPS_PROXY, HTTP_PROXY, NO_PROXY) and Accept-Encoding. */
   readonly transport: TransportSettings;
+  /** The command as the user started it (`npx petstore-conformance`, …), for the command lines the reports print. */
+  readonly invocation: string;
   /** How progress shows on stderr (cli/progress.ts). */
   readonly progress: ProgressSettings;
 }
@@ -103,6 +108,7 @@ export interface Flags {
   replayDir?: string | undefined;
   baseline?: string | undefined;
   updateBaseline?: boolean | undefined;
+  requireComplete?: boolean | undefined;
   allowProduction?: boolean | undefined;
   envFile?: string | undefined;
   ca?: string | undefined;
@@ -113,6 +119,8 @@ export interface Flags {
   namePrefix?: string | undefined;
   concurrency?: string | undefined;
   quiet?: boolean | undefined;
+  /** The script the process runs (process.argv[1]), to print commands the way the user started the tool. */
+  script?: string | undefined;
 }
 
 /** What a run's pets are called unless --name-prefix says otherwise: one string an operator can search a store for. */
@@ -261,7 +269,8 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     .map((s) => s.trim())
     .filter(Boolean);
   for (const s of suites) {
-    if (!(SUITES as readonly string[]).includes(s)) fail(`--suite: unknown suite "${s}" (known: ${SUITES.join(', ')})`);
+    if (!(SUITES as readonly string[]).includes(s))
+      fail(`--suite: unknown suite "${s}"${suggestion(s, SUITES)} (known: ${SUITES.join(', ')})`);
   }
 
   const seedText = flags.seed ?? env.PETSTORE_SEED;
@@ -326,6 +335,7 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     replayDir: flags.replayDir ?? null,
     baseline: flags.baseline ?? null,
     updateBaseline: flags.updateBaseline === true,
+    requireComplete: flags.requireComplete === true,
     productionUrl,
     allowProduction: flags.allowProduction === true,
     rateWindowSeconds,
@@ -339,7 +349,41 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     concurrency,
     transport: loadTransport(flags, env),
     progress: loadProgress(flags, env),
+    invocation: invocationOf(env, flags.script),
   });
+}
+
+const TOOL_NAME = 'petstore-conformance';
+
+/**
+ * How the tool was started, so that the commands it prints run as printed: `npx petstore-conformance` under npm (npx
+ * and `npm exec` set npm_command=exec and npm_lifecycle_event=npx; an npm script sets npm_lifecycle_event too, and
+ * npx finds the same command), plain `petstore-conformance` when the script is that command on PATH (installed
+ * globally or linked), else `node <the script>` (relative to the working directory when inside it). Without a script
+ * of this tool (the tool embedded, tests), the README's `npx petstore-conformance`.
+ */
+export function invocationOf(env: Env, script: string | undefined, cwd: string = process.cwd()): string {
+  const npx = `npx ${TOOL_NAME}`;
+  if (env.npm_command === 'exec' || env.npm_lifecycle_event !== undefined) return npx;
+  if (script === undefined || !/(^|[/\\])petstore-conformance(\.js)?$/.test(script)) return npx;
+  const onPath = (env.PATH ?? '')
+    .split(delimiter)
+    .filter(Boolean)
+    .some((dir) => sameFile(join(dir, TOOL_NAME), script));
+  if (onPath) return TOOL_NAME;
+  // A local install (node_modules/.bin) is what npx runs.
+  if (/(^|[/\\])node_modules[/\\]\.bin[/\\]petstore-conformance$/.test(script)) return npx;
+  const rel = relative(cwd, script);
+  const shown = rel && !rel.startsWith('..') && !isAbsolute(rel) ? rel : script;
+  return `node ${/^[\w./-]+$/.test(shown) ? shown : `'${shown.replaceAll("'", "'\\''")}'`}`;
+}
+
+function sameFile(a: string, b: string): boolean {
+  try {
+    return realpathSync(a) === realpathSync(b);
+  } catch {
+    return false;
+  }
 }
 
 /** Most suites side by side: beyond this a run only queues on the target (and keys share their windows). */

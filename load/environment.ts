@@ -41,3 +41,43 @@ export function startGeneratorHealth(): () => GeneratorHealth {
     };
   };
 }
+
+/** The generator during one scenario: CPU over its wall time and its busiest second, event-loop delay p99. */
+export function startScenarioHealth(): {
+  tick(): void;
+  stop(): { cpuPercent: number; peakCpuPercent: number; eventLoopDelayP99Ms: number };
+} {
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  let lastCpu = cpu0;
+  let lastT = t0;
+  let peak = 0;
+  const loop = monitorEventLoopDelay({ resolution: 20 });
+  loop.enable();
+  const percent = (from: NodeJS.CpuUsage, to: NodeJS.CpuUsage, ms: number) =>
+    ((to.user - from.user + to.system - from.system) / 1000 / Math.max(ms, 1)) * 100;
+  const round = (n: number) => Math.round(n * 10) / 10;
+  return {
+    tick() {
+      const now = performance.now();
+      // A second at least: shorter spans read noise as peaks.
+      if (now - lastT < 900) return;
+      const cpu = process.cpuUsage();
+      peak = Math.max(peak, percent(lastCpu, cpu, now - lastT));
+      lastCpu = cpu;
+      lastT = now;
+    },
+    stop() {
+      loop.disable();
+      const now = performance.now();
+      const cpu = process.cpuUsage();
+      const whole = percent(cpu0, cpu, now - t0);
+      if (now - lastT >= 900) peak = Math.max(peak, percent(lastCpu, cpu, now - lastT));
+      return {
+        cpuPercent: round(whole),
+        peakCpuPercent: round(Math.max(peak, whole)),
+        eventLoopDelayP99Ms: round(loop.percentile(99) / 1e6),
+      };
+    },
+  };
+}

@@ -34,17 +34,29 @@ export function mergeHistograms(texts: readonly string[]): Histogram {
 
 const ms = (us: number): number => Math.round(us) / 1000;
 
+/** The bucket arithmetic of a histogram (hdr.build and the decoder make JsHistograms; the interface omits it). */
+function resolution(h: Histogram): Pick<hdr.JsHistogram, 'lowestEquivalentValue' | 'highestEquivalentValue'> {
+  const js = h as unknown as Partial<hdr.JsHistogram>;
+  if (typeof js.lowestEquivalentValue !== 'function' || typeof js.highestEquivalentValue !== 'function')
+    throw new Error('histogram: expected a JsHistogram (hdr-histogram-js without WebAssembly)');
+  return js as hdr.JsHistogram;
+}
+
 export function summarize(h: Histogram): LatencySummary {
   const count = h.totalCount;
   return {
     count,
-    minMs: count ? ms(h.minNonZeroValue === Number.MAX_SAFE_INTEGER ? 0 : h.minNonZeroValue) : 0,
+    // Min and max at the histogram's own resolution (3 significant digits), as its percentiles are: an encoded
+    // histogram keeps buckets, not exact extremes, so a report, its shards and their merge agree on them.
+    minMs: count
+      ? ms(h.minNonZeroValue === Number.MAX_SAFE_INTEGER ? 0 : resolution(h).lowestEquivalentValue(h.minNonZeroValue))
+      : 0,
     meanMs: count ? ms(h.mean) : 0,
     p50Ms: count ? ms(h.getValueAtPercentile(50)) : 0,
     p90Ms: count ? ms(h.getValueAtPercentile(90)) : 0,
     p99Ms: count ? ms(h.getValueAtPercentile(99)) : 0,
     p999Ms: count ? ms(h.getValueAtPercentile(99.9)) : 0,
-    maxMs: count ? ms(h.maxValue) : 0,
+    maxMs: count ? ms(resolution(h).highestEquivalentValue(h.maxValue)) : 0,
     histogram: encodeHistogram(h),
   };
 }

@@ -6,7 +6,8 @@ import type { PlanName } from '../spec/contract.js';
 
 export const REPORT_SCHEMA_VERSION = 1;
 
-export type ProfileName = 'smoke' | 'nightly';
+/** A built-in profile (smoke, nightly) or the name a profile file gives itself. */
+export type ProfileName = string;
 /** A scenario's kind is declared by its file in load/scenarios/ (e.g. mix-connections, mix-rate, plan-rate). */
 export type ScenarioKind = string;
 /**
@@ -123,6 +124,28 @@ export interface ScenarioResult {
   readonly raw: readonly unknown[];
   /** Set when the run's stop (a signal) cut this scenario short: its figures cover only the time it ran. */
   readonly partial?: string;
+  /** Set when the target stopped answering during this scenario (the scenario was stopped early): why. */
+  readonly targetUnavailable?: string;
+  /** How hard the generator worked during this scenario, one entry per shard. */
+  readonly generator?: readonly ScenarioGenerator[];
+  /** Set in a merged report when a shard could not generate its share: why its latency is not to be trusted. */
+  readonly untrustworthy?: string;
+}
+
+/**
+ * The generator during one scenario (absent in reports written before it existed). CPU is the whole process's over the
+ * scenario's own wall time (per-plan runs side by side share it), and its peak over any one second: a night's average
+ * over idle rests hides saturation.
+ */
+export interface ScenarioGenerator {
+  /** The shard (1-based) that generated it, or null for a run that was not sharded. */
+  readonly shard: number | null;
+  readonly cpuPercent: number;
+  readonly peakCpuPercent: number;
+  readonly eventLoopDelayP99Ms: number;
+  /** The rate this generator was asked for (its share), null for a closed loop. */
+  readonly requestedRate: number | null;
+  readonly achievedRate: number;
 }
 
 export interface Environment {
@@ -146,6 +169,30 @@ export interface GeneratorHealth {
   readonly eventLoopDelayP99Ms: number;
 }
 
+/** How the per-plan limiter scenarios are run when sharded: on the first shard only, or on every shard with its keys. */
+export type LimiterShards = 'first' | 'all';
+export const LIMITER_SHARDS: readonly LimiterShards[] = ['first', 'all'];
+
+/** What a shard records of itself, so that a merge can refuse shards that do not belong together. */
+export interface ShardInfo {
+  /** 1-based. */
+  readonly index: number;
+  readonly count: number;
+  /** The profile's name and a digest of its whole definition: shards of one night share both. */
+  readonly profile: string;
+  readonly profileId: string;
+  readonly limiterShards: LimiterShards;
+  /** The start barrier (--start-at) the shard waited for, or null. */
+  readonly startAt: string | null;
+}
+
+/** Why a night ended without a performance verdict. */
+export interface Unavailable {
+  readonly reason: string;
+  /** The scenario during which the target went away, or null when it could not be reached at all (no load sent). */
+  readonly scenario: string | null;
+}
+
 export interface LoadRun {
   readonly profile: ProfileName | 'merged';
   readonly target: { readonly url: string; readonly embedded: boolean; readonly windowSeconds: number };
@@ -157,6 +204,12 @@ export interface LoadRun {
   readonly scenarios: readonly ScenarioResult[];
   /** Set when a signal stopped the run: which, after how long, and the scenarios it left out. */
   readonly interrupted?: Interrupted;
+  /** Set when the target could not be reached, or went away: the night has no performance verdict. */
+  readonly unavailable?: Unavailable;
+  /** Set on a shard's run (load --shard I/N). */
+  readonly shard?: ShardInfo;
+  /** What this run set out to measure (its profile's scenarios that run here); absent in older reports: all. */
+  readonly planned?: { readonly measures: readonly Measure[]; readonly aboveRate: boolean };
 }
 
 export interface Interrupted {

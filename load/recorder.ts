@@ -38,13 +38,23 @@ export class Recorder {
   timeouts = 0;
   private firstAt = 0;
   private lastAt = 0;
+  /** When the latest-sent request that was answered went out (its answer's time less its latency). */
+  private lastSentAt = 0;
+  /** Errors since the last response. */
+  private failingSinceResponse = 0;
+
+  /** With `keepSamples`, every latency (µs) by status class, for `load --samples` (re-analysis, merge proofs). */
+  readonly samples: Map<StatusClass, number[]> | null;
 
   /** `maxSeconds` bounds the timeline: a late response lands in the last bucket. */
   constructor(
     private readonly startedAt: number,
     private readonly maxSeconds: number,
     private readonly clock: () => number = Date.now,
-  ) {}
+    keepSamples = false,
+  ) {
+    this.samples = keepSamples ? new Map() : null;
+  }
 
   attach(instance: EventEmitter): void {
     instance.on('response', (_client: unknown, status: number, _bytes: number, responseTimeMs: number) =>
@@ -63,6 +73,8 @@ export class Recorder {
     const now = this.clock();
     if (this.responses === 0) this.firstAt = now - responseTimeMs;
     this.lastAt = now;
+    this.lastSentAt = Math.max(this.lastSentAt, now - responseTimeMs);
+    this.failingSinceResponse = 0;
     this.responses++;
     const key = statusKey(status);
     this.byStatus[key] = (this.byStatus[key] ?? 0) + 1;
@@ -76,13 +88,20 @@ export class Recorder {
       h = newHistogram();
       this.histograms.set(cls, h);
     }
-    h.recordValue(Math.max(1, Math.round(responseTimeMs * 1000)));
+    const us = Math.max(1, Math.round(responseTimeMs * 1000));
+    h.recordValue(us);
+    if (this.samples) {
+      const list = this.samples.get(cls);
+      if (list) list.push(us);
+      else this.samples.set(cls, [us]);
+    }
   }
 
   error(error: Error & { code?: string }): void {
     const timeout = error.message === 'request timed out';
     const label = timeout ? 'request timed out' : (error.code ?? error.message.slice(0, 80));
     this.errors++;
+    this.failingSinceResponse++;
     if (timeout) this.timeouts++;
     this.errorMessages[label] = (this.errorMessages[label] ?? 0) + 1;
     const b = this.bucket();
@@ -91,14 +110,26 @@ export class Recorder {
   }
 
   /**
+   * Seconds without any response while requests have been failing (0 unless requests failed since the last response):
+   * how long the target has looked gone, counted from the last response (or the start, when none came).
+   */
+  silentFailingSeconds(now: number = this.clock()): number {
+    // One error alone may be a reset among slow answers; two with nothing answered between are a pattern.
+    if (this.failingSinceResponse < 2) return 0;
+    return (now - (this.responses > 0 ? this.lastAt : this.startedAt)) / 1000;
+  }
+
+  /**
    * Responses per second. Closed loop: over the span from first request to last response. Under a rate, autocannon
-   * sends each second's requests at the start of the second, so the span misses the last second: divide by the
-   * requested duration (or the span, when longer).
+   * sends each second's requests at the start of the second, so the sends span one second less than the run: divide
+   * by the requested duration, or by the span of the sends when the generator took longer to send them (it could not
+   * keep its rate). The last answers' latency is not the generator's rate: a slow last answer does not lower it.
    */
   achievedRate(paced: boolean, requestedSeconds: number): number {
-    const span = (this.lastAt - this.firstAt) / 1000;
     if (this.responses === 0) return 0;
-    const seconds = paced ? Math.max(span, requestedSeconds) : Math.max(span, 0.001);
+    const seconds = paced
+      ? Math.max((this.lastSentAt - this.firstAt) / 1000, requestedSeconds)
+      : Math.max((this.lastAt - this.firstAt) / 1000, 0.001);
     return Math.round((this.responses / seconds) * 100) / 100;
   }
 

@@ -2,13 +2,23 @@
  * Runs one bounded autocannon instance (time, requests, and a watchdog that stops it) and turns what the recorder and
  * the conformance tally saw into a ScenarioResult.
  */
+import { appendFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { PlanName } from '../spec/contract.js';
 import { autocannon, type AcRawResult, type AcRequest } from './autocannon.js';
 import { ConformanceTally } from './conformance.js';
-import type { LatencyKind, LimiterOutcome, Measure, PlanLine, ScenarioKind, ScenarioResult } from './model.js';
+import type {
+  LatencyKind,
+  LimiterOutcome,
+  LimiterShards,
+  Measure,
+  PlanLine,
+  ScenarioKind,
+  ScenarioResult,
+} from './model.js';
 import type { Profile } from './profiles.js';
 import type { Progress } from './progress.js';
+import { startScenarioHealth } from './environment.js';
 import { Recorder } from './recorder.js';
 import type { LoadTarget, TargetKey } from './target.js';
 
@@ -39,6 +49,10 @@ export interface ScenarioContext {
   /** Epoch ms when the whole run started. */
   readonly runStartedAt: number;
   readonly progress: Progress;
+  /** This process's place among the shards of a run (load --shard I/N); absent or null when not sharded. */
+  readonly shard?: ShardPlace | null;
+  /** load --samples FILE: every latency is appended there, one line each: scenario id, status class, µs (tab-separated). */
+  readonly samplesFile?: string | null;
   /** The run's stop (a signal): none by default. */
   readonly stop?: LoadStop;
 }
@@ -98,6 +112,48 @@ export class LoadStoppedError extends Error {
   }
 }
 
+export interface ShardPlace {
+  /** 1-based. */
+  readonly index: number;
+  readonly count: number;
+  readonly limiterShards: LimiterShards;
+}
+
+/** Shard `index` (1-based) of `count`'s share of a whole quantity: the shares add up to it exactly (at least 1 each). */
+export function shareOf(total: number, place: Pick<ShardPlace, 'index' | 'count'> | null): number {
+  if (!place) return total;
+  const base = Math.floor(total / place.count);
+  return Math.max(1, base + (place.index - 1 < total % place.count ? 1 : 0));
+}
+
+/** A scenario's spec as one shard runs it: its share of the rate, the connections and the request bound. */
+export function shardSpec(spec: ScenarioSpec, place: ShardPlace | null): ScenarioSpec {
+  if (!place) return spec;
+  return {
+    ...spec,
+    connections: shareOf(spec.connections, place),
+    overallRate: spec.overallRate === null ? null : shareOf(spec.overallRate, place),
+    maxRequests: shareOf(spec.maxRequests, place),
+  };
+}
+
+function writeSamples(file: string, id: string, samples: ReadonlyMap<string, readonly number[]>): void {
+  for (const [cls, list] of samples) {
+    // In slices, so a long scenario's samples never make one huge string.
+    for (let i = 0; i < list.length; i += 50_000)
+      appendFileSync(
+        file,
+        list
+          .slice(i, i + 50_000)
+          .map((us) => `${id}\t${cls}\t${us}\n`)
+          .join(''),
+      );
+  }
+}
+
+/** With no response for this long while requests fail, the target is taken as gone (the scenario stops). */
+export const UNAVAILABLE_AFTER_SECONDS = 3;
+
 /** What every scenario of a load run is given. */
 export interface LoadEnv {
   readonly target: LoadTarget;
@@ -114,6 +170,8 @@ export interface LoadEnv {
 export interface LoadScenario<P> {
   readonly kind: ScenarioKind;
   readonly measures: readonly Measure[];
+  /** Each parameter's type, so that a profile file is checked before anything runs. */
+  readonly params: Readonly<Record<keyof P & string, 'number' | 'numbers'>>;
   /** Upper bound of an entry's wall time for a rate window (its own rests included, none after it). */
   plannedSeconds(params: P, windowSeconds: number): number;
   run(params: P, env: LoadEnv): Promise<ScenarioRun[]>;
@@ -123,6 +181,8 @@ export interface LoadScenario<P> {
 export interface ScenarioEntry {
   readonly kind: ScenarioKind;
   readonly measures: readonly Measure[];
+  /** The parameters, as given (part of the profile's identity). */
+  readonly params: unknown;
   plannedSeconds(windowSeconds: number): number;
   run(env: LoadEnv): Promise<ScenarioResult[]>;
 }
@@ -131,6 +191,7 @@ export function entry<P>(scenario: LoadScenario<P>, params: P): ScenarioEntry {
   return {
     kind: scenario.kind,
     measures: scenario.measures,
+    params,
     plannedSeconds: (w) => scenario.plannedSeconds(params, w),
     // The scenario's declaration is the one source of kind and measures: whatever spec its run built, the results
     // carry what the scenario declares.
@@ -142,12 +203,16 @@ export function entry<P>(scenario: LoadScenario<P>, params: P): ScenarioEntry {
 export const SERVICE_TIME: LatencyKind = 'service time (open loop, no coordinated-omission correction)';
 export const RESPONSE_TIME: LatencyKind = 'response time (closed loop)';
 
+/**
+ * Runs one scenario. A scenario without a limiter judgement runs its shard's share (shardSpec); a per-plan limiter run
+ * drives its own key at the plan's rate, whole, on whichever shards run it. The run's stop (a signal) tracks it.
+ */
 export function runScenario(
-  spec: ScenarioSpec,
+  whole: ScenarioSpec,
   ctx: ScenarioContext,
   limiter?: (r: Recorder) => LimiterOutcome,
 ): Promise<ScenarioRun> {
-  const run = measure(spec, ctx, limiter);
+  const run = measure(limiter ? whole : shardSpec(whole, ctx.shard ?? null), ctx, limiter);
   return ctx.stop ? ctx.stop.track(run) : run;
 }
 
@@ -164,11 +229,18 @@ async function measure(
   const requests = await spec.requests(tally);
   if (stop?.signal.aborted) throw new LoadStoppedError(stop.reason ?? 'stopped');
   const startedAt = Date.now();
-  const recorder = new Recorder(startedAt, Math.ceil(spec.durationSeconds + spec.timeoutSeconds + 2));
+  const recorder = new Recorder(
+    startedAt,
+    Math.ceil(spec.durationSeconds + spec.timeoutSeconds + 2),
+    Date.now,
+    Boolean(ctx.samplesFile),
+  );
   const instance = autocannon({
     url: spec.url,
     connections,
-    duration: spec.durationSeconds,
+    // Under a rate, the request bound ends the run (rate × duration at most): a second of slack lets the last
+    // second's burst be answered on a busy machine instead of being cut by the timer.
+    duration: spec.durationSeconds + (spec.overallRate !== null ? 1 : 0),
     maxOverallRequests: spec.maxRequests,
     timeout: spec.timeoutSeconds,
     requests,
@@ -177,7 +249,20 @@ async function measure(
   });
   recorder.attach(instance);
   ctx.progress.scenarioStarted(spec.title, spec.durationSeconds);
-  instance.on('tick', (t: { counter: number }) => ctx.progress.tick(t.counter));
+  const health = startScenarioHealth();
+  let unavailable: string | undefined;
+  instance.on('tick', (t: { counter: number }) => {
+    ctx.progress.tick(t.counter);
+    health.tick();
+    // A target that went away: requests keep failing and nothing answers. Stop rather than count errors all night.
+    const silent = recorder.silentFailingSeconds();
+    if (unavailable === undefined && silent >= UNAVAILABLE_AFTER_SECONDS) {
+      const [what] = Object.entries(recorder.errorMessages).sort((a, b) => b[1] - a[1])[0] ?? ['errors'];
+      unavailable = `no answer for ${Math.round(silent)} s while requests failed (${what}) after ${recorder.responses} responses`;
+      ctx.progress.note(`${spec.title}: target unavailable: ${unavailable}; stopping`);
+      instance.stop();
+    }
+  });
   // Watchdog: autocannon stops itself at `duration`, but a hung target must not hold the run.
   const watchdog = new AbortController();
   void sleep((spec.durationSeconds + spec.timeoutSeconds + 5) * 1000, undefined, { signal: watchdog.signal }).then(
@@ -198,7 +283,9 @@ async function measure(
     watchdog.abort();
     stop?.signal.removeEventListener('abort', onStop);
   }
+  if (ctx.samplesFile && recorder.samples) writeSamples(ctx.samplesFile, spec.id, recorder.samples);
   const conformance = tally.summary();
+  const achievedRate = recorder.achievedRate(spec.overallRate !== null, spec.durationSeconds);
   const result: ScenarioRun = {
     id: spec.id,
     title: spec.title,
@@ -219,7 +306,7 @@ async function measure(
     errors: recorder.errors,
     timeouts: recorder.timeouts,
     errorMessages: { ...recorder.errorMessages },
-    achievedRate: recorder.achievedRate(spec.overallRate !== null, spec.durationSeconds),
+    achievedRate,
     latency: recorder.latency(),
     timeline: recorder.timeline(),
     planLine: spec.planLine,
@@ -229,6 +316,8 @@ async function measure(
     ...(cutAt !== null
       ? { partial: `cut short after ${Math.round((cutAt - startedAt) / 100) / 10} s: ${stop!.reason}` }
       : {}),
+    ...(unavailable !== undefined ? { targetUnavailable: unavailable } : {}),
+    generator: [{ shard: ctx.shard?.index ?? null, ...health.stop(), requestedRate: spec.overallRate, achievedRate }],
   };
   stop?.ended.push(result);
   const p99 = result.latency['2xx']?.p99Ms;

@@ -17,7 +17,10 @@ export interface Fault {
   readonly description: string;
   /** The check id that must report a violation (or a warning, for checks that warn). */
   readonly catches: string;
-  /** Which suite exercises it: 'auth'|'listPets'|'createPet'|'getPet'|'stateful'|'robustness'|'rate-limit'|'quota'. */
+  /**
+   * Which suite exercises it: 'auth'|'listPets'|'createPet'|'getPet'|'stateful'|'robustness'|'rate-limit'|'quota', or
+   * 'preflight': the run's first request (GET /pets, before any suite), so only the command meets it.
+   */
   readonly suite: string;
   /** What the fault changes: one seam, wrapped or replaced. */
   readonly apply: Modifier;
@@ -200,6 +203,23 @@ const catalogue = [
     catches: 'body-schema',
     suite: 'listPets',
     apply: wrap('listed', (prev) => (ctx, q, reply) => prev(ctx, q, { ...reply, body: `{"items":${reply.body}}` })),
+  },
+  {
+    // A Go service's nil slice: `json.Marshal` of a `[]Pet` that was never made is `null`. Only the first empty answer
+    // is, on a fresh store the run's first request: the preflight's GET /pets (every suite creates a pet before it
+    // lists), caught because every answer is judged.
+    id: 'list-empty-null',
+    description: 'the first list that selects nothing (a fresh store) answers 200 null (a nil slice), not []',
+    catches: 'body-schema',
+    suite: 'preflight',
+    apply: wrap('listed', (prev) => {
+      let first = true;
+      return (ctx, q, reply) => {
+        const nil = first && reply.status === 200 && reply.body === '[]';
+        if (nil) first = false;
+        return prev(ctx, q, nil ? { ...reply, body: 'null' } : reply);
+      };
+    }),
   },
   {
     id: 'pet-missing-categoryId',

@@ -10,14 +10,25 @@
  * - The headers describe the minute window, except when the day window has fewer requests left (or is the reason
  *   for a 429): then Limit/Remaining/Reset describe the day window (Reset = the end of the key's day window).
  * - Reset: fixed window = end of the window; sliding window = end of the current counting window; token bucket =
- *   when the bucket is full again. Always rounded up to whole epoch seconds, so never in the past.
+ *   when the bucket is full again; token bucket with a static reset (as a Go service over golang.org/x/time/rate
+ *   may send: the bucket has no reset, so the header names the end of the current clock window) = the next multiple
+ *   of the window since the epoch, which does not move with the tokens. Always rounded up to whole epoch seconds, so
+ *   never in the past. Token buckets report Remaining as the whole tokens left (a fraction is floored).
  * - Retry-After = the real wait rounded up to whole seconds, at least 1.
  * - Ban: more than `banAfter` requests sent after a 429 and before its Retry-After elapsed ban the key for
  *   `banSeconds`; a ban is answered 429 with Retry-After = the rest of the ban.
  */
 import type { PlanLimits } from '../spec/contract.js';
 
-export type LimiterAlgorithm = 'fixed-window' | 'sliding-window' | 'token-bucket';
+export type LimiterAlgorithm = 'fixed-window' | 'sliding-window' | 'token-bucket' | 'token-bucket-static-reset';
+
+/** Every algorithm, for the server's options and `serve --algorithm`. */
+export const LIMITER_ALGORITHMS: readonly LimiterAlgorithm[] = Object.freeze([
+  'fixed-window',
+  'sliding-window',
+  'token-bucket',
+  'token-bucket-static-reset',
+]);
 
 /** Defects the limiter can be told to have: each field is a seam of the server (seams.ts) that one fault sets. */
 export interface LimiterDefects {
@@ -165,6 +176,23 @@ export class TokenBucket implements Meter {
   }
 }
 
+/**
+ * A token bucket whose Reset does not follow its tokens: the end of the current clock window (a whole number of
+ * windows since the epoch). A conformant choice (the spec says only "the Unix timestamp at which the limit resets"),
+ * and a hard one for a black-box test: refill shows in Remaining only, never in Reset.
+ */
+export class StaticResetBucket extends TokenBucket {
+  constructor(
+    private readonly window: number,
+    defects: LimiterDefects = {},
+  ) {
+    super(window, defects);
+  }
+  override resetAt(now: number): number {
+    return (Math.floor(now / this.window) + 1) * this.window;
+  }
+}
+
 export interface Decision {
   readonly allowed: boolean;
   /** The key is banned (answered 429, or 403 under the ban-403 fault). */
@@ -215,6 +243,7 @@ export class RateLimiter {
     const { algorithm, windowMs } = this.opts;
     if (algorithm === 'fixed-window') return new FixedWindow(windowMs, this.defects);
     if (algorithm === 'sliding-window') return new SlidingWindow(windowMs, this.defects);
+    if (algorithm === 'token-bucket-static-reset') return new StaticResetBucket(windowMs, this.defects);
     return new TokenBucket(windowMs, this.defects);
   }
 

@@ -9,11 +9,11 @@ import { INT64_MAX, INT64_MIN } from '../http/lossless.js';
 import { wallClock, type ReferenceClock } from './clock.js';
 import { createHandler } from './handlers.js';
 import { generateKeys, type ReferenceKey } from './keys.js';
-import { RateLimiter, type LimiterAlgorithm } from './limiter.js';
+import { LIMITER_ALGORITHMS, RateLimiter, type LimiterAlgorithm } from './limiter.js';
 import { PetStore } from './store.js';
 
 export type { ReferenceClock } from './clock.js';
-export type { LimiterAlgorithm } from './limiter.js';
+export { LIMITER_ALGORITHMS, type LimiterAlgorithm } from './limiter.js';
 export type { ReferenceKey } from './keys.js';
 export { generateKeys, planKeys } from './keys.js';
 
@@ -81,7 +81,7 @@ export interface ReferenceServer {
 
 const MAX_SEED_PETS = 1_000_000;
 
-const ALGORITHMS: readonly LimiterAlgorithm[] = ['fixed-window', 'sliding-window', 'token-bucket'];
+const ALGORITHMS = LIMITER_ALGORITHMS;
 const MAX_BODY_BYTES = 1024 * 1024;
 
 function positive(name: string, value: number): number {

@@ -11,6 +11,7 @@ import { parseYaml } from '../spec/yaml-data.js';
 import { signatureText } from '../checks/registry.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
 import { guardSecrets } from './secret-gate.js';
+import { decideVerdict } from './verdict.js';
 
 export interface BaselineState {
   readonly file: string;
@@ -85,7 +86,14 @@ export function applyBaseline(report: ConformanceReport, file: string, update: b
     new: failing.filter((s) => !known.has(s)),
     fixed: listed.filter((s) => !seen.has(s)),
   };
-  const verdict = report.verdict === 'blocked' ? 'blocked' : baseline.new.length > 0 ? 'violations' : 'conformant';
+  const verdict = decideVerdict({
+    defects: report.defects,
+    strict: report.strict,
+    blocked: report.verdict === 'blocked',
+    failedTests: report.suites.reduce((n, s) => n + s.failedTests, 0),
+    baseline,
+    leftOut: report.notMeasured,
+  });
   return { ...report, verdict, baseline };
 }
 

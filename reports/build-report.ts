@@ -19,7 +19,11 @@ export function buildReport(
     shards: run.generator.length,
     ...run,
     figures,
-    verdict: interruptedVerdict(run, evaluate(figures, earlier, thresholds)),
+    // A night without its target is not judged: no threshold applies to what could not be measured. An interrupted
+    // one never passes.
+    verdict: run.unavailable
+      ? { pass: false, unavailable: true, reasons: [`target unavailable: ${run.unavailable.reason}`], checks: [] }
+      : interruptedVerdict(run, evaluate(figures, earlier, thresholds, run.planned)),
     trend: earlier,
   };
 }

@@ -1,6 +1,10 @@
 /**
  * Charts of a report, rendered at report time to static SVG with vega-lite and vega, so the page needs no script and
- * no network. A chart with no data is left out rather than drawn empty.
+ * no network. A chart with no data is left out rather than drawn empty. Each reads without the table: scenarios by
+ * their full titles (rows, never a colour per scenario), one small chart per scenario with its own scale (a
+ * closed-loop burst does not flatten a plan's rate), real time axes (seconds since the run started: rests and gaps
+ * show), per-plan bars of accepted and 429 stacked to what was offered against the plan line, dated trend ticks with
+ * the thresholds drawn.
  */
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
@@ -10,14 +14,19 @@ import type { LoadReport } from './model.js';
 export interface Chart {
   readonly id: string;
   readonly title: string;
+  /** What to read in it, under the title. */
+  readonly note?: string;
   readonly svg: string;
 }
 
-type Row = Record<string, string | number>;
+type Row = Record<string, string | number | null>;
 type Spec = vl.TopLevelSpec;
 
 const WIDTH = 640;
 const HEIGHT = 220;
+/** Titles are long ("free key at 2× its rate (60 req/s)"): axis and header labels are never cut. */
+// 0: no limit (rendered without a canvas, vega estimates text widths generously and would cut well before the edge).
+const LABEL_LIMIT = 0;
 
 async function render(spec: Spec): Promise<string> {
   const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: 'none' });
@@ -35,24 +44,53 @@ const PERCENTILES: readonly [string, keyof NonNullable<ScenarioResult['latency']
   ['p99.9', 'p999Ms'],
   ['max', 'maxMs'],
 ];
+/** Five percentiles, five colours that stay apart (light to dark as the percentile rises). */
+const PERCENTILE_COLOURS = ['#4c9be8', '#2ca02c', '#ff7f0e', '#d62728', '#6b3fa0'];
+
+/** The scenario's name on every chart: its title, marked when its latency is not to be trusted. */
+function label(s: ScenarioResult): string {
+  return `${s.title}${s.untrustworthy ? ' ⚠ untrustworthy' : ''}${s.targetUnavailable ? ' ⚠ target gone' : ''}`;
+}
 
 function latencyRows(report: LoadReport): Row[] {
   return report.scenarios.flatMap((s) => {
     const l = s.latency['2xx'];
+    // A log scale cannot show 0: sub-resolution latencies are drawn at the histogram's 1 µs floor.
     return l
-      ? PERCENTILES.map(([name, key], order) => ({ scenario: s.id, percentile: name, order, ms: l[key] as number }))
+      ? PERCENTILES.map(([name, key], order) => ({
+          scenario: label(s),
+          percentile: name,
+          order,
+          ms: Math.max(0.001, l[key] as number),
+        }))
       : [];
   });
 }
 
+const total = (statuses: Readonly<Record<string, number>>) => Object.values(statuses).reduce((a, n) => a + n, 0);
+const at = (s: ScenarioResult, second: number) => Math.round((s.startOffsetSeconds + second) * 100) / 100;
+
 function throughputRows(report: LoadReport): Row[] {
   return report.scenarios.flatMap((s) =>
     s.timeline.map((b) => ({
-      scenario: s.id,
-      t: Math.round((s.startOffsetSeconds + b.second) * 100) / 100,
-      rps: Object.values(b.statuses).reduce((a, n) => a + n, 0),
+      scenario: label(s),
+      t: at(s, b.second),
+      rps: total(b.statuses),
+      asked: s.requested.overallRate,
     })),
   );
+}
+
+/** Status colours by class, so that 2xx never looks like a 429 whatever statuses a night saw. */
+function statusColour(status: string): string {
+  if (status === 'connection error') return '#4a4a4a';
+  if (status === 'timeout') return '#9e9e9e';
+  if (status === '429') return '#e65100';
+  const n = Number(status);
+  if (n >= 500) return '#b71c1c';
+  if (n >= 400) return '#f9a825';
+  if (n >= 300) return '#8e24aa';
+  return ({ '200': '#2e7d32', '201': '#66bb6a' } as Record<string, string>)[status] ?? '#1b5e20';
 }
 
 function statusRows(report: LoadReport): Row[] {
@@ -63,7 +101,7 @@ function statusRows(report: LoadReport): Row[] {
       const add = (status: string, n: number) => {
         if (n <= 0) return;
         const k = `${t} ${status}`;
-        const row = rows.get(k) ?? { t, status, count: 0 };
+        const row = rows.get(k) ?? { t, t2: t + 1, status, count: 0 };
         row.count = (row.count as number) + n;
         rows.set(k, row);
       };
@@ -75,68 +113,149 @@ function statusRows(report: LoadReport): Row[] {
   return [...rows.values()];
 }
 
-function planRows(scenarios: readonly ScenarioResult[]): Row[] {
-  const t0 = Math.min(...scenarios.map((s) => s.startOffsetSeconds));
+function planRows(scenarios: readonly ScenarioResult[], t0: number): Row[] {
   return scenarios.flatMap((s) =>
     s.timeline.flatMap((b) => {
       const t = Math.floor(s.startOffsetSeconds - t0 + b.second);
       let accepted = 0;
       for (const [status, n] of Object.entries(b.statuses)) if (status.startsWith('2')) accepted += n;
       const rejected = b.statuses['429'] ?? 0;
+      const run = `${s.multiplier}× the plan rate`;
       return [
-        { t, outcome: 'accepted', count: accepted, run: `${s.multiplier}×` },
-        { t, outcome: '429', count: rejected, run: `${s.multiplier}×` },
+        { t, t2: t + 1, outcome: 'accepted', count: accepted, run },
+        { t, t2: t + 1, outcome: '429 (offered beyond the limit)', count: rejected, run },
       ].filter((r) => r.count > 0);
     }),
   );
 }
 
+/** Each per-plan run's offered rate (multiplier × plan) over its span, as a step line above the bars. */
+function offeredRows(scenarios: readonly ScenarioResult[], t0: number): Row[] {
+  return scenarios.flatMap((s) => {
+    const from = Math.floor(s.startOffsetSeconds - t0);
+    const rate = s.requested.overallRate ?? 0;
+    return [
+      { t: from, rate, run: `${s.multiplier}×` },
+      { t: from + Math.max(1, s.timeline.length), rate, run: `${s.multiplier}×` },
+    ];
+  });
+}
+
+const dateFormat = '%Y-%m-%d %H:%M';
+
 export async function renderCharts(report: LoadReport): Promise<Chart[]> {
   const charts: Chart[] = [];
-  const add = async (id: string, title: string, rows: Row[], spec: (values: Row[]) => Spec) => {
-    if (rows.length > 0) charts.push({ id, title, svg: await render(spec(rows)) });
+  const add = async (id: string, title: string, rows: Row[], spec: (values: Row[]) => Spec, note?: string) => {
+    if (rows.length > 0) charts.push({ id, title, ...(note ? { note } : {}), svg: await render(spec(rows)) });
   };
-  await add('latency-percentiles', 'Latency percentiles of 2xx answers (ms)', latencyRows(report), (values) => ({
+  const scenarioOrder = report.scenarios.map(label);
+
+  await add(
+    'latency-percentiles',
+    'Latency percentiles of 2xx answers, per scenario (ms, log scale)',
+    latencyRows(report),
+    (values) => ({
+      width: WIDTH,
+      height: { step: 22 },
+      data: { values },
+      mark: { type: 'point', filled: true, size: 70 },
+      encoding: {
+        y: { field: 'scenario', type: 'nominal', sort: scenarioOrder, title: null, axis: { labelLimit: LABEL_LIMIT } },
+        x: { field: 'ms', type: 'quantitative', scale: { type: 'log' }, title: 'ms (log scale)' },
+        color: {
+          field: 'percentile',
+          type: 'nominal',
+          sort: PERCENTILES.map(([p]) => p),
+          scale: { domain: PERCENTILES.map(([p]) => p), range: PERCENTILE_COLOURS },
+          legend: { orient: 'top', title: null, labelLimit: LABEL_LIMIT },
+        },
+        tooltip: [{ field: 'scenario' }, { field: 'percentile' }, { field: 'ms' }],
+      },
+    }),
+    'One row per scenario; each dot a percentile. Closed-loop rows show response time, rate rows service time.',
+  );
+
+  await add(
+    'throughput',
+    'Answers per second over the run (429s included), one chart per scenario (own scale; dashed: the rate asked)',
+    throughputRows(report),
+    (values) => ({
+      data: { values },
+      facet: {
+        row: {
+          field: 'scenario',
+          type: 'nominal',
+          sort: scenarioOrder,
+          title: null,
+          header: {
+            labelAngle: 0,
+            labelAlign: 'left',
+            labelAnchor: 'start',
+            labelLimit: LABEL_LIMIT,
+            labelOrient: 'top',
+          },
+        },
+      },
+      resolve: { scale: { y: 'independent' } },
+      spacing: 6,
+      spec: {
+        width: WIDTH,
+        height: 48,
+        layer: [
+          {
+            mark: { type: 'line', point: { size: 14 }, color: '#1565c0' },
+            encoding: {
+              x: { field: 't', type: 'quantitative', title: 'seconds since the run started' },
+              y: { field: 'rps', type: 'quantitative', title: null, axis: { tickCount: 2 } },
+              tooltip: [{ field: 't' }, { field: 'rps' }],
+            },
+          },
+          {
+            transform: [{ filter: 'datum.asked != null' }],
+            mark: { type: 'rule', strokeDash: [5, 3], color: '#e65100' },
+            encoding: {
+              x: { field: 't', type: 'quantitative', aggregate: 'min' },
+              x2: { field: 't', aggregate: 'max' },
+              y: { field: 'asked', type: 'quantitative', aggregate: 'max' },
+            },
+          },
+        ],
+      },
+    }),
+    'Each scenario on its own scale, so a per-plan rate is not flattened by the closed-loop mix; the time axis is shared, gaps are the rests between scenarios.',
+  );
+
+  const statuses = statusRows(report);
+  const seen = [...new Set(statuses.map((r) => String(r.status)))].sort();
+  await add('status-codes', 'Status codes and errors per second over the run', statuses, (values) => ({
     width: WIDTH,
     height: HEIGHT,
     data: { values },
-    mark: { type: 'line', point: true },
+    mark: { type: 'bar' },
     encoding: {
-      x: { field: 'percentile', type: 'ordinal', sort: { field: 'order' }, title: 'percentile' },
-      y: { field: 'ms', type: 'quantitative', title: 'ms' },
-      color: { field: 'scenario', type: 'nominal' },
+      // Pre-binned seconds [t, t + 1): a real time axis, and the bars stack vertically.
+      x: { field: 't', type: 'quantitative', bin: { binned: true, step: 1 }, title: 'seconds since the run started' },
+      x2: { field: 't2' },
+      y: { field: 'count', type: 'quantitative', stack: 'zero', title: 'answers per second' },
+      color: {
+        field: 'status',
+        type: 'nominal',
+        scale: { domain: seen, range: seen.map(statusColour) },
+        legend: { orient: 'top', title: null, labelLimit: LABEL_LIMIT },
+      },
+      tooltip: [{ field: 't' }, { field: 'status' }, { field: 'count' }],
     },
   }));
-  await add('throughput', 'Throughput over time (responses per second)', throughputRows(report), (values) => ({
-    width: WIDTH,
-    height: HEIGHT,
-    data: { values },
-    mark: { type: 'line', point: true },
-    encoding: {
-      x: { field: 't', type: 'quantitative', title: 'seconds since start' },
-      y: { field: 'rps', type: 'quantitative', title: 'responses/s' },
-      color: { field: 'scenario', type: 'nominal' },
-    },
-  }));
-  await add('status-codes', 'Status codes and errors over time', statusRows(report), (values) => ({
-    width: WIDTH,
-    height: HEIGHT,
-    data: { values },
-    mark: 'bar',
-    encoding: {
-      x: { field: 't', type: 'ordinal', title: 'second since start' },
-      y: { field: 'count', type: 'quantitative', stack: 'zero', title: 'responses' },
-      color: { field: 'status', type: 'nominal' },
-    },
-  }));
+
   const plans = [...new Set(report.scenarios.filter((s) => s.kind === 'plan-rate' && s.planLine).map((s) => s.plan!))];
   for (const plan of plans) {
     const runs = report.scenarios.filter((s) => s.kind === 'plan-rate' && s.plan === plan);
     const line = runs[0]!.planLine!;
+    const t0 = Math.min(...runs.map((s) => s.startOffsetSeconds));
     await add(
       `plan-${plan}`,
-      `${plan}: accepted vs 429 per second, against the plan line (${line.limitPerWindow} per ${line.windowSeconds}s)`,
-      planRows(runs),
+      `${plan}: accepted and 429 per second, stacked to what was offered, against the plan line (${line.limitPerWindow} per ${line.windowSeconds} s)`,
+      planRows(runs, t0),
       (values) => ({
         width: WIDTH,
         height: HEIGHT,
@@ -145,54 +264,132 @@ export async function renderCharts(report: LoadReport): Promise<Chart[]> {
             data: { values },
             mark: 'bar',
             encoding: {
-              x: { field: 't', type: 'ordinal', title: 'second since the first run of the plan' },
+              x: {
+                field: 't',
+                type: 'quantitative',
+                bin: { binned: true, step: 1 },
+                title: `seconds since the ${plan} key's first run`,
+              },
+              x2: { field: 't2' },
               y: { field: 'count', type: 'quantitative', stack: 'zero', title: 'answers per second' },
               color: {
                 field: 'outcome',
                 type: 'nominal',
-                scale: { domain: ['accepted', '429'], range: ['#2e7d32', '#c62828'] },
+                scale: { domain: ['accepted', '429 (offered beyond the limit)'], range: ['#2e7d32', '#e65100'] },
+                legend: { orient: 'top', title: null, labelLimit: LABEL_LIMIT },
               },
-              tooltip: [{ field: 'run' }, { field: 'count' }],
+              tooltip: [{ field: 'run' }, { field: 'outcome' }, { field: 'count' }],
             },
           },
           {
-            data: { values: [{ y: line.acceptedPerSecond, label: 'plan line' }] },
-            mark: { type: 'rule', strokeDash: [6, 4], color: '#1565c0', strokeWidth: 2 },
+            data: { values: offeredRows(runs, t0) },
+            mark: { type: 'line', interpolate: 'step-after', strokeDash: [2, 2], color: '#555' },
+            encoding: {
+              x: { field: 't', type: 'quantitative' },
+              y: { field: 'rate', type: 'quantitative' },
+              detail: { field: 'run' },
+            },
+          },
+          {
+            data: { values: [{ y: line.acceptedPerSecond, label: `plan line ${line.acceptedPerSecond}/s` }] },
+            layer: [
+              { mark: { type: 'rule', strokeDash: [6, 4], color: '#1565c0', strokeWidth: 2 } },
+              {
+                mark: { type: 'text', align: 'left', dx: 4, dy: -6, color: '#1565c0' },
+                encoding: { text: { field: 'label' }, x: { value: 0 } },
+              },
+            ],
             encoding: { y: { field: 'y', type: 'quantitative' } },
           },
         ],
       }),
+      `Bar height = offered (accepted + 429); dotted steps: the rate each run offered (${runs.map((s) => `${s.multiplier}×`).join(', ')}); dashed: the plan's average rate. A limiter may accept a whole window's limit in one second, so one bar can pass the line: the verdict is per window (table below).`,
     );
   }
-  const nights = [...report.trend, { createdAt: report.createdAt, figures: report.figures }];
-  const trendRows = (pick: (f: LoadReport['figures']) => number | null, figure: string): Row[] =>
-    nights.flatMap((n) => {
+
+  const nights = [
+    ...report.trend.map((n) => ({ createdAt: n.createdAt, figures: n.figures, kind: 'earlier night' })),
+    { createdAt: report.createdAt, figures: report.figures, kind: 'this night' },
+  ];
+  const from = report.verdict.relativeFromNights ?? null;
+  const relativeNote =
+    from === null
+      ? ''
+      : report.verdict.checks.some((c) => c.basis !== 'absolute')
+        ? ' Relative thresholds apply (median of the earlier nights).'
+        : ` Thresholds relative to earlier nights begin once ${from} earlier night${from === 1 ? '' : 's'} exist (${report.trend.length} so far): until then every limit is absolute.`;
+  const times = nights.map((n) => Date.parse(n.createdAt));
+  // A single night still gets a dated axis: the domain is widened by half a day each side.
+  const pad = 12 * 3600 * 1000;
+  const domain = [Math.min(...times) - pad, Math.max(...times) + pad];
+  const trend = async (
+    id: string,
+    title: string,
+    pick: (f: LoadReport['figures']) => number | null,
+    unit: string,
+    thresholdNames: readonly string[],
+  ) => {
+    const rows: Row[] = nights.flatMap((n) => {
       const v = pick(n.figures);
-      return v === null ? [] : [{ night: n.createdAt, figure, value: v }];
+      return v === null ? [] : [{ night: Date.parse(n.createdAt), value: v, kind: n.kind }];
     });
-  const trendSpec =
-    (title: string) =>
-    (values: Row[]): Spec => ({
-      width: WIDTH,
-      height: 160,
-      data: { values },
-      mark: { type: 'line', point: true },
-      encoding: {
-        x: { field: 'night', type: 'temporal', title: 'night' },
-        y: { field: 'value', type: 'quantitative', title },
-      },
-    });
-  await add(
-    'trend-p99',
-    'Trend: p99 latency of 2xx (ms), last nights',
-    trendRows((f) => f.p99LatencyMs, 'p99'),
-    trendSpec('p99 ms'),
-  );
-  await add(
-    'trend-throughput',
-    'Trend: throughput (req/s), last nights',
-    trendRows((f) => f.throughputRps, 'throughput'),
-    trendSpec('req/s'),
-  );
+    const limits = report.verdict.checks
+      .filter((c) => thresholdNames.includes(c.name))
+      .map((c) => ({ y: c.limit, label: `${c.comparison} ${c.limit} (${c.basis})` }));
+    await add(
+      id,
+      title,
+      rows,
+      (values) => ({
+        width: WIDTH,
+        height: 160,
+        layer: [
+          {
+            data: { values },
+            mark: { type: 'line', point: { size: 60, filled: true }, color: '#1565c0' },
+            encoding: {
+              x: {
+                field: 'night',
+                type: 'temporal',
+                title: 'night',
+                scale: { domain },
+                axis: { format: dateFormat, labelAngle: -20, tickCount: Math.min(6, Math.max(2, rows.length)) },
+              },
+              y: { field: 'value', type: 'quantitative', title: unit },
+              tooltip: [
+                { field: 'night', type: 'temporal', format: dateFormat },
+                { field: 'value' },
+                { field: 'kind' },
+              ],
+            },
+          },
+          ...(limits.length > 0
+            ? [
+                {
+                  data: { values: limits },
+                  layer: [
+                    { mark: { type: 'rule' as const, strokeDash: [4, 4], color: '#c62828' } },
+                    {
+                      mark: { type: 'text' as const, align: 'left' as const, dx: 4, dy: -6, color: '#c62828' },
+                      encoding: { text: { field: 'label' }, x: { value: 0 } },
+                    },
+                  ],
+                  encoding: { y: { field: 'y', type: 'quantitative' as const } },
+                },
+              ]
+            : []),
+        ],
+      }),
+      `${nights.length} night${nights.length === 1 ? '' : 's'} of this profile and target; red: the limit in force.${relativeNote}`,
+    );
+  };
+  await trend('trend-p99', 'Trend: p99 latency of 2xx (ms), by night', (f) => f.p99LatencyMs, 'p99 ms', [
+    'p99 latency (ms)',
+    'p99 latency against the trend (ms)',
+  ]);
+  await trend('trend-throughput', 'Trend: throughput (req/s), by night', (f) => f.throughputRps, 'req/s', [
+    'throughput (req/s)',
+    'throughput against the trend (req/s)',
+  ]);
   return charts;
 }

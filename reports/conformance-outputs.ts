@@ -7,16 +7,20 @@
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../config/config.js';
-import { ExitCode, exitCodeFor as exitCodeOfStop } from '../config/errors.js';
 import { scrub } from '../http/redact.js';
 import { blocksRun, isInterruption, type Stop } from '../runner/limits.js';
+import type { PlanKey } from '../config/config.js';
+import type { Exchange } from '../http/exchange.js';
 import type { RunOutcome } from '../runner/outcome.js';
+import { preflightOutcome } from '../runner/preflight-outcome.js';
+import { notMeasured as whatWasNotMeasured } from './completeness.js';
+import { verdictExitCode } from './verdict.js';
 import { applyBaseline } from './baseline.js';
 import { buildConformanceReport, type ConformanceReport, type ConnectionFacts } from './conformance-report.js';
 import { renderMarkdown, renderTerminalSummary } from './conformance-text.js';
 import type { HarWriter } from './har.js';
 import { renderJunit } from './junit.js';
-import { writeReplays } from './replay-file.js';
+import { replayPlan, writeReplays } from './replay-file.js';
 import {
   type RunBudget,
   type RunLimitsReport,
@@ -27,8 +31,15 @@ import {
 } from './run-limits.js';
 import { guardSecrets } from './secret-gate.js';
 
-/** The conformance report with what the run's limits did. */
-export type RunReport = ConformanceReport & { readonly run: RunLimitsReport };
+/**
+ * The conformance report with what the run's limits did, and the exit code its verdict gives (with
+ * --require-complete, an incomplete run exits 3).
+ */
+export type RunReport = ConformanceReport & {
+  readonly run: RunLimitsReport;
+  readonly exitCode: number;
+  readonly requireComplete: boolean;
+};
 
 /** Where an output goes: the summary on stdout, progress on stderr. */
 export interface Outlet {
@@ -53,19 +64,17 @@ export interface ConductedRun {
   readonly startedAt: Date;
   readonly durationMs: number;
   readonly toolVersion: string;
+  /** The suites the run was asked for (before a policy or the budget took one out). */
+  readonly requested: readonly string[];
+  /** Suites left out before the run began, each with why (e.g. `rate-limit: not run: ...`). */
+  readonly leftOutUpFront: readonly string[];
+  /** The preflight's exchange, judged by the response checks like every other (cli/preflight-judged.ts). */
+  readonly preflight: { readonly exchange: Exchange; readonly key: PlanKey } | null;
   /**
    * Set when a signal stopped the run (cli/interrupt.ts): the stop the reports name, whatever limit the run met before
    * it. A signal that came once the suites had ended stopped nothing and is not set here.
    */
   readonly interrupted: Stop | null;
-}
-
-export function exitCodeFor(report: RunReport): number {
-  // A signal's stop exits with its own code (130, 143), once every report is written; any other that blocks, 3.
-  const stop = report.run.stop;
-  if (stop && isInterruption(stop.code)) return exitCodeOfStop(stop.code);
-  if (report.verdict === 'blocked') return ExitCode.blocked;
-  return report.verdict === 'violations' ? ExitCode.violations : ExitCode.conformant;
 }
 
 /** The report of a run: built, judged against the baseline, blocked by a limit that blocks, with the run's limits. */
@@ -81,24 +90,52 @@ export function runReportOf(r: ConductedRun): RunReport {
     preflightRequests: r.preflightRequests,
     interrupted: r.interrupted,
   });
+  const outcomes = r.outcome?.outcomes ?? [];
+  const snapshot = r.outcome?.snapshot ?? null;
+  // A deadline reached, a target slowing down or a signal blocks the run (exit 3, or the signal's code): what ran is
+  // reported, not judged complete.
+  const blocked = limits.stop !== null && blocksRun(limits.stop.code);
+  const notMeasured = whatWasNotMeasured({
+    requested: r.requested,
+    leftOutUpFront: r.leftOutUpFront,
+    outcomes,
+    coverage: snapshot?.coverage ?? {},
+    randomCut: limits.stop !== null || outcomes.some((o) => o.meta.stopped) || (snapshot?.leftOut.length ?? 0) > 0,
+  });
   const built = buildConformanceReport({
-    tool: { name: 'petstore-conformance', version: r.toolVersion },
+    tool: { name: 'petstore-conformance', version: r.toolVersion, invocation: config.invocation },
     target: { url: config.target!, embedded: r.embedded },
     seed: config.seed,
     runs: r.runs,
     strict: config.strict,
     startedAt: r.startedAt,
     durationMs: r.durationMs,
-    outcomes: r.outcome?.outcomes ?? [],
+    // The preflight's answer is judged like every other (its GET /pets is the run's first exchange).
+    outcomes: r.preflight
+      ? [preflightOutcome(r.preflight.exchange, r.preflight.key, config.seed), ...outcomes]
+      : outcomes,
     errors: r.errors,
     notes: r.notes,
     connection: r.connection,
+    notMeasured,
+    stoppedBlocking: blocked,
   });
+  // The verdict is decided in reports/verdict.ts (with the baseline, by applyBaseline); every writer reads it.
   const withBaseline = config.baseline ? applyBaseline(built, config.baseline, config.updateBaseline) : built;
-  // A deadline reached, a target slowing down or a signal blocks the run (exit 3, or the signal's code): what ran is
-  // reported, not judged complete.
-  const blocked = limits.stop !== null && blocksRun(limits.stop.code);
-  return { ...withBaseline, ...(blocked ? { verdict: 'blocked' as const } : {}), run: limits };
+  return {
+    ...withBaseline,
+    // The one exit code of the run, from its verdict (reports/verdict.ts); an interrupted run's (blocked) is its
+    // signal's, 130 or 143, once every report is written.
+    exitCode: verdictExitCode(
+      withBaseline.verdict,
+      config.requireComplete,
+      limits.stop !== null && isInterruption(limits.stop.code) ? limits.stop.code : null,
+    ),
+    requireComplete: config.requireComplete,
+    // Each block the report shows names its replay file (--replay-dir), written by writeRunOutputs.
+    ...(config.replayDir ? { replayFiles: replayPlan(config.replayDir, withBaseline) } : {}),
+    run: limits,
+  };
 }
 
 /** Writes every output the configuration asks for and returns the run's exit code. */
@@ -125,10 +162,9 @@ export function writeRunOutputs(r: ConductedRun, har: HarWriter | null, out: Out
     const n = har.close(runLimitsLine(report.run));
     out.progress(`HAR: ${n} exchanges in ${har.path}`);
   }
-  const violations = report.findings.filter((f) => f.level !== 'observation');
-  if (config.replayDir && violations.length) {
-    const written = writeReplays(config.replayDir, report, violations);
-    out.progress(`replay files: ${written.length} in ${config.replayDir}`);
+  if (config.replayDir && Object.keys(report.replayFiles ?? {}).length > 0) {
+    const written = writeReplays(config.replayDir, report);
+    out.progress(`replay files: ${written.length} in ${config.replayDir}, one per block of the report`);
   }
-  return exitCodeFor(report);
+  return report.exitCode;
 }

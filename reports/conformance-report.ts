@@ -2,13 +2,16 @@
  * The result of a conformance run as plain data: what the JSON report holds and what the terminal summary, the
  * Markdown summary and replay files are rendered from. Built from what the suites handed over in task.meta.
  */
-import { type Finding, type Level, failsRun } from '../checks/check.js';
+import type { Finding, Level } from '../checks/check.js';
 import { allChecks, signatureKey, signatureOf } from '../checks/registry.js';
 import { ExitCode, exitCodeFor } from '../config/errors.js';
 import { occurrenceKey } from '../runner/findings.js';
 import type { SuiteMeta, SuiteOutcome } from '../runner/outcome.js';
 import type { RateLimitResult } from '../runner/rate-limit-results.js';
 import type { BaselineState } from './baseline.js';
+import { type ConformanceVerdict, decideVerdict } from './verdict.js';
+
+export type { ConformanceVerdict } from './verdict.js';
 
 export const CONFORMANCE_SCHEMA_VERSION = 1;
 
@@ -20,8 +23,6 @@ export interface OperationTotals {
   warnings: number;
   observations: number;
 }
-
-export type ConformanceVerdict = 'conformant' | 'violations' | 'blocked';
 
 /**
  * One distinct defect: the findings of one signature (check, operation, case class) at one level. The report prints
@@ -58,14 +59,25 @@ export interface ConnectionFacts {
 
 export interface ConformanceReport {
   readonly schemaVersion: number;
-  readonly tool: { readonly name: string; readonly version: string };
+  /** `invocation`: the command as the user started it (`npx petstore-conformance`), for the lines the reports print. */
+  readonly tool: { readonly name: string; readonly version: string; readonly invocation?: string };
+  /** --replay-dir: the replay file of each defect block, by signature (reports/replay-file.ts replayPlan). */
+  readonly replayFiles?: Readonly<Record<string, string>>;
   readonly target: { readonly url: string; readonly embedded: boolean };
   readonly seed: number;
   readonly runs: number;
   readonly strict: boolean;
   readonly startedAt: string;
   readonly durationMs: number;
+  /** Decided once (reports/verdict.ts); every writer and the exit code read it. */
   readonly verdict: ConformanceVerdict;
+  /**
+   * What a limit or a policy left out of the run (whole suites, a key's rate limits, every random phase), and why:
+   * when not empty, the run is not called conformant (verdict `incomplete`, unless it failed or was blocked).
+   */
+  readonly notMeasured: readonly string[];
+  /** The exit code the verdict gives (set by the command, with --require-complete in mind). */
+  readonly exitCode?: number;
   readonly totals: OperationTotals;
   readonly operations: Readonly<Record<string, OperationTotals>>;
   readonly suites: readonly {
@@ -112,6 +124,10 @@ export function buildConformanceReport(input: {
   errors: readonly string[];
   notes: readonly string[];
   connection?: ConnectionFacts;
+  /** What the run's limits or policies left out (see ConformanceReport.notMeasured). */
+  notMeasured?: readonly string[];
+  /** A limit stopped the run in a way that blocks it (the deadline, a slowing target). */
+  stoppedBlocking?: boolean;
 }): ConformanceReport {
   const rateLimits = input.outcomes.flatMap((o) => o.meta.rateLimits ?? []);
   const operations: Record<string, OperationTotals> = {};
@@ -139,12 +155,18 @@ export function buildConformanceReport(input: {
   for (const t of Object.values(operations)) {
     for (const k of Object.keys(totals) as (keyof OperationTotals)[]) totals[k] += t[k];
   }
-  const failing = findings.some((f) => failsRun(f.level, input.strict));
   // A banned key blocks the run (exit 3); a target that stalls is itself the finding (its transport-ok violations).
   const aborted = input.outcomes.some((o) => o.meta.aborted && exitCodeFor(o.meta.aborted.code) === ExitCode.blocked);
   const failedTests = input.outcomes.reduce((n, o) => n + o.failedTests, 0);
-  const verdict: ConformanceVerdict =
-    aborted || input.errors.length > 0 ? 'blocked' : failing || failedTests > 0 ? 'violations' : 'conformant';
+  const defects = defectsOf(findings, input.outcomes);
+  const notMeasured = input.notMeasured ?? [];
+  const verdict = decideVerdict({
+    defects,
+    strict: input.strict,
+    blocked: aborted || input.errors.length > 0 || input.stoppedBlocking === true,
+    failedTests,
+    leftOut: notMeasured,
+  });
   return {
     schemaVersion: CONFORMANCE_SCHEMA_VERSION,
     tool: input.tool,
@@ -155,6 +177,7 @@ export function buildConformanceReport(input: {
     startedAt: input.startedAt.toISOString(),
     durationMs: Math.round(input.durationMs),
     verdict,
+    notMeasured,
     totals,
     operations,
     suites: input.outcomes.map((o) => ({
@@ -165,7 +188,7 @@ export function buildConformanceReport(input: {
       aborted: o.meta.aborted,
     })),
     findings,
-    defects: defectsOf(findings, input.outcomes),
+    defects,
     errors: input.errors,
     notes: [
       ...input.notes,

@@ -8,6 +8,8 @@ import { INSECURE_LINE } from '../http/transport.js';
 import type { Finding } from '../checks/check.js';
 import { baselineLines } from './baseline.js';
 import { exchangesWith, type ConformanceReport, type Defect } from './conformance-report.js';
+import { VERDICT_HEADING, VERDICT_WORD } from './verdict.js';
+import { keyMeasured, quotaMeasured, whyNotMeasured } from '../runner/rate-limit-results.js';
 
 function pad(s: string | number, n: number, right = false): string {
   const t = String(s);
@@ -22,11 +24,14 @@ function specWords(id: string): string {
   }
 }
 
-/** The command line that reruns the suite that recorded `f` (the whole run when the finding names no suite). */
+/**
+ * The command line that reruns the suite that recorded `f` (the whole run when the finding names no suite), started
+ * the way this run was (`npx petstore-conformance`, `petstore-conformance` on PATH, `node <script>`).
+ */
 export function replayLine(report: ConformanceReport, f: Finding): string {
   const target = report.target.embedded ? '' : ` --target ${report.target.url}`;
   const suite = f.suite ? ` --suite ${f.suite}` : '';
-  return `petstore-conformance run${target}${connectionFlags(report)} --seed ${report.seed} --runs ${report.runs}${suite}`;
+  return `${report.tool.invocation ?? 'npx petstore-conformance'} run${target}${connectionFlags(report)} --seed ${report.seed} --runs ${report.runs}${suite}`;
 }
 
 /** The flags a replay needs to reach the target the same way. */
@@ -67,7 +72,13 @@ function findingDetail(report: ConformanceReport, f: Finding): string[] {
     `    replay: ${replayLine(report, f)}${f.repro?.path ? `   (fast-check seed ${f.repro.seed}, path "${f.repro.path}")` : ''}`,
   );
   const ex = f.exchanges[0];
-  if (ex) lines.push(`    reproduce: ${shortCurl(ex.curl)}`);
+  // The embedded server and its keys ended with the run: its curl line shows the request, the replay line reruns it.
+  if (ex)
+    lines.push(
+      report.target.embedded
+        ? `    request: ${shortCurl(ex.curl)}   (the embedded server stopped with this run: the replay line reruns it)`
+        : `    reproduce: ${shortCurl(ex.curl)}`,
+    );
   return lines;
 }
 
@@ -80,6 +91,19 @@ const shortCurl = (curl: string): string =>
 
 const times = (n: number) => (n === 1 ? 'once' : `${n} times`);
 
+/**
+ * The defects the terminal shows a block for, in the order it shows them: violations (those a baseline does not know
+ * first: they are what this run is about), then warnings; echoes are named inside their root's block.
+ */
+export function defectBlocks(report: ConformanceReport): Defect[] {
+  const known = new Set(report.baseline?.known ?? []);
+  const roots = (level: 'violation' | 'warning') =>
+    report.defects
+      .filter((d) => d.level === level && d.echoOf === undefined)
+      .sort((a, b) => Number(known.has(a.signature)) - Number(known.has(b.signature)));
+  return [...roots('violation'), ...roots('warning')];
+}
+
 /** One block per distinct defect: its signature, how often it showed, its smallest example, and its echoes. */
 export function defectBlock(report: ConformanceReport, d: Defect, mark: string): string[] {
   const f = report.findings[d.findings[0]!]!;
@@ -87,6 +111,11 @@ export function defectBlock(report: ConformanceReport, d: Defect, mark: string):
     `${mark} ${d.operation ?? '-'} › ${d.checkId} [clause ${f.clause}]${d.caseClass ? ` · case: ${d.caseClass}` : ''} · seen ${times(d.occurrences)}`,
     ...findingDetail(report, f),
   ];
+  const replay = report.replayFiles?.[d.signature];
+  if (replay)
+    lines.push(
+      `    replay file: ${replay}   (${report.tool.invocation ?? 'npx petstore-conformance'} replay ${replay})`,
+    );
   const echoes = report.defects.filter((e) => e.echoOf === d.signature);
   for (const e of echoes)
     lines.push(
@@ -114,11 +143,8 @@ export function renderTerminalSummary(report: ConformanceReport): string {
     '',
   );
   const known = new Set(report.baseline?.known ?? []);
-  // Defects a baseline does not know come first: they are what this run is about.
-  const roots = (level: 'violation' | 'warning') =>
-    report.defects
-      .filter((d) => d.level === level && d.echoOf === undefined)
-      .sort((a, b) => Number(known.has(a.signature)) - Number(known.has(b.signature)));
+  const blocks = defectBlocks(report);
+  const roots = (level: 'violation' | 'warning') => blocks.filter((d) => d.level === level);
   const observations = report.findings.filter((f) => f.level === 'observation');
   if (roots('violation').length) {
     out.push(`Violations: ${defectCount(report, 'violation')}`);
@@ -163,19 +189,25 @@ export function renderTerminalSummary(report: ConformanceReport): string {
   out.push(row('total', report.totals));
   out.push('');
   if (report.baseline) out.push(...baselineLines(report.baseline), '');
-  const knownOnly = report.verdict === 'conformant' && (report.baseline?.known.length ?? 0) > 0;
-  const word =
-    report.verdict === 'conformant'
-      ? knownOnly
-        ? 'ONLY KNOWN DEFECTS'
-        : 'CONFORMANT'
-      : report.verdict === 'violations'
-        ? 'NOT CONFORMANT'
-        : 'BLOCKED';
+  out.push(...notMeasuredLines(report, '  - '));
+  const word = VERDICT_WORD[report.verdict];
   out.push(
-    `Result: ${word} — ${defectCount(report, 'violation')}, ${defectCount(report, 'warning')}, ${report.totals.observations} observations; ${report.totals.exchanges} exchanges in ${(report.durationMs / 1000).toFixed(1)} s; seed ${report.seed}`,
+    `Result: ${word}${report.verdict === 'incomplete' ? ` (${report.notMeasured.length} left out, listed above)` : ''} — ${defectCount(report, 'violation')}, ${defectCount(report, 'warning')}, ${report.totals.observations} observations; ${report.totals.exchanges} exchanges in ${(report.durationMs / 1000).toFixed(1)} s; seed ${report.seed}`,
   );
   return `${out.join('\n')}\n`;
+}
+
+/**
+ * What the run left out, said wherever the verdict is: a run that left something out is not called conformant. Empty
+ * when nothing was left out.
+ */
+function notMeasuredLines(report: ConformanceReport, bullet: string): string[] {
+  if (report.notMeasured.length === 0) return [];
+  const why =
+    report.verdict === 'incomplete'
+      ? 'the verdict is INCOMPLETE: nothing vouches for these'
+      : 'nothing vouches for these either';
+  return [`Not measured (${why}):`, ...report.notMeasured.map((l) => `${bullet}${l}`), ''];
 }
 
 /** Rows of the Markdown table at most: the summary fits a screen; the JSON report has every defect. */
@@ -188,15 +220,7 @@ const cell = (text: string, max = 90) => {
 
 /** The $GITHUB_STEP_SUMMARY: the distinct defects as a table, the baseline's state and the totals, in a screen. */
 export function renderMarkdown(report: ConformanceReport): string {
-  const knownOnly = report.verdict === 'conformant' && (report.baseline?.known.length ?? 0) > 0;
-  const word =
-    report.verdict === 'conformant'
-      ? knownOnly
-        ? '⚠️ Only known defects'
-        : '✅ Conformant'
-      : report.verdict === 'violations'
-        ? '❌ Not conformant'
-        : '⛔ Blocked';
+  const word = VERDICT_HEADING[report.verdict];
   const out = [
     `## Pet Store conformance: ${word}`,
     '',
@@ -205,6 +229,7 @@ export function renderMarkdown(report: ConformanceReport): string {
     ...(report.connection?.insecure ? [`> **Warning:** ${INSECURE_LINE}.`, ''] : []),
     `**${defectCount(report, 'violation')}**, ${defectCount(report, 'warning')}, ${report.totals.observations} observations; ${report.totals.exchanges} exchanges in all.`,
     '',
+    ...notMeasuredLines(report, '- '),
   ];
   const b = report.baseline;
   if (b) {
@@ -242,19 +267,27 @@ export function rateLimitLines(report: ConformanceReport): string[] {
   for (const r of rows) {
     const failed = report.findings.some((f) => f.level === 'violation' && f.suite === r.suite && f.keyPlan === r.plan);
     if (r.suite === 'quota') {
+      // ✓ only for a daily quota seen to its end: a run stopped before (or refused up front) measured nothing.
+      const mark = failed ? '✗' : quotaMeasured(r) ? '✓' : '–';
       out.push(
-        `  ${failed ? '✗' : '✓'} ${r.plan} daily quota ${r.requestsPerDay}: accepted ${r.accepted} of ${r.sent} sent; daily Retry-After ${r.dailyRetryAfterSeconds ?? '-'} s`,
+        `  ${mark} ${r.plan} daily quota ${r.requestsPerDay}: ${quotaMeasured(r) || failed ? '' : `not measured (stopped: ${r.stopped ?? 'nothing sent'}); `}accepted ${r.accepted} of ${r.sent} sent; daily Retry-After ${r.dailyRetryAfterSeconds ?? '-'} s`,
       );
+      continue;
+    }
+    const head = `${r.key ?? r.plan} limit ${r.limit ?? '?'}/${r.windowSeconds ?? '?'} s`;
+    if (!failed && !keyMeasured(r)) {
+      // Nothing judged the key's limit: no ✓, no numbers that read as a result.
+      out.push(`  – ${head}: not measured — ${whyNotMeasured(r)}; ${r.requests} requests`);
+      for (const p of r.proven) out.push(`      proven: ${p}`);
+      for (const u of r.unmeasured) out.push(`      not measured: ${u}`);
       continue;
     }
     const burst = r.burst
       ? `burst from Remaining ${r.burst.fromRemaining ?? '?'} accepted ${r.burst.accepted} (allowance ${r.burst.allowance}), first 429 at request ${r.burst.first429AtRequest ?? '-'}`
       : 'no burst';
     const paced = `paced ${r.paced.sent} in ${(r.paced.spanMs / 1000).toFixed(1)} s${r.paced.got429 ? ' (got a 429)' : ' with no 429'}`;
-    // A ✓ only for what was measured: a key the run stopped before (a deadline, a signal) proved nothing.
-    const mark = failed ? '✗' : r.proven.length === 0 ? '–' : '✓';
     out.push(
-      `  ${mark} ${r.key} limit ${r.limit}/${r.windowSeconds} s: ${paced}; ${burst}; Retry-After ${r.retryAfterSeconds ?? '-'} s, waited ${(r.waitedMs / 1000).toFixed(1)} s, recovered ${r.recovered ?? '-'}; ${r.requests} requests${r.note ? ` — ${r.note}` : ''}`,
+      `  ${failed ? '✗' : '✓'} ${head}: ${paced}; ${burst}; Retry-After ${r.retryAfterSeconds ?? '-'} s, waited ${(r.waitedMs / 1000).toFixed(1)} s, recovered ${r.recovered ?? '-'}; ${r.requests} requests${r.note ? ` — ${r.note}` : ''}`,
     );
     // What the key proved, and what could not be measured and why.
     for (const p of r.proven) out.push(`      proven: ${p}`);

@@ -6,6 +6,26 @@ import type { ScenarioResult, StatusClass } from '../load/model.js';
 import { STATUS_CLASSES } from '../load/model.js';
 import type { Chart } from './charts.js';
 import type { LoadReport } from './model.js';
+import { trendNote } from './summary.js';
+
+/** The flag of one shard's scenario in a merged report, or nothing. */
+function healthFlag(report: LoadReport, scenario: string, shard: number | null): string {
+  const f = report.merge?.flagged.find((x) => x.scenario === scenario && x.shard === shard);
+  return f ? `⚠ ${f.generatorBound ? 'its own bottleneck' : 'below its share'}` : '';
+}
+
+/** A merged report's shards: start offsets, the spread, warnings and the shards flagged. */
+function mergeSection(report: LoadReport): string {
+  const m = report.merge;
+  if (!m) return '';
+  return `<h2>Shards</h2>
+<p>${esc(m.count)} shards of the ${esc(m.profile)} profile${m.profileId ? ` (definition ${esc(m.profileId)})` : ''}; start spread ${esc(m.startSpreadSeconds)} s.</p>
+${m.warnings.length > 0 ? `<ul class="warn" id="merge-warnings">${m.warnings.map((w) => `<li>⚠ ${esc(w)}</li>`).join('')}</ul>` : ''}
+${table(
+  ['shard', 'report', 'started at', 'start offset s'],
+  m.shards.map((s) => [s.index ?? '–', s.dir, s.startedAt, s.startOffsetSeconds]),
+)}`;
+}
 
 export function esc(text: unknown): string {
   return String(text).replace(
@@ -42,7 +62,8 @@ function latencyRows(report: LoadReport): unknown[][] {
 const CSS = `body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1000px;padding:16px;color:#1b1b1b}
 h1{font-size:22px;margin:.2em 0}h2{font-size:17px;margin:1.4em 0 .4em;border-bottom:1px solid #ddd}
 .verdict{padding:12px 16px;border-radius:6px;margin:8px 0 16px}.pass{background:#e8f5e9;border:1px solid #2e7d32}
-.fail{background:#ffebee;border:1px solid #c62828}.verdict strong{font-size:20px}
+.fail{background:#ffebee;border:1px solid #c62828}.unavailable{background:#fff8e1;border:1px solid #f57f17}.verdict strong{font-size:20px}
+.warn{color:#8a4b00}figure .note{color:#555;font-size:12px;margin:0 0 4px}
 table{border-collapse:collapse;margin:6px 0;font-size:13px}td,th{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}
 th{background:#f5f5f5}.muted{color:#777}figure{margin:10px 0}figcaption{font-weight:600;margin-bottom:4px}
 .chart svg{max-width:100%;height:auto}`;
@@ -50,6 +71,7 @@ th{background:#f5f5f5}.muted{color:#777}figure{margin:10px 0}figcaption{font-wei
 export function renderHtml(report: LoadReport, charts: readonly Chart[]): string {
   const v = report.verdict;
   const f = report.figures;
+  const word = v.unavailable ? 'TARGET UNAVAILABLE' : v.pass ? 'PASS' : 'FAIL';
   const target = report.target.embedded ? `embedded reference server (${report.target.url})` : report.target.url;
   const rateRows = report.scenarios
     .filter((s) => s.requested.overallRate !== null)
@@ -65,11 +87,22 @@ export function renderHtml(report: LoadReport, charts: readonly Chart[]): string
   const errorRows = report.scenarios.flatMap((s) => Object.entries(s.errorMessages).map(([m, n]) => [s.id, m, n]));
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Load report ${esc(report.profile)} ${esc(report.createdAt)}: ${v.pass ? 'PASS' : 'FAIL'}</title>
+<title>Load report ${esc(report.profile)} ${esc(report.createdAt)}: ${word}</title>
 <style>${CSS}</style></head><body>
 <h1>Pet Store load report — ${esc(report.profile)}</h1>
-<div class="verdict ${v.pass ? 'pass' : 'fail'}" id="verdict"><strong>${v.pass ? 'PASS' : 'FAIL'}</strong>
-${v.pass ? '<p>Every threshold held.</p>' : `<ul>${v.reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>`}</div>
+<div class="verdict ${v.unavailable ? 'unavailable' : v.pass ? 'pass' : 'fail'}" id="verdict"><strong>${word}</strong>
+${
+  v.unavailable
+    ? `<p>No performance verdict: the target was not there to measure, which is not a regression. ${
+        report.unavailable?.scenario
+          ? `It went away during ${esc(report.unavailable.scenario)}; below is what was measured before.`
+          : 'No load was sent.'
+      }</p><ul>${v.reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>`
+    : v.pass
+      ? '<p>Every threshold held.</p>'
+      : `<ul>${v.reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>`
+}</div>
+${mergeSection(report)}
 <p>Target: ${esc(target)} · rate window ${esc(report.target.windowSeconds)} s · ${esc(report.startedAt)} → ${esc(report.finishedAt)} · ${esc(report.shards)} shard(s)</p>
 <h2>Key figures</h2>
 ${table(
@@ -92,7 +125,8 @@ ${table(
   v.checks.map((c) => [c.name, num(c.value), `${c.comparison} ${c.limit}`, c.basis, c.pass ? 'pass' : 'FAIL']),
 )}
 <h2>Charts</h2>
-${charts.map((c) => `<figure class="chart" data-chart="${esc(c.id)}"><figcaption>${esc(c.title)}</figcaption>${c.svg}</figure>`).join('\n')}
+${charts.length === 0 ? '<p class="muted">Nothing was measured to chart.</p>' : ''}
+${charts.map((c) => `<figure class="chart" data-chart="${esc(c.id)}"><figcaption>${esc(c.title)}</figcaption>${c.note ? `<p class="note">${esc(c.note)}</p>` : ''}${c.svg}</figure>`).join('\n')}
 <h2>Scenarios</h2>
 ${table(
   [
@@ -107,7 +141,7 @@ ${table(
     'achieved req/s',
   ],
   report.scenarios.map((s) => [
-    s.title,
+    `${s.title}${s.targetUnavailable ? ` — stopped: target unavailable (${s.targetUnavailable})` : ''}${s.untrustworthy ? ` — ⚠ ${s.untrustworthy}` : ''}`,
     s.requested.connections,
     s.requested.overallRate ?? 'closed loop',
     `${s.elapsedSeconds} s`,
@@ -169,17 +203,46 @@ ${conformanceExamples.length > 0 ? `<h3>Examples</h3>${table(['scenario', 'opera
 <h2>Connection errors and timeouts</h2>
 ${table(['scenario', 'error', 'count'], errorRows)}
 <h2>Generator health</h2>
+<p class="muted">Per scenario and shard: the client's CPU over the scenario and at its busiest second (100 % = one core: a shard near it measures itself), event-loop delay, and the rate asked of this generator against what it achieved. The night's whole-run figures below average over rests.</p>
 ${table(
-  ['shard', 'wall s', 'client CPU % (one core)', 'peak RSS MB', 'event-loop delay p99 ms'],
+  [
+    'scenario',
+    'shard',
+    'client CPU % (scenario)',
+    'client CPU % (busiest second)',
+    'event-loop delay p99 ms',
+    'rate asked',
+    'achieved req/s',
+    '',
+  ],
+  report.scenarios.flatMap((s) =>
+    (s.generator ?? []).map((g) => [
+      s.id,
+      g.shard ?? '–',
+      g.cpuPercent,
+      g.peakCpuPercent,
+      g.eventLoopDelayP99Ms,
+      g.requestedRate ?? 'closed loop',
+      g.achievedRate,
+      healthFlag(report, s.id, g.shard),
+    ]),
+  ),
+)}
+${table(
+  ['shard', 'wall s', 'client CPU % (whole run, one core)', 'peak RSS MB', 'event-loop delay p99 ms'],
   report.generator.map((g, i) => [i + 1, g.wallSeconds, g.cpuPercent, g.peakRssMb, g.eventLoopDelayP99Ms]),
 )}
 ${table(['scenario', 'requested req/s', 'achieved req/s', 'achieved ÷ requested'], rateRows)}
 <h2>Trend</h2>
+<p>${esc(trendNote(report))}</p>
 ${table(
   ['night', 'pass', 'p99 ms', 'throughput req/s', 'error rate', 'non-conformant'],
-  [...report.trend, { createdAt: report.createdAt, pass: v.pass, figures: f }].map((n) => [
+  [
+    ...report.trend,
+    { createdAt: report.createdAt, pass: v.pass, figures: f, ...(v.unavailable ? { unavailable: true } : {}) },
+  ].map((n) => [
     n.createdAt,
-    n.pass ? 'pass' : 'FAIL',
+    'unavailable' in n ? 'target unavailable' : n.pass ? 'pass' : 'FAIL',
     num(n.figures.p99LatencyMs),
     num(n.figures.throughputRps),
     n.figures.errorRate,

@@ -1,10 +1,13 @@
 /**
  * JUnit XML of a conformance report, for CI: one test case per distinct defect (its signature: check, operation, case
- * class), failing for a violation (and for a warning with --strict), and one passing test case per check of the
- * registry that reported nothing. Harness errors are errors of their own test case. Built from the report, so the
- * XML says what the terminal says, no more and no less.
+ * class), failing for a violation (and for a warning with --strict) unless a baseline lists it (then skipped, the
+ * known defect named: a run with only known defects has no failure), one passing test case per check of the registry
+ * that reported nothing in a suite that ran, a skipped one per check whose suite did not run, and a skipped one per
+ * thing the run left out. Harness errors are errors of their own test case. The report's verdict is a property of the
+ * test suite. Built from the report, so the XML says what the terminal says, no more and no less.
  */
-import { failsRun } from '../checks/check.js';
+import { type AnyCheck, failsRun } from '../checks/check.js';
+import { dailyQuota } from '../checks/rate-limit.js';
 import { ExitCode, exitCodeFor, type HarnessErrorCode } from '../config/errors.js';
 import { allChecks, canFail } from '../checks/registry.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
@@ -24,6 +27,7 @@ interface Case {
   readonly name: string;
   readonly failure?: { readonly message: string; readonly text: string };
   readonly error?: string;
+  readonly skipped?: string;
   readonly out?: string;
 }
 
@@ -31,17 +35,28 @@ function defectCase(report: ConformanceReport, d: Defect): Case {
   const text = defectBlock(report, d, d.level === 'violation' ? '✗' : '!').join('\n');
   const fails = failsRun(d.level, report.strict);
   const message = `${d.level}: ${d.signature}${d.echoOf ? ` (echo of ${d.echoOf})` : ''} (${d.occurrences}×)`;
-  return {
-    classname: `petstore-conformance.${d.operation ?? 'run'}`,
-    name: `${d.signature} [${d.clause}]`,
-    ...(fails ? { failure: { message, text } } : { out: `${message}\n${text}` }),
-  };
+  const base = { classname: `petstore-conformance.${d.operation ?? 'run'}`, name: `${d.signature} [${d.clause}]` };
+  // A defect the baseline lists fails nothing: skipped, the defect named, as the terminal marks it "(known)".
+  if (fails && report.baseline?.known.includes(d.signature))
+    return { ...base, skipped: `known defect (baseline ${report.baseline.file}): ${message}`, out: text };
+  return { ...base, ...(fails ? { failure: { message, text } } : { out: `${message}\n${text}` }) };
+}
+
+/**
+ * The suites whose evidence a check judges (null: every suite's exchanges): a check of a suite that did not run, or
+ * sent nothing, measured nothing and passes nothing.
+ */
+function suitesOf(c: AnyCheck): readonly string[] | null {
+  if (c.area === 'response' || c.area === 'run') return null;
+  if (c.area === 'rate-limit') return c.id === dailyQuota.id ? ['quota'] : ['rate-limit'];
+  return [c.area];
 }
 
 function renderCase(c: Case): string {
   const open = `    <testcase classname="${escapeXml(c.classname)}" name="${escapeXml(c.name)}"`;
-  if (!c.failure && !c.error && !c.out) return `${open}/>`;
+  if (!c.failure && !c.error && !c.out && !c.skipped) return `${open}/>`;
   const body: string[] = [];
+  if (c.skipped) body.push(`      <skipped message="${escapeXml(c.skipped)}"/>`);
   if (c.failure)
     body.push(`      <failure message="${escapeXml(c.failure.message)}">${escapeXml(c.failure.text)}</failure>`);
   if (c.error) body.push(`      <error message="${escapeXml(c.error)}"/>`);
@@ -80,19 +95,45 @@ export function renderJunit(report: ConformanceReport & RunStop): string {
   const stopped = stopCase(report);
   if (stopped) cases.push(stopped);
   const reported = new Set(report.defects.map((d) => d.checkId));
+  const ran = new Set(report.suites.filter((s) => s.exchanges > 0).map((s) => s.name));
   for (const c of allChecks) {
     if (reported.has(c.id) || !canFail(c)) continue;
-    cases.push({ classname: 'petstore-conformance.checks', name: `${c.id} [${c.clause}]` });
+    const suites = suitesOf(c);
+    const measured = suites === null ? ran.size > 0 : suites.some((s) => ran.has(s));
+    cases.push({
+      classname: 'petstore-conformance.checks',
+      name: `${c.id} [${c.clause}]`,
+      ...(measured
+        ? {}
+        : { skipped: `not measured: the ${suites?.join(' or ') ?? ''} suite sent nothing in this run` }),
+    });
   }
+  for (const l of report.notMeasured)
+    cases.push({ classname: 'petstore-conformance.not-measured', name: l, skipped: `not measured: ${l}` });
   for (const e of report.errors) cases.push({ classname: 'petstore-conformance.harness', name: 'harness', error: e });
+  // A run that exits 3 without a harness error (a limit blocked it, or --require-complete and something was left
+  // out) is an error of the run itself: CI shows what the exit code says. A stop that blocks the run (a deadline, a
+  // signal) is that error already, in its own test case.
+  if (report.errors.length === 0 && !stopped?.error && (report.verdict === 'blocked' || report.exitCode === 3)) {
+    const why =
+      report.verdict === 'blocked'
+        ? `BLOCKED: ${report.notes.filter((n) => n.includes('stopped early')).join('; ') || 'the run could not go on (see the run limits)'}`
+        : `INCOMPLETE with --require-complete: ${report.notMeasured.join('; ')}`;
+    cases.push({ classname: 'petstore-conformance.run', name: 'verdict', error: why });
+  }
   const failures = cases.filter((c) => c.failure).length;
   const errors = cases.filter((c) => c.error).length;
+  const skipped = cases.filter((c) => c.skipped).length;
   const seconds = (report.durationMs / 1000).toFixed(3);
-  const attrs = `tests="${cases.length}" failures="${failures}" errors="${errors}" time="${seconds}"`;
+  const attrs = `tests="${cases.length}" failures="${failures}" errors="${errors}" skipped="${skipped}" time="${seconds}"`;
   return [
     '<?xml version="1.0" encoding="UTF-8"?>',
     `<testsuites name="petstore-conformance" ${attrs}>`,
     `  <testsuite name="${escapeXml(`conformance of ${report.target.url} (seed ${report.seed})`)}" ${attrs} timestamp="${escapeXml(report.startedAt)}">`,
+    // The run's one verdict (reports/verdict.ts), as the terminal, the JSON and the exit code give it.
+    '    <properties>',
+    `      <property name="verdict" value="${escapeXml(report.verdict)}"/>`,
+    '    </properties>',
     ...cases.map(renderCase),
     '  </testsuite>',
     '</testsuites>',

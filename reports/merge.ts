@@ -3,7 +3,7 @@
  * from averaged percentiles), timelines add second by second (shards run at the same time), raw autocannon results
  * and generator health are kept per shard. The merged report is judged against the thresholds like a single run.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HarnessError } from '../config/errors.js';
 import { mergeHistograms, summarize } from '../load/histogram.js';
@@ -16,17 +16,35 @@ import type {
   SecondBucket,
   StatusClass,
 } from '../load/model.js';
-import { STATUS_CLASSES } from '../load/model.js';
-import { buildReport } from './build-report.js';
-import type { LoadReport } from './model.js';
+import { MEASURES, STATUS_CLASSES } from '../load/model.js';
+import { GENERATOR_BOUND_CPU_PERCENT, type LoadReport, type MergeInfo, type ShardFlag } from './model.js';
 import { reportSchemaErrors } from './report-schema.js';
 import { loadThresholds, type Thresholds } from './thresholds.js';
-import { writeReportFiles, type WrittenReport } from './write-report.js';
+import { type WrittenReport, writeRunReport } from './write-report.js';
 
 const MAX_EXAMPLES = 20;
 
+/**
+ * The report.json of a directory: the directory itself, or the one report directory inside it (what `load --out DIR`
+ * writes: DIR/<UTC timestamp>/report.json), so `report merge shard-*` takes the folders the shards were given.
+ */
+export function reportFile(dir: string): string {
+  const direct = join(dir, 'report.json');
+  if (existsSync(direct) || !existsSync(dir)) return direct;
+  const inside = readdirSync(dir, { withFileTypes: true })
+    .filter((d) => d.isDirectory() && existsSync(join(dir, d.name, 'report.json')))
+    .map((d) => d.name)
+    .sort();
+  if (inside.length > 1)
+    throw new HarnessError(
+      'PSC_USAGE',
+      `report merge: ${dir} holds ${inside.length} reports (${inside.join(', ')}): name the one to merge (${join(dir, inside.at(-1)!)})`,
+    );
+  return inside.length === 1 ? join(dir, inside[0]!, 'report.json') : direct;
+}
+
 export function readReport(dir: string): LoadReport {
-  const file = join(dir, 'report.json');
+  const file = reportFile(dir);
   let data: unknown;
   try {
     data = JSON.parse(readFileSync(file, 'utf8'));
@@ -114,6 +132,7 @@ export function mergeScenario(parts: readonly ScenarioResult[]): ScenarioResult 
     examples: parts.flatMap((p) => p.conformance.examples).slice(0, MAX_EXAMPLES),
   };
   const rates = parts.map((p) => p.requested.overallRate);
+  const gone = parts.find((p) => p.targetUnavailable !== undefined)?.targetUnavailable;
   const limiters = parts.flatMap((p) => (p.limiter ? [p.limiter] : []));
   return {
     ...first,
@@ -138,11 +157,13 @@ export function mergeScenario(parts: readonly ScenarioResult[]): ScenarioResult 
     limiter: limiters.length > 0 ? mergeLimiter(limiters, parts) : null,
     conformance,
     raw: parts.flatMap((p) => p.raw),
+    ...(gone ? { targetUnavailable: gone } : {}),
+    generator: parts.flatMap((p) => p.generator ?? []),
   };
 }
 
 /** The merged run of shard reports (scenarios matched by id, in the order of first appearance). */
-export function mergeRuns(reports: readonly LoadReport[]): LoadRun {
+export function mergeRuns(reports: readonly LoadReport[], dirs: readonly string[] = []): LoadRun {
   const first = reports[0];
   if (!first) throw new HarnessError('PSC_USAGE', 'report merge: give at least one report directory');
   const ids: string[] = [];
@@ -156,6 +177,14 @@ export function mergeRuns(reports: readonly LoadReport[]): LoadRun {
       byId.get(s.id)!.push(s);
     }
   }
+  const gone = reports.findIndex((r) => r.unavailable !== undefined);
+  const unavailable =
+    gone >= 0
+      ? {
+          reason: `shard ${reports[gone]!.shard?.index ?? dirs[gone] ?? gone + 1}: ${reports[gone]!.unavailable!.reason}`,
+          scenario: reports[gone]!.unavailable!.scenario,
+        }
+      : undefined;
   return {
     profile: 'merged',
     target: first.target,
@@ -167,18 +196,164 @@ export function mergeRuns(reports: readonly LoadReport[]): LoadRun {
     environment: first.environment,
     generator: reports.flatMap((r) => r.generator),
     scenarios: ids.map((id) => mergeScenario(byId.get(id)!)),
+    ...(unavailable ? { unavailable } : {}),
+    planned: {
+      measures: [...new Set(reports.flatMap((r) => r.planned?.measures ?? MEASURES))],
+      aboveRate: reports.some((r) => r.planned?.aboveRate ?? true),
+    },
   };
 }
 
-/** `petstore-conformance report merge DIR...`: writes the merged report.json, report.html and summary.md into outDir. */
+/**
+ * Refuses shards that do not make one night (exit 2 naming the problem): different profiles (name or definition),
+ * different counts or limiter placements, a missing or duplicated index, or shards mixed with plain runs. Plain runs
+ * (no --shard) merge as before, if they are of one profile.
+ */
+export function checkShards(reports: readonly LoadReport[], dirs: readonly string[]): void {
+  const fail = (why: string): never => {
+    throw new HarnessError('PSC_USAGE', `report merge: ${why}`);
+  };
+  const where = (i: number) => dirs[i] ?? `report ${i + 1}`;
+  const sharded = reports.map((r, i) => ({ shard: r.shard, profile: r.profile, at: where(i) }));
+  const plain = sharded.filter((s) => !s.shard);
+  if (plain.length > 0 && plain.length < reports.length)
+    fail(
+      `${plain.map((p) => p.at).join(', ')} ${plain.length === 1 ? 'is not a shard' : 'are not shards'} (run without --shard) but ${sharded.find((s) => s.shard)!.at} is: merge shards of one night only`,
+    );
+  if (plain.length === reports.length) {
+    const profiles = [...new Set(reports.map((r) => r.profile))];
+    if (profiles.length > 1)
+      fail(`the reports are of different profiles: ${sharded.map((s) => `${s.profile} (${s.at})`).join(', ')}`);
+    return;
+  }
+  const shards = sharded.map((s) => ({ ...s.shard!, at: s.at }));
+  const first = shards[0]!;
+  const identities = [...new Set(shards.map((s) => `${s.profile}#${s.profileId}`))];
+  if (identities.length > 1)
+    fail(
+      `the shards ran different profiles: ${shards.map((s) => `${s.profile} (definition ${s.profileId}) in ${s.at}`).join(', ')}`,
+    );
+  const counts = [...new Set(shards.map((s) => s.count))];
+  if (counts.length > 1)
+    fail(
+      `the shards were started with different counts: ${shards.map((s) => `${s.index}/${s.count} in ${s.at}`).join(', ')}`,
+    );
+  const placements = [...new Set(shards.map((s) => s.limiterShards))];
+  if (placements.length > 1)
+    fail(`the shards differ in --limiter-shards: ${shards.map((s) => `${s.limiterShards} in ${s.at}`).join(', ')}`);
+  for (let index = 1; index <= first.count; index++) {
+    const found = shards.filter((s) => s.index === index);
+    if (found.length > 1) fail(`shard ${index}/${first.count} is given twice: ${found.map((s) => s.at).join(' and ')}`);
+  }
+  const missing = Array.from({ length: first.count }, (_, i) => i + 1).filter(
+    (i) => !shards.some((s) => s.index === i),
+  );
+  if (missing.length > 0)
+    fail(
+      `missing shard${missing.length > 1 ? 's' : ''} ${missing.map((i) => `${i}/${first.count}`).join(', ')} of the ${first.profile} profile (given: ${shards
+        .map((s) => `${s.index}/${s.count} in ${s.at}`)
+        .join(', ')})`,
+    );
+}
+
+/** Shards whose start spread exceeds this get a warning: their timelines and summed rates overlap only in part. */
+export const MAX_START_SPREAD_SECONDS = 1;
+/** A shard below this share of its requested rate could not generate its load. */
+export const MIN_SHARE_RATIO = 0.9;
+
+/** Each shard scenario that could not generate its share (achieved below 90 % of it), or a closed loop on a busy core. */
+export function flagShards(reports: readonly LoadReport[]): ShardFlag[] {
+  const flags: ShardFlag[] = [];
+  for (const r of reports) {
+    for (const s of r.scenarios) {
+      // The per-plan limiter runs are judged on what the target accepted, not on what the shard sent.
+      if (s.limiter || s.targetUnavailable !== undefined) continue;
+      for (const g of s.generator ?? []) {
+        // CPU near a core: its own bottleneck. (Event-loop delay is reported, not judged: on a busy machine it reads high
+        // whatever the shard does, so it cannot tell a saturated shard from a starved one.)
+        const bound = g.peakCpuPercent >= GENERATOR_BOUND_CPU_PERCENT;
+        const below = g.requestedRate !== null && g.achievedRate < MIN_SHARE_RATIO * g.requestedRate;
+        if (!below && !(g.requestedRate === null && bound)) continue;
+        const who = `shard ${g.shard ?? r.shard?.index ?? '?'}`;
+        const cpu = `its client CPU peaked at ${g.peakCpuPercent}% of a core and its event loop lagged ${g.eventLoopDelayP99Ms} ms at p99`;
+        const reason = below
+          ? `${who} achieved ${g.achievedRate} of its ${g.requestedRate} req/s share; ${cpu}${bound ? ': the shard was its own bottleneck' : ' (the target, the network or a busy machine held it back)'}`
+          : `${who} ran a closed loop; ${cpu}: the shard was its own bottleneck`;
+        flags.push({
+          shard: g.shard ?? r.shard?.index ?? null,
+          scenario: s.id,
+          requestedRate: g.requestedRate,
+          achievedRate: g.achievedRate,
+          peakCpuPercent: g.peakCpuPercent,
+          generatorBound: bound,
+          reason,
+        });
+      }
+    }
+  }
+  return flags;
+}
+
+/** What the merged report says of its shards: start offsets and their spread, warnings, flagged shards. */
+export function mergeInfo(reports: readonly LoadReport[], dirs: readonly string[]): MergeInfo {
+  const starts = reports.map((r) => Date.parse(r.startedAt));
+  const t0 = Math.min(...starts);
+  const spread = Math.round((Math.max(...starts) - t0) / 10) / 100;
+  const flagged = flagShards(reports);
+  const warnings: string[] = [];
+  if (spread > MAX_START_SPREAD_SECONDS)
+    warnings.push(
+      `the shards started ${spread} s apart (more than ${MAX_START_SPREAD_SECONDS} s): their per-second timelines and summed rates overlap only in part; start them together with --start-at`,
+    );
+  for (const f of flagged) warnings.push(`${f.scenario}: ${f.reason}; its latency is not to be trusted`);
+  const first = reports[0]!;
+  return {
+    profile: first.shard?.profile ?? first.profile,
+    profileId: first.shard?.profileId ?? null,
+    count: reports.length,
+    startSpreadSeconds: spread,
+    shards: reports.map((r, i) => ({
+      index: r.shard?.index ?? null,
+      dir: dirs[i] ?? '',
+      startedAt: r.startedAt,
+      startOffsetSeconds: Math.round((starts[i]! - t0) / 10) / 100,
+    })),
+    warnings,
+    flagged,
+  };
+}
+
+/** Marks the merged scenarios whose latency a flagged shard makes untrustworthy. */
+function markUntrustworthy(run: LoadRun, flagged: readonly ShardFlag[]): LoadRun {
+  return {
+    ...run,
+    scenarios: run.scenarios.map((s) => {
+      const mine = flagged.filter((f) => f.scenario === s.id);
+      if (mine.length === 0) return s;
+      const who = mine.map((f) => `shard ${f.shard ?? '?'}`).join(', ');
+      return {
+        ...s,
+        untrustworthy: `${who} could not generate ${mine.length === 1 ? 'its' : 'their'} share: the latency measured is that of a saturated generator or an unplanned load, not to be trusted`,
+      };
+    }),
+  };
+}
+
+/**
+ * `petstore-conformance report merge DIR... --out OUT`: checks the shards belong together, merges them, and writes
+ * OUT/<UTC timestamp>-merged/{report.json,report.html,summary.md} and OUT/history.json, the layout of `load --out`.
+ */
 export async function mergeReports(
   dirs: readonly string[],
-  outDir: string,
-  options: { thresholds?: Thresholds } = {},
+  out: string,
+  options: { thresholds?: Thresholds; now?: Date } = {},
 ): Promise<WrittenReport> {
   const reports = dirs.map(readReport);
-  const run = mergeRuns(reports);
-  const report = buildReport(run, options.thresholds ?? loadThresholds(null), []);
-  const summary = await writeReportFiles(report, outDir);
-  return { dir: outDir, report, summary };
+  checkShards(reports, dirs);
+  const merge = mergeInfo(reports, dirs);
+  const run = markUntrustworthy(mergeRuns(reports, dirs), merge.flagged);
+  return writeRunReport(run, out, options.thresholds ?? loadThresholds(null), options.now ?? new Date(), {
+    suffix: '-merged',
+    merge,
+  });
 }

@@ -4,6 +4,40 @@
  */
 import type { LoadRun } from '../load/model.js';
 
+/** Client CPU (percent of one core, at a scenario's busiest second) from which a generator is its own bottleneck. */
+export const GENERATOR_BOUND_CPU_PERCENT = 85;
+
+/** What a merged report says about its shards. */
+export interface MergeInfo {
+  readonly profile: string;
+  /** The shards' shared profile digest, or null when the reports were not shards (plain runs merged). */
+  readonly profileId: string | null;
+  readonly count: number;
+  /** Latest shard start minus earliest. */
+  readonly startSpreadSeconds: number;
+  readonly shards: readonly {
+    readonly index: number | null;
+    readonly dir: string;
+    readonly startedAt: string;
+    /** Seconds after the earliest shard's start. */
+    readonly startOffsetSeconds: number;
+  }[];
+  readonly warnings: readonly string[];
+  /** Shard scenarios that could not generate their share. */
+  readonly flagged: readonly ShardFlag[];
+}
+
+export interface ShardFlag {
+  readonly shard: number | null;
+  readonly scenario: string;
+  readonly requestedRate: number | null;
+  readonly achievedRate: number;
+  readonly peakCpuPercent: number;
+  /** Its client CPU was near a core: the shard was its own bottleneck. */
+  readonly generatorBound: boolean;
+  readonly reason: string;
+}
+
 export interface KeyFigures {
   /** 2xx latency over the mix scenarios, from their merged histograms (ms). */
   readonly p50LatencyMs: number | null;
@@ -31,6 +65,10 @@ export interface ThresholdCheck {
 
 export interface Verdict {
   readonly pass: boolean;
+  /** The target could not be reached or went away: no threshold was judged (exit 3, not a regression). */
+  readonly unavailable?: boolean;
+  /** How many earlier nights the thresholds relative to the trend need (thresholds trend.minNights). */
+  readonly relativeFromNights?: number;
   readonly reasons: readonly string[];
   readonly checks: readonly ThresholdCheck[];
 }
@@ -55,6 +93,8 @@ export interface LoadReport extends LoadRun {
   readonly verdict: Verdict;
   /** Earlier nights of the same profile and target, oldest first (at most the thresholds' trend.nights). */
   readonly trend: readonly HistoryEntry[];
+  /** Set on a merged report. */
+  readonly merge?: MergeInfo;
 }
 
 export function historyTarget(run: Pick<LoadRun, 'target'>): string {

@@ -1,16 +1,19 @@
 /**
- * Replay files: one JSON file per failing finding with the exact request (method, path, headers with key
+ * Replay files: one JSON file per block of the report (a distinct defect) with the exact request (method, path, headers with key
  * placeholders, raw body bytes as base64), the seed and fast-check path. `petstore-conformance replay FILE` resends
  * exactly those bytes and applies the checks again.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Finding } from '../checks/check.js';
-import type { ConformanceReport } from './conformance-report.js';
+import type { ConformanceReport, Defect } from './conformance-report.js';
+import { defectBlocks } from './conformance-text.js';
 import { guardSecrets } from './secret-gate.js';
 
 export interface ReplayFile {
   readonly replayVersion: 1;
+  /** The defect whose block in the report names this file (absent in files written before blocks had one). */
+  readonly signature?: string;
   readonly checkId: string;
   readonly clause: string;
   readonly level: string;
@@ -32,6 +35,43 @@ export interface ReplayFile {
   readonly runStopped?: { readonly code: string; readonly message: string; readonly leftOut: readonly string[] };
 }
 
+/** A file name part: letters, digits and dashes only. */
+const slug = (text: string, max: number): string =>
+  text
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-|-$/g, '')
+    .slice(0, max)
+    .replace(/-$/, '');
+
+/**
+ * The replay file of each block the report shows (cli/run-command.ts writes them with --replay-dir), by defect
+ * signature: `<dir>/<block number>-<operation>-<case>-<check>.json`, numbered in the order the blocks are printed, so
+ * a reader goes from a block (which names its file) to the file and back. Blocks whose example has no request (a
+ * verdict on a whole sequence with nothing to resend) get none.
+ */
+export function replayPlan(dir: string, report: ConformanceReport): Record<string, string> {
+  const files: Record<string, string> = {};
+  defectBlocks(report).forEach((d, i) => {
+    if (!exampleOf(report, d)) return;
+    const parts = [String(i + 1).padStart(2, '0'), slug(d.operation ?? 'run', 20)];
+    if (d.caseClass) parts.push(slug(d.caseClass, 48));
+    parts.push(d.checkId);
+    files[d.signature] = join(dir, `${parts.filter(Boolean).join('-')}.json`);
+  });
+  return files;
+}
+
+/** The finding that shows a defect's block and carries a request to resend: its example first. */
+function exampleOf(report: ConformanceReport, d: Defect): Finding | null {
+  for (const i of d.findings) {
+    const f = report.findings[i];
+    if (f?.exchanges[0]?.request) return f;
+  }
+  return null;
+}
+
+/** Writes one replay file per block the report shows (replayPlan); returns the paths written. */
 export function writeReplays(
   dir: string,
   report: ConformanceReport & {
@@ -40,16 +80,20 @@ export function writeReplays(
       readonly budget: { readonly leftOut: readonly string[] };
     };
   },
-  findings: readonly Finding[],
 ): string[] {
+  // A run stopped early (a deadline, a signal) says so in each of its replay files too.
   const stop = report.run?.stop;
   mkdirSync(dir, { recursive: true });
+  const plan = replayPlan(dir, report);
   const written: string[] = [];
-  findings.forEach((f, i) => {
-    const ex = f.exchanges[0];
-    if (!ex?.request) return;
+  for (const d of defectBlocks(report)) {
+    const path = plan[d.signature];
+    const f = exampleOf(report, d);
+    const ex = f?.exchanges[0];
+    if (!path || !f || !ex?.request) continue;
     const file: ReplayFile = {
       replayVersion: 1,
+      signature: d.signature,
       checkId: f.checkId,
       clause: f.clause,
       level: f.level,
@@ -65,9 +109,8 @@ export function writeReplays(
       curl: ex.curl,
       ...(stop && { runStopped: { code: stop.code, message: stop.message, leftOut: report.run!.budget.leftOut } }),
     };
-    const path = join(dir, `${String(i + 1).padStart(3, '0')}-${f.checkId}.json`);
     writeFileSync(path, guardSecrets(`${JSON.stringify(file, null, 2)}\n`, path));
     written.push(path);
-  });
+  }
   return written;
 }

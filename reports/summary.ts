@@ -1,19 +1,59 @@
 /** summary.md: the verdict and key figures in a few lines of Markdown, fit for $GITHUB_STEP_SUMMARY or a chat message. */
-import type { LoadReport } from './model.js';
+import { GENERATOR_BOUND_CPU_PERCENT, type LoadReport } from './model.js';
 
 const num = (v: number | null, unit = '') => (v === null ? '–' : `${v}${unit}`);
+
+/**
+ * What the trend did to the verdict: the thresholds relative to earlier nights apply only from trend.minNights on
+ * (the checks' basis says so); before that, every threshold is absolute, and the reader is told when that changes.
+ */
+export function trendNote(report: LoadReport): string {
+  const n = report.trend.length;
+  const relative = report.verdict.checks.some((c) => c.basis !== 'absolute');
+  const nights = (k: number) => `${k} earlier night${k === 1 ? '' : 's'}`;
+  if (relative) return `Compared with ${nights(n)} (median): relative thresholds apply.`;
+  if (report.verdict.unavailable)
+    return 'Not compared with earlier nights, and not added to the history: the target was unavailable.';
+  const from = report.verdict.relativeFromNights ?? null;
+  const when =
+    from === null ? '' : ` Thresholds relative to earlier nights begin once ${nights(from)} exist (night ${from + 1}).`;
+  return n > 0
+    ? `${nights(n)} of this profile and target on record; every threshold is absolute so far.${when}`
+    : `No earlier nights to compare with yet; every threshold is absolute.${when}`;
+}
 
 export function renderSummary(report: LoadReport): string {
   const v = report.verdict;
   const f = report.figures;
   const target = report.target.embedded ? 'embedded reference server' : report.target.url;
   const lines = [
-    `## Load ${report.profile}: ${v.pass ? 'PASS ✅' : 'FAIL ❌'}`,
+    `## Load ${report.profile}: ${v.unavailable ? 'TARGET UNAVAILABLE ⚠️' : v.pass ? 'PASS ✅' : 'FAIL ❌'}`,
     '',
     `Target ${target} · ${report.createdAt} · ${report.scenarios.length} scenarios · ${f.responses} responses`,
     '',
   ];
-  if (!v.pass) lines.push('**Why it failed:**', '', ...v.reasons.map((r) => `- ${r}`), '');
+  if (v.unavailable)
+    lines.push(
+      `No performance verdict: the target was not there to measure (not a regression). ${
+        report.unavailable?.scenario
+          ? `It went away during ${report.unavailable.scenario}; the figures below are what was measured before.`
+          : 'No load was sent.'
+      }`,
+      '',
+      ...v.reasons.map((r) => `- ${r}`),
+      '',
+    );
+  else if (!v.pass) lines.push('**Why it failed:**', '', ...v.reasons.map((r) => `- ${r}`), '');
+  for (const w of report.merge?.warnings ?? []) lines.push(`> ⚠️ ${w}`, '');
+  // A single run's generator at a core measures itself: said here, where the night is read (a merge flags its shards).
+  if (!report.merge)
+    for (const s of report.scenarios)
+      for (const g of s.generator ?? [])
+        if (g.peakCpuPercent >= GENERATOR_BOUND_CPU_PERCENT)
+          lines.push(
+            `> ⚠️ ${s.title}: the load generator's CPU peaked at ${g.peakCpuPercent}% of a core: its figures may measure the generator, not the target (see docs/sharding.md)`,
+            '',
+          );
   lines.push(
     '| figure | value |',
     '|---|---|',
@@ -26,9 +66,7 @@ export function renderSummary(report: LoadReport): string {
     `| accepted before first 429 ÷ limit (min) | ${num(f.minFirstWindowRatio)} |`,
     `| accepted ÷ limit per window above the rate (max) | ${num(f.maxAcceptedRatio)} |`,
     '',
-    report.trend.length > 0
-      ? `Compared with ${report.trend.length} earlier night(s) (median).`
-      : 'No earlier nights to compare with yet.',
+    trendNote(report),
     '',
   );
   return `${lines.join('\n')}`;

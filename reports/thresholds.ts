@@ -6,6 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { HarnessError } from '../config/errors.js';
+import type { Measure } from '../load/model.js';
 import type { HistoryEntry, KeyFigures, ThresholdCheck, Verdict } from './model.js';
 
 export interface Thresholds {
@@ -87,8 +88,40 @@ function check(
   return { name, value, comparison, limit: Math.round(limit * 1000) / 1000, basis, pass };
 }
 
+/**
+ * What a run set out to measure: a check of a figure the run never planned (a profile without per-plan runs, a shard
+ * that leaves them to the first shard, a profile with no run above a plan's rate) does not apply; one it planned and
+ * could not measure fails.
+ */
+export interface Planned {
+  readonly measures: readonly Measure[];
+  /** Whether any run above a plan's rate was planned (the two ratio checks judge those). */
+  readonly aboveRate: boolean;
+}
+
+const ALL_PLANNED: Planned = { measures: ['latency', 'throughput', 'limiter'], aboveRate: true };
+
+const MEASURE_OF: Readonly<Record<string, Measure>> = {
+  'p99 latency (ms)': 'latency',
+  'throughput (req/s)': 'throughput',
+  '429s at or below the plan rate': 'limiter',
+  'accepted before the first 429 ÷ limit': 'limiter',
+  'accepted ÷ limit per window above the rate': 'limiter',
+};
+const ABOVE_RATE = new Set(['accepted before the first 429 ÷ limit', 'accepted ÷ limit per window above the rate']);
+
 /** Judges the figures; `earlier` are previous runs of the same profile and target, oldest first. */
-export function evaluate(figures: KeyFigures, earlier: readonly HistoryEntry[], t: Thresholds): Verdict {
+export function evaluate(
+  figures: KeyFigures,
+  earlier: readonly HistoryEntry[],
+  t: Thresholds,
+  planned: Planned = ALL_PLANNED,
+): Verdict {
+  const applies = (c: ThresholdCheck) => {
+    const m = MEASURE_OF[c.name];
+    if (m && !planned.measures.includes(m)) return false;
+    return !(ABOVE_RATE.has(c.name) && !planned.aboveRate);
+  };
   const checks: ThresholdCheck[] = [
     check('p99 latency (ms)', figures.p99LatencyMs, '<=', t.p99LatencyMs.max, 'absolute'),
     check('throughput (req/s)', figures.throughputRps, '>=', t.throughputRps.min, 'absolute'),
@@ -109,7 +142,7 @@ export function evaluate(figures: KeyFigures, earlier: readonly HistoryEntry[], 
       t.limiter.maxAcceptedRatio,
       'absolute',
     ),
-  ];
+  ].filter(applies);
   const recent = earlier.slice(-t.trend.nights);
   if (recent.length >= t.trend.minNights) {
     const basis = (ratio: number) => `median of ${recent.length} earlier nights × ${ratio}`;
@@ -144,5 +177,5 @@ export function evaluate(figures: KeyFigures, earlier: readonly HistoryEntry[], 
         : `${c.name}: ${c.value} is not ${c.comparison} ${c.limit} (${c.basis})`,
     );
   if (figures.responses === 0) reasons.unshift('no responses at all: the run measured nothing');
-  return { pass: reasons.length === 0, reasons, checks };
+  return { pass: reasons.length === 0, reasons, checks, relativeFromNights: t.trend.minNights };
 }

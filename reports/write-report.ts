@@ -61,19 +61,27 @@ export async function writeReportFiles(report: LoadReport, dir: string): Promise
   return summary;
 }
 
-/** Builds the report of a run against the thresholds and the history in `out`, writes it, and appends the history. */
+/**
+ * Builds the report of a run against the thresholds and the history in `out`, writes it, and appends the history.
+ * `load --out DIR` and `report merge --out DIR` share this one layout: DIR/<UTC timestamp>[-merged]/{report.json,
+ * report.html,summary.md} and DIR/history.json. A night without its target is written but not added to the history:
+ * it measured nothing to compare.
+ */
 export async function writeRunReport(
   run: LoadRun,
   out: string,
   thresholds: Thresholds,
   now = new Date(),
+  extra: { suffix?: string; merge?: LoadReport['merge'] } = {},
 ): Promise<WrittenReport> {
   mkdirSync(out, { recursive: true });
-  const report = buildReport(run, thresholds, readHistory(out), now);
-  const dir = freshDir(out, now);
+  const built = buildReport(run, thresholds, readHistory(out), now);
+  const report: LoadReport = extra.merge ? { ...built, merge: extra.merge } : built;
+  const dir = freshDir(out, now, extra.suffix ?? '');
   const summary = await writeReportFiles(report, dir);
-  // An interrupted night is not a night to compare with: the history is left as it was (the report says why).
-  if (report.interrupted) return { dir, report, summary };
+  // An interrupted night is not a night to compare with, nor one without its target: the history is left as it was
+  // (the report says why).
+  if (report.interrupted || report.verdict.unavailable) return { dir, report, summary };
   appendHistory(out, {
     createdAt: report.createdAt,
     dir: relative(out, dir),

@@ -4,6 +4,7 @@
  * runner/suites.ts); the limits reserve every suite's coverage first and share what is left among the random phases.
  * --runs is scaled down so that the random phases fit, and when even the coverage does not fit, the plan says so.
  */
+import type { PlanLimits } from '../spec/contract.js';
 import type { SuiteEstimate } from './limits.js';
 
 /** A suite as the plan sees it: its name and what it sends for a --runs (null: no estimate, not planned). */
@@ -91,4 +92,52 @@ export function planBudget(
   // only a budget that is tight needs them.
   const tight = estimateRequests(suites, scaled) * BUDGET_SLACK > room;
   return { runs: scaled, suiteEstimates, shares: tight ? suiteEstimates : null, notes };
+}
+
+/** The rate-limit suite's minimum, per key and in all: what it cannot measure its keys with less of. */
+export interface RateLimitNeed {
+  readonly total: number;
+  readonly perKey: readonly { readonly label: string; readonly requests: number }[];
+}
+
+/** What the rate-limit suite declares it needs (runner/suites.ts): per key from its per-minute limit, and without one. */
+export interface RateLimitMinimum {
+  readonly perKey: (requestsPerMinute: number) => number;
+  readonly unauthenticated: number;
+}
+
+export function rateLimitNeed(
+  keys: readonly { readonly plan: string; readonly limits: PlanLimits | null }[],
+  minimum: RateLimitMinimum,
+): RateLimitNeed {
+  const perKey = keys
+    .filter((k) => k.limits !== null)
+    .map((k) => ({ label: k.plan, requests: minimum.perKey(k.limits!.requestsPerMinute) }));
+  const total = perKey.reduce((n, k) => n + k.requests, 0);
+  return { total: total > 0 ? total + minimum.unauthenticated : 0, perKey };
+}
+
+/**
+ * Whether the rate-limit suite's minimum fits a budget of `room` requests once every functional suite's coverage is
+ * reserved (the order of a tight budget: coverage, then each key's rate limits, then the random phases). Returns the
+ * requests to reserve for it, or why it cannot be measured.
+ */
+export function fitRateLimit(
+  functional: readonly Estimated[],
+  runs: number,
+  room: number | null,
+  need: RateLimitNeed,
+  label = 'the request budget',
+): { readonly reserve: number } | { readonly leftOut: string } {
+  if (room === null || need.total === 0) return { reserve: 0 };
+  const coverage = functional.reduce((n, s) => n + (s.estimate?.(runs).coverage ?? 0), 0);
+  if (coverage + need.total <= room) return { reserve: need.total };
+  const keys = need.perKey.map((k) => `${k.label} ≈ ${k.requests}`).join(', ');
+  const unauthenticated = need.total - need.perKey.reduce((n, k) => n + k.requests, 0);
+  return {
+    leftOut:
+      `rate-limit: not run: its keys need about ${need.total} requests (${keys}, and ${unauthenticated} without a key), ` +
+      `but ${label} leaves ${Math.max(0, room - coverage)} after the functional suites' coverage phases (${coverage}); ` +
+      `give --budget ${coverage + need.total + 1} or more, or --suite without rate-limit to leave it out on purpose`,
+  };
 }

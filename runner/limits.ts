@@ -25,6 +25,11 @@ export interface LimitSettings {
    * suite absent here takes what is left).
    */
   readonly suiteEstimates?: Readonly<Record<string, SuiteEstimate>>;
+  /**
+   * Requests kept for the suites that run after those of `suiteEstimates` (the rate-limit suite's minimum): the shares
+   * of the suites with estimates are cut from what is left beyond it.
+   */
+  readonly reserved?: number;
 }
 
 /** Requests a suite needs: its coverage phase, which must run whole, and its random exploration, which can shrink. */
@@ -63,7 +68,7 @@ export function blocksRun(code: StopCode): boolean {
 }
 
 /** Whether a stop is a signal's (SIGINT, SIGTERM): the stop the user or a CI runner asked for, not a limit met. */
-export function isInterruption(code: StopCode): boolean {
+export function isInterruption(code: StopCode): code is 'PSC_SIGINT' | 'PSC_SIGTERM' {
   return code === 'PSC_SIGINT' || code === 'PSC_SIGTERM';
 }
 
@@ -172,7 +177,7 @@ export class RunLimits {
         .map(([, e]) => e);
       const coverage = rest.reduce((n, e) => n + e.coverage, 0);
       const explore = rest.reduce((n, e) => n + e.explore, 0);
-      const left = Math.max(0, maxRequests - this.sent);
+      const left = Math.max(0, maxRequests - this.sent - (this.settings.reserved ?? 0));
       if (left < coverage) cap = coverage > 0 ? Math.floor((left * own.coverage) / coverage) : 0;
       else cap = own.coverage + (explore > 0 ? Math.floor(((left - coverage) * own.explore) / explore) : 0);
     }

@@ -62,3 +62,30 @@ export interface ScenarioReturn {
   readonly rateLimits?: readonly RateLimitResult[];
   readonly ended?: unknown;
 }
+
+/**
+ * Whether the suite judged this key's limit at all: a burst judged to its end, or a refusal while pacing. A key that
+ * sent nothing, or whose measurement a limit, the target or the plan cut short before either, proved nothing: the
+ * reports say "not measured" and why, never ✓.
+ */
+export function keyMeasured(r: Pick<KeyRateLimitResult, 'burst' | 'paced' | 'requests'>): boolean {
+  return r.requests > 0 && (r.burst !== null || r.paced.got429);
+}
+
+/** Why a key was not measured, in a few words (its note, else what it could not measure, else that it sent nothing). */
+export function whyNotMeasured(r: Pick<KeyRateLimitResult, 'note' | 'unmeasured' | 'requests'>): string {
+  const why = r.note ?? r.unmeasured[0] ?? (r.requests === 0 ? 'it sent nothing' : 'no burst was judged');
+  return why.replace(/^not measured: /, '');
+}
+
+/** A key whose measurement a limit of the run (request budget, deadline) cut short (the scenario notes it so). */
+export function leftOutByLimit(r: Pick<KeyRateLimitResult, 'note'>): boolean {
+  return r.note?.startsWith(LEFT_OUT) ?? false;
+}
+/** How the scenario's note of a key that a limit of the run stopped begins. */
+export const LEFT_OUT = 'left out: ';
+
+/** Whether the quota suite saw the daily quota enforced (or not) to the end: stopped early, it measured nothing. */
+export function quotaMeasured(r: Pick<QuotaResult, 'stopped' | 'sent'>): boolean {
+  return r.sent > 0 && r.stopped === null;
+}

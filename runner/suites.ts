@@ -16,7 +16,8 @@ import { getPetCoverage, getPetExplore, getPetScenario } from './scenarios/get-p
 import { listPetsCoverage, listPetsExplore, listPetsScenario } from './scenarios/list-pets.js';
 import { statefulCoverage, statefulExplore, statefulScenario } from './scenarios/stateful.js';
 import { robustnessCoverage, robustnessScenario } from './scenarios/robustness.js';
-import { rateLimitScenario } from './scenarios/rate-limit.js';
+import { keyMinimum, rateLimitScenario, UNAUTHENTICATED_REQUESTS } from './scenarios/rate-limit.js';
+import type { RateLimitMinimum } from './budget.js';
 import { quotaScenario } from './scenarios/quota.js';
 
 export interface SuiteDefinition {
@@ -104,6 +105,9 @@ const definitions: SuiteDefinition[] = [
     estimate: null,
   },
 ];
+
+/** What the rate-limit suite needs at the least (the budget plan keeps it before any random phase). */
+export const RATE_LIMIT_MINIMUM: RateLimitMinimum = { perKey: keyMinimum, unauthenticated: UNAUTHENTICATED_REQUESTS };
 
 export function suiteDefinition(name: SuiteName): SuiteDefinition {
   const def = definitions.find((d) => d.name === name);

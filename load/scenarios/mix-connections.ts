@@ -16,6 +16,7 @@ export interface MixConnectionsParams {
 export const mixConnections: LoadScenario<MixConnectionsParams> = {
   kind: 'mix-connections',
   measures: ['latency', 'throughput'],
+  params: { connections: 'number', durationSeconds: 'number' },
   plannedSeconds: (p) => p.durationSeconds,
   run: async (p, env) => [
     await runScenario(mixConnectionsScenario(env.target.url, env.mixKey, env.profile, p), env.ctx),

@@ -18,6 +18,7 @@ export interface MixRateParams {
 export const mixRate: LoadScenario<MixRateParams> = {
   kind: 'mix-rate',
   measures: ['latency'],
+  params: { fraction: 'number', maxRate: 'number', durationSeconds: 'number' },
   plannedSeconds: (p) => p.durationSeconds,
   run: async (p, env) => [
     await runScenario(mixRateScenario(env.target.url, env.target.windowSeconds, env.mixKey, env.profile, p), env.ctx),

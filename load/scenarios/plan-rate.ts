@@ -32,10 +32,21 @@ export interface PlanRateParams {
 export const planRate: LoadScenario<PlanRateParams> = {
   kind: 'plan-rate',
   measures: ['limiter'],
+  params: { multipliers: 'numbers' },
   // Runs above the limit last two windows; a window's rest between multipliers.
   plannedSeconds: (p, w) => p.multipliers.reduce((n, m, i) => n + (m > 1 ? 2 : 1) * w + (i > 0 ? w : 0), 0),
-  run: (p, env) =>
-    runPlanRates(env.target.url, env.target.windowSeconds, env.target.keys, env.profile, p.multipliers, env.ctx),
+  // Sharded, the per-plan runs go on the first shard only (the limits are per key: one key's limiter is judged whole),
+  // or on every shard with its own keys (--limiter-shards all), each at its plan's full rate.
+  run: async (p, env) => {
+    const place = env.ctx.shard;
+    if (place && place.limiterShards === 'first' && place.index !== 1) {
+      env.ctx.progress.note(
+        `per-plan rate runs: on shard 1 only (--limiter-shards first); shard ${place.index} skips them`,
+      );
+      return [];
+    }
+    return runPlanRates(env.target.url, env.target.windowSeconds, env.target.keys, env.profile, p.multipliers, env.ctx);
+  },
 };
 
 export function planRateScenario(

@@ -26,6 +26,7 @@ import { readRateLimit, type RateLimitReading } from '../../http/rate-limit-head
 import {
   banLike,
   banObserved,
+  burstAllowance,
   burstEnforced,
   honouredNotBanned,
   isAccepted,
@@ -43,13 +44,25 @@ import {
 } from '../../checks/rate-limit.js';
 import { statusOf } from '../../checks/facts.js';
 import type { RunContext } from '../context.js';
-import type { KeyRateLimitResult, ScenarioReturn } from '../rate-limit-results.js';
+import { isRunStopped } from '../limits.js';
+import { type KeyRateLimitResult, LEFT_OUT, type ScenarioReturn } from '../rate-limit-results.js';
 import * as req from '../requests.js';
 
 export type { KeyRateLimitResult as RateLimitResult } from '../rate-limit-results.js';
 
 /** Largest per-window limit measured with a burst; beyond it the requests would cost more than they tell. */
 export const MAX_BURST_LIMIT = 2000;
+/**
+ * The fewest requests that measure one key (a fixed window; a limiter that refills while the key paces asks for more):
+ * its window's limit (probe, paced and burst requests share it), the 429, what was in flight with it, the requests on
+ * other operations and the recovery.
+ */
+export function keyMinimum(requestsPerMinute: number): number {
+  return requestsPerMinute > MAX_BURST_LIMIT ? 0 : requestsPerMinute + 1 + (BURST_IN_FLIGHT - 1) + 2 + 2;
+}
+/** The requests with an invalid key the suite sends once (whether 401s are rate-limited). */
+export const UNAUTHENTICATED_REQUESTS = 3;
+
 /** Requests in flight during a burst: few, since a target may ban a key for requests that follow a 429. */
 const BURST_IN_FLIGHT = 4;
 /** Paced rate as a fraction of the plan's: "just under" it. */
@@ -239,16 +252,21 @@ export async function rateLimitScenario(ctx: RunContext): Promise<ScenarioReturn
   );
   const failures: unknown[] = [];
   /** Runs one phase of a key; a failure (a banned key, a harness error) ends that key only, and is rethrown at the end. */
-  const phase = async <T>(fn: () => Promise<T | null>): Promise<T | null> => {
+  const phase = async <T>(fn: () => Promise<T | null>, k?: KeyRun): Promise<T | null> => {
     try {
       return await fn();
     } catch (e) {
+      // A limit of the run (budget, deadline) that stops a key's phase: the key says so, never a bare zero.
+      if (k && isRunStopped(e) && k.result.note === null) {
+        k.result.note = `${LEFT_OUT}${(e as Error).message}`;
+        unmeasured(k, `the rest of its phases: ${(e as Error).message}`);
+      }
       failures.push(e);
       return null;
     }
   };
   const unauth = phase(() => unauthenticated(ctx));
-  const ready = await Promise.all(shared.runs.map((k) => phase(() => warmUp(k))));
+  const ready = await Promise.all(shared.runs.map((k) => phase(() => warmUp(k), k)));
   // Turns, one key at a time, the roomiest first: while one bursts the others are idle, so that each key's next
   // request shows whether the burst of another moved its Remaining.
   const order = shared.runs
@@ -257,8 +275,8 @@ export async function rateLimitScenario(ctx: RunContext): Promise<ScenarioReturn
     .sort((a, b) => (b.last.remaining ?? -1) - (a.last.remaining ?? -1) || b.k.L - a.k.L);
   const recoveries: Promise<unknown>[] = [];
   for (const { k, last } of order) {
-    const rejection = await phase(() => turn(k, last));
-    if (rejection) recoveries.push(phase(() => recover(k, rejection)));
+    const rejection = await phase(() => turn(k, last), k);
+    if (rejection) recoveries.push(phase(() => recover(k, rejection), k));
   }
   await Promise.all([unauth, ...recoveries]);
   for (const k of shared.runs)
@@ -285,7 +303,8 @@ export async function rateLimitScenario(ctx: RunContext): Promise<ScenarioReturn
 async function unauthenticated(ctx: RunContext): Promise<null> {
   const auth: AuthSpec = { template: 'Bearer psc-invalid-key-for-rate-limits', key: null, keyPlan: 'invalid' };
   const exchanges: Exchange[] = [];
-  for (let i = 0; i < 3; i++) exchanges.push(await ctx.send(req.listPets(auth, '?limit=1'), { resendOn429: false }));
+  for (let i = 0; i < UNAUTHENTICATED_REQUESTS; i++)
+    exchanges.push(await ctx.send(req.listPets(auth, '?limit=1'), { resendOn429: false }));
   ctx.judge(unauthenticatedRateLimited, { exchanges });
   return null;
 }
@@ -491,19 +510,19 @@ async function pace(k: KeyRun, probe: Reading): Promise<Reading | null> {
 }
 
 /**
- * Between two responses of the minute window: refill is a request not charged within the same window; a restart is
- * a new window (Reset later, Remaining up), from which the key is rested again.
+ * Between two responses of the minute window, the key's one request between them: a restart is a new window (Reset
+ * later, Remaining up to rested), from which the key is rested again; otherwise a Remaining that did not fall by that
+ * request is refill, whether or not Reset moved (a token bucket's Reset may never move, or move with a clock's
+ * minute). Paced at 0.9 × the plan's rate, a limiter that refills at the plan's rate always shows it so.
  */
 function noteRefillOrRestart(k: KeyRun, prev: Reading, r: Reading): void {
   if (!isAccepted(prev.ex) || !minuteHeaders(k, r) || !minuteHeaders(k, prev)) return;
   if (r.remaining === null || prev.remaining === null) return;
-  if (r.reset === prev.reset && r.remaining >= prev.remaining) k.continuous = true;
-  else if (r.reset !== null && prev.reset !== null && r.reset > prev.reset && r.remaining > prev.remaining) {
-    if (isRested(k, r)) {
-      k.rested = r;
-      k.restedBy = 'headers';
-    }
-  }
+  const later = r.reset !== null && prev.reset !== null && r.reset > prev.reset;
+  if (later && r.remaining > prev.remaining && isRested(k, r)) {
+    k.rested = r;
+    k.restedBy = 'headers';
+  } else if (r.remaining >= prev.remaining) k.continuous = true;
 }
 
 function pacedEvidence(k: KeyRun, previous: Reading, rejection: Reading | null) {
@@ -602,7 +621,7 @@ async function burst(k: KeyRun, prev: Reading): Promise<Reading | null> {
   k.result.burst = {
     fromRemaining: minuteHeaders(k, known) ? known.remaining : null,
     accepted,
-    allowance: refillAllowance(elapsedMs, k.L, k.W) + (k.continuous ? 1 : 0),
+    allowance: burstAllowance(elapsedMs, k.L, k.W),
     first429AtRequest: rejection ? b.readings.indexOf(rejection) + 1 : null,
   };
   if (k.shared.keysShared) {
@@ -665,6 +684,9 @@ function windowAccount(k: KeyRun, b: BurstRun, lastEnd: number): WindowAccount |
   const { rested, restedBy } = k;
   const rejection = b.rejection;
   if (!rested || !restedBy || !rejection || (rejection.status !== 429 && rejection.status !== 503)) return null;
+  // Counting from rest needs a paced request after it: only that pair shows whether the limiter refills (see
+  // noteRefillOrRestart); without it a token bucket's refill would read as requests over the plan.
+  if (k.result.paced.sent < 1) return null;
   const lastSeq = Math.max(...b.readings.map((r) => r.ex.seq));
   const counted = k.history.filter((r) => r.ex.seq >= rested.ex.seq && r.ex.seq <= lastSeq && isAccepted(r.ex));
   let low = Infinity;
@@ -748,8 +770,10 @@ async function runBurst(k: KeyRun, start: Reading): Promise<BurstRun> {
       if (rem === null) continue;
       // Slack: responses of requests in flight together may arrive out of order, and refill between them.
       const slack = BURST_IN_FLIGHT + 1 + refillAllowance(r.end - known.end, L, W);
-      // Remaining jumping up beyond that is a new window, whether or not the target's Reset moved with it.
-      if (!remeasured && minRemaining !== null && rem > minRemaining + slack) {
+      // Remaining jumping up beyond that is a new window, whether or not the target's Reset moved with it; a Reset moved
+      // later with Remaining up is one too, however small the jump (a fixed window crossed early in the burst).
+      const newReset = r.reset !== null && start.reset !== null && r.reset > start.reset && !remeasured;
+      if (!remeasured && minRemaining !== null && (rem > minRemaining + slack || (newReset && rem > minRemaining))) {
         remeasured = true;
         known = r;
         gate = rem;

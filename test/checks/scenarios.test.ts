@@ -111,6 +111,23 @@ describe('list-invalid-query', () => {
     expect(b?.clause).toBe('gap-4-unknown-status-filter');
     expect(b?.level).toBe('observation');
   });
+  it.each([
+    ['?limit=0', 'an out-of-range limit (1..100)'],
+    ['?limit=101&status=sold', 'an out-of-range limit (1..100)'],
+    ['?limit=', 'an empty limit'],
+    ['?limit', 'an empty limit'],
+    ['?limit=5&limit=7', 'a repeated limit'],
+    ['?limit=1.5', 'a limit that is not a whole number'],
+    ['?limit=abc', 'a limit that is not a number'],
+    ['?limit=1e2', 'a limit that is not a number'],
+    ['?status=lost', 'an unknown status filter'],
+    ['?status=', 'an empty status filter'],
+    ['?status=sold&status=sold', 'a repeated status filter'],
+  ])('%s is said as what it is: %s', (raw, gap) => {
+    const [f] = l.listInvalidQuery.run(ev({ raw }, false, { status: 400 }));
+    expect(f?.message.split('\n')[1]).toBe(`the spec does not show the answer to ${gap}`);
+    expect(f?.clause).toBe(/status/.test(gap) ? 'gap-4-unknown-status-filter' : 'gap-4-out-of-range-limit');
+  });
   it('is silent for valid queries and 429', () => {
     expect(l.listInvalidQuery.run(ev({ raw: '' }, true))).toEqual([]);
     expect(l.listInvalidQuery.run(ev({ limit: 0, raw: 'limit=0' }, false, { status: 429 }))).toEqual([]);
@@ -393,7 +410,7 @@ describe('model-consistency', () => {
       pet: rex,
     });
     expect(f?.level).toBe('violation');
-    expect(f?.message).toMatch(/^received 404 with .*\nthe model of the spec expects 200 with \{"id":"1","name":"Rex"/);
+    expect(f?.message).toMatch(/^received 404 with .*\nthe model of the spec expects 200 with \{"id":1,"name":"Rex"/);
     const sold = exchange({ operation: 'getPet', body: PET.replace('available', 'sold') });
     expect(modelConsistency.run({ kind: 'fetched', exchange: sold, id: '1', pet: rex })).toHaveLength(1);
   });
@@ -406,8 +423,18 @@ describe('model-consistency', () => {
     const drifted = PET.replace('available', 'sold');
     const found = modelConsistency.run({ kind: 'listed', exchange: exchange({ body: `[${drifted},${other}]` }), pets });
     expect(found.map((f) => f.message.split('\n')[1])).toEqual([
-      'the model of the spec expects pet 1 listed as created: {"id":"1","name":"Rex","categoryId":"2","status":"available"}',
+      'the model of the spec expects pet 1 listed as created: {"id":1,"name":"Rex","categoryId":2,"status":"available"}',
     ]);
+  });
+  it('prints ids and categories as the JSON numbers they are, exact beyond 2^53', () => {
+    const big = '9007199254740993';
+    const pet = { name: 'Rex', categoryId: big, status: 'available' };
+    const body = `[{"id":${big},"name":"Rex","categoryId":${big},"status":"sold"}]`;
+    const [f] = modelConsistency.run({ kind: 'listed', exchange: exchange({ body }), pets: new Map([[big, pet]]) });
+    expect(f?.message).toBe(
+      `received {"id":${big},"name":"Rex","categoryId":${big},"status":"sold"}\n` +
+        `the model of the spec expects pet ${big} listed as created: {"id":${big},"name":"Rex","categoryId":${big},"status":"available"}`,
+    );
   });
   it('a created id the model already holds is a duplicate', () => {
     const ex = exchange({ operation: 'createPet' });

@@ -1,7 +1,9 @@
 /**
- * The example workflows in examples/: valid YAML, valid against a strict schema of the workflow keys they use, and
- * every petstore-conformance command in them is a real subcommand with real flags (checked with the CLI's own parser
- * and configuration loader), keys come from secrets, and the reports they upload are the files the commands write.
+ * The example workflows in examples/: valid YAML, valid against GitHub's published workflow schema and against a
+ * stricter one of the workflow keys they use (actions pinned), keys from secrets, and the tool reached only through
+ * the repository's action at a pinned ref, never an `npx` lookup. The action's own run step is run with each example's
+ * inputs (the tool replaced by a recorder): the command it starts is a real subcommand with real flags, checked with
+ * the CLI's own parser and configuration loader.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
@@ -10,8 +12,11 @@ import { parseDocument } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { loadOptions } from '../../cli/load-command.js';
 import { runOptions } from '../../cli/run-command.js';
-import { keyVariable, loadConfig } from '../../config/config.js';
+import { DEFAULT_MAX_DURATION_MS, keyVariable, loadConfig, parseDuration } from '../../config/config.js';
+import { plannedSeconds, profileNamed } from '../../load/profiles.js';
 import { contract } from '../../spec/contract.js';
+import { readAction, recordingActionPath, runActionSteps, workflowSchemaErrors } from './action-steps.js';
+import { tempDir } from '../support/temp-dir.js';
 
 const stringMap = { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } } as const;
 
@@ -108,41 +113,57 @@ interface Step {
   with?: Record<string, string>;
   env?: Record<string, string>;
 }
+interface Job {
+  'timeout-minutes'?: number;
+  env?: Record<string, string>;
+  steps: Step[];
+}
 interface Workflow {
   on: Record<string, unknown>;
-  jobs: Record<string, { env?: Record<string, string>; steps: Step[] }>;
+  jobs: Record<string, Job>;
 }
 
+const text = (name: string): string => readFileSync(new URL(`../../examples/${name}`, import.meta.url), 'utf8');
+
 function load(name: string): Workflow {
-  const doc = parseDocument(readFileSync(new URL(`../../examples/${name}`, import.meta.url), 'utf8'));
+  const doc = parseDocument(text(name));
   expect(doc.errors.map((e) => e.message)).toEqual([]);
   expect(doc.warnings.map((e) => e.message)).toEqual([]);
   return doc.toJS() as Workflow;
 }
 
-/** Shell words of a command line (double and single quotes; enough for the examples). */
-function words(line: string): string[] {
-  const out: string[] = [];
-  const re = /"((?:[^"\\]|\\.)*)"|'([^']*)'|(\S+)/g;
-  for (let m = re.exec(line); m; m = re.exec(line)) out.push(m[1] ?? m[2] ?? m[3]!);
-  return out;
+/** The repository's action, pinned to a release tag or a commit: the only way the examples reach the tool. */
+const PINNED_ACTION = /^[\w.-]+\/petstore-conformance@(v\d+\.\d+\.\d+|[0-9a-f]{40})$/;
+
+/** Each job's step that uses the tool's action, with its job. */
+function toolSteps(w: Workflow): { job: Job; step: Step }[] {
+  return Object.values(w.jobs).flatMap((job) =>
+    job.steps.filter((s) => s.uses?.split('@')[0]?.endsWith('/petstore-conformance')).map((step) => ({ job, step })),
+  );
 }
 
-/** Every `npx petstore-conformance …` invocation of a workflow: [subcommand, args]. */
-function invocations(w: Workflow): [string, string[]][] {
-  const found: [string, string[]][] = [];
-  for (const job of Object.values(w.jobs)) {
-    for (const step of job.steps) {
-      for (const line of (step.run ?? '').split('\n')) {
-        const ws = words(line);
-        const at = ws.indexOf('petstore-conformance');
-        if (at < 0) continue;
-        expect(ws[at - 1], 'invoked through npx').toBe('npx');
-        found.push([ws[at + 1]!, ws.slice(at + 2)]);
-      }
-    }
-  }
-  return found;
+/** The values a workflow's expressions take in these tests. */
+const CONTEXT: Record<string, string> = {
+  'vars.STAGING_URL': 'https://staging.petstore.example/v1',
+  'github.run_id': '4242',
+};
+const fill = (value: string): string =>
+  String(value).replace(/\$\{\{\s*([^}]*?)\s*\}\}/g, (_m, e: string) => {
+    if (!(e in CONTEXT)) throw new Error(`no test value for \${{ ${e} }}`);
+    return CONTEXT[e]!;
+  });
+
+/** What the action's run step starts for these `with` inputs: [subcommand, args] (the tool replaced by a recorder). */
+async function commandOf(step: Step): Promise<[string, string[]]> {
+  const stub = recordingActionPath();
+  const withInputs = Object.fromEntries(Object.entries(step.with ?? {}).map(([k, v]) => [k, fill(v)]));
+  const r = await runActionSteps(withInputs, {
+    workspace: tempDir('psc-example-'),
+    actionPath: stub.path,
+  });
+  expect(r.code, r.log).toBe(0);
+  const [sub, ...args] = stub.argv();
+  return [sub!, args];
 }
 
 const OPTIONS = { run: runOptions, load: loadOptions } as const;
@@ -155,12 +176,11 @@ const KNOWN_VARIABLES = new Set([
   'PETSTORE_RUNS',
 ]);
 
-/** Parses an invocation with the subcommand's own flags, with $VARIABLES filled from `env`. */
-function parseInvocation(sub: string, args: string[], env: Record<string, string>) {
+/** Parses an invocation with the subcommand's own flags. */
+function parseInvocation(sub: string, args: string[]) {
   const options = OPTIONS[sub as keyof typeof OPTIONS];
   expect(options, `"${sub}" is a subcommand the examples may use`).toBeDefined();
-  const filled = args.map((a) => a.replace(/\$\{?([A-Z_]+)\}?/g, (_m, v: string) => env[v] ?? `<unset ${v}>`));
-  return parseArgs({ args: filled, options, strict: true, allowPositionals: false }).values as Record<
+  return parseArgs({ args, options, strict: true, allowPositionals: false }).values as Record<
     string,
     string | boolean | undefined
   >;
@@ -193,12 +213,23 @@ describe('the workflow schema', () => {
   it('rejects a misspelt job key', () => {
     expect(validate({ ...good, jobs: { a: { 'run-on': 'ubuntu-latest', steps: [{ run: 'x' }] } } })).toBe(false);
   });
+  it("GitHub's published schema rejects a misspelt key and a broken expression", () => {
+    const errors = workflowSchemaErrors(
+      `on: push\njobs:\n  a:\n    run-on: x\n    steps:\n      - run: echo \${{ x }\n`,
+    );
+    expect(errors.join('\n')).toMatch(/run-on/);
+    expect(errors.join('\n')).toMatch(/expression is not closed/);
+  });
 });
 
 describe.each(['staging-gate.yml', 'nightly-load.yml'])('examples/%s', (file) => {
   const w = load(file);
 
-  it('matches the workflow schema', () => {
+  it("validates against GitHub's published workflow schema", () => {
+    expect(workflowSchemaErrors(text(file), file)).toEqual([]);
+  });
+
+  it('matches the strict workflow schema', () => {
     expect(validate(w), JSON.stringify(validate.errors, null, 2)).toBe(true);
   });
 
@@ -216,12 +247,23 @@ describe.each(['staging-gate.yml', 'nightly-load.yml'])('examples/%s', (file) =>
     }
   });
 
-  it('calls petstore-conformance with real subcommands and flags, which the configuration accepts', () => {
-    const calls = invocations(w);
-    expect(calls.length).toBeGreaterThan(0);
-    const env = { STAGING_URL: 'https://staging.petstore.example/v1' };
-    for (const [sub, args] of calls) {
-      const values = parseInvocation(sub, args, env);
+  it('reaches the tool only through its action at a pinned ref, with inputs the action declares', () => {
+    const found = toolSteps(w);
+    expect(found.length).toBeGreaterThan(0);
+    const inputs = Object.keys(readAction().inputs);
+    for (const { step } of found) {
+      expect(step.uses).toMatch(PINNED_ACTION);
+      for (const name of Object.keys(step.with ?? {})) expect(inputs, name).toContain(name);
+    }
+    // No registry lookup and no other way in: npx of an unpublished name would fetch whatever is published under it.
+    for (const job of Object.values(w.jobs))
+      for (const s of job.steps) expect(s.run ?? '', 'no npx, no direct call').not.toMatch(/npx|petstore-conformance/);
+  });
+
+  it("the action's run step starts a real subcommand with real flags, which the configuration accepts", async () => {
+    for (const { step } of toolSteps(w)) {
+      const [sub, args] = await commandOf(step);
+      const values = parseInvocation(sub, args);
       const config = loadConfig(
         { target: values.target as string, envFile: '/nonexistent/.env' },
         {
@@ -229,42 +271,46 @@ describe.each(['staging-gate.yml', 'nightly-load.yml'])('examples/%s', (file) =>
           PETSTORE_PRODUCTION_URL: 'https://api.petstore.example/v1',
         },
       );
-      expect(config.target).toBe(env.STAGING_URL);
+      expect(config.target).toBe(CONTEXT['vars.STAGING_URL']);
     }
   });
 });
 
 describe('what each example does', () => {
-  it('staging gate: run with JUnit, JSON and replays, all uploaded even on failure, and no masking of the exit code', () => {
+  it('staging gate: run with a baseline and --require-complete, reports uploaded, the job outlasting --max-duration', async () => {
     const w = load('staging-gate.yml');
-    const [[sub, args]] = invocations(w) as [[string, string[]]];
+    const [{ job, step }] = toolSteps(w) as [{ job: Job; step: Step }];
+    const [sub, args] = await commandOf(step);
     expect(sub).toBe('run');
-    const v = parseInvocation(sub, args, { STAGING_URL: 'https://staging.example/v1' });
-    expect(v).toMatchObject({ junit: 'junit.xml', json: 'report.json', 'replay-dir': 'replays' });
+    const v = parseInvocation(sub, args);
+    expect(v['require-complete']).toBe(true);
+    expect(v.baseline).toBe(step.with!.baseline);
+    // The reports the run writes are in the directory the action uploads (its upload step is `if: always()`).
+    const dir = step.with!['reports-dir']!;
+    expect(step.with!.upload ?? readAction().inputs.upload!.default).toBe('true');
+    for (const file of [v.json, v.junit, v['replay-dir']]) expect(String(file).startsWith(`${dir}/`)).toBe(true);
+    // Killed at its timeout, a job loses the reports: the run must stop (max-duration) with minutes to spare.
+    const maxDuration = v['max-duration'] ? parseDuration(String(v['max-duration']), 'x') : DEFAULT_MAX_DURATION_MS;
+    expect(job['timeout-minutes']! * 60_000).toBeGreaterThanOrEqual(maxDuration + 5 * 60_000);
     const steps = Object.values(w.jobs).flatMap((j) => j.steps);
-    for (const s of steps)
-      expect(s.run ?? '', 'the exit code is the gate').not.toMatch(/\|\|\s*true|continue-on-error/);
-    const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
-    expect(upload.if).toBe('always()');
-    const paths = upload
-      .with!.path!.split('\n')
-      .map((p) => p.trim())
-      .filter(Boolean);
-    expect(paths).toEqual(expect.arrayContaining([v.junit, v.json, `${v['replay-dir']}/`]));
+    for (const s of steps) expect(s.run ?? '', 'the exit code is the gate').not.toMatch(/\|\|\s*true/);
+    expect(JSON.stringify(w)).not.toMatch(/continue-on-error/);
   });
 
-  it('nightly: scheduled load --profile nightly, reports uploaded, history restored and saved by the cache', () => {
+  it('nightly: scheduled load --profile nightly, reports uploaded, history restored and saved by the cache', async () => {
     const w = load('nightly-load.yml');
     expect((w.on.schedule as { cron: string }[])[0]!.cron).toMatch(/^\d+ \d+ \* \* \*$/);
-    const [[sub, args]] = invocations(w) as [[string, string[]]];
+    const [{ job, step }] = toolSteps(w) as [{ job: Job; step: Step }];
+    const [sub, args] = await commandOf(step);
     expect(sub).toBe('load');
-    const v = parseInvocation(sub, args, { STAGING_URL: 'https://staging.example/v1' });
+    const v = parseInvocation(sub, args);
     expect(v.profile).toBe('nightly');
     const out = v.out as string;
-    const steps = Object.values(w.jobs).flatMap((j) => j.steps);
+    expect(out).toBe(step.with!['reports-dir']);
+    const steps = job.steps;
     const index = (pred: (s: Step) => boolean) => steps.findIndex(pred);
     const restore = index((s) => !!s.uses?.startsWith('actions/cache/restore@'));
-    const loadStep = index((s) => !!s.run?.includes('petstore-conformance load'));
+    const loadStep = steps.indexOf(step);
     const save = index((s) => !!s.uses?.startsWith('actions/cache/save@'));
     expect(restore).toBeGreaterThanOrEqual(0);
     expect(restore).toBeLessThan(loadStep);
@@ -275,8 +321,7 @@ describe('what each example does', () => {
     expect(steps[restore]!.with!['restore-keys']).toBeTruthy();
     expect(steps[restore]!.with!.key!.startsWith(steps[restore]!.with!['restore-keys']!)).toBe(true);
     expect(steps[save]!.if).toMatch(/^always\(\)/);
-    const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
-    expect(upload.if).toBe('always()');
-    expect(upload.with!.path).toBe(`${out}/`);
+    // The profile's planned time on a real 60 s window, with room to install and write the reports.
+    expect(job['timeout-minutes']! * 60).toBeGreaterThanOrEqual(plannedSeconds(profileNamed('nightly'), 60) + 5 * 60);
   });
 });

@@ -131,3 +131,46 @@ describe('an unreachable target exits 3 and names the URL', () => {
     expect(r.stderr).toContain(`target unreachable: ${url}`);
   });
 });
+
+describe('a refused key: a configuration error unless the target says it is banned', () => {
+  /** A target that answers every request with this status and Error body. */
+  async function refusing(status: number, body: object) {
+    const { createServer } = await import('node:http');
+    const srv = createServer((_req, res) => {
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify({ status, ...body }));
+    });
+    await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
+    return {
+      url: `http://127.0.0.1:${(srv.address() as { port: number }).port}/v1`,
+      close: () => new Promise<void>((r) => srv.close(() => r())),
+    };
+  }
+
+  it('a wrong key (the reference server does not know these keys): exit 2 naming the variable', async () => {
+    const { startReferenceServer } = await import('../../reference/server.js');
+    const server = await startReferenceServer({ windowSeconds: 5 });
+    try {
+      const r = await runMain(['run', '--target', server.url, '--env-file', goodEnv, '--suite', 'listPets']);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(
+        /^petstore-conformance: PETSTORE_API_KEY_\w+: .* refused the \w+ key with 401 .*\[PSC_CONFIG\]$/m,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+
+  it.each([
+    [401, { code: 'banned', message: 'API key temporarily banned' }],
+    [403, { code: 'forbidden', message: 'no' }],
+  ])('%i %j: the key is blocked, exit 3', async (status, body) => {
+    const target = await refusing(status, body);
+    try {
+      const r = await runMain(['run', '--target', target.url, '--env-file', goodEnv, '--suite', 'listPets']);
+      expect(r.code).toBe(3);
+      expect(r.stderr).toMatch(new RegExp(`refused with ${status} .*\\[PSC_KEY_BANNED\\]`));
+    } finally {
+      await target.close();
+    }
+  });
+});

@@ -58,7 +58,8 @@ describe('run limits against a real target', () => {
       const harLog = readHar(har).log;
       const entries = harLog.entries;
       expect(harLog.comment).toMatch(/Stopped early: .*PSC_TARGET_SLOWING/);
-      expect(entries.length + 1).toBe(report.run.budget.sent);
+      // The preflight's exchange too: every request the run sent.
+      expect(entries.length).toBe(report.run.budget.sent);
       expect(readFileSync(md, 'utf8')).toMatch(/<testsuites/);
       // The target saw exactly what the run says it sent.
       expect(proxy.counts.requests).toBe(report.run.budget.sent);
@@ -215,6 +216,13 @@ describe('defaults', () => {
       { PETSTORE_API_KEY_FREE: 'k-budget-default' },
     );
     expect(requestBudget(flagged, free, 400, false)).toEqual({ limit: 900, source: 'flag' });
+    // The rate-limit suite's minimum for the other keys comes from their own quotas: added; the functional key's not.
+    const needs = [
+      { label: 'free', requests: 68 },
+      { label: 'pro', requests: 308 },
+    ];
+    expect(requestBudget(config, free, null, false, needs)).toEqual({ limit: 558, source: 'quota' });
+    expect(requestBudget(flagged, free, null, false, needs)).toEqual({ limit: 900, source: 'flag' });
   });
 
   it('every run has a time budget; durations parse with their units', () => {

@@ -43,10 +43,13 @@ test('`petstore-conformance run` with no configuration passes against the embedd
     'createPet',
     'getPet',
     'listPets',
+    // The preflight's answer, judged like every other (cli/preflight-judged.ts).
+    'preflight',
     'rate-limit',
     'robustness',
     'stateful',
   ]);
+  expect(report.notMeasured).toEqual([]);
   for (const op of ['listPets', 'createPet', 'getPet']) expect(report.operations[op]?.cases ?? 0).toBeGreaterThan(0);
   const junit = readFileSync(join(dir, 'j.xml'), 'utf8');
   expect(junit).toMatch(/<testsuites [^>]*failures="0"/);

@@ -154,15 +154,22 @@ const table: Record<HarnessErrorCode, { exit: number; provoke: () => Promise<See
         writeEnvFile(join(dir, 'proxy.env'), keys, { HTTP_PROXY: `http://127.0.0.1:${await closedPort()}` }),
       ]),
   },
-  // Preflight: the target refuses the key (these keys are not the server's own).
+  // Preflight: the target refuses the key and says it is banned (a wrong key alone is PSC_CONFIG).
   PSC_KEY_BANNED: {
     exit: 3,
     provoke: async () => {
-      const server = await startReferenceServer({ windowSeconds: 5 });
+      const { createServer } = await import('node:http');
+      const srv = createServer((_req, res) => {
+        res
+          .writeHead(403, { 'content-type': 'application/json' })
+          .end('{"status":403,"code":"banned","message":"API key temporarily banned"}');
+      });
+      await new Promise<void>((r) => srv.listen(0, '127.0.0.1', r));
       try {
-        return await viaMain(['run', '--target', server.url, '--env-file', goodEnv, '--suite', 'listPets']);
+        const url = `http://127.0.0.1:${(srv.address() as { port: number }).port}/v1`;
+        return await viaMain(['run', '--target', url, '--env-file', goodEnv, '--suite', 'listPets']);
       } finally {
-        await server.close();
+        await new Promise<void>((r) => srv.close(() => r()));
       }
     },
   },

@@ -282,6 +282,8 @@ describe('load (autocannon) and proxies or TLS', () => {
       stdout: { write: () => true },
     });
     expect(code).toBe(2);
-    expect(err).toMatch(/PSC_CONFIG: load: http_proxy sends requests to 127\.0\.0\.1:9 through the proxy/);
+    expect(err).toMatch(
+      /^petstore-conformance: load: http_proxy sends requests to 127\.0\.0\.1:9 through the proxy.*\[PSC_CONFIG\]$/m,
+    );
   });
 });

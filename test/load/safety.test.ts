@@ -15,7 +15,9 @@ describe('load safety and usage', () => {
     };
     const a = io(env);
     expect(await loadCommand([], a.io)).toBe(2);
-    expect(a.err.join('')).toMatch(/PSC_PRODUCTION_REFUSED: .*PETSTORE_PRODUCTION_URL.*--allow-production/);
+    expect(a.err.join('')).toMatch(
+      /^petstore-conformance: .*PETSTORE_PRODUCTION_URL.*--allow-production.*\[PSC_PRODUCTION_REFUSED\]$/m,
+    );
     expect(a.err.join('')).not.toContain('k-secret-1');
     const b = io({ ...env, PETSTORE_TARGET: '' });
     expect(await loadCommand(['--target', 'https://api.petstore.example/v1'], b.io)).toBe(2);

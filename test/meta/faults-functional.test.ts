@@ -1,14 +1,16 @@
 // Rule 3: every check can fail. Each fault of the reference catalogue is caught by a real finding of the check it names
 // (never by that check's crash: precision.ts `expectCaughtPrecisely`) and by no unrelated check (precision.ts lists the
 // reviewed exceptions), and every check that can fail (violation or warning) is named by at least one fault.
+import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { faults } from '../../reference/faults.js';
 import { allChecks, checkById } from '../../checks/registry.js';
 import { type SuiteName, isFunctionalSuite } from '../../config/config.js';
 import { alsoTrips, expectCaughtPrecisely } from './precision.js';
 import { startReferenceServer } from '../../reference/server.js';
-import { runAgainst, tempEnvFile } from '../cli/support.js';
+import { runAgainst, runForReport, tempEnvFile, writeEnvFile } from '../cli/support.js';
 import { runAgainstReference } from './run-against.js';
+import { tempDir } from '../support/temp-dir.js';
 
 describe('every fault of the functional suites is caught by the check it names, and by no unrelated check', () => {
   for (const fault of faults.filter((f) => isFunctionalSuite(f.suite))) {
@@ -16,6 +18,30 @@ describe('every fault of the functional suites is caught by the check it names, 
       const r = await runAgainstReference(fault.suite as SuiteName, { faults: [fault.id], windowSeconds: 5 });
       expectCaughtPrecisely(fault, r.findings);
     });
+  }
+});
+
+// Faults only the run's first request meets (the preflight's GET /pets: every suite creates a pet before it lists):
+// through the command, whose preflight answer the response checks judge like every other.
+describe('every fault of the preflight is caught through the command, and by no unrelated check', () => {
+  for (const fault of faults.filter((f) => f.suite === 'preflight')) {
+    test(`${fault.id} → ${fault.catches} (preflight)`, async () => {
+      const server = await startReferenceServer({ faults: [fault.id], windowSeconds: 5 });
+      try {
+        const dir = tempDir('psc-meta-preflight-');
+        const envFile = writeEnvFile(join(dir, '.env'), server.keys);
+        const { code, out, report } = await runForReport(server.url, envFile, join(dir, 'r.json'), [
+          '--suite',
+          'auth',
+          '--runs',
+          '10',
+        ]);
+        expect(code, out.text()).toBe(1);
+        expectCaughtPrecisely(fault, report.findings);
+      } finally {
+        await server.close();
+      }
+    }, 60_000);
   }
 });
 

@@ -1,6 +1,8 @@
 /** The rate-limit checks on synthetic evidence: each passes what a conformant limiter does and fails the defect. */
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import * as c from '../../checks/rate-limit.js';
+import { StaticResetBucket } from '../../reference/limiter.js';
 import { applyResponseChecks } from '../../checks/registry.js';
 import { exchange, NOW, NOW_S, type ExchangeInit } from '../checks/fixtures.js';
 
@@ -61,13 +63,80 @@ const paced = (rejection: ReturnType<typeof exchange> | null, rested = true): c.
 describe('rl-burst-enforced', () => {
   it('passes exactly R accepted, and the refill elapsed time explains', () => {
     expect(c.burstEnforced.run(burst(20))).toEqual([]);
-    // 2 s of a 60-per-minute window refill 2 requests; a continuous limiter may hold one more fraction.
+    // 2 s of a 60-per-minute window refill 2 requests (and the clocks' precision a little more): 2.002, up to 3.
     expect(c.burstEnforced.run(burst(23, { elapsedMs: 2000, continuous: true }))).toEqual([]);
   });
-  it('fails one too many, one too few, and no 429 at all', () => {
-    const [over] = c.burstEnforced.run(burst(21));
+  it('allows the fraction of a token that a floored Remaining does not report, whatever the headers showed', () => {
+    // A token bucket at 20.9 tokens reports Remaining 20 and refills 0.05 in 50 ms: 21 accepted is correct, also when
+    // its Reset never moved (nothing showed it continuous).
+    expect(c.burstEnforced.run(burst(21, { continuous: false }))).toEqual([]);
+    // The Go service of the trials: Remaining 982, 0.37 s at 100 tokens a second is 37 to 38 tokens: 1020 is correct.
+    const go = {
+      limit: 6000,
+      windowSeconds: 60,
+      known: at(982, NOW_S + 30, { headers: { 'x-ratelimit-limit': '6000' } }),
+    };
+    expect(c.burstEnforced.run(burst(1020, { ...go, knownRemaining: 982, elapsedMs: 370 }))).toEqual([]);
+    const [over] = c.burstEnforced.run(burst(1021, { ...go, knownRemaining: 982, elapsedMs: 370 }));
+    expect(over?.message).toContain(
+      'at most Remaining 982 + allowance ⌈(370 + 2) ms × 6000 / 60 s⌉ = ⌈37.200⌉ = 38: the refill of the span, its clock precision and the fraction of a token Remaining does not report = 1020',
+    );
+  });
+  it('a real token bucket, from any fractional state, over any span: never beyond the bound, and one more is', () => {
+    // The reference's bucket (Remaining floored, Reset static) is the truth: it starts a burst at R + f tokens (the
+    // Remaining it reports is R), refills at L per W while the burst runs with requests `gap` ms apart (less than a token's interval).
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 5, max: 6000 }),
+        fc.constantFrom(2, 10, 60),
+        fc.double({ min: 0, max: 0.999, noNaN: true }),
+        fc.double({ min: 0, max: 1, noNaN: true }),
+        // Requests faster than the refill (a burst), down to a hundredth of a token's interval.
+        fc.double({ min: 0.01, max: 0.95, noNaN: true }),
+        (L, W, f, fillShare, pace) => {
+          const windowMs = W * 1000;
+          const gap = (pace * windowMs) / L;
+          const bucket = new StaticResetBucket(windowMs);
+          const R = Math.floor(fillShare * (L - 2));
+          let t = 0;
+          bucket.fits(t, L);
+          for (let i = 0; i < L - R - 1; i++) bucket.take();
+          t += (f * windowMs) / L; // R + 1 + f tokens
+          expect(bucket.fits(t, L)).toBe(true);
+          bucket.take(); // the known request: R + f left
+          expect(bucket.remaining(t, L)).toBe(R);
+          const t1 = t;
+          let accepted = 0;
+          for (;;) {
+            t += gap;
+            if (!bucket.fits(t, L)) break;
+            bucket.take();
+            accepted++;
+          }
+          const known = at(R, NOW_S + 30, { headers: { 'x-ratelimit-limit': String(L) } });
+          const rejection = limited(0, NOW_S + 1, { headers: { 'x-ratelimit-limit': String(L), 'retry-after': '1' } });
+          const ev = {
+            limit: L,
+            windowSeconds: W,
+            known,
+            knownRemaining: R,
+            rejection,
+            elapsedMs: t - t1,
+            continuous: false,
+          };
+          expect(c.burstEnforced.run(burst(accepted, ev))).toEqual([]);
+          const over = R + c.burstAllowance(t - t1, L, W) + 1;
+          expect(ids(c.burstEnforced.run(burst(over, ev)))).toEqual(['rl-burst-enforced:violation']);
+        },
+      ),
+      { numRuns: 500, seed: 19 },
+    );
+  });
+  it('fails one beyond the bound, one too few, and no 429 at all', () => {
+    const [over] = c.burstEnforced.run(burst(22));
     expect(over?.level).toBe('violation');
-    expect(over?.message).toContain('21 accepted in 0.05 s from Remaining 20 (refill allowance 0)');
+    expect(over?.message).toContain('22 accepted in 0.05 s from Remaining 20 (refill allowance 1)');
+    expect(over?.message).toContain('⌈(50 + 2) ms × 60 / 60 s⌉ = ⌈0.052⌉ = 1');
     expect(c.burstEnforced.run(burst(19))[0]?.message).toContain('stricter than it reported');
     const [none] = c.burstEnforced.run(burst(40, { rejection: null, cap: 40 }));
     expect(none?.message).toMatch(/^received no 429 for the free key/);
@@ -372,7 +441,8 @@ describe('headers that describe the day window ("the limit in force" may be the 
     expect(soft[0]?.message).toContain("its headers describe another window (Limit 1000, not the plan's 60)");
     const [hard] = c.burstEnforced.run(burst(122, dayKnown));
     expect(hard?.level).toBe('violation');
-    expect(hard?.expected).toBe('429 after at most 120');
+    // 2 × 60, and the fraction of a token over 50 ms (see burstAllowance).
+    expect(hard?.expected).toBe('429 after at most 121');
     // A limiter that never refuses still fails, and one within 2 × L without a 429 is only recorded.
     expect(ids(c.burstEnforced.run(burst(131, { ...dayKnown, rejection: null, cap: 131 })))).toEqual([
       'rl-burst-enforced:violation',

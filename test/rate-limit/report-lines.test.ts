@@ -30,24 +30,46 @@ test('each key shows its numbers, then one line per thing proven and per thing n
   ]);
 });
 
-test('a key that proved nothing (the run stopped before it, or its limit is too large to burst) gets no ✓', () => {
-  const row = {
-    suite: 'rate-limit',
-    plan: 'free',
-    key: 'free',
-    limit: 60,
+test('no ✓ for a key nothing measured: it says "not measured" and why, with the requests behind it', () => {
+  const base = {
+    suite: 'rate-limit' as const,
     windowSeconds: 60,
     paced: { sent: 0, spanMs: 0, got429: false },
     burst: null,
     retryAfterSeconds: null,
     waitedMs: 0,
     recovered: null,
-    requests: 0,
     durationMs: 0,
-    note: null,
     proven: [],
-    unmeasured: [],
-  } satisfies KeyRateLimitResult;
-  const lines = rateLimitLines({ rateLimits: [row], findings: [] } as unknown as ConformanceReport);
-  expect(lines[1]).toMatch(/^ {2}– free limit 60\/60 s: paced 0 in 0\.0 s with no 429; no burst;/);
+  };
+  const rows: KeyRateLimitResult[] = [
+    // The request budget ran out before the key's first request.
+    {
+      ...base,
+      plan: 'free',
+      key: 'free',
+      limit: 60,
+      requests: 0,
+      note: 'left out: the run spent its request budget (--budget)',
+      unmeasured: ['the rest of its phases: the run spent its request budget (--budget)'],
+    },
+    // A limit too large for a bounded burst.
+    {
+      ...base,
+      plan: 'enterprise',
+      key: 'enterprise',
+      limit: 5000,
+      requests: 0,
+      note: 'not measured: limit too large for a bounded burst',
+      unmeasured: ['limit too large for a bounded burst'],
+    },
+  ];
+  const lines = rateLimitLines({ rateLimits: rows, findings: [] } as unknown as ConformanceReport);
+  expect(lines.filter((l) => l.includes('✓'))).toEqual([]);
+  expect(lines[1]).toBe(
+    '  – free limit 60/60 s: not measured — left out: the run spent its request budget (--budget); 0 requests',
+  );
+  expect(lines).toContain(
+    '  – enterprise limit 5000/60 s: not measured — limit too large for a bounded burst; 0 requests',
+  );
 });

@@ -80,6 +80,62 @@ describe.concurrent('the faultless reference server passes', () => {
   );
 });
 
+/** Twenty phases of the wall clock's second (Reset and Retry-After are whole seconds). */
+const SEEDS_20 = Array.from({ length: 20 }, (_, i) => i + 1);
+
+describe.concurrent('a token bucket whose Reset does not move and whose Remaining floors a fractional token', () => {
+  // As a Go service over golang.org/x/time/rate may send: refill shows in Remaining only, a fraction never. Every bound
+  // allows for what such a bucket grants (checks/rate-limit.ts burstAllowance): no violation on any seed.
+  test(
+    `the faultless bucket: no violation over ${SEEDS_20.length} seeds, ${WINDOW_S} s window`,
+    async () => {
+      const runs = await Promise.all(
+        SEEDS_20.map((seed) =>
+          runRateLimit('rate-limit', {
+            windowSeconds: WINDOW_S,
+            algorithm: 'token-bucket-static-reset',
+            plans: PLANS,
+            seed,
+          }),
+        ),
+      );
+      runs.forEach((r, i) => {
+        const seed = `seed ${SEEDS_20[i]}`;
+        expect(r.aborted, seed).toBeNull();
+        expect(failing(r.findings), seed).toEqual([]);
+        for (const x of r.keyResults) {
+          // Measured, not skipped: each key burst to its 429 and recovered.
+          expect(x.burst?.first429AtRequest, `${seed}, ${x.key}: ${x.unmeasured.join('; ')}`).toBeGreaterThan(0);
+          expect(x.recovered, `${seed}, ${x.key}`).toBe(true);
+        }
+      });
+    },
+    SEEDED_TIMEOUT_MS,
+  );
+
+  test(
+    `a bucket that never refuses is still caught on each of ${SEEDS.length} seeds`,
+    async () => {
+      const runs = await Promise.all(
+        SEEDS.map((seed) =>
+          runRateLimit('rate-limit', {
+            windowSeconds: WINDOW_S,
+            algorithm: 'token-bucket-static-reset',
+            faults: ['rl-not-enforced'],
+            plans: PLANS,
+            seed,
+          }),
+        ),
+      );
+      runs.forEach((r, i) => {
+        const caught = r.findings.filter((f) => f.checkId === 'rl-burst-enforced' && f.level === 'violation');
+        expect(caught.length, `seed ${SEEDS[i]}: ${failing(r.findings).join('\n')}`).toBeGreaterThan(0);
+      });
+    },
+    SEEDED_TIMEOUT_MS,
+  );
+});
+
 describe.concurrent('targets the spec leaves room for: recorded, never failed', () => {
   test(
     'headers that describe the day window from the start, and a daily 429 in the burst: observations only',

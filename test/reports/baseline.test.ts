@@ -3,6 +3,7 @@
  * signature; a baseline written by --update-baseline passes the same run; one more fault fails naming only the new
  * defect; a fault removed is reported fixed.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import type { ConformanceReport } from '../../reports/conformance-report.js';
@@ -67,4 +68,47 @@ describe('a baseline of known defects', () => {
     expect(r.report.baseline?.fixed.every((s) => s.startsWith('create-echo · '))).toBe(true);
     expect(r.text).toContain('fixed, no longer seen');
   }, 120_000);
+});
+
+describe('one verdict everywhere, baseline included', () => {
+  test('a baseline holding every defect: terminal, exit 0, JSON, JUnit (0 failures, known defects skipped) and summary agree', async () => {
+    const faults = ['create-missing-field-accepted', 'create-status-not-persisted'];
+    const server = await startReferenceServer({ faults, windowSeconds: 5 });
+    try {
+      const file = join(dir, 'every-defect.yaml');
+      const summary = join(dir, 'every-defect.md');
+      const envFile = writeEnvFile(join(dir, 'every.env'), server.keys, { GITHUB_STEP_SUMMARY: summary });
+      const args = ['--suite', 'createPet', '--runs', '20', '--seed', '7', '--baseline', file];
+      const first = await runForReport(server.url, envFile, join(dir, 'every-1.json'), [...args, '--update-baseline']);
+      expect(first.code, first.out.text()).toBe(0);
+      const junit = join(dir, 'every.xml');
+      const { code, out, report } = await runForReport(server.url, envFile, join(dir, 'every-2.json'), [
+        ...args,
+        '--junit',
+        junit,
+      ]);
+      const known = report.baseline!.known;
+      expect(known.length).toBeGreaterThan(0);
+      expect(report.baseline?.new).toEqual([]);
+      // Terminal and exit code.
+      expect(code, out.text()).toBe(0);
+      expect(out.text()).toMatch(/Result: ONLY KNOWN DEFECTS — /);
+      // JSON: the same verdict, not "conformant" beside a list of violations.
+      expect(report.verdict).toBe('known-defects');
+      expect(report.exitCode).toBe(0);
+      // JUnit: no failure; each known defect a skipped test case naming it.
+      const xml = readFileSync(junit, 'utf8');
+      expect(xml).toMatch(/<testsuites name="petstore-conformance" tests="\d+" failures="0" errors="0"/);
+      expect(xml).not.toContain('<failure');
+      expect(xml).toContain('<property name="verdict" value="known-defects"/>');
+      for (const s of known)
+        expect(xml).toContain(`<skipped message="known defect (baseline ${file}): violation: ${s}`);
+      // The Markdown summary.
+      const md = readFileSync(summary, 'utf8');
+      expect(md.split('## Pet Store conformance: ').at(-1)).toMatch(/^⚠️ Only known defects/);
+      expect(md).toContain(`${known.length} known defects remain, 0 new`);
+    } finally {
+      await server.close();
+    }
+  }, 180_000);
 });

@@ -93,8 +93,13 @@ describe('findings carry their suite and key plan', () => {
         stopped: null,
       },
     ]);
+    // Without the invocation recorded, the README's way of starting the tool; with it, exactly that.
     expect(replayLine(report, findings[0]!)).toBe(
-      'petstore-conformance run --target http://127.0.0.1:9/v1 --seed 7 --runs 3 --suite quota',
+      'npx petstore-conformance run --target http://127.0.0.1:9/v1 --seed 7 --runs 3 --suite quota',
+    );
+    const installed = { ...report, tool: { ...report.tool, invocation: 'node bin/petstore-conformance.js' } };
+    expect(replayLine(installed, findings[0]!)).toBe(
+      'node bin/petstore-conformance.js run --target http://127.0.0.1:9/v1 --seed 7 --runs 3 --suite quota',
     );
     const text = renderTerminalSummary(report);
     expect(text).toContain('--suite quota');
@@ -105,6 +110,14 @@ describe('findings carry their suite and key plan', () => {
     const [f] = await recorded('auth', (ctx) => ctx.check(exchange({ operation: 'getPet', status: 500 })));
     expect(f).toMatchObject({ checkId: 'no-5xx', suite: 'auth', operation: 'getPet' });
     expect(replayLine(reportOf('auth', [f!]), f!)).toMatch(/--suite auth$/);
+    const report = reportOf('auth', [f!]);
+    expect(renderTerminalSummary(report)).toMatch(/^ {4}reproduce: curl /m);
+    // Against the embedded server, which stopped with the run, the curl line is not offered as a way to reproduce.
+    const embedded = renderTerminalSummary({ ...report, target: { ...report.target, embedded: true } });
+    expect(embedded).not.toMatch(/reproduce: curl/);
+    expect(embedded).toMatch(
+      /^ {4}request: curl .*\(the embedded server stopped with this run: the replay line reruns it\)$/m,
+    );
   });
 });
 

@@ -9,9 +9,9 @@ import { describe, expect, it } from 'vitest';
 import { buildReport } from '../../reports/build-report.js';
 import { DEFAULT_THRESHOLDS } from '../../reports/thresholds.js';
 import { writeReportFiles } from '../../reports/write-report.js';
-import { launchBrowser } from '../support/browser.js';
-import { syntheticRun } from './fixtures.js';
+import { withBrowser } from '../support/browser.js';
 import { tempDir } from '../support/temp-dir.js';
+import { syntheticRun } from './fixtures.js';
 
 describe('report.html in headless Chromium', () => {
   it('loads offline without console errors, and every chart rendered data marks', async () => {
@@ -33,9 +33,8 @@ describe('report.html in headless Chromium', () => {
     // Self-contained: no script, no external resource.
     expect(html).not.toMatch(/<script|<link|src="http|href="http|@import/i);
 
-    const browser = await launchBrowser();
-    try {
-      const page = await browser.context.newPage();
+    await withBrowser(async (browser) => {
+      const page = await browser.newPage();
       const problems: string[] = [];
       page.on('console', (m) => {
         if (m.type() === 'error') problems.push(m.text());
@@ -73,8 +72,6 @@ describe('report.html in headless Chromium', () => {
         expect(c.height, c.id!).toBeGreaterThan(50);
         expect(c.items, `${c.id} has no data marks`).toBeGreaterThan(0);
       }
-    } finally {
-      await browser.close();
-    }
+    });
   });
 });

@@ -4,9 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { reportCommand } from '../../cli/report-command.js';
 import { decodeHistogram, mergeHistograms } from '../../load/histogram.js';
 import { buildReport } from '../../reports/build-report.js';
-import { mergeReports } from '../../reports/merge.js';
+import { flagShards, mergeReports, reportFile } from '../../reports/merge.js';
 import type { LoadReport } from '../../reports/model.js';
 import { reportSchemaErrors } from '../../reports/report-schema.js';
+import { renderSummary } from '../../reports/summary.js';
 import { DEFAULT_THRESHOLDS } from '../../reports/thresholds.js';
 import { writeReportFiles } from '../../reports/write-report.js';
 import { readJson } from '../support/artifacts.js';
@@ -31,8 +32,13 @@ describe('report merge', () => {
     const a = await shard(join(root, 'a'), [[1, 990]], planScenario(2, 60, 180, 3));
     const b = await shard(join(root, 'b'), [[200, 10]], planScenario(2, 54, 186, 3));
     const out = join(root, 'merged');
-    const { report } = await mergeReports([join(root, 'a'), join(root, 'b')], out, { thresholds: DEFAULT_THRESHOLDS });
-    expect(reportSchemaErrors(readJson<unknown>(join(out, 'report.json')))).toEqual([]);
+    const { report, dir } = await mergeReports([join(root, 'a'), join(root, 'b')], out, {
+      thresholds: DEFAULT_THRESHOLDS,
+    });
+    // The layout of load --out: OUT/<UTC timestamp>-merged/ and OUT/history.json.
+    expect(dir).toMatch(/merged[/\\]\d{4}-\d\d-\d\dT\d\d-\d\d-\d\dZ-merged$/);
+    expect(readJson<{ runs: unknown[] }>(join(out, 'history.json')).runs).toHaveLength(1);
+    expect(reportSchemaErrors(readJson<unknown>(join(dir, 'report.json')))).toEqual([]);
     expect(report.shards).toBe(2);
     expect(report.profile).toBe('merged');
     const mix = report.scenarios.find((s) => s.id === 'mix-connections-10')!;
@@ -63,7 +69,7 @@ describe('report merge', () => {
     });
     expect(plan.latency['429']!.count).toBe(366);
     expect(report.generator).toHaveLength(2);
-    expect(readFileSync(join(out, 'summary.md'), 'utf8')).toMatch(/## Load merged/);
+    expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toMatch(/## Load merged/);
   });
 
   it('the CLI merges, and refuses a directory without a report', async () => {
@@ -74,10 +80,92 @@ describe('report merge', () => {
     const err: string[] = [];
     const io = { stdout: { write: (t: string) => out.push(t) }, stderr: { write: (t: string) => err.push(t) } };
     expect(await reportCommand(['merge', join(root, 'a'), join(root, 'b'), '--out', join(root, 'm')], io)).toBe(0);
-    expect(readJson<LoadReport>(join(root, 'm', 'report.json')).scenarios[0]!.responses).toBe(200);
+    expect(readJson<LoadReport>(reportFile(join(root, 'm'))).scenarios[0]!.responses).toBe(200);
     expect(await reportCommand(['merge', join(root, 'nothing')], io)).toBe(2);
-    expect(err.join('')).toMatch(/PSC_USAGE: report merge: cannot read/);
+    expect(err.join('')).toMatch(/^petstore-conformance: report merge: cannot read .*\[PSC_USAGE\]$/m);
     expect(await reportCommand(['frobnicate'], io)).toBe(2);
     expect(await reportCommand(['merge'], io)).toBe(2);
+  });
+});
+
+describe('flagShards: a shard that could not generate its share', () => {
+  const shardReport = (index: number, g: { peak: number; asked: number | null; achieved: number }): LoadReport => {
+    const run = syntheticRun([
+      mixScenario('mix-rate-50pct', [[1, 100]], {
+        requested: { connections: 5, overallRate: g.asked, durationSeconds: 2, maxRequests: 100 },
+        generator: [
+          {
+            shard: index,
+            cpuPercent: g.peak / 2,
+            peakCpuPercent: g.peak,
+            eventLoopDelayP99Ms: 40,
+            requestedRate: g.asked,
+            achievedRate: g.achieved,
+          },
+        ],
+      }),
+    ]);
+    return buildReport(run, DEFAULT_THRESHOLDS, []);
+  };
+
+  it('below 90% of its share: flagged, its own bottleneck only with its CPU near a core', () => {
+    const flags = flagShards([
+      shardReport(1, { peak: 97, asked: 1000, achieved: 600 }),
+      shardReport(2, { peak: 30, asked: 1000, achieved: 600 }),
+      shardReport(3, { peak: 97, asked: 1000, achieved: 950 }),
+    ]);
+    expect(flags.map((f) => [f.shard, f.generatorBound])).toEqual([
+      [1, true],
+      [2, false],
+    ]);
+    expect(flags[0]!.reason).toMatch(
+      /^shard 1 achieved 600 of its 1000 req\/s share; its client CPU peaked at 97% .*its own bottleneck$/,
+    );
+    expect(flags[1]!.reason).toMatch(/the target, the network or a busy machine held it back/);
+  });
+
+  it('a closed loop is flagged only when its CPU was near a core', () => {
+    const flags = flagShards([
+      shardReport(1, { peak: 95, asked: null, achieved: 9000 }),
+      shardReport(2, { peak: 40, asked: null, achieved: 9000 }),
+    ]);
+    expect(flags.map((f) => f.shard)).toEqual([1]);
+  });
+});
+
+describe('a single run whose generator peaked near a core', () => {
+  it('its summary says the figures may measure the generator', () => {
+    const run = syntheticRun([
+      mixScenario('mix-connections-50', [[1, 100]], {
+        title: 'mix, 50 connections (enterprise key)',
+        generator: [
+          {
+            shard: null,
+            cpuPercent: 80,
+            peakCpuPercent: 98.5,
+            eventLoopDelayP99Ms: 60,
+            requestedRate: null,
+            achievedRate: 14800,
+          },
+        ],
+      }),
+      mixScenario('mix-connections-1', [[1, 100]], {
+        generator: [
+          {
+            shard: null,
+            cpuPercent: 20,
+            peakCpuPercent: 30,
+            eventLoopDelayP99Ms: 5,
+            requestedRate: null,
+            achievedRate: 900,
+          },
+        ],
+      }),
+    ]);
+    const summary = renderSummary(buildReport(run, DEFAULT_THRESHOLDS, []));
+    expect(summary).toMatch(
+      /mix, 50 connections \(enterprise key\): the load generator's CPU peaked at 98\.5% of a core/,
+    );
+    expect(summary.match(/CPU peaked/g)).toHaveLength(1);
   });
 });

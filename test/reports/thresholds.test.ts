@@ -56,6 +56,18 @@ describe('thresholds', () => {
     expect(evaluate({ ...good, responses: 0 }, [], DEFAULT_THRESHOLDS).reasons[0]).toMatch(/measured nothing/);
   });
 
+  it('a figure the run never planned is not judged (a shard leaving the per-plan runs to shard 1, no run above the rate)', () => {
+    const none = { ...good, falseRejections: 0, minFirstWindowRatio: null, maxAcceptedRatio: null };
+    const shard2 = evaluate(none, [], DEFAULT_THRESHOLDS, { measures: ['latency', 'throughput'], aboveRate: false });
+    expect(shard2).toMatchObject({ pass: true, reasons: [] });
+    expect(shard2.checks.map((c) => c.name)).not.toContain('429s at or below the plan rate');
+    const atRateOnly = evaluate(none, [], DEFAULT_THRESHOLDS, { measures: ['limiter'], aboveRate: false });
+    expect(atRateOnly.checks.map((c) => c.name)).toContain('429s at or below the plan rate');
+    expect(atRateOnly.pass).toBe(true);
+    // Planned and not measured still fails.
+    expect(evaluate(none, [], DEFAULT_THRESHOLDS, { measures: ['limiter'], aboveRate: true }).pass).toBe(false);
+  });
+
   it('compares with the median of earlier nights, so one noisy night neither fails nor becomes the yardstick', () => {
     // One noisy night (p99 80 ms) among quiet ones (10 ms): the median stays 10.
     const history = [night(10, 1000, 0), night(80, 300, 1), night(11, 1000, 2), night(9, 1000, 3)];

@@ -90,3 +90,13 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close:
     },
   };
 }
+
+/** Runs `use` with a fresh browser context, closed and removed afterwards whatever `use` does. */
+export async function withBrowser<T>(use: (browser: BrowserContext) => Promise<T>): Promise<T> {
+  const { context, close } = await launchBrowser();
+  try {
+    return await use(context);
+  } finally {
+    await close();
+  }
+}

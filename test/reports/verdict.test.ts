@@ -1,0 +1,75 @@
+/** The one verdict (reports/verdict.ts) and the plan that decides what fits a budget (runner/budget.ts). */
+import { describe, expect, it } from 'vitest';
+import { fitRateLimit, rateLimitNeed } from '../../runner/budget.js';
+import { RATE_LIMIT_MINIMUM, suiteDefinition } from '../../runner/suites.js';
+import { decideVerdict, verdictExitCode } from '../../reports/verdict.js';
+import { FUNCTIONAL_SUITES } from '../../config/config.js';
+
+const violation = { level: 'violation' as const, signature: 'body-schema · listPets' };
+const warning = { level: 'warning' as const, signature: 'www-authenticate · listPets' };
+const base = { defects: [], strict: false, blocked: false, failedTests: 0, leftOut: [] };
+const baseline = (known: string[], added: string[] = []) => ({
+  file: 'b.yaml',
+  updated: false,
+  known,
+  new: added,
+  fixed: [],
+});
+
+describe('decideVerdict', () => {
+  it('gives each outcome its word and exit code, the most serious first', () => {
+    expect(decideVerdict(base)).toBe('conformant');
+    expect(decideVerdict({ ...base, defects: [warning] })).toBe('conformant');
+    expect(decideVerdict({ ...base, defects: [warning], strict: true })).toBe('violations');
+    expect(decideVerdict({ ...base, defects: [violation] })).toBe('violations');
+    expect(decideVerdict({ ...base, leftOut: ['rate-limit: not run'] })).toBe('incomplete');
+    // A failure is said before what was left out; a blocked run before everything.
+    expect(decideVerdict({ ...base, defects: [violation], leftOut: ['x'] })).toBe('violations');
+    expect(decideVerdict({ ...base, defects: [violation], blocked: true })).toBe('blocked');
+    // With a baseline, only defects it does not list fail; listed ones leave the run "known defects".
+    expect(decideVerdict({ ...base, defects: [violation], baseline: baseline([violation.signature]) })).toBe(
+      'known-defects',
+    );
+    expect(decideVerdict({ ...base, defects: [violation], baseline: baseline([], [violation.signature]) })).toBe(
+      'violations',
+    );
+    expect(
+      decideVerdict({ ...base, defects: [violation], baseline: baseline([violation.signature]), leftOut: ['x'] }),
+    ).toBe('incomplete');
+  });
+  it('maps to exit codes: --require-complete makes an incomplete run exit 3', () => {
+    expect(verdictExitCode('conformant')).toBe(0);
+    expect(verdictExitCode('known-defects', true)).toBe(0);
+    expect(verdictExitCode('incomplete')).toBe(0);
+    expect(verdictExitCode('incomplete', true)).toBe(3);
+    expect(verdictExitCode('violations', true)).toBe(1);
+    expect(verdictExitCode('blocked')).toBe(3);
+  });
+});
+
+describe('fitRateLimit: coverage first, then each key’s rate limits, then the random phases', () => {
+  const functional = FUNCTIONAL_SUITES.map(suiteDefinition);
+  const coverage = functional.reduce((n, s) => n + (s.estimate?.(100).coverage ?? 0), 0);
+  const free = rateLimitNeed(
+    [{ plan: 'free', limits: { requestsPerMinute: 60, requestsPerDay: 1000 } }],
+    RATE_LIMIT_MINIMUM,
+  );
+
+  it('needs about one window per key, nothing for a key too large to burst, 3 requests without a key', () => {
+    expect(free.perKey).toEqual([{ label: 'free', requests: 68 }]);
+    expect(free.total).toBe(71);
+    const big = rateLimitNeed(
+      [{ plan: 'enterprise', limits: { requestsPerMinute: 100_000, requestsPerDay: 1e8 } }],
+      RATE_LIMIT_MINIMUM,
+    );
+    expect(big.total).toBe(0);
+  });
+  it('reserves it when it fits after the coverage, and says plainly why not, with the budget it needs', () => {
+    expect(fitRateLimit(functional, 100, null, free)).toEqual({ reserve: 0 });
+    expect(fitRateLimit(functional, 100, coverage + 71, free)).toEqual({ reserve: 71 });
+    const short = fitRateLimit(functional, 100, 249, free, 'the request budget (250)');
+    expect('leftOut' in short && short.leftOut).toBe(
+      `rate-limit: not run: its keys need about 71 requests (free ≈ 68, and 3 without a key), but the request budget (250) leaves ${249 - coverage} after the functional suites' coverage phases (${coverage}); give --budget ${coverage + 72} or more, or --suite without rate-limit to leave it out on purpose`,
+    );
+  });
+});
