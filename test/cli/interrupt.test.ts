@@ -81,7 +81,10 @@ describe('report merge and a signal', () => {
     process.emit('SIGINT', 'SIGINT');
     expect(await merging, text.join('')).toBe(130);
     expect(text.join('')).toMatch(/SIGINT: stopping, finishing the merge/);
-    expect(existsSync(join(out, 'report.html'))).toBe(true);
-    expect(reportSchemaErrors(readJson<unknown>(join(out, 'report.json')))).toEqual([]);
+    // Written as `report merge --out DIR` writes a merged night: DIR/<UTC timestamp>-merged/.
+    const merged = /Merged report: (.+)\/report\.html/.exec(text.join(''))?.[1];
+    expect(merged).toMatch(/-merged$/);
+    expect(existsSync(join(merged!, 'report.html'))).toBe(true);
+    expect(reportSchemaErrors(readJson<unknown>(join(merged!, 'report.json')))).toEqual([]);
   });
 });
