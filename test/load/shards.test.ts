@@ -241,7 +241,9 @@ describe('what the merge refuses or flags', () => {
   it('report merge with a missing shard exits 2 naming it', async () => {
     const m = await merge([ok.dirs[0]!], join(root, 'missing'));
     expect(m.code).toBe(2);
-    expect(m.err).toMatch(/PSC_USAGE: report merge: missing shard 2\/2 of the shard-check profile/);
+    expect(m.err).toMatch(
+      /^petstore-conformance: report merge: missing shard 2\/2 of the shard-check profile .*\[PSC_USAGE\]$/m,
+    );
   });
 
   it('report merge with a duplicated shard exits 2 naming it', async () => {
