@@ -12,8 +12,9 @@ import { benchBudget } from './budget.js';
 import { benchRatio } from './ratio.js';
 import { benchMemory } from './memory.js';
 import { benchStartup } from './startup.js';
+import { benchSignalStop } from './signal-stop.js';
 
-/** BENCH_ONLY=startup,default,ratio,faults,rate-limit,budget,free,load,memory runs only those sections (all by default). */
+/** BENCH_ONLY=startup,default,ratio,faults,rate-limit,budget,free,load,memory,signal runs only those sections (all by default). */
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (section: string): boolean => !only || only.includes(section);
 const results: Record<string, unknown> = {};
@@ -196,6 +197,9 @@ if (wanted('load')) {
 
 // 8. Memory: peak RSS of a 100,000-exchange run with --har, the CLI's process tree summed (bench/memory.ts).
 if (wanted('memory')) results['memory: peak RSS of a 100,000-exchange run with --har'] = await benchMemory(dir);
+
+// 9. A graceful stop: SIGTERM to exit with every report written, a run with --har and the load smoke profile.
+if (wanted('signal')) results['SIGTERM to exit, reports written (ms)'] = await benchSignalStop(dir);
 
 writeFileSync('bench/results.json', `${JSON.stringify(results, null, 2)}\n`);
 for (const [k, v] of Object.entries(results)) process.stdout.write(`${k}: ${JSON.stringify(v)}\n`);

@@ -78,6 +78,7 @@ export const runCommandSpec = command({
       help: 'exit 3 when a suite was left out or stopped early (budget, time limit, a refused key)',
     },
     'allow-production': { type: 'boolean', help: 'allow the rate-limit and quota suites on PETSTORE_PRODUCTION_URL' },
+    quiet: { type: 'boolean', help: 'no progress on stderr (the status line, or the plain lines in CI or a pipe)' },
   },
 });
 
@@ -139,6 +140,7 @@ export const loadCommandSpec = command({
     samples: { type: 'string', value: 'FILE', help: 'write every raw latency sample to this file' },
     'env-file': { type: 'string', value: 'FILE', help: 'read variables from this file (default .env)' },
     'allow-production': { type: 'boolean', help: 'allow a load run on PETSTORE_PRODUCTION_URL' },
+    quiet: { type: 'boolean', help: 'no progress on stderr (the live rate, or the plain lines in CI or a pipe)' },
   },
 });
 

@@ -1,6 +1,6 @@
 /**
  * `petstore-conformance load [--profile smoke|nightly|FILE.json] [--target URL] [--out DIR] [--thresholds FILE]
- * [--shard I/N] [--start-at TIME] [--limiter-shards first|all] [--samples FILE] [--allow-production]`: runs the
+ * [--shard I/N] [--start-at TIME] [--limiter-shards first|all] [--samples FILE] [--allow-production] [--quiet]`: runs the
  * profile (or a shard's share of it), writes <out>/<UTC timestamp>/{report.json,report.html,summary.md}, appends
  * <out>/history.json, and exits 1 when a threshold fails (the reason is in the summary), 2 on usage errors, 3 when the
  * target is unavailable (a report is still written, with no performance verdict).
@@ -13,14 +13,15 @@ import { scrub } from '../http/redact.js';
 import { LIMITER_SHARDS, type LimiterShards } from '../load/model.js';
 import { loadPreflight } from '../load/preflight.js';
 import { profileNamed } from '../load/profiles.js';
-import { createProgress, type ProgressStream } from '../load/progress.js';
+import { createProgress, type ProgressStream, silentProgress } from '../load/progress.js';
 import { runLoad, unreachableRun, type RunLoadOptions } from '../load/run-load.js';
-import type { ShardPlace } from '../load/run-scenario.js';
+import { LoadStop, type ShardPlace } from '../load/run-scenario.js';
 import { autocannonTransportWarnings } from '../load/transport.js';
 import { resolveLoadTarget } from '../load/target.js';
 import { loadThresholds } from '../reports/thresholds.js';
 import { writeRunReport } from '../reports/write-report.js';
 import { errorText, parseCommand } from './args.js';
+import { Interrupt } from './interrupt.js';
 import { loadCommandSpec } from './commands.js';
 
 /** The flags of `load` (its options table is in cli/commands.ts; exported for the example workflows' test). */
@@ -73,6 +74,15 @@ export function parseStartAt(text: string | undefined, now = Date.now()): Date |
 export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promise<number> {
   const stderr = io.stderr ?? process.stderr;
   const stdout = io.stdout ?? process.stdout;
+  // A signal (issue 22) stops the load run (LoadStop: the scenario under way ends at once, reported as partial)
+  // and the reports are written with what it has; then the signal's exit code. A second signal ends it at once.
+  const stop = new LoadStop();
+  // On a terminal the line goes below the status line, which it clears first.
+  const clear = stderr.isTTY ? '\r\x1b[2K' : '';
+  const interrupt = new Interrupt({
+    announce: (line) => void stderr.write(`${clear}petstore-conformance: ${line}\n`),
+  });
+  interrupt.install().onInterrupt((i) => stop.stopNow(i.message, i.signal));
   try {
     const parsed = parseCommand(argv, loadCommandSpec);
     if (parsed.kind !== 'args') {
@@ -92,9 +102,11 @@ export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promi
     for (const w of autocannonTransportWarnings(config)) stderr.write(`${w}\n`);
     const thresholds = loadThresholds(values.thresholds ?? null);
     if (values.samples) writeFileSync(values.samples, '');
-    const options: RunLoadOptions = { shard, startAt, samplesFile: values.samples ?? null };
+    const options: RunLoadOptions = { shard, startAt, samplesFile: values.samples ?? null, stop };
     const target = await resolveLoadTarget(config, profile);
-    const progress = createProgress(stderr);
+    // In CI, plain lines even on a terminal (issue 22), as for run; --quiet: none.
+    const stream = config.isCi ? { write: (t: string) => stderr.write(t), isTTY: false } : stderr;
+    const progress = values.quiet ? silentProgress : createProgress(stream);
     let written: Awaited<ReturnType<typeof writeRunReport>>;
     try {
       let run: Awaited<ReturnType<typeof runLoad>>;
@@ -114,10 +126,14 @@ export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promi
     }
     stdout.write(`${written.summary}\nReport: ${written.dir}/report.html\n`);
     if (config.stepSummaryFile) appendFileSync(config.stepSummaryFile, `${written.summary}\n`);
+    // Interrupted, every report is written all the same: the exit code says the signal (130, 143).
+    if (interrupt.interruption) return interrupt.interruption.exitCode;
     if (written.report.verdict.unavailable) return exitCodeFor('PSC_UNREACHABLE');
     return written.report.verdict.pass ? 0 : 1;
   } catch (e) {
     stderr.write(errorText(e));
     return exitCodeOf(e);
+  } finally {
+    interrupt.uninstall();
   }
 }

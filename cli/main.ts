@@ -26,7 +26,8 @@ Environment: PETSTORE_TARGET, PETSTORE_API_KEY_FREE|PRO|BUSINESS|ENTERPRISE, PET
              PETSTORE_ACCEPT_ENCODING (default gzip).
 Exit codes: 0 conformant, 1 violations, 2 usage or configuration error, 3 target unreachable (TLS, proxy) or run
             blocked (including a reached --max-duration, a target that keeps slowing down, and a run that left
-            suites out under --require-complete).
+            suites out under --require-complete), 130 or 143 stopped by SIGINT or SIGTERM (every report written; a
+            second signal ends it at once).
 `;
 }
 

@@ -5,11 +5,14 @@
  * the shell's next line.
  */
 import { scrub } from '../http/redact.js';
+import type { ProgressStream } from './progress.js';
 
 export interface Output {
   result(text: string): void;
   progress(line: string): void;
   error(line: string): void;
+  /** Where a run's live progress is drawn (cli/progress.ts): the process's stderr; none in process (tests). */
+  readonly status?: ProgressStream;
   /** The command has ended: leave the terminal on a clean line. */
   end?(): void;
 }
@@ -29,6 +32,7 @@ export function processOutput(
     },
     progress: (line) => void stderr.write(`${clear}${scrub(line)}\n`),
     error: (line) => void stderr.write(`${clear}petstore-conformance: ${scrub(line)}\n`),
+    status: stderr,
     end: () => void (clear && stderr.write(clear)),
   };
 }

@@ -6,6 +6,7 @@ import { appendFileSync } from 'node:fs';
 import { type Env, readEnv } from '../config/config.js';
 import { exitCodeFor, exitCodeOf } from '../config/errors.js';
 import { mergeReports } from '../reports/merge.js';
+import { Interrupt } from './interrupt.js';
 import { loadThresholds } from '../reports/thresholds.js';
 import { errorText, helpText, missingPositional, parseCommand, suggestion, UsageError, usageText } from './args.js';
 import { reportMergeCommandSpec } from './commands.js';
@@ -21,6 +22,12 @@ export async function reportCommand(
 ): Promise<number> {
   const stdout = io.stdout ?? process.stdout;
   const stderr = io.stderr ?? process.stderr;
+  // A merge is short and writes its files at the end: a first signal lets it finish (its report written) and exits
+  // with the signal's code; a second ends it at once (cli/interrupt.ts).
+  const interrupt = new Interrupt({
+    stopping: 'finishing the merge',
+    announce: (line) => void stderr.write(`petstore-conformance: ${line}\n`),
+  }).install();
   try {
     const [sub, ...rest] = argv;
     // `report --help` and `report` alone: its one subcommand's help (with no subcommand, as a usage error).
@@ -49,10 +56,14 @@ export async function reportCommand(
     // As load does: the merged summary lands in the CI job's summary page.
     const summaryFile = (io.env ?? readEnv()).GITHUB_STEP_SUMMARY;
     if (summaryFile) appendFileSync(summaryFile, `${written.summary}\n`);
+    // Interrupted, the merge still finished and wrote its files: the exit code says the signal.
+    if (interrupt.interruption) return interrupt.interruption.exitCode;
     if (written.report.verdict.unavailable) return exitCodeFor('PSC_UNREACHABLE');
     return written.report.verdict.pass ? 0 : 1;
   } catch (e) {
     stderr.write(errorText(e));
     return exitCodeOf(e);
+  } finally {
+    interrupt.uninstall();
   }
 }

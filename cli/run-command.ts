@@ -1,7 +1,7 @@
 /**
  * `petstore-conformance run`: the flags (one table, in cli/commands.ts), the configuration read once, the run
  * conducted (cli/run-engine.ts), and its outputs and exit code chosen from its result (reports/conformance-outputs.ts):
- * 0 conformant, 1 violations, 2 usage, 3 unreachable or blocked.
+ * 0 conformant, 1 violations, 2 usage, 3 unreachable or blocked, 130 or 143 stopped by SIGINT or SIGTERM.
  */
 import { type Flags, loadConfig } from '../config/config.js';
 import { ExitCode } from '../config/errors.js';

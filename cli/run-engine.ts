@@ -5,6 +5,9 @@
  * file, which builds the run (runner/run.ts) in its worker from the configuration provided here, and the outcome comes
  * back through a reporter (cli/suite-reporter.ts). Start-up overlaps (issue 12): vitest starts while the embedded
  * server starts and the preflight asks the target; the report writers load once the suite file is collected.
+ * SIGINT and SIGTERM stop the run gracefully (issue 22, cli/interrupt.ts): the stop goes to the worker on a channel
+ * named for the run (suites/stop-channel.ts), where it halts the run's limits, and the outputs are written with what
+ * the run has. The run's progress, from the worker's snapshots, is drawn on stderr meanwhile (cli/progress.ts).
  */
 import { existsSync, mkdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
@@ -22,10 +25,14 @@ import type { ConductedRun } from '../reports/conformance-outputs.js';
 import { HarWriter } from '../reports/har.js';
 import type { RunBudget } from '../reports/run-limits.js';
 import type { RunOutcome } from '../runner/outcome.js';
+import type { ProgressSnapshot } from '../suites/progress-feed.js';
 import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
 import { connectionFacts } from './connection.js';
+import { stopChannelName, stopSender } from '../suites/stop-channel.js';
+import { Interrupt, withoutForeignSignalListeners } from './interrupt.js';
 import type { Output } from './output.js';
 import { preflight } from './preflight.js';
+import { createRunProgress, type RunProgress } from './progress.js';
 import { runNotes } from './run-notes.js';
 import type { SuiteReporter } from './suite-reporter.js';
 
@@ -56,9 +63,28 @@ export async function conductRun<T>(
   const deadline = startedAt.getTime() + loaded.maxDurationMs;
   let server: EmbeddedServer | null = null;
   let har: HarWriter | null = null;
+  // SIGINT and SIGTERM stop the run through its limits (one more stop reason, as the deadline), and the outputs are
+  // written with what it has; a second signal ends the process at once, the partial HAR removed. Lines of the
+  // command's own go above the live status line while it is drawn (cli/progress.ts).
+  let progress: RunProgress | null = null;
+  const interrupt = new Interrupt({
+    startedAt: t0,
+    announce: (line) => (progress ? progress.line(`petstore-conformance: ${line}`) : out.error(line)),
+  }).install();
+  const stopChannel = stopChannelName();
+  const stopper = stopSender(stopChannel);
+  let resendStop: NodeJS.Timeout | null = null;
+  interrupt.onInterrupt(({ code, message }) => {
+    stopper.send({ code, message });
+    // Sent again until the run ends: a worker that has not subscribed yet (still starting) hears it then.
+    resendStop = setInterval(() => stopper.send({ code, message }), 200);
+    resendStop.unref();
+  });
   if (loaded.harFile) {
     mkdirSync(dirname(resolve(loaded.harFile)), { recursive: true });
-    har = new HarWriter(loaded.harFile, toolVersion());
+    const writer = new HarWriter(loaded.harFile, toolVersion());
+    har = writer;
+    interrupt.onAbandon(() => writer.abort());
   }
   let outputs: Promise<Outputs> | null = null;
   const loadOutputs = (): Promise<Outputs> => {
@@ -66,7 +92,11 @@ export async function conductRun<T>(
     outputs.catch(() => {});
     return outputs;
   };
-  const suites = prepareSuites(har, () => void loadOutputs());
+  const suites = prepareSuites(
+    har,
+    () => void loadOutputs(),
+    (snap) => progress?.update(snap),
+  );
   suites.catch(() => {});
   try {
     if (loaded.target === null) {
@@ -149,13 +179,21 @@ export async function conductRun<T>(
       transport: config.transport,
       suites: config.suites,
       concurrency,
+      stopChannel,
     });
     const connection = connectionFacts(config);
     for (const line of connection.lines) out.progress(line);
     out.progress(
       `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${plan.runs}, concurrency ${concurrency}${config.concurrency === null ? ` from the ${key.plan} key's limits` : ''})`,
     );
-    const { outcome, errors } = await (await suites).run(worker);
+    const ready = await suites;
+    if (out.status) progress = createRunProgress(out.status, config.progress, { ci: config.isCi });
+    // A signal during the start-up: no suite starts (the reports say each did not run); later, the limits stop them.
+    const { outcome, errors } = interrupt.interruption ? { outcome: null, errors: [] } : await ready.run(worker);
+    // A signal after the suites ended stopped nothing: the reports are then those of a whole run.
+    const interruption = interrupt.interruption;
+    progress?.end();
+    progress = null;
     const run: ConductedRun = {
       config,
       outcome,
@@ -170,12 +208,17 @@ export async function conductRun<T>(
       startedAt,
       durationMs: performance.now() - t0,
       toolVersion: toolVersion(),
+      interrupted: interruption && { code: interruption.code, message: interruption.message },
       requested: loaded.suites,
       leftOutUpFront,
       preflight: { exchange: pre.exchange, key },
     };
     return finish(run, har, await loadOutputs());
   } finally {
+    progress?.end();
+    if (resendStop) clearInterval(resendStop);
+    stopper.close();
+    interrupt.uninstall();
     // Closed by the outputs when the run got that far; otherwise no partial HAR is left behind.
     har?.abort();
     await Promise.all([
@@ -260,34 +303,42 @@ interface SuiteRun {
 /**
  * Creates vitest for the suite file (its node API, no config file) before the run's settings are known: loading
  * vitest and starting its server is most of the start-up, and it overlaps the embedded server's start and the
- * preflight. Configuration goes in by `provide`, the outcome comes back by reporter (exchanges to `har`);
- * `onCollected` says the worker has loaded the suite file (and with it the harness).
+ * preflight. Configuration goes in by `provide`, the outcome comes back by reporter (exchanges to `har`, progress to
+ * `onProgress`); `onCollected` says the worker has loaded the suite file (and with it the harness).
  */
-async function prepareSuites(har: HarWriter | null, onCollected: () => void): Promise<SuiteRun> {
+async function prepareSuites(
+  har: HarWriter | null,
+  onCollected: () => void,
+  onProgress: (snap: ProgressSnapshot) => void,
+): Promise<SuiteRun> {
   const [{ createVitest }, { suiteVitestOptions }, reporter] = await Promise.all([
     import('vitest/node'),
     import('../suites/vitest-options.js'),
     // It imports vitest itself (through suites/meta.ts): loaded with vitest, not before the preflight.
     import('./suite-reporter.js'),
   ]);
-  const collector: SuiteReporter = new reporter.SuiteReporter(root, har);
+  const collector: SuiteReporter = new reporter.SuiteReporter(root, har, onProgress);
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
   const exitCode = process.exitCode;
-  const vitest: Vitest = await createVitest(
-    'test',
-    {
-      ...suiteVitestOptions,
-      config: false,
-      root,
-      include: [SUITE_FILE],
-      // Built, the harness is plain ESM that Node loads itself in the worker, faster than vite transforming each module.
-      ...(compiled && { server: { deps: { external: [new RegExp(`^${escapeRegExp(root)}/`)] } } }),
-      watch: false,
-      reporters: [collector, { onTestModuleCollected: onCollected }],
-      passWithNoTests: false,
-    },
-    {},
-    { stdout: sink, stderr: sink },
+  // vitest would end the process on a signal, a millisecond later, with no report written: the run's own graceful stop
+  // replaces it (cli/interrupt.ts).
+  const vitest: Vitest = await withoutForeignSignalListeners(() =>
+    createVitest(
+      'test',
+      {
+        ...suiteVitestOptions,
+        config: false,
+        root,
+        include: [SUITE_FILE],
+        // Built, the harness is plain ESM that Node loads itself in the worker, faster than vite transforming each module.
+        ...(compiled && { server: { deps: { external: [new RegExp(`^${escapeRegExp(root)}/`)] } } }),
+        watch: false,
+        reporters: [collector, { onTestModuleCollected: onCollected }],
+        passWithNoTests: false,
+      },
+      {},
+      { stdout: sink, stderr: sink },
+    ),
   );
   process.exitCode = exitCode;
   let closed: Promise<void> | null = null;

@@ -13,6 +13,7 @@ import { faults } from '../reference/faults.js';
 import { keyVariable, loadConfig } from '../config/config.js';
 import { ExitCode, HarnessError } from '../config/errors.js';
 import { parseCommand, suggestion } from './args.js';
+import { Interrupt, type Interruption } from './interrupt.js';
 import { ancestry, watchParent } from './parent-watch.js';
 import { serveCommandSpec } from './commands.js';
 import type { Output } from './output.js';
@@ -79,21 +80,26 @@ export async function serveCommand(argv: string[], out: Output, signal?: AbortSi
       lines.push(`export PETSTORE_ENTERPRISE_LIMITS=${k.limits.requestsPerMinute}/${k.limits.requestsPerDay}`);
   }
   process.stdout.write(`${lines.join('\n')}\n`);
+  // A signal closes the server (requests under way are answered) and exits with its code; a second ends at once.
+  const interrupt = new Interrupt({ stopping: 'closing the server' }).install();
   let unwatch = (): void => {};
-  await new Promise<void>((resolveStop) => {
-    const stop = () => resolveStop();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-    signal?.addEventListener('abort', stop);
-    // Started through npx, a `kill` reaches npm only: end with the process that started us (cli/parent-watch.ts).
-    unwatch = watchParent(() => {
-      out.progress('the process that started serve has ended: stopping');
-      stop();
-    }, startedBy);
-  });
-  unwatch();
-  await server.close();
-  return ExitCode.conformant;
+  try {
+    const stopped = await new Promise<Interruption | null>((resolveStop) => {
+      interrupt.onInterrupt(resolveStop);
+      signal?.addEventListener('abort', () => resolveStop(null));
+      // Started through npx, a `kill` reaches npm only: end with the process that started us (cli/parent-watch.ts).
+      unwatch = watchParent(() => {
+        out.progress('the process that started serve has ended: stopping');
+        resolveStop(null);
+      }, startedBy);
+    });
+    unwatch();
+    await server.close();
+    return stopped?.exitCode ?? ExitCode.conformant;
+  } finally {
+    unwatch();
+    interrupt.uninstall();
+  }
 }
 
 /** `--fault a --fault b,c`: the ids in order, each once; an id the catalogue lacks is a usage error naming it. */

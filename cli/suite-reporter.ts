@@ -1,14 +1,15 @@
 /**
  * The vitest reporter through which the run's outcome comes back to the command (runner/outcome.ts, in the task.meta
  * of suites/run.suite.ts's test), with the harness errors vitest saw; and, with --har, the exchanges, batch by batch as
- * the suites send them, appended to the HAR at once and forgotten. Of vitest's state it touches only those artifacts,
- * which it empties.
+ * the suites send them, appended to the HAR at once and forgotten; and the run's progress, which the worker writes as
+ * marked console lines (suites/progress-feed.ts). Of vitest's state it touches only those artifacts, which it empties.
  */
 import type { Reporter, SerializedError, TestCase, TestModule } from 'vitest/node';
-import type { TestArtifact } from 'vitest';
+import type { TestArtifact, UserConsoleLog } from 'vitest';
 import type { HarWriter } from '../reports/har.js';
 import type { RunOutcome } from '../runner/outcome.js';
 import { EXCHANGES_ARTIFACT } from '../suites/meta.js';
+import { type ProgressSnapshot, progressOf } from '../suites/progress-feed.js';
 
 export class SuiteReporter implements Reporter {
   outcome: RunOutcome | null = null;
@@ -17,11 +18,24 @@ export class SuiteReporter implements Reporter {
   private readonly streamed = new Map<string, number>();
   private ended = false;
 
-  /** `har`: where the exchanges go (--har); without it the suites send none. */
+  /**
+   * `har`: where the exchanges go (--har); without it the suites send none. `progress`: told of the run's progress as
+   * the worker reports it (the command draws it: cli/progress.ts).
+   */
   constructor(
     private readonly root: string,
     private readonly har: HarWriter | null = null,
+    private readonly progress: (snap: ProgressSnapshot) => void = () => {},
   ) {}
+
+  /** The worker's progress arrives as its console lines (vitest's reporter API). */
+  onUserConsoleLog(log: UserConsoleLog): void {
+    // Console lines written in the same tick arrive together.
+    for (const line of log.content.split('\n')) {
+      const snap = progressOf(line);
+      if (snap) this.progress(snap);
+    }
+  }
 
   onTestCaseArtifactRecord(_test: TestCase, artifact: TestArtifact): void {
     if (artifact.type !== EXCHANGES_ARTIFACT) return;

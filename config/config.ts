@@ -83,6 +83,17 @@ export interface Config {
   readonly transport: TransportSettings;
   /** The command as the user started it (`npx petstore-conformance`, …), for the command lines the reports print. */
   readonly invocation: string;
+  /** How progress shows on stderr (cli/progress.ts). */
+  readonly progress: ProgressSettings;
+}
+
+export interface ProgressSettings {
+  /** --quiet: no progress at all. */
+  readonly quiet: boolean;
+  /** Seconds between plain progress lines in CI or a pipe (PETSTORE_PROGRESS_SECONDS, default 15). */
+  readonly everySeconds: number;
+  /** Colour: NO_COLOR says never, FORCE_COLOR (not 0) always; null leaves it to the terminal. */
+  readonly color: boolean | null;
 }
 
 export interface Flags {
@@ -107,6 +118,7 @@ export interface Flags {
   maxCreates?: string | undefined;
   namePrefix?: string | undefined;
   concurrency?: string | undefined;
+  quiet?: boolean | undefined;
   /** The script the process runs (process.argv[1]), to print commands the way the user started the tool. */
   script?: string | undefined;
 }
@@ -336,6 +348,7 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     namePrefix,
     concurrency,
     transport: loadTransport(flags, env),
+    progress: loadProgress(flags, env),
     invocation: invocationOf(env, flags.script),
   });
 }
@@ -490,4 +503,26 @@ function loadTransport(flags: Flags, env: Env): TransportSettings {
     proxy: Object.freeze(proxy),
     acceptEncoding,
   });
+}
+
+/** --quiet, PETSTORE_PROGRESS_SECONDS, and the colour conventions (no-color.org, FORCE_COLOR as Node reads it). */
+function loadProgress(flags: Flags, env: Env): ProgressSettings {
+  const every = env.PETSTORE_PROGRESS_SECONDS;
+  const everySeconds =
+    every === undefined || every === ''
+      ? 15
+      : (() => {
+          const n = Number(every);
+          if (!Number.isFinite(n) || n <= 0 || n > 3600)
+            fail(`PETSTORE_PROGRESS_SECONDS: "${every}" is not a number of seconds between 0 and 3600`);
+          return n;
+        })();
+  const force = env.FORCE_COLOR;
+  const color =
+    env.NO_COLOR !== undefined && env.NO_COLOR !== ''
+      ? false
+      : force !== undefined
+        ? force !== '0' && force !== 'false'
+        : null;
+  return Object.freeze({ quiet: flags.quiet === true, everySeconds, color });
 }

@@ -7,6 +7,9 @@ export const ExitCode = {
   violations: 1,
   usage: 2,
   blocked: 3,
+  /** A run stopped by a signal exits as signals do: 128 + the signal's number, once its reports are written. */
+  sigint: 130,
+  sigterm: 143,
 } as const;
 
 const catalogue = {
@@ -26,7 +29,9 @@ const catalogue = {
   // A run that could not finish in time is not a verdict on the target: blocked, with every finding so far reported.
   PSC_MAX_DURATION: { exit: ExitCode.blocked, title: 'time budget reached' },
   PSC_TARGET_SLOWING: { exit: ExitCode.blocked, title: 'target keeps slowing down' },
-  // --require-complete: a gate that asked for every suite is not passed by a run that left some out.
+  // A run stopped by a signal is not judged complete either (verdict blocked), and exits with the signal's code.
+  PSC_SIGINT: { exit: ExitCode.sigint, title: 'interrupted by SIGINT' },
+  PSC_SIGTERM: { exit: ExitCode.sigterm, title: 'interrupted by SIGTERM' },
 } as const;
 
 export type HarnessErrorCode = keyof typeof catalogue;
@@ -47,6 +52,10 @@ export class HarnessError<C extends HarnessErrorCode = HarnessErrorCode> extends
 export function exitCodeFor(code: HarnessErrorCode): number {
   return catalogue[code].exit;
 }
+
+/** The signals that stop a run gracefully (cli/interrupt.ts), and the code of each. */
+export const SIGNAL_CODES = { SIGINT: 'PSC_SIGINT', SIGTERM: 'PSC_SIGTERM' } as const;
+export type StopSignal = keyof typeof SIGNAL_CODES;
 
 export function exitCodeOf(e: unknown): number {
   return e instanceof HarnessError ? e.exitCode : ExitCode.blocked;

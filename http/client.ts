@@ -13,6 +13,7 @@ import { Recent } from './recent.js';
 import { scrub, type ApiKey } from './redact.js';
 import { createDispatcher, DEFAULT_TRANSPORT, PROXY_REFUSED_CODE, type TransportSettings } from './transport.js';
 import { userAgent } from './user-agent.js';
+import { IN_FLIGHT_GRACE_MS, RUN_STOPPED_CODE } from './waits.js';
 
 export interface ClientOptions {
   /** Base address ending in /v1, possibly under a path prefix: http://127.0.0.1:8080/v1, https://host/api/v1. */
@@ -25,6 +26,11 @@ export interface ClientOptions {
   /** Bytes of a response body read at most; the rest is dropped and the exchange marked truncated. */
   readonly maxBodyBytes?: number;
   readonly connections?: number;
+  /**
+   * The run's stop (a signal: runner/limits.ts `interrupted`): once it aborts, whatever is still under way a grace
+   * later (IN_FLIGHT_GRACE_MS) is aborted, its exchange a transport error PSC_RUN_STOPPED. None by default.
+   */
+  readonly stop?: AbortSignal;
 }
 
 /**
@@ -113,7 +119,7 @@ export class HttpClient {
   readonly baseUrl: string;
   readonly transport: TransportSettings;
   private readonly agent: Dispatcher;
-  private readonly opts: Required<Omit<ClientOptions, 'baseUrl' | 'transport'>>;
+  private readonly opts: Required<Omit<ClientOptions, 'baseUrl' | 'transport' | 'stop'>>;
   private seq = 0;
   /** False for a fork: the connections are its parent's to close. */
   private readonly ownsAgent: boolean;
@@ -126,6 +132,11 @@ export class HttpClient {
    * timer that sweeps them while the client is open (a fork shares its parent's).
    */
   private readonly deadlines: { readonly inFlight: Set<InFlight>; sweeper: NodeJS.Timeout | null };
+  /**
+   * Requests under way (their abort), for the run's stop: a Set, not a signal per request, which would cost more than
+   * the rest of the exchange on a local target (a fork shares its parent's).
+   */
+  private readonly underWay: Set<(reason?: Error) => void>;
 
   /** A fork (see `fork`) passes the client it forks. */
   constructor(options: ClientOptions, parent?: HttpClient) {
@@ -142,6 +153,18 @@ export class HttpClient {
     this.ownsAgent = parent === undefined;
     this.agent = parent?.agent ?? createDispatcher(this.transport, this.opts);
     this.deadlines = parent?.deadlines ?? { inFlight: new Set(), sweeper: null };
+    this.underWay = parent?.underWay ?? new Set();
+    const stop = parent ? undefined : options.stop;
+    if (stop) {
+      const underWay = this.underWay;
+      const abortUnderWay = () =>
+        setTimeout(() => {
+          for (const abort of [...underWay])
+            abort(Object.assign(new Error('the run stopped (a signal) before the answer came'), { name: RUN_STOPPED }));
+        }, IN_FLIGHT_GRACE_MS).unref();
+      if (stop.aborted) abortUnderWay();
+      else stop.addEventListener('abort', abortUnderWay, { once: true });
+    }
     const u = new URL(this.baseUrl);
     this.origin = u.origin;
     this.prefix = stablePrefix(this.baseUrl, u);
@@ -293,6 +316,7 @@ export class HttpClient {
     const cap = this.opts.maxBodyBytes;
     const deadlineMs = this.opts.headersTimeoutMs + this.opts.bodyTimeoutMs * 2 + 5_000;
     const { inFlight } = this.deadlines;
+    const underWay = this.underWay;
     return new Promise((resolve, reject) => {
       const chunks: Buffer[] = [];
       let size = 0;
@@ -304,6 +328,7 @@ export class HttpClient {
       const done = (truncated: boolean) => {
         if (settled) return;
         settled = true;
+        if (abort) underWay.delete(abort);
         if (watched) inFlight.delete(watched);
         const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
         resolve({ status, rawHeaders, bytes, truncated });
@@ -311,12 +336,15 @@ export class HttpClient {
       const fail = (e: Error) => {
         if (settled) return;
         settled = true;
+        if (abort) underWay.delete(abort);
         if (watched) inFlight.delete(watched);
         reject(e);
       };
       const handler: Dispatcher.DispatchHandler = {
         onConnect: (a) => {
           abort = a as (reason?: Error) => void;
+          // A run's stop (a signal) aborts what is still under way a grace later (see the constructor).
+          underWay.add(abort);
         },
         onHeaders: (statusCode, raw) => {
           if (statusCode < 200) return true; // informational: the answer is still to come
@@ -422,6 +450,9 @@ function responseHeaders(raw: RawResponse['rawHeaders']): Record<string, string 
   return out;
 }
 
+/** The name of the error with which the run's stop aborts a request under way. */
+const RUN_STOPPED = 'RunStoppedAbort';
+
 function toTransportError(e: unknown): TransportError {
   const err = e as { name?: string; code?: string; message?: string; cause?: { code?: string; message?: string } };
   // undici's HTTPParserError (chunked garbage, invalid HTTP) carries no code: its name says what happened.
@@ -432,6 +463,8 @@ function toTransportError(e: unknown): TransportError {
     const status = proxyStatus[1] ?? proxyStatus[2];
     return { code: PROXY_REFUSED_CODE, message: `the proxy answered ${status} instead of opening a tunnel` };
   }
+  if (err.name === RUN_STOPPED || (err.cause as { name?: string } | undefined)?.name === RUN_STOPPED)
+    return { code: RUN_STOPPED_CODE, message: err.message ?? 'the run stopped before the answer came' };
   // The overall deadline (AbortSignal.timeout) surfaces as a TimeoutError, here or as the cause of an abort.
   if (err.name === 'TimeoutError' || (err.cause as { name?: string } | undefined)?.name === 'TimeoutError') {
     return { code: 'PSC_REQUEST_DEADLINE', message: 'the whole exchange took longer than its deadline' };

@@ -10,6 +10,7 @@
 import { KeyBlockedError } from '../config/errors.js';
 import type { Exchange } from './exchange.js';
 import { readRateLimit } from './rate-limit-headers.js';
+import { sleep } from './waits.js';
 
 export interface PacerOptions {
   /** Requests kept in reserve: when Remaining falls to this, wait for the reset. */
@@ -18,6 +19,7 @@ export interface PacerOptions {
   readonly maxWaitMs?: number;
   /** Consecutive 429s after which the key is considered banned. */
   readonly max429InARow?: number;
+  /** How a wait is slept (a run's ends early on its stop: runner/run.ts); a plain timer by default. */
   readonly sleep?: (ms: number) => Promise<void>;
   readonly now?: () => number;
   readonly random?: () => number;
@@ -35,8 +37,6 @@ interface KeyState {
   resetWait: Promise<void> | null;
 }
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
-
 export class Pacer {
   private readonly states = new Map<string, KeyState>();
   private readonly o: Required<PacerOptions>;
@@ -48,7 +48,7 @@ export class Pacer {
       reserve: options.reserve ?? 1,
       maxWaitMs: options.maxWaitMs ?? 120_000,
       max429InARow: options.max429InARow ?? 3,
-      sleep: options.sleep ?? sleep,
+      sleep: options.sleep ?? ((ms) => sleep(ms)),
       now: options.now ?? Date.now,
       random: options.random ?? Math.random,
       onWait: options.onWait ?? (() => {}),
@@ -90,7 +90,7 @@ export class Pacer {
         throw new KeyBlockedError(
           `key ${label}: its window resets in ${Math.ceil(wait / 1000)} s, longer than the run may wait`,
         );
-      this.o.onWait(wait, 'rate-limit window');
+      this.o.onWait(wait, `for the ${label} key's window`);
       this.waitedMs += wait;
       await this.o.sleep(wait);
     }

@@ -122,6 +122,8 @@ export interface ScenarioResult {
   readonly conformance: ConformanceSummary;
   /** autocannon's raw results (skipAggregateResult: true), one per shard; JSON-safe, histograms base64 HDR. */
   readonly raw: readonly unknown[];
+  /** Set when the run's stop (a signal) cut this scenario short: its figures cover only the time it ran. */
+  readonly partial?: string;
   /** Set when the target stopped answering during this scenario (the scenario was stopped early): why. */
   readonly targetUnavailable?: string;
   /** How hard the generator worked during this scenario, one entry per shard. */
@@ -200,10 +202,20 @@ export interface LoadRun {
   /** One entry per shard. */
   readonly generator: readonly GeneratorHealth[];
   readonly scenarios: readonly ScenarioResult[];
+  /** Set when a signal stopped the run: which, after how long, and the scenarios it left out. */
+  readonly interrupted?: Interrupted;
   /** Set when the target could not be reached, or went away: the night has no performance verdict. */
   readonly unavailable?: Unavailable;
   /** Set on a shard's run (load --shard I/N). */
   readonly shard?: ShardInfo;
   /** What this run set out to measure (its profile's scenarios that run here); absent in older reports: all. */
   readonly planned?: { readonly measures: readonly Measure[]; readonly aboveRate: boolean };
+}
+
+export interface Interrupted {
+  readonly signal: string;
+  /** "the run was interrupted by SIGINT after 4.2 s" */
+  readonly message: string;
+  /** Scenario entries (kind and title when known) that did not run. */
+  readonly leftOut: readonly string[];
 }

@@ -7,7 +7,7 @@ import { environment, startGeneratorHealth } from './environment.js';
 import type { LoadRun, ScenarioResult, ShardInfo, Unavailable } from './model.js';
 import { profileId, type Profile } from './profiles.js';
 import type { Progress } from './progress.js';
-import type { ShardPlace } from './run-scenario.js';
+import type { LoadStop, ShardPlace } from './run-scenario.js';
 import type { LoadTarget, TargetKey } from './target.js';
 
 /** The key with the most headroom carries the mix. */
@@ -24,10 +24,19 @@ export interface RunLoadOptions {
   readonly startAt?: Date | null;
   /** load --samples FILE. */
   readonly samplesFile?: string | null;
+  /**
+   * The run's stop (a signal: cli/load-command.ts) ends the run early: the scenarios finished so far are reported in
+   * full, the one under way as partial (run-scenario.ts LoadStop), the entries not begun as left out.
+   */
+  readonly stop?: LoadStop;
 }
 
 /** Waits for the start barrier; an instant already past starts at once (the report shows the actual start). */
-export async function waitForStart(startAt: Date | null | undefined, progress: Progress): Promise<void> {
+export async function waitForStart(
+  startAt: Date | null | undefined,
+  progress: Progress,
+  stop?: LoadStop,
+): Promise<void> {
   if (!startAt) return;
   const wait = startAt.getTime() - Date.now();
   if (wait <= 0) {
@@ -37,7 +46,8 @@ export async function waitForStart(startAt: Date | null | undefined, progress: P
     return;
   }
   progress.note(`waiting ${Math.round(wait / 100) / 10} s for the start barrier ${startAt.toISOString()}`);
-  await sleep(wait);
+  // A stop ends the wait at once (the run then starts no scenario).
+  await sleep(wait, undefined, stop ? { signal: stop.signal } : {}).catch(() => {});
 }
 
 export async function runLoad(
@@ -47,29 +57,48 @@ export async function runLoad(
   options: RunLoadOptions = {},
 ): Promise<LoadRun> {
   const place = options.shard ?? null;
-  await waitForStart(options.startAt, progress);
+  const stop = options.stop;
+  await waitForStart(options.startAt, progress, stop);
   const stopHealth = startGeneratorHealth();
   const runStartedAt = Date.now();
-  const ctx = { runStartedAt, progress, shard: place, samplesFile: options.samplesFile ?? null };
+  const ctx = { runStartedAt, progress, shard: place, samplesFile: options.samplesFile ?? null, ...(stop && { stop }) };
   const w = target.windowSeconds;
   const env = { target, mixKey: mixKey(target.keys), profile, ctx };
   const scenarios: ScenarioResult[] = [];
   progress.note(
     `${profile.name} profile against ${target.embedded ? 'the embedded reference server' : target.url} (rate window ${w}s)`,
   );
+  const leftOut: string[] = [];
   let unavailable: Unavailable | undefined;
   for (const [i, e] of profile.scenarios.entries()) {
-    if (i > 0) await sleep(w * 1000);
-    const results = await e.run(env);
+    if (unavailable) break;
+    // The rest between two entries ends at once on a stop.
+    if (i > 0 && !stop?.signal.aborted)
+      await sleep(w * 1000, undefined, stop ? { signal: stop.signal } : {}).catch(() => {});
+    if (stop?.signal.aborted) {
+      leftOut.push(`${e.kind}: did not start`);
+      continue;
+    }
+    const from = stop?.ended.length ?? 0;
+    let results: ScenarioResult[];
+    try {
+      results = await e.run(env);
+    } catch (err) {
+      if (!stop?.signal.aborted) throw err;
+      // Stopped inside the entry: what it measured (finished scenarios, and the one cut short) is reported.
+      await stop.settled();
+      results = stop.ended.slice(from).map((r) => ({ ...r, kind: e.kind, measures: e.measures }));
+      leftOut.push(`${e.kind}: the runs after the stop did not start`);
+    }
     scenarios.push(...results);
     // A target that went away ends the night: what was measured is kept, the rest is not run.
     const gone = results.find((r) => r.targetUnavailable !== undefined);
     if (gone) {
       unavailable = { reason: `the target stopped answering: ${gone.targetUnavailable}`, scenario: gone.id };
       progress.note(`target unavailable during ${gone.title}: the remaining scenarios are not run`);
-      break;
     }
   }
+  for (const r of scenarios) if (r.partial) leftOut.unshift(`${r.title}: ${r.partial}`);
   const shard = shardInfo(profile, options);
   return {
     profile: profile.name,
@@ -79,6 +108,9 @@ export async function runLoad(
     environment: environment(),
     generator: [stopHealth()],
     scenarios,
+    ...(stop?.reason && {
+      interrupted: { signal: stop.signalName ?? 'unknown', message: stop.reason, leftOut },
+    }),
     ...(unavailable ? { unavailable } : {}),
     ...(shard ? { shard } : {}),
     planned: plannedOf(profile, place),

@@ -53,6 +53,63 @@ export interface ScenarioContext {
   readonly shard?: ShardPlace | null;
   /** load --samples FILE: every latency is appended there, one line each: scenario id, status class, µs (tab-separated). */
   readonly samplesFile?: string | null;
+  /** The run's stop (a signal): none by default. */
+  readonly stop?: LoadStop;
+}
+
+/**
+ * How a load run stops early (issue 22: SIGINT, SIGTERM through cli/interrupt.ts). Once `stopNow` is called no
+ * scenario starts (runScenario throws LoadStoppedError), and one under way stops its autocannon at once and returns
+ * what it measured, marked partial. Every scenario that ended, partial or not, is kept here in the order it ended, so
+ * that the run reports them even when the entry that ran them is cut short.
+ */
+export class LoadStop {
+  private readonly controller = new AbortController();
+  private why: string | null = null;
+  private by: string | null = null;
+  readonly ended: ScenarioRun[] = [];
+  private readonly active = new Set<Promise<unknown>>();
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Why the run stopped, once it did. */
+  get reason(): string | null {
+    return this.why;
+  }
+
+  /** The signal that stopped the run, once it did. */
+  get signalName(): string | null {
+    return this.by;
+  }
+
+  stopNow(reason: string, signal: string): void {
+    this.why ??= reason;
+    this.by ??= signal;
+    this.controller.abort();
+  }
+
+  /** Tracks a scenario under way until it ends. */
+  track<T>(p: Promise<T>): Promise<T> {
+    this.active.add(p);
+    const done = () => this.active.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
+  /** Resolves once every scenario under way has ended (their partial results are then in `ended`). */
+  async settled(): Promise<void> {
+    while (this.active.size > 0) await Promise.allSettled([...this.active]);
+  }
+}
+
+/** Thrown by runScenario when the run has stopped before the scenario could start. */
+export class LoadStoppedError extends Error {
+  constructor(reason: string) {
+    super(reason);
+    this.name = 'LoadStoppedError';
+  }
 }
 
 export interface ShardPlace {
@@ -148,18 +205,29 @@ export const RESPONSE_TIME: LatencyKind = 'response time (closed loop)';
 
 /**
  * Runs one scenario. A scenario without a limiter judgement runs its shard's share (shardSpec); a per-plan limiter run
- * drives its own key at the plan's rate, whole, on whichever shards run it.
+ * drives its own key at the plan's rate, whole, on whichever shards run it. The run's stop (a signal) tracks it.
  */
-export async function runScenario(
+export function runScenario(
   whole: ScenarioSpec,
   ctx: ScenarioContext,
   limiter?: (r: Recorder) => LimiterOutcome,
 ): Promise<ScenarioRun> {
-  const spec = limiter ? whole : shardSpec(whole, ctx.shard ?? null);
+  const run = measure(limiter ? whole : shardSpec(whole, ctx.shard ?? null), ctx, limiter);
+  return ctx.stop ? ctx.stop.track(run) : run;
+}
+
+async function measure(
+  spec: ScenarioSpec,
+  ctx: ScenarioContext,
+  limiter?: (r: Recorder) => LimiterOutcome,
+): Promise<ScenarioRun> {
+  const stop = ctx.stop;
+  if (stop?.signal.aborted) throw new LoadStoppedError(stop.reason ?? 'stopped');
   const tally = new ConformanceTally(spec.sampleEvery);
   // autocannon gives a connection with a request share of 0 no bound at all: never more connections than requests.
   const connections = Math.max(1, Math.min(spec.connections, spec.maxRequests, spec.overallRate ?? Infinity));
   const requests = await spec.requests(tally);
+  if (stop?.signal.aborted) throw new LoadStoppedError(stop.reason ?? 'stopped');
   const startedAt = Date.now();
   const recorder = new Recorder(
     startedAt,
@@ -201,11 +269,19 @@ export async function runScenario(
     () => instance.stop(),
     () => {},
   );
+  // A stop (issue 22) ends autocannon at once; what it measured so far is the scenario's partial result.
+  let cutAt: number | null = null;
+  const onStop = () => {
+    cutAt = Date.now();
+    instance.stop();
+  };
+  stop?.signal.addEventListener('abort', onStop, { once: true });
   let raw: AcRawResult;
   try {
     raw = await instance;
   } finally {
     watchdog.abort();
+    stop?.signal.removeEventListener('abort', onStop);
   }
   if (ctx.samplesFile && recorder.samples) writeSamples(ctx.samplesFile, spec.id, recorder.samples);
   const conformance = tally.summary();
@@ -237,9 +313,13 @@ export async function runScenario(
     limiter: limiter ? limiter(recorder) : null,
     conformance,
     raw: [JSON.parse(JSON.stringify(raw)) as unknown],
+    ...(cutAt !== null
+      ? { partial: `cut short after ${Math.round((cutAt - startedAt) / 100) / 10} s: ${stop!.reason}` }
+      : {}),
     ...(unavailable !== undefined ? { targetUnavailable: unavailable } : {}),
     generator: [{ shard: ctx.shard?.index ?? null, ...health.stop(), requestedRate: spec.overallRate, achievedRate }],
   };
+  stop?.ended.push(result);
   const p99 = result.latency['2xx']?.p99Ms;
   ctx.progress.scenarioDone(
     `${spec.title}: ${result.responses} responses, ${result.achievedRate} req/s, 2xx p99 ${p99 ?? '–'} ms, ` +

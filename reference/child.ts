@@ -14,3 +14,6 @@ process.stdin.on('end', stop);
 process.stdin.on('close', stop);
 process.stdin.resume();
 process.on('SIGTERM', stop);
+// Ctrl-C on a terminal reaches the whole process group: the run, stopping gracefully, still needs its target for the
+// requests under way. The parent ends the child by closing stdin once its reports are written.
+process.on('SIGINT', () => {});

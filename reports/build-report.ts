@@ -2,7 +2,7 @@
 import type { LoadRun } from '../load/model.js';
 import { computeFigures } from './figures.js';
 import { comparable } from './history.js';
-import { historyTarget, type HistoryEntry, type LoadReport } from './model.js';
+import { historyTarget, type HistoryEntry, type LoadReport, type Verdict } from './model.js';
 import { evaluate, type Thresholds } from './thresholds.js';
 
 export function buildReport(
@@ -19,10 +19,25 @@ export function buildReport(
     shards: run.generator.length,
     ...run,
     figures,
-    // A night without its target is not judged: no threshold applies to what could not be measured.
+    // A night without its target is not judged: no threshold applies to what could not be measured. An interrupted
+    // one never passes.
     verdict: run.unavailable
       ? { pass: false, unavailable: true, reasons: [`target unavailable: ${run.unavailable.reason}`], checks: [] }
-      : evaluate(figures, earlier, thresholds, run.planned),
+      : interruptedVerdict(run, evaluate(figures, earlier, thresholds, run.planned)),
     trend: earlier,
+  };
+}
+
+/** An interrupted run never passes: its figures cover only what ran; the reasons say so first, and what it left out. */
+function interruptedVerdict(run: LoadRun, verdict: Verdict): Verdict {
+  if (!run.interrupted) return verdict;
+  return {
+    ...verdict,
+    pass: false,
+    reasons: [
+      `${run.interrupted.message}: the figures cover only what ran`,
+      ...run.interrupted.leftOut.map((l) => `left out: ${l}`),
+      ...verdict.reasons,
+    ],
   };
 }

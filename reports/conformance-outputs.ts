@@ -8,7 +8,7 @@ import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import type { Config } from '../config/config.js';
 import { scrub } from '../http/redact.js';
-import { blocksRun } from '../runner/limits.js';
+import { blocksRun, isInterruption, type Stop } from '../runner/limits.js';
 import type { PlanKey } from '../config/config.js';
 import type { Exchange } from '../http/exchange.js';
 import type { RunOutcome } from '../runner/outcome.js';
@@ -70,6 +70,11 @@ export interface ConductedRun {
   readonly leftOutUpFront: readonly string[];
   /** The preflight's exchange, judged by the response checks like every other (cli/preflight-judged.ts). */
   readonly preflight: { readonly exchange: Exchange; readonly key: PlanKey } | null;
+  /**
+   * Set when a signal stopped the run (cli/interrupt.ts): the stop the reports name, whatever limit the run met before
+   * it. A signal that came once the suites had ended stopped nothing and is not set here.
+   */
+  readonly interrupted: Stop | null;
 }
 
 /** The report of a run: built, judged against the baseline, blocked by a limit that blocks, with the run's limits. */
@@ -83,10 +88,12 @@ export function runReportOf(r: ConductedRun): RunReport {
     outcome: r.outcome,
     functionalPlan: r.functionalPlan,
     preflightRequests: r.preflightRequests,
+    interrupted: r.interrupted,
   });
   const outcomes = r.outcome?.outcomes ?? [];
   const snapshot = r.outcome?.snapshot ?? null;
-  // A deadline reached or a target slowing down blocks the run (exit 3): what ran is reported, not judged complete.
+  // A deadline reached, a target slowing down or a signal blocks the run (exit 3, or the signal's code): what ran is
+  // reported, not judged complete.
   const blocked = limits.stop !== null && blocksRun(limits.stop.code);
   const notMeasured = whatWasNotMeasured({
     requested: r.requested,
@@ -117,7 +124,13 @@ export function runReportOf(r: ConductedRun): RunReport {
   const withBaseline = config.baseline ? applyBaseline(built, config.baseline, config.updateBaseline) : built;
   return {
     ...withBaseline,
-    exitCode: verdictExitCode(withBaseline.verdict, config.requireComplete),
+    // The one exit code of the run, from its verdict (reports/verdict.ts); an interrupted run's (blocked) is its
+    // signal's, 130 or 143, once every report is written.
+    exitCode: verdictExitCode(
+      withBaseline.verdict,
+      config.requireComplete,
+      limits.stop !== null && isInterruption(limits.stop.code) ? limits.stop.code : null,
+    ),
     requireComplete: config.requireComplete,
     // Each block the report shows names its replay file (--replay-dir), written by writeRunOutputs.
     ...(config.replayDir ? { replayFiles: replayPlan(config.replayDir, withBaseline) } : {}),

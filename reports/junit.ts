@@ -9,6 +9,7 @@
  */
 import { type AnyCheck, failsRun } from '../checks/check.js';
 import { dailyQuota } from '../checks/rate-limit.js';
+import { ExitCode, exitCodeFor, type HarnessErrorCode } from '../config/errors.js';
 import { allChecks, canFail } from '../checks/registry.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
 import { defectBlock } from './conformance-text.js';
@@ -65,8 +66,36 @@ function renderCase(c: Case): string {
   return `${open}>\n${body.join('\n')}\n    </testcase>`;
 }
 
-export function renderJunit(report: ConformanceReport): string {
+/** What the run's limits did, when the report has it (RunLimitsReport): a stop and what it left out. */
+interface RunStop {
+  readonly run?: {
+    readonly stop: { readonly code: string; readonly message: string } | null;
+    readonly budget: { readonly leftOut: readonly string[] };
+  };
+}
+
+/**
+ * A run that stopped early (a deadline, a signal, a limit) says so in a test case of its own, so that a CI page shows
+ * it beside the defects: an error when the stop blocks the run, the left-out parts as its output.
+ */
+function stopCase(report: RunStop): Case | null {
+  const stop = report.run?.stop;
+  if (!stop) return null;
+  const exit = exitCodeFor(stop.code as HarnessErrorCode);
+  const text = `Stopped early: ${stop.message} [${stop.code}]`;
+  const out = [text, ...report.run!.budget.leftOut.map((l) => `Left out: ${l}`)].join('\n');
+  return {
+    classname: 'petstore-conformance.run',
+    name: 'run completed',
+    ...(exit !== ExitCode.conformant && exit !== ExitCode.violations ? { error: text } : {}),
+    out,
+  };
+}
+
+export function renderJunit(report: ConformanceReport & RunStop): string {
   const cases: Case[] = report.defects.map((d) => defectCase(report, d));
+  const stopped = stopCase(report);
+  if (stopped) cases.push(stopped);
   const reported = new Set(report.defects.flatMap((d) => [...d.signatures, ...d.alsoSeenAs].map((s) => s.checkId)));
   const ran = new Set(report.suites.filter((s) => s.exchanges > 0).map((s) => s.name));
   for (const c of allChecks) {
@@ -85,8 +114,9 @@ export function renderJunit(report: ConformanceReport): string {
     cases.push({ classname: 'petstore-conformance.not-measured', name: l, skipped: `not measured: ${l}` });
   for (const e of report.errors) cases.push({ classname: 'petstore-conformance.harness', name: 'harness', error: e });
   // A run that exits 3 without a harness error (a limit blocked it, or --require-complete and something was left
-  // out) is an error of the run itself: CI shows what the exit code says.
-  if (report.errors.length === 0 && (report.verdict === 'blocked' || report.exitCode === 3)) {
+  // out) is an error of the run itself: CI shows what the exit code says. A stop that blocks the run (a deadline, a
+  // signal) is that error already, in its own test case.
+  if (report.errors.length === 0 && !stopped?.error && (report.verdict === 'blocked' || report.exitCode === 3)) {
     const why =
       report.verdict === 'blocked'
         ? `BLOCKED: ${report.notes.filter((n) => n.includes('stopped early')).join('; ') || 'the run could not go on (see the run limits)'}`

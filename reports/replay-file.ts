@@ -31,6 +31,8 @@ export interface ReplayFile {
     readonly rawTarget?: string;
   };
   readonly curl: string;
+  /** Set when the run stopped early (a deadline, a signal: "the run was interrupted by SIGINT after 4.2 s"). */
+  readonly runStopped?: { readonly code: string; readonly message: string; readonly leftOut: readonly string[] };
 }
 
 /** A file name part: letters, digits and dashes only. */
@@ -70,7 +72,17 @@ function exampleOf(report: ConformanceReport, d: Defect): Finding | null {
 }
 
 /** Writes one replay file per block the report shows (replayPlan); returns the paths written. */
-export function writeReplays(dir: string, report: ConformanceReport): string[] {
+export function writeReplays(
+  dir: string,
+  report: ConformanceReport & {
+    readonly run?: {
+      readonly stop: { readonly code: string; readonly message: string } | null;
+      readonly budget: { readonly leftOut: readonly string[] };
+    };
+  },
+): string[] {
+  // A run stopped early (a deadline, a signal) says so in each of its replay files too.
+  const stop = report.run?.stop;
   mkdirSync(dir, { recursive: true });
   const plan = replayPlan(dir, report);
   const written: string[] = [];
@@ -95,6 +107,7 @@ export function writeReplays(dir: string, report: ConformanceReport): string[] {
           : null,
       request: ex.request,
       curl: ex.curl,
+      ...(stop && { runStopped: { code: stop.code, message: stop.message, leftOut: report.run!.budget.leftOut } }),
     };
     writeFileSync(path, guardSecrets(`${JSON.stringify(file, null, 2)}\n`, path));
     written.push(path);

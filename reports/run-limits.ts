@@ -61,6 +61,8 @@ export function runLimitsOf(r: {
   readonly functionalPlan: string;
   /** Requests the command sent before the suites, with the functional key (the preflight's). */
   readonly preflightRequests: number;
+  /** A signal's stop (cli/interrupt.ts): the stop the reports name, whatever limit the run met before it. */
+  readonly interrupted?: Stop | null;
 }): RunLimitsReport {
   const outcomes = r.outcome?.outcomes ?? [];
   const last = r.outcome?.snapshot ?? null;
@@ -82,7 +84,8 @@ export function runLimitsOf(r: {
   for (const o of outcomes)
     if (o.meta.stopped)
       leftOut.push(`${o.meta.suite}: stopped after ${o.meta.exchanges} requests (${o.meta.stopped.message})`);
-  for (const s of r.suites) if (!ran.has(s)) leftOut.push(`${s}: did not run`);
+  const why = r.interrupted ? ` (${r.interrupted.message})` : '';
+  for (const s of r.suites) if (!ran.has(s)) leftOut.push(`${s}: did not run${why}`);
   // Inside the suites that ran: random phases the budget cut short.
   leftOut.push(...(last?.leftOut ?? []));
   return {
@@ -92,7 +95,7 @@ export function runLimitsOf(r: {
     // In id order, not arrival order: suites side by side (--concurrency) interleave their creations.
     created: { count: last?.createdIds.length ?? 0, ids: inIdOrder(last?.createdIds ?? []) },
     keys: keys.sort((a, b) => a.plan.localeCompare(b.plan)),
-    stop: last?.stop ?? null,
+    stop: r.interrupted ?? last?.stop ?? null,
   };
 }
 

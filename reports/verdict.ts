@@ -2,7 +2,8 @@
  * The verdict of a conformance run, decided once (`decideVerdict`) from what the run found and what it measured; every
  * writer (terminal, JSON, JUnit, Markdown, the exit code) reads it and none works it out again, so they cannot disagree.
  *
- * - blocked: the run could not go on (a key banned, the time budget, a slowing target, a harness failure): exit 3.
+ * - blocked: the run could not go on (a key banned, the time budget, a slowing target, a harness failure): exit 3;
+ *   stopped by a signal (SIGINT, SIGTERM), the signal's code (130, 143), once every report is written.
  * - violations: a defect that fails the run (with --baseline: one the baseline does not list): exit 1.
  * - incomplete: nothing failed, but a limit (request budget, time, keys) or a policy left out a whole suite, a key's
  *   rate limits or every random phase: nothing vouches for what was left out, so the run is not called conformant.
@@ -11,7 +12,7 @@
  * - conformant: nothing failed and nothing was left out: exit 0.
  */
 import { failsRun } from '../checks/check.js';
-import { ExitCode } from '../config/errors.js';
+import { ExitCode, exitCodeFor, type SIGNAL_CODES, type StopSignal } from '../config/errors.js';
 import type { BaselineState } from './baseline.js';
 
 export type ConformanceVerdict = 'conformant' | 'known-defects' | 'incomplete' | 'violations' | 'blocked';
@@ -39,11 +40,18 @@ export function decideVerdict(v: VerdictInput): ConformanceVerdict {
   return 'conformant';
 }
 
-/** The exit code of a verdict: --require-complete makes an incomplete run fail as one that could not finish (3). */
-export function verdictExitCode(verdict: ConformanceVerdict, requireComplete = false): number {
+/**
+ * The exit code of a verdict: --require-complete makes an incomplete run fail as one that could not finish (3); a run
+ * a signal stopped (`interruptedBy`, its stop code: its verdict is blocked) exits as signals do, 130 or 143.
+ */
+export function verdictExitCode(
+  verdict: ConformanceVerdict,
+  requireComplete = false,
+  interruptedBy: (typeof SIGNAL_CODES)[StopSignal] | null = null,
+): number {
   switch (verdict) {
     case 'blocked':
-      return ExitCode.blocked;
+      return interruptedBy ? exitCodeFor(interruptedBy) : ExitCode.blocked;
     case 'violations':
       return ExitCode.violations;
     case 'incomplete':

@@ -79,7 +79,9 @@ export async function writeRunReport(
   const report: LoadReport = extra.merge ? { ...built, merge: extra.merge } : built;
   const dir = freshDir(out, now, extra.suffix ?? '');
   const summary = await writeReportFiles(report, dir);
-  if (report.verdict.unavailable) return { dir, report, summary };
+  // An interrupted night is not a night to compare with, nor one without its target: the history is left as it was
+  // (the report says why).
+  if (report.interrupted || report.verdict.unavailable) return { dir, report, summary };
   appendHistory(out, {
     createdAt: report.createdAt,
     dir: relative(out, dir),

@@ -7,6 +7,7 @@ import type { PlanKey } from '../config/config.js';
 import { HttpClient, type AuthSpec, type OutgoingRequest } from '../http/client.js';
 import type { Exchange } from '../http/exchange.js';
 import { DEFAULT_TRANSPORT, type TransportSettings } from '../http/transport.js';
+import { sleep } from '../http/waits.js';
 import { type Check, type Finding, failsRun } from '../checks/check.js';
 import { applyResponseChecks, responseChecks } from '../checks/registry.js';
 import type fc from 'fast-check';
@@ -30,6 +31,8 @@ export interface RunSettings {
   /** Most shrinking steps that resend requests, per failing property. */
   readonly shrinkBudget?: number;
   readonly onWait?: (ms: number, reason: string) => void;
+  /** Told of every finding as it is recorded (the run's progress counts distinct defects: suites/progress-feed.ts). */
+  readonly onRecord?: (findings: readonly Finding[]) => void;
   /** HTTP client limits (defaults in http/client.ts); tests against hostile targets shorten them. */
   readonly connectTimeoutMs?: number;
   readonly headersTimeoutMs?: number;
@@ -113,6 +116,8 @@ export class RunContext {
         ...(bodyTimeoutMs !== undefined && { bodyTimeoutMs }),
         ...(maxBodyBytes !== undefined && { maxBodyBytes }),
         ...(settings.transport !== undefined && { transport: settings.transport }),
+        // A signal's stop aborts what is still under way a grace later (http/client.ts).
+        stop: run.limits.interrupted,
       });
       this.shared = {
         exchanges: 0,
@@ -228,6 +233,8 @@ export class RunContext {
     }));
     if (this.scope) this.scope.push(...stamped);
     else this.log.add(stamped);
+    // The run's progress counts distinct defects as they are found (issue 22).
+    this.settings.onRecord?.(stamped);
   }
 
   /** Runs `fn` as one case of the given class: the findings of what it sends carry that class in their signature. */
@@ -284,6 +291,11 @@ export class RunContext {
    */
   send(req: OutgoingRequest, options: SendOptions = {}): Promise<Exchange> {
     return this.path(req, options);
+  }
+
+  /** Waits `ms` (a scenario's pause, a window it waits out), or less when a signal stops the run. */
+  sleep(ms: number): Promise<void> {
+    return sleep(ms, this.run.limits.interrupted);
   }
 
   async close(): Promise<void> {

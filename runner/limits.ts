@@ -5,6 +5,7 @@
  * (`beforeSend` throws a RunStoppedError instead, which ends the suite with every finding so far kept). Other steps stop
  * the run through `halt` (a TLS failure, a target slowing down). What the run spent is the ledger's (runner/ledger.ts).
  */
+import { setMaxListeners } from 'node:events';
 import { ExitCode, exitCodeFor, HarnessError } from '../config/errors.js';
 import type { OutgoingRequest } from '../http/client.js';
 import type { Exchange } from '../http/exchange.js';
@@ -42,7 +43,8 @@ export const UNLIMITED: LimitSettings = Object.freeze({ deadline: null, maxReque
 /**
  * Why a run stopped early. Budget and creation caps are the user's choice: what they left out is reported and the
  * verdict stands on what ran. A deadline, a slowing target, or a TLS or proxy failure after the first request (the
- * configuration's problem, not the target's) block the run (exit 3).
+ * configuration's problem, not the target's) block the run (exit 3); so does a signal (SIGINT, SIGTERM:
+ * cli/interrupt.ts), with the signal's exit code.
  */
 export type StopCode =
   | 'PSC_BUDGET'
@@ -50,16 +52,24 @@ export type StopCode =
   | 'PSC_MAX_DURATION'
   | 'PSC_TARGET_SLOWING'
   | 'PSC_TLS'
-  | 'PSC_PROXY';
+  | 'PSC_PROXY'
+  | 'PSC_SIGINT'
+  | 'PSC_SIGTERM';
 
 export interface Stop {
   readonly code: StopCode;
   readonly message: string;
 }
 
-/** Whether a stop blocks the run (exit 3), as the error catalogue says. */
+/** Whether a stop blocks the run (exit 3, or a signal's code), as the error catalogue says. */
 export function blocksRun(code: StopCode): boolean {
-  return exitCodeFor(code) === ExitCode.blocked;
+  const exit = exitCodeFor(code);
+  return exit !== ExitCode.conformant && exit !== ExitCode.violations;
+}
+
+/** Whether a stop is a signal's (SIGINT, SIGTERM): the stop the user or a CI runner asked for, not a limit met. */
+export function isInterruption(code: StopCode): code is 'PSC_SIGINT' | 'PSC_SIGTERM' {
+  return code === 'PSC_SIGINT' || code === 'PSC_SIGTERM';
 }
 
 export class RunStoppedError extends HarnessError {
@@ -101,11 +111,19 @@ export interface LimitScope {
   readonly part: Part | null;
 }
 
+/** A controller whose signal any number of waits and clients may listen to (no MaxListeners warning). */
+function abortController(): AbortController {
+  const c = new AbortController();
+  setMaxListeners(0, c.signal);
+  return c;
+}
+
 export class RunLimits {
   private sent = 0;
   private creates = 0;
   private pendingCreates = 0;
   private stopped: Stop | null = null;
+  private readonly interruption = abortController();
   private readonly begun = new Set<string>();
   /** The scope of a caller that names none: the suite begun last. */
   private fallback: LimitScope = { suite: null, part: null };
@@ -127,6 +145,15 @@ export class RunLimits {
   /** What stopped the run, if anything has. */
   get stop(): Stop | null {
     return this.stopped;
+  }
+
+  /**
+   * Aborted when a signal stops the run (`halt` with PSC_SIGINT or PSC_SIGTERM): every wait of the run ends at once
+   * (http/waits.ts) and the requests still under way are aborted a grace later (http/client.ts), so that the reports
+   * are written within the few seconds a CI runner gives between SIGTERM and SIGKILL.
+   */
+  get interrupted(): AbortSignal {
+    return this.interruption.signal;
   }
 
   /** Whether nothing more may be sent in this scope: the run, its suite or its part of the exploration stopped. */
@@ -246,9 +273,13 @@ export class RunLimits {
     if (stop) throw new RunStoppedError(stop.code, stop.message);
   }
 
-  /** Ends the run where it stands: the next request throws. */
+  /**
+   * Ends the run where it stands: the next request throws. A signal (cli/interrupt.ts, carried to the worker by
+   * suites/stop-channel.ts) is one more reason, which also ends the waits and the requests under way (`interrupted`).
+   */
   halt(code: StopCode, message: string): void {
     this.stopped ??= { code, message };
+    if (isInterruption(code)) this.interruption.abort(new RunStoppedError(code, message));
   }
 
   /**

@@ -3,14 +3,16 @@
  * each step is a function of the next, and `requestPath` lists them from the outside in. Read top to bottom, a request
  * meets them in this order:
  *
- *   pace and 429 ─ stall ─ judge ─ pace slot ─ lanes ─ backlog ─ limits ─ reach/TLS ─ ledger and trend ─ send
+ *   pace and 429 ─ stall ─ judge ─ pace slot ─ lanes ─ backlog ─ limits ─ reach/TLS ─ stop abort ─ ledger and trend
+ *   ─ send
  *
  * On the way in: the key's pacing slot (wait when its window is spent), a lane (at most --concurrency requests in
  * flight), the exchange sink's backlog, the run's limits (a request that would break one is never sent). On the way
  * out: the exchange is counted, handed to the sink and the ledger (per-key spend, created ids), and the latency trend
- * (a target that keeps slowing down stops the run); a TLS or proxy failure stops the run as the configuration's
- * problem; every response check judges it; a target that keeps timing out stops the suite; a 429 is waited out and
- * the request resent. Nothing here replaces a method of anything: a context builds its path once from its parts.
+ * (a target that keeps slowing down stops the run); a request a signal's stop aborted ends the suite, unjudged; a TLS
+ * or proxy failure stops the run as the configuration's problem; every response check judges it; a target that keeps
+ * timing out stops the suite; a 429 is waited out and the request resent. Nothing here replaces a method of
+ * anything: a context builds its path once from its parts.
  */
 import type { Finding } from '../checks/check.js';
 import { TargetStalledError } from '../config/errors.js';
@@ -18,6 +20,7 @@ import type { HttpClient, OutgoingRequest } from '../http/client.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Pacer } from '../http/pacing.js';
 import type { TransportSettings } from '../http/transport.js';
+import { RUN_STOPPED_CODE } from '../http/waits.js';
 import type { Lanes } from './lanes.js';
 import type { Ledger } from './ledger.js';
 import type { RunLimits, ScopedLimits } from './limits.js';
@@ -78,6 +81,7 @@ export function requestPath(p: PathParts): Send {
     backlog(p),
     limits(p),
     reach(p),
+    stopAbort(p),
     ledgerAndTrend(p),
   ];
   const send: Send = (req) => p.client.send(req);
@@ -187,6 +191,19 @@ const reach =
     const ex = await next(req, options);
     const failure = ex.error ? reachFailure(target, transport, ex.error) : null;
     if (failure) runLimits.transportFailed(failure);
+    return ex;
+  };
+
+/**
+ * A request under way when a signal stopped the run is aborted by the client a grace later (http/client.ts): recorded
+ * as it is (the HAR keeps it), it is the harness's doing, not the target's, so no check judges it; the suite ends.
+ */
+const stopAbort =
+  ({ limits }: PathParts): Step =>
+  (next) =>
+  async (req, options) => {
+    const ex = await next(req, options);
+    if (ex.error?.code === RUN_STOPPED_CODE) limits.throwIfStopped();
     return ex;
   };
 

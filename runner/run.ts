@@ -11,6 +11,7 @@ import { isFunctionalSuite, SUITES, type SuiteName } from '../config/config.js';
 import { type HarnessErrorCode, KeyBlockedError, TargetStalledError } from '../config/errors.js';
 import type { Finding } from '../checks/check.js';
 import { Pacer } from '../http/pacing.js';
+import { sleep } from '../http/waits.js';
 import { planBudget } from './budget.js';
 import { RunContext, type RunSettings } from './context.js';
 import type { OperationStats } from './findings.js';
@@ -67,6 +68,8 @@ export interface RunOptions {
   readonly now?: () => number;
   /** Sees each suite's context as the suite ends (the project's test that a run's memory stays bounded). */
   readonly inspect?: (ctx: RunContext) => void;
+  /** Told as each suite starts and ends (the run's progress: suites/progress-feed.ts). */
+  readonly onSuite?: (suite: SuiteName, event: 'start' | 'end') => void;
 }
 
 /**
@@ -91,7 +94,12 @@ export class Run {
     private readonly options: RunOptions = {},
   ) {
     this.limits = new RunLimits(options.limits ?? UNLIMITED, options.now ?? Date.now, this.ledger);
-    this.pacer = new Pacer(settings.onWait ? { onWait: settings.onWait } : {});
+    // Every wait of the pacer ends at once when a signal stops the run (RunLimits.interrupted).
+    const interrupted = this.limits.interrupted;
+    this.pacer = new Pacer({
+      sleep: (ms) => sleep(ms, interrupted),
+      ...(settings.onWait && { onWait: settings.onWait }),
+    });
     this.lanes = lanesOf(options.concurrency ?? 1);
   }
 
@@ -111,6 +119,7 @@ export class Run {
       sink: sink ?? null,
       lanes: isFunctionalSuite(name) ? this.lanes : null,
     });
+    this.options.onSuite?.(name, 'start');
     const t0 = performance.now();
     let aborted: SuiteResult['aborted'] = null;
     let stopped: SuiteResult['stopped'] = null;
@@ -129,6 +138,7 @@ export class Run {
       await ctx.close();
       await sink?.close?.();
       this.options.inspect?.(ctx);
+      this.options.onSuite?.(name, 'end');
     }
     return {
       suite: name,

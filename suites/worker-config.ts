@@ -31,6 +31,8 @@ export interface WorkerConfig {
   readonly suites: readonly SuiteName[];
   /** Requests in flight at most, suites and properties side by side (--concurrency, or the default from the key's limits). */
   readonly concurrency: number;
+  /** The channel on which the CLI stops the run (a signal: suites/stop-channel.ts); none when not given. */
+  readonly stopChannel?: string;
 }
 
 declare module 'vitest' {
@@ -67,6 +69,7 @@ export function toWorkerConfig(
     transport: c.transport,
     suites: [...(c.suites ?? [])],
     concurrency: c.concurrency ?? 1,
+    ...(c.stopChannel !== undefined && { stopChannel: c.stopChannel }),
   };
 }
 

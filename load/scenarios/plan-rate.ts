@@ -140,7 +140,8 @@ export async function runPlanRates(
     feasible.map(async (key) => {
       const results: ScenarioRun[] = [];
       for (const [i, m] of multipliers.entries()) {
-        if (i > 0) await sleep(windowSeconds * 1000);
+        // A stop (a signal) ends the rest at once; the next runScenario then refuses to start.
+        if (i > 0) await sleep(windowSeconds * 1000, undefined, { signal: ctx.stop?.signal }).catch(() => {});
         const spec = planRateScenario(url, windowSeconds, key, profile, m);
         results.push(await runScenario(spec, ctx, (rec) => limiterOutcome(spec, key, windowSeconds, rec)));
       }

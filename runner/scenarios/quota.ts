@@ -6,7 +6,6 @@
  * minute-limit Retry-After exceeds one window and its slack.
  */
 import { KeyBlockedError } from '../../config/errors.js';
-import { sleep } from '../../http/pacing.js';
 import type { Exchange } from '../../http/exchange.js';
 import { rateLimitNumber as rl, retryAfterMs } from '../../http/rate-limit-headers.js';
 import {
@@ -114,7 +113,7 @@ export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
       break;
     }
     const delay = start + i * spacing - Date.now();
-    if (delay > 0) await sleep(delay);
+    if (delay > 0) await ctx.sleep(delay);
     // The one send path (recorded, checked), unpaced and never resent: this loop does its own pacing and waiting.
     const ex = await ctx.send(req.listPets(auth, '?limit=1'), { pace: false, resendOn429: false });
     sent++;
@@ -170,7 +169,7 @@ export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
     );
     ctx.settings.onWait?.(ms, `quota: minute limit reached, waiting Retry-After`);
     waitedMs += ms;
-    await sleep(ms);
+    await ctx.sleep(ms);
     start = Date.now();
     i = -1;
   }

@@ -21,7 +21,6 @@ import type { PlanKey } from '../../config/config.js';
 import type { PlanName } from '../../spec/contract.js';
 import type { Exchange } from '../../http/exchange.js';
 import { KeyBlockedError } from '../../config/errors.js';
-import { sleep } from '../../http/pacing.js';
 import type { AuthSpec, OutgoingRequest } from '../../http/client.js';
 import { readRateLimit, type RateLimitReading } from '../../http/rate-limit-headers.js';
 import {
@@ -188,7 +187,7 @@ async function wait(k: KeyRun, ms: number, reason: string): Promise<void> {
   if (ms <= 0) return;
   k.ctx.settings.onWait?.(ms, `${k.label} key: ${reason}`);
   k.waitedMs += ms;
-  await sleep(ms);
+  await k.ctx.sleep(ms);
 }
 
 const proven = (k: KeyRun, what: string) => k.result.proven.push(what);
@@ -492,7 +491,7 @@ async function pace(k: KeyRun, probe: Reading): Promise<Reading | null> {
     if (due - paceStart > minPacedMs && windowEnd - due < TAIL_MS + burstEstimateMs(k, prev)) break;
     if (due >= windowEnd) break;
     const delay = due - Date.now();
-    if (delay > 0) await sleep(delay);
+    if (delay > 0) await k.ctx.sleep(delay);
     const r = await send(k);
     k.latencies.push(r.ex.durationMs);
     k.result.paced = { sent: i, spanMs: r.end - paceStart, got429: false };
@@ -798,7 +797,7 @@ async function runBurst(k: KeyRun, start: Reading): Promise<BurstRun> {
 async function otherOperations(k: KeyRun, rejection: Reading): Promise<void> {
   const probes: Exchange[] = [];
   for (const request of [req.createPet(k.auth, PROBE_PET), req.getPet(k.auth, '1')]) {
-    await sleep(50);
+    await k.ctx.sleep(50);
     const r = await send(k, request);
     probes.push(r.ex);
     k.sentAfter429++;

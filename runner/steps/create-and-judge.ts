@@ -6,7 +6,6 @@
 import { create201, createDefaultStatus, createEcho } from '../../checks/create.js';
 import { type GeneratedPet, newPetBody } from '../../generators/index.js';
 import type { Exchange } from '../../http/exchange.js';
-import { sleep } from '../../http/pacing.js';
 import type { RunContext, SuiteStateKey } from '../context.js';
 import * as req from '../requests.js';
 
@@ -32,7 +31,7 @@ export async function fetchCreated(ctx: RunContext, id: string): Promise<Exchang
   const first = await ctx.send(req.getPet(ctx.auth(), id));
   const state = ctx.suiteState(CREATIONS);
   if (first.response?.status !== 404 || state.lagRetriesLeft === 0) return first;
-  await sleep(READ_AFTER_WRITE_PAUSE_MS);
+  await ctx.sleep(READ_AFTER_WRITE_PAUSE_MS);
   const second = await ctx.send(req.getPet(ctx.auth(), id));
   if (second.response?.status === 404) state.lagRetriesLeft--;
   return second;

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { OutgoingRequest } from '../../http/client.js';
 import type { Exchange } from '../../http/exchange.js';
 import { estimateRequests, planBudget } from '../../runner/budget.js';
-import { isRunStopped, type LimitScope, type LimitSettings, type SuiteState } from '../../runner/limits.js';
+import { blocksRun, isRunStopped, type LimitScope, type LimitSettings, type SuiteState } from '../../runner/limits.js';
 import { Run } from '../../runner/run.js';
 import { suiteDefinition, suiteEstimate } from '../../runner/suites.js';
 import { LatencyTrend, TREND_WINDOW } from '../../runner/trend.js';
@@ -237,6 +237,29 @@ describe('RunGuard', () => {
     expect(() => g.beforeWait(5_000)).not.toThrow();
     expect(() => g.beforeWait(9_000)).toThrow(/time budget/);
     expect(g.snapshot().stop?.code).toBe('PSC_MAX_DURATION');
+  });
+
+  it('a signal is one more stop: nothing more is sent and every wait of the run ends at once; a limit met ends none', async () => {
+    const key = { plan: 'free' as const, key: null as never, limits: null };
+    const settings = { target: 'http://127.0.0.1:1/v1', keys: [key], key, seed: 1, runs: 1, strict: false };
+    const deadline = new Run(settings);
+    deadline.limits.halt('PSC_MAX_DURATION', 'the run reached its time budget (--max-duration)');
+    expect(deadline.limits.interrupted.aborted).toBe(false);
+
+    const run = new Run(settings);
+    const ctx = run.context(null);
+    // A window's wait and a scenario's pause, ten minutes each: past the test's timeout, unless the stop ends them.
+    const waits = Promise.all([run.pacer.wait(600_000, "for the free key's window"), ctx.sleep(600_000)]);
+    run.limits.halt('PSC_SIGTERM', 'the run was interrupted by SIGTERM after 1.0 s');
+    await waits;
+    await ctx.close();
+    expect(run.limits.interrupted.aborted).toBe(true);
+    expect(() => run.limits.beforeSend(req())).toThrow(/interrupted by SIGTERM/);
+    expect(run.snapshot().stop).toEqual({
+      code: 'PSC_SIGTERM',
+      message: 'the run was interrupted by SIGTERM after 1.0 s',
+    });
+    expect(blocksRun('PSC_SIGTERM')).toBe(true);
   });
 
   it('keeps what the rate-limit headers last said per key', () => {

@@ -78,6 +78,34 @@ async function viaRunLimits(flags: string[], proxyStep: number | null = null): P
   }
 }
 
+/**
+ * A run against the reference server that receives `signal` once the target has seen a few of its requests: the signal
+ * is emitted in this process, where the command (in process) has taken it over (cli/interrupt.ts).
+ */
+async function viaSignal(signal: 'SIGINT' | 'SIGTERM'): Promise<Seen> {
+  const server = await startReferenceServer({ keys });
+  const proxy = await countingProxy(server.url);
+  const json = join(tempDir('psc-errors-signal-'), 'r.json');
+  const poll = setInterval(() => {
+    if (proxy.counts.requests < 20) return;
+    clearInterval(poll);
+    process.emit(signal, signal);
+  }, 20);
+  try {
+    const { code: exit, report } = await runForReport(proxy.url, goodEnv, json, [
+      '--suite',
+      'listPets',
+      '--runs',
+      '5000',
+    ]);
+    return { exit, code: report.run.stop?.code };
+  } finally {
+    clearInterval(poll);
+    await proxy.close();
+    await server.close();
+  }
+}
+
 const table: Record<HarnessErrorCode, { exit: number; provoke: () => Promise<Seen> }> = {
   PSC_USAGE: { exit: 2, provoke: () => viaMain(['frobnicate']) },
   PSC_CONFIG: {
@@ -175,6 +203,9 @@ const table: Record<HarnessErrorCode, { exit: number; provoke: () => Promise<See
     exit: 3,
     provoke: () => viaRunLimits(['--suite', 'listPets,createPet', '--runs', '30'], 8),
   },
+  // A signal stops the run through the guard, its reports written (test/cli/signals.test.ts spawns the command).
+  PSC_SIGINT: { exit: 130, provoke: () => viaSignal('SIGINT') },
+  PSC_SIGTERM: { exit: 143, provoke: () => viaSignal('SIGTERM') },
   PSC_SECRET_LEAK: {
     exit: 3,
     provoke: async () => {

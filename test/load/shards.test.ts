@@ -242,7 +242,7 @@ describe('what the merge refuses or flags', () => {
     const m = await merge([ok.dirs[0]!], join(root, 'missing'));
     expect(m.code).toBe(2);
     expect(m.err).toMatch(
-      /petstore-conformance: report merge: missing shard 2\/2 of the shard-check profile.*\[PSC_USAGE\]/s,
+      /^petstore-conformance: report merge: missing shard 2\/2 of the shard-check profile .*\[PSC_USAGE\]$/m,
     );
   });
 

@@ -46,6 +46,10 @@ describe('decideVerdict', () => {
     expect(verdictExitCode('violations', true)).toBe(1);
     expect(verdictExitCode('blocked')).toBe(3);
   });
+  it('an interrupted run (blocked) exits with its signal’s code, whatever --require-complete says', () => {
+    expect(verdictExitCode('blocked', false, 'PSC_SIGINT')).toBe(130);
+    expect(verdictExitCode('blocked', true, 'PSC_SIGTERM')).toBe(143);
+  });
 });
 
 describe('fitRateLimit: coverage first, then each key’s rate limits, then the random phases', () => {

@@ -1,0 +1,138 @@
+// The run's progress drawn for where it runs (cli/progress.ts): a status line redrawn in place on a terminal and
+// cleared at the end, plain lines (suite events, then periodically) elsewhere, nothing with --quiet; colour as
+// NO_COLOR and FORCE_COLOR say. The built command in a pseudo-terminal and a pipe: test/cli/signals.test.ts.
+import { describe, expect, it } from 'vitest';
+import { createRunProgress, type ProgressStream, progressText } from '../../cli/progress.js';
+import { loadConfig, type ProgressSettings } from '../../config/config.js';
+import { HarnessError } from '../../config/errors.js';
+import type { ProgressSnapshot } from '../../suites/progress-feed.js';
+
+const CLEAR = '\r\x1b[2K';
+const NOW = 1_000_000;
+
+const snap = (over: Partial<ProgressSnapshot> = {}): ProgressSnapshot => ({
+  running: ['auth', 'listPets'],
+  sent: 450,
+  budget: 2000,
+  defects: 3,
+  waiting: null,
+  event: null,
+  ...over,
+});
+
+function fakeStream(isTTY: boolean): ProgressStream & { text: () => string } {
+  const chunks: string[] = [];
+  return { isTTY, columns: 200, write: (t: string) => chunks.push(t), text: () => chunks.join('') };
+}
+
+const settings = (over: Partial<ProgressSettings> = {}): ProgressSettings => ({
+  quiet: false,
+  everySeconds: 15,
+  color: null,
+  ...over,
+});
+
+describe('the status text', () => {
+  it('names the suites, the requests of the budget, the distinct defects and the wait', () => {
+    const waiting = { reason: "for the free key's window", untilMs: NOW + 40_500 };
+    expect(progressText(snap({ waiting }), NOW, false)).toBe(
+      "auth, listPets · 450 of 2000 requests · 3 distinct defects so far · waiting 41 s for the free key's window",
+    );
+    expect(progressText(snap({ running: [], budget: null, defects: 0 }), NOW, false)).toBe(
+      'between suites · 450 requests · no defect so far',
+    );
+    // A wait that is over is not shown; a reason that is a sentence of its own follows a colon.
+    expect(progressText(snap({ waiting: { reason: 'x', untilMs: NOW - 1 } }), NOW, false)).not.toMatch(/waiting/);
+    expect(progressText(snap({ waiting: { reason: '429 on GET /pets', untilMs: NOW + 2000 } }), NOW, false)).toMatch(
+      /waiting 2 s: 429 on GET \/pets$/,
+    );
+  });
+
+  it('colours the defects only when asked', () => {
+    expect(progressText(snap(), NOW, true)).toContain('\x1b[31m3 distinct defects so far\x1b[0m');
+    expect(progressText(snap(), NOW, false)).not.toContain('\x1b[');
+  });
+});
+
+describe('drawing it', () => {
+  it('on a terminal: redrawn in place, lines of the CLI above it, cleared at the end', () => {
+    const tty = fakeStream(true);
+    const p = createRunProgress(tty, settings({ color: false }), { ci: false, now: () => NOW });
+    p.update(snap({ sent: 1 }));
+    p.update(snap({ sent: 2 }));
+    p.line('petstore-conformance: SIGINT: stopping');
+    p.end();
+    p.update(snap({ sent: 3 }));
+    expect(tty.text()).toBe(
+      `${CLEAR}auth, listPets · 1 of 2000 requests · 3 distinct defects so far` +
+        `${CLEAR}auth, listPets · 2 of 2000 requests · 3 distinct defects so far` +
+        `${CLEAR}petstore-conformance: SIGINT: stopping\n` +
+        `${CLEAR}auth, listPets · 2 of 2000 requests · 3 distinct defects so far` +
+        CLEAR,
+    );
+  });
+
+  it('in CI, even on a terminal: plain lines at suite events and every period, never a carriage return', async () => {
+    const tty = fakeStream(true);
+    const p = createRunProgress(tty, settings({ everySeconds: 0.05 }), { ci: true, now: () => NOW });
+    p.update(snap({ event: { kind: 'start', suite: 'auth' } }));
+    p.update(snap({ sent: 7 }));
+    await new Promise((r) => setTimeout(r, 200));
+    p.end();
+    const lines = tty.text().split('\n').filter(Boolean);
+    expect(lines[0]).toBe('progress: auth started · auth, listPets · 450 of 2000 requests · 3 distinct defects so far');
+    expect(lines.length).toBeGreaterThan(1);
+    expect(lines.slice(1).every((l) => l.startsWith('progress: auth, listPets · 7 of 2000'))).toBe(true);
+    expect(tty.text()).not.toContain('\r');
+    // Ended: no more lines.
+    const n = tty.text().length;
+    await new Promise((r) => setTimeout(r, 120));
+    expect(tty.text().length).toBe(n);
+  });
+
+  it('--quiet: nothing but the CLI lines themselves', () => {
+    const tty = fakeStream(true);
+    const p = createRunProgress(tty, settings({ quiet: true }), { ci: false });
+    p.update(snap({ event: { kind: 'start', suite: 'auth' } }));
+    p.line('a note');
+    p.end();
+    expect(tty.text()).toBe('a note\n');
+  });
+
+  it('FORCE_COLOR colours a pipe; NO_COLOR never colours', () => {
+    const pipe = fakeStream(false);
+    const forced = createRunProgress(pipe, settings({ color: true }), { ci: false, now: () => NOW });
+    forced.update(snap({ event: { kind: 'end', suite: 'auth' } }));
+    forced.end();
+    expect(pipe.text()).toContain('\x1b[31m');
+    const tty = { ...fakeStream(true), hasColors: () => true };
+    const never = createRunProgress(tty, settings({ color: false }), { ci: false, now: () => NOW });
+    never.update(snap());
+    never.end();
+    expect(tty.text()).not.toContain('\x1b[31m');
+  });
+});
+
+describe('the settings, from flags and the environment', () => {
+  const base = { PETSTORE_API_KEY_FREE: 'psk_free_progress_0123456789abcdef' };
+  const progressOf = (env: Record<string, string>, quiet?: boolean) =>
+    loadConfig({ target: 'http://127.0.0.1:9/v1', quiet }, { ...base, ...env }).progress;
+
+  it('defaults: every 15 s, colour left to the terminal', () => {
+    expect(progressOf({})).toEqual({ quiet: false, everySeconds: 15, color: null });
+  });
+
+  it('--quiet, PETSTORE_PROGRESS_SECONDS, NO_COLOR, FORCE_COLOR', () => {
+    expect(progressOf({}, true).quiet).toBe(true);
+    expect(progressOf({ PETSTORE_PROGRESS_SECONDS: '0.5' }).everySeconds).toBe(0.5);
+    expect(progressOf({ NO_COLOR: '1' }).color).toBe(false);
+    expect(progressOf({ NO_COLOR: '1', FORCE_COLOR: '1' }).color).toBe(false);
+    expect(progressOf({ FORCE_COLOR: '1' }).color).toBe(true);
+    expect(progressOf({ FORCE_COLOR: '0' }).color).toBe(false);
+  });
+
+  it('a PETSTORE_PROGRESS_SECONDS that is not a number of seconds is a configuration error naming it', () => {
+    expect(() => progressOf({ PETSTORE_PROGRESS_SECONDS: 'soon' })).toThrow(HarnessError);
+    expect(() => progressOf({ PETSTORE_PROGRESS_SECONDS: 'soon' })).toThrow(/PETSTORE_PROGRESS_SECONDS/);
+  });
+});
