@@ -77,12 +77,14 @@ export async function replayCommand(argv: string[], out: Output): Promise<number
     );
     const lines = [`replayed ${file.request.method} ${file.request.path} → ${ex.response?.status ?? ex.error?.code}`];
     for (const f of findings) lines.push(`✗ ${f.checkId} [${f.clause}] ${f.message.replace(/\n/g, ' — ')}`);
-    const reproduced = findings.some((f) => f.checkId === file.checkId);
+    // The defect's own check, or a check of what it was also seen as on the same evidence (its folded consequences).
+    const judged = [file.checkId, ...(file.alsoSeenAs ?? [])];
+    const hit = findings.find((f) => f.checkId === file.checkId) ?? findings.find((f) => judged.includes(f.checkId));
     // Behavioural checks (create-201, ids-unique, …) judge a scenario's evidence, not one response: say so.
-    const singleResponse = responseChecks.some((c) => c.id === file.checkId);
+    const singleResponse = responseChecks.some((c) => judged.includes(c.id));
     lines.push(
-      reproduced
-        ? `reproduced: ${file.checkId}`
+      hit
+        ? `reproduced: ${hit.checkId}${hit.checkId === file.checkId ? '' : `\n  (what the defect ${file.checkId} was also seen as on this exchange)`}`
         : singleResponse
           ? `${file.checkId} did not reproduce (flaky?): the same request now passes; rerun the whole run with --seed ${file.seed} to confirm`
           : `${file.checkId} is judged from a sequence of requests, not one response: compare the answer above with the finding, or rerun with --seed ${file.seed}`,

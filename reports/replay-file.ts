@@ -15,6 +15,11 @@ export interface ReplayFile {
   /** The defect whose block in the report names this file (absent in files written before blocks had one). */
   readonly signature?: string;
   readonly checkId: string;
+  /**
+   * The checks of what the defect was also seen as (its folded consequences, on the same evidence): a replay that
+   * shows one of them shows the defect (a create answered 200 is create-201's defect, and status-documented says so).
+   */
+  readonly alsoSeenAs?: readonly string[];
   readonly clause: string;
   readonly level: string;
   readonly operation: string | null;
@@ -95,6 +100,7 @@ export function writeReplays(
       replayVersion: 1,
       signature: d.signature,
       checkId: f.checkId,
+      alsoSeenAs: [...new Set(d.alsoSeenAs.map((e) => e.checkId))].filter((c) => c !== f.checkId),
       clause: f.clause,
       level: f.level,
       operation: f.operation,

@@ -102,8 +102,9 @@ describe('commands run as printed', () => {
     expect(named.map((p) => p.split('/').at(-1)!.slice(0, 2))).toEqual(
       named.map((_p, i) => String(i + 1).padStart(2, '0')),
     );
-    // The file of a single response's defect, replayed as its block prints it.
-    const statusFile = named.find((p) => p.endsWith('-status-documented.json'));
+    // The file of the 200-for-a-create defect (create-201, its undocumented status folded under it), replayed as its
+    // block prints it: the response checks see the undocumented status again.
+    const statusFile = named.find((p) => p.endsWith('-create-201.json'));
     expect(statusFile, named.join('\n')).toBeDefined();
     const printed = run.stdout
       .split('\n')

@@ -114,13 +114,16 @@ describe('a full failing run leaks no key', () => {
   });
 
   describe('exact replay of a saved violation', () => {
-    /** The replay file of a response check (replay re-applies those): the 200 that create-200 answers to POST /pets. */
+    /**
+     * The replay file of the 200 that create-200 answers to POST /pets: create-201's defect, with the response check
+     * it was also seen as (status-documented, which replay re-applies).
+     */
     function statusReplay(): string {
       const dir = join(artifacts, 'replays');
       const name = readdirSync(dir)
-        .filter((n) => n.endsWith('-status-documented.json'))
+        .filter((n) => n.endsWith('-create-201.json'))
         .find((n) => readJson<ReplayFile>(join(dir, n)).request.method === 'POST');
-      expect(name, 'a status-documented replay file for POST /pets').toBeDefined();
+      expect(name, 'a create-201 replay file for POST /pets').toBeDefined();
       return join(dir, name!);
     }
 
@@ -138,7 +141,7 @@ describe('a full failing run leaks no key', () => {
     it('does not reproduce on a faultless server (exit 0, "did not reproduce", with the seed to rerun)', async () => {
       const r = await replay(clean.url);
       expect(r.stdout).toMatch(/^replayed POST \/pets → 201$/m);
-      expect(r.stdout).toMatch(/status-documented did not reproduce/);
+      expect(r.stdout).toMatch(/create-201 did not reproduce/);
       expect(r.stdout).toMatch(/rerun the whole run with --seed 4242/);
       expect(r.code).toBe(0);
     });
