@@ -32,7 +32,15 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   // The printed commands (replay lines) start the way this process was started.
   const config = loadConfig({ ...flagsOf(parsed.values), script: process.argv[1] });
   await checkBaselineFlags(config);
-  return conductRun(config, out, parsed.values.suite !== undefined, (run, har, outputs) =>
-    outputs.writeRunOutputs(run, har, out),
-  );
+  let settle: (() => Promise<void>) | null = null;
+  const code = await conductRun(config, out, parsed.values.suite !== undefined, (run, har, outputs) => {
+    settle = outputs.htmlWritten;
+    return outputs.writeRunOutputs(run, har, out);
+  });
+  // The HTML page renders its charts asynchronously: it is written before the command returns.
+  if (settle) {
+    await (settle as () => Promise<void>)();
+    if (config.htmlReport) out.progress(`HTML report: ${config.htmlReport}`);
+  }
+  return code;
 }

@@ -29,6 +29,8 @@ import {
   runLimitsLine,
   runLimitsOf,
 } from './run-limits.js';
+import type { HtmlInput } from './conformance-html.js';
+import { writeConformanceHtml } from './conformance-html-file.js';
 import { guardSecrets } from './secret-gate.js';
 
 /**
@@ -125,7 +127,18 @@ export function runReportOf(r: ConductedRun): RunReport {
   };
 }
 
-/** Writes every output the configuration asks for and returns the run's exit code. */
+const pendingHtml: Promise<void>[] = [];
+
+/** Settles the HTML pages writeRunOutputs started (the command awaits it before it exits); rejects as they did. */
+export async function htmlWritten(): Promise<void> {
+  const all = pendingHtml.splice(0);
+  await Promise.all(all);
+}
+
+/**
+ * Writes every output the configuration asks for and returns the run's exit code (the HTML page is finished by
+ * `htmlWritten`).
+ */
 export function writeRunOutputs(r: ConductedRun, har: HarWriter | null, out: Outlet): number {
   const report = runReportOf(r);
   const { config } = r;
@@ -133,7 +146,10 @@ export function writeRunOutputs(r: ConductedRun, har: HarWriter | null, out: Out
   const summary = guardSecrets(renderTerminalSummary(report) + renderRunLimits(report.run), 'terminal summary');
   out.result(summary);
   const files: [string, string][] = [];
-  if (config.jsonReport) files.push([config.jsonReport, `${JSON.stringify(report, null, 2)}\n`]);
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  if (config.jsonReport) files.push([config.jsonReport, json]);
+  // The page is rendered from the JSON text, as `report html` rebuilds it; its charts render asynchronously.
+  if (config.htmlReport) pendingHtml.push(writeConformanceHtml(JSON.parse(json) as HtmlInput, config.htmlReport));
   // One test case per distinct defect; messages quote the target, so the text is scrubbed like the curl lines.
   if (config.junitReport) files.push([config.junitReport, scrub(renderJunit(report))]);
   if (config.stepSummaryFile)

@@ -1,0 +1,61 @@
+/**
+ * The conformance run's HTML page is derived from the JSON report alone: `report html r.json` rebuilds, byte for byte,
+ * the page the run wrote beside its JSON. Its exchanges keep every digit of an int64, and it holds one map row per
+ * clause of the registry.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { prettyBody, renderConformanceHtml } from '../../reports/conformance-html.js';
+import type { RunReport } from '../../reports/conformance-outputs.js';
+import { clauses } from '../../spec/clauses.js';
+import { runMain } from '../cli/support.js';
+import { readJson } from '../support/artifacts.js';
+import { tempDir } from '../support/temp-dir.js';
+
+describe('the HTML page of a conformance run', () => {
+  it('is rebuilt byte for byte from the JSON report by `report html`', async () => {
+    const dir = tempDir('psc-chtml-');
+    const json = join(dir, 'r.json');
+    const run = await runMain(['run', '--suite', 'listPets', '--runs', '5', '--seed', '7', '--json', json]);
+    expect(run.code, run.out.text()).toBe(0);
+    expect(run.stderr).toContain(`HTML report: ${join(dir, 'r.html')}`);
+    const written = readFileSync(join(dir, 'r.html'), 'utf8');
+    const rebuilt = await runMain(['report', 'html', json, '--out', join(dir, 'again.html')]);
+    expect(rebuilt.code, rebuilt.out.text()).toBe(0);
+    expect(readFileSync(join(dir, 'again.html'), 'utf8')).toBe(written);
+    // The same bytes from the module itself, and one map row per clause of the registry.
+    expect(await renderConformanceHtml(readJson<RunReport>(json))).toBe(written);
+    expect(written.match(/<tr data-clause="/g)?.length).toBe(clauses.length);
+  }, 60_000);
+
+  it('--html FILE writes the page without --json', async () => {
+    const dir = tempDir('psc-chtml-');
+    const html = join(dir, 'sub', 'page.html');
+    const run = await runMain(['run', '--suite', 'getPet', '--runs', '5', '--html', html]);
+    expect(run.code, run.out.text()).toBe(0);
+    const text = readFileSync(html, 'utf8');
+    expect(text).toMatch(/^<!doctype html>/);
+    expect(text).toContain('CONFORMANT');
+    // Nothing outside the page: no remote resource, no stylesheet or script by address.
+    expect(text).not.toMatch(/<link|src=|href="http|@import|url\(/i);
+  }, 60_000);
+
+  it('`report html` refuses a file that is not a JSON report of run (exit 2, saying so)', async () => {
+    const dir = tempDir('psc-chtml-');
+    const bad = join(dir, 'x.json');
+    (await import('node:fs')).writeFileSync(bad, '{"hello":1}');
+    const r = await runMain(['report', 'html', bad]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/not the JSON report of `run`/);
+  });
+
+  it('pretty-prints a body with every digit of an int64 kept', () => {
+    const body = '{"id":9223372036854775807,"name":"x","categoryId":-9223372036854775808,"n":1.50}';
+    const pretty = prettyBody(body);
+    expect(pretty).toContain('9223372036854775807');
+    expect(pretty).toContain('-9223372036854775808');
+    expect(pretty).toContain('\n  "name": "x"');
+    expect(prettyBody('not json {')).toBe('not json {');
+  });
+});
