@@ -22,7 +22,15 @@ import { VERDICT_WORD } from './verdict.js';
 /** The JSON report as the run writes it: the run's limits are there when the run command wrote it. */
 export type HtmlInput = ConformanceReport & { readonly run?: RunLimitsReport };
 
-export type CellState = 'violated' | 'warned' | 'observed' | 'proven' | 'not-measured' | 'left-out' | 'elsewhere';
+export type CellState =
+  | 'violated'
+  | 'warned'
+  | 'observed'
+  | 'proven'
+  | 'not-measured'
+  | 'left-out'
+  | 'elsewhere'
+  | 'not-applicable';
 
 const CELL_WORD: Readonly<Record<CellState, string>> = {
   violated: '✗ violated',
@@ -31,7 +39,8 @@ const CELL_WORD: Readonly<Record<CellState, string>> = {
   proven: '✓ proven',
   'not-measured': '– not measured',
   'left-out': '○ left out',
-  elsewhere: '≡ by contract',
+  elsewhere: '≡ covered elsewhere',
+  'not-applicable': '',
 };
 
 /** The column of the rate-limit and quota suites. */
@@ -138,7 +147,7 @@ export function clauseMap(
       if (!applies) {
         if (clause.coverage && col === columns[0])
           return { state: 'elsewhere', href: null, title: `${clause.coverage.by}: ${clause.coverage.why}` };
-        return { state: 'not-measured', href: null, title: 'no check of this clause applies here' };
+        return { state: 'not-applicable', href: null, title: 'no check of this clause applies to this column' };
       }
       if (exercised(col) && clause.level !== 'gap')
         return { state: 'proven', href: null, title: 'checked on every exchange of this column; nothing failed' };
@@ -189,11 +198,12 @@ function requestText(f: Finding): string {
   return r.bodyBase64 ? `${head}\n\n${prettyBody(b64text(r.bodyBase64))}` : head;
 }
 
+/** The response as the report keeps it: its status (or the transport error) and what the check saw in it. */
 function responseText(f: Finding): string {
   const ex = f.exchanges[0];
   if (!ex) return '';
   const status = ex.error ? `no response: ${ex.error}` : `HTTP ${ex.status ?? '?'}`;
-  return `${status}${f.actual ? `\n\n${prettyBody(f.actual)}` : ''}`;
+  return `${status}${f.actual ? `\n\nreceived: ${prettyBody(f.actual)}` : ''}${f.expected ? `\nexpected: ${f.expected}` : ''}`;
 }
 
 const copyable = (label: string, text: string) =>
@@ -221,7 +231,7 @@ ${words ? `<blockquote>${esc(words)}</blockquote>` : ''}
     d.variants.length ? `<tr><th>variants</th><td>${esc(d.variants.join(' · '))}</td></tr>` : ''
   }${[...byReason].map(([reason, seen]) => `<tr><th>also seen as</th><td>${esc(seen.join(' · '))} — ${esc(reason)}</td></tr>`).join('')}</table>
 ${f.repro?.counterexample ? `<p class="muted">smallest failing input: <code>${esc(f.repro.counterexample)}</code>${f.repro.shrinks ? ` (shrunk ${esc(f.repro.shrinks)}×)` : ''}</p>` : ''}
-${ex ? `<div class="exchange"><div><h4>request</h4><pre>${esc(requestText(f))}</pre></div><div><h4>response</h4><pre>${esc(responseText(f))}</pre></div></div>` : ''}
+${ex ? `<div class="exchange"><div><h4>request</h4><pre>${esc(requestText(f))}</pre></div><div><h4>response <span class="muted">(the whole response is in the HAR, --har)</span></h4><pre>${esc(responseText(f))}</pre></div></div>` : ''}
 ${copyable('replay', replayLine(report, f))}
 ${ex ? copyable('curl', ex.curl) : ''}
 ${report.replayFiles?.[d.signature] ? copyable('replay file', `${report.tool.invocation ?? 'npx petstore-conformance'} replay ${report.replayFiles[d.signature]}`) : ''}
@@ -339,7 +349,7 @@ h1{font-size:22px;margin:.2em 0}h2{font-size:17px;margin:1.4em 0 .4em;border-bot
 .v-incomplete,.v-blocked{background:#fff8e1;border:1px solid #f57f17}.banner{background:#fff3e0;border:2px solid #e65100;padding:8px 12px;border-radius:6px}
 table{border-collapse:collapse;margin:6px 0;font-size:13px}td,th{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}th{background:#f5f5f5}
 .muted{color:#777}.map td.c{white-space:nowrap;font-size:12px}.map a{color:inherit}
-.violated{background:#ffcdd2}.warned{background:#ffe0b2}.observed{background:#e3f2fd}.proven{background:#e8f5e9}.not-measured{color:#999}.left-out{background:#eee;color:#666}.elsewhere{color:#555}
+.violated{background:#ffcdd2}.warned{background:#ffe0b2}.observed{background:#e3f2fd}.proven{background:#e8f5e9}.not-measured{color:#999}.left-out{background:#eee;color:#666}.elsewhere{color:#555}.not-applicable{background:#fafafa}
 .card{border:1px solid #ccc;border-left:5px solid #c62828;border-radius:4px;padding:10px 12px;margin:10px 0}.card.warning{border-left-color:#ef6c00}
 .meta{color:#555;margin:0 0 6px}blockquote{margin:4px 0;padding:4px 10px;border-left:3px solid #999;color:#333;font-style:italic}
 .exchange{display:grid;grid-template-columns:1fr 1fr;gap:8px}pre{background:#f7f7f7;padding:6px;overflow:auto;max-height:320px;font-size:12px;margin:2px 0;white-space:pre-wrap;word-break:break-all}
@@ -401,14 +411,14 @@ export async function renderConformanceHtml(report: HtmlInput): Promise<string> 
 <h1>Pet Store conformance report</h1>
 <div class="verdict v-${report.verdict}" id="verdict"><strong>${esc(word)}</strong> · ${esc(cards.filter((d) => d.level === 'violation').length)} defect(s), ${esc(cards.filter((d) => d.level === 'warning').length)} warning defect(s), ${esc(report.totals.observations)} observation(s)</div>
 ${banner.length ? `<div class="banner" id="means-little"><strong>This pass means little.</strong><ul>${banner.map((b) => `<li>${esc(b)}</li>`).join('')}</ul></div>` : ''}
-<section id="run">${table(['', ''], head)}
+<section id="run"><table class="facts">${head.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>
 ${report.notMeasured.length ? `<h4>Not measured</h4><ul>${report.notMeasured.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
 ${run?.budget.leftOut.length ? `<h4>Left out by the budget</h4><ul>${run.budget.leftOut.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
 ${report.errors.length ? `<h4>Errors</h4><ul>${report.errors.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
 ${report.notes.length ? `<h4>Notes</h4><ul>${report.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
 </section>
 <h2>The spec as a map</h2>
-<p class="muted">One row per clause of the spec, one column per operation and one for the rate-limit plans. ✓ a check of the clause judged every exchange of the column and nothing failed; ✗ and ! link to the defect; · a gap's behaviour was observed; – nothing here measured it; ○ a limit or a policy left it out.</p>
+<p class="muted">One row per clause of the spec, one column per operation and one for the rate-limit plans. ✓ a check of the clause judged every exchange of the column and nothing failed; ✗ and ! link to the defect; · a gap's behaviour was observed; – a check applies but nothing here measured it; ○ a limit or a policy left it out; ≡ covered by the contract or the configuration (hover for how); blank: no check of the clause applies to the column.</p>
 <table class="map"><thead><tr><th>clause</th><th>the spec says</th>${map.columns.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>
 ${mapRows}
 </tbody></table>

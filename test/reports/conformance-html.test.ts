@@ -27,6 +27,16 @@ describe('the HTML page of a conformance run', () => {
     // The same bytes from the module itself, and one map row per clause of the registry.
     expect(await renderConformanceHtml(readJson<RunReport>(json))).toBe(written);
     expect(written.match(/<tr data-clause="/g)?.length).toBe(clauses.length);
+    expect(written).not.toContain('id="means-little"');
+    // A run that left whole suites out, or whose requests were mostly refused, says its pass means little.
+    const report = readJson<RunReport>(json);
+    const leftOut = await renderConformanceHtml({
+      ...report,
+      verdict: 'incomplete',
+      notMeasured: ['createPet: not run: the request budget was spent'],
+    });
+    expect(leftOut).toMatch(/id="means-little"[\s\S]*createPet: not run/);
+    expect(leftOut).toContain('<strong>INCOMPLETE</strong>');
   }, 60_000);
 
   it('--html FILE writes the page without --json', async () => {
