@@ -248,12 +248,16 @@ function table(headers: readonly string[], rows: readonly (readonly unknown[])[]
 const keyResults = (r: HtmlInput): KeyRateLimitResult[] =>
   (r.rateLimits ?? []).filter((x): x is KeyRateLimitResult => x.suite === 'rate-limit');
 
+const PHASE_COLOUR = { paced: '#66bb6a', burst: '#2e7d32', limit: '#9e9e9e' } as const;
+
 /** One small chart per measured key: what it sent paced, accepted in its burst, and its limit, as bars. */
 async function keyChart(k: KeyRateLimitResult): Promise<string> {
-  const values = [
-    { phase: 'paced, no 429 allowed', requests: k.paced.sent },
-    ...(k.burst ? [{ phase: 'burst accepted before the 429', requests: k.burst.accepted }] : []),
-    { phase: `limit per ${k.windowSeconds} s`, requests: k.limit },
+  const values: { kind: keyof typeof PHASE_COLOUR; phase: string; requests: number }[] = [
+    { kind: 'paced', phase: 'paced, no 429 allowed', requests: k.paced.sent },
+    ...(k.burst
+      ? [{ kind: 'burst' as const, phase: 'burst accepted before the 429', requests: k.burst.accepted }]
+      : []),
+    { kind: 'limit', phase: `limit per ${k.windowSeconds} s`, requests: k.limit },
   ];
   const spec: vl.TopLevelSpec = {
     $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
@@ -264,7 +268,13 @@ async function keyChart(k: KeyRateLimitResult): Promise<string> {
     encoding: {
       y: { field: 'phase', type: 'nominal', sort: null, title: null, axis: { labelLimit: 0 } },
       x: { field: 'requests', type: 'quantitative', title: 'requests' },
-      color: { field: 'phase', type: 'nominal', legend: null, scale: { range: ['#2e7d32', '#e65100', '#9e9e9e'] } },
+      // Colours by phase, not by the alphabet: what was accepted in greens, the limit in grey.
+      color: {
+        field: 'phase',
+        type: 'nominal',
+        legend: null,
+        scale: { domain: values.map((v) => v.phase), range: values.map((v) => PHASE_COLOUR[v.kind]) },
+      },
     },
   };
   const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: 'none' });
@@ -318,7 +328,7 @@ ${
     : ''
 }
 <div class="charts">${charts.join('\n')}</div>
-<ul class="proven">${proven.join('')}</ul>`;
+<ul class="key-proof">${proven.join('')}</ul>`;
 }
 
 /** Observations grouped by operation and clause, two messages each at most (the JSON report keeps them all). */
