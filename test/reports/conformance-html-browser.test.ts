@@ -4,6 +4,7 @@
  * the page, one card per defect and one row per clause (counted against the JSON report and the clause registry), the
  * rate-limit charts drawn with data marks, and a screenshot of each left in test-artifacts/conformance-html/.
  */
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -100,6 +101,9 @@ describe('the conformance HTML page in headless Chromium', () => {
       expect(report.defects.filter((d) => d.level === 'violation').length).toBeGreaterThanOrEqual(FAULTS.length);
       const seen = await inspectPage(join(dir, 'r.html'), 'faults.png');
       expectPageOf(report, seen, 'NOT CONFORMANT');
+      // The response of ids-beyond-int64 is shown with the id's every digit (pretty-printed unless cut).
+      const page = readFileSync(join(dir, 'r.html'), 'utf8');
+      expect(page).toMatch(/&quot;id&quot;: ?922337203685477580[89]/);
       // The map's violated cells lead to the cards.
       expect(seen.links.filter((l) => l.startsWith('defect-')).length).toBeGreaterThan(0);
     }, 120_000);

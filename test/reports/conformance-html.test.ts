@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { prettyBody, renderConformanceHtml } from '../../reports/conformance-html.js';
+import { prettyBody, renderConformanceHtml, visible } from '../../reports/conformance-html.js';
 import type { RunReport } from '../../reports/conformance-outputs.js';
 import { clauses } from '../../spec/clauses.js';
 import { runMain } from '../cli/support.js';
@@ -67,5 +67,6 @@ describe('the HTML page of a conformance run', () => {
     expect(pretty).toContain('-9223372036854775808');
     expect(pretty).toContain('\n  "name": "x"');
     expect(prettyBody('not json {')).toBe('not json {');
+    expect(visible('{\u0000"a\u0000"}\n')).toBe('{\u2400"a\u2400"}\n');
   });
 });
