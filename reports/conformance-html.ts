@@ -64,13 +64,28 @@ function areaColumns(area: Area): readonly string[] {
   }
 }
 
-/** Clause id → the columns some check citing or covering it applies to. */
-const CLAUSE_COLUMNS: ReadonlyMap<string, ReadonlySet<string>> = (() => {
-  const m = new Map<string, Set<string>>();
+/**
+ * The suites a check of an area runs in: a response check judges every response of any suite (none needed); the others
+ * judge only what their own suite sends, so a column is proven for them only when that suite ran.
+ */
+function areaSuites(area: Area): readonly string[] | null {
+  switch (area) {
+    case 'response':
+      return null;
+    case 'rate-limit':
+      return [...RATE_SUITES];
+    default:
+      return [area];
+  }
+}
+
+/** Clause id → column → the suites that must have run for a check citing or covering it to have judged that column. */
+const CLAUSE_COLUMNS: ReadonlyMap<string, ReadonlyMap<string, (readonly string[] | null)[]>> = (() => {
+  const m = new Map<string, Map<string, (readonly string[] | null)[]>>();
   for (const c of allChecks)
     for (const id of [...c.clauses, ...c.covers]) {
-      const cols = m.get(id) ?? new Set<string>();
-      for (const col of areaColumns(c.area)) cols.add(col);
+      const cols = m.get(id) ?? new Map<string, (readonly string[] | null)[]>();
+      for (const col of areaColumns(c.area)) cols.set(col, [...(cols.get(col) ?? []), areaSuites(c.area)]);
       m.set(id, cols);
     }
   return m;
@@ -114,6 +129,7 @@ export function clauseMap(
     const k = `${f.clause} ${columnOf(f)}`;
     byCell.set(k, [...(byCell.get(k) ?? []), i]);
   });
+  const ran = new Set(report.suites.filter((x) => x.exchanges > 0).map((x) => x.name));
   const leftOutText = [...report.notMeasured, ...(report.run?.budget.leftOut ?? [])].join('\n');
   const exercised = (col: string): boolean =>
     col === PLANS_COLUMN
@@ -143,13 +159,15 @@ export function clauseMap(
       const obs = pick('observation');
       if (obs !== undefined)
         return { state: 'observed', href: '#observations', title: report.findings[obs]!.message.split('\n')[0]! };
-      const applies = CLAUSE_COLUMNS.get(clause.id)?.has(col) ?? false;
+      const needs = CLAUSE_COLUMNS.get(clause.id)?.get(col);
+      const applies = needs !== undefined;
       if (!applies) {
         if (clause.coverage && col === columns[0])
           return { state: 'elsewhere', href: null, title: `${clause.coverage.by}: ${clause.coverage.why}` };
         return { state: 'not-applicable', href: null, title: 'no check of this clause applies to this column' };
       }
-      if (exercised(col) && clause.level !== 'gap')
+      const judged = needs.some((suites) => suites === null || suites.some((x) => ran.has(x)));
+      if (judged && exercised(col) && clause.level !== 'gap')
         return { state: 'proven', href: null, title: 'checked on every exchange of this column; nothing failed' };
       if (leftOut(col)) return { state: 'left-out', href: '#run', title: 'a limit or a policy left it out' };
       return {

@@ -6,9 +6,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { prettyBody, renderConformanceHtml, visible } from '../../reports/conformance-html.js';
+import { clauseMap, prettyBody, renderConformanceHtml, visible } from '../../reports/conformance-html.js';
 import type { RunReport } from '../../reports/conformance-outputs.js';
 import { clauses } from '../../spec/clauses.js';
+import { allChecks } from '../../checks/registry.js';
+import { defectBlocks } from '../../reports/conformance-text.js';
 import { runMain } from '../cli/support.js';
 import { readJson } from '../support/artifacts.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -28,6 +30,18 @@ describe('the HTML page of a conformance run', () => {
     expect(await renderConformanceHtml(readJson<RunReport>(json))).toBe(written);
     expect(written.match(/<tr data-clause="/g)?.length).toBe(clauses.length);
     expect(written).not.toContain('id="means-little"');
+    // A clause only the auth suite's checks judge is proven nowhere by a run of the listPets suite alone.
+    const authOnly = clauses.filter((c) => {
+      const by = allChecks.filter((k) => [...k.clauses, ...k.covers].includes(c.id));
+      return by.length > 0 && by.every((k) => k.area === 'auth');
+    });
+    expect(authOnly.length).toBeGreaterThan(0);
+    const report0 = readJson<RunReport>(json);
+    const map = clauseMap(report0, defectBlocks(report0));
+    for (const row of map.rows.filter((r) => authOnly.includes(r.clause)))
+      expect(row.cells.map((c) => c.state)).not.toContain('proven');
+    // Yet the response checks did judge what the listPets suite received.
+    expect(map.rows.find((r) => r.clause.id === '2-pets-array')!.cells[0]!.state).toBe('proven');
     // A run that left whole suites out, or whose requests were mostly refused, says its pass means little.
     const report = readJson<RunReport>(json);
     const leftOut = await renderConformanceHtml({
