@@ -190,6 +190,8 @@ export function meansLittle(report: HtmlInput): string[] {
   if (total > 0 && refused * 2 > total)
     out.push(`${refused} of ${total} exchanges were refused with 401 or 429: the target was barely reached.`);
   if (total === 0) out.push('No exchange was judged.');
+  if (report.run?.stop) out.push(`The run was stopped early: ${report.run.stop.message}.`);
+  else if (report.verdict === 'blocked') out.push('The run could not go on (blocked): what it found is below.');
   const suitesOut = report.notMeasured.filter((n) => /not run|did not run|left out/.test(n));
   if (suitesOut.length > 0) out.push(`Whole parts of the spec were not measured: ${suitesOut.join('; ')}.`);
   return out;

@@ -51,6 +51,13 @@ describe('the HTML page of a conformance run', () => {
     });
     expect(leftOut).toMatch(/id="means-little"[\s\S]*createPet: not run/);
     expect(leftOut).toContain('<strong>INCOMPLETE</strong>');
+    const stopped = await renderConformanceHtml({
+      ...report,
+      verdict: 'blocked',
+      run: { ...report.run, stop: { code: 'PSC_MAX_DURATION', message: 'time budget reached' } },
+    });
+    expect(stopped).toMatch(/id="means-little"[\s\S]*stopped early: time budget reached/);
+    expect(stopped).toContain('stopped by a limit: time budget reached [PSC_MAX_DURATION]');
   }, 60_000);
 
   it('--html FILE writes the page without --json', async () => {
