@@ -43,7 +43,8 @@ export const runCommandSpec = command({
     seed: { type: 'string', value: 'N', help: 'replay a whole run exactly (printed in every summary)' },
     runs: { type: 'string', value: 'N', help: 'cases per property (default 420 embedded, 100 against a target)' },
     strict: { type: 'boolean', help: 'warnings fail the run too' },
-    json: { type: 'string', value: 'FILE', help: 'JSON report' },
+    json: { type: 'string', value: 'FILE', help: 'JSON report (and its HTML page beside it: r.json → r.html)' },
+    html: { type: 'string', value: 'FILE', help: 'self-contained HTML page of the run (spec map, defect cards)' },
     junit: { type: 'string', value: 'FILE', help: 'JUnit XML, one test case per distinct defect' },
     har: { type: 'string', value: 'FILE', help: 'every exchange as HAR 1.2 (keys as placeholders)' },
     'replay-dir': { type: 'string', value: 'DIR', help: 'replay files of the defects, for `replay FILE`' },
@@ -158,6 +159,15 @@ export const reportMergeCommandSpec = command({
   },
 });
 
+export const reportHtmlCommandSpec = command({
+  name: 'report html',
+  summary: 'rebuilds the HTML page of a conformance run from its JSON report alone',
+  positionals: 'FILE',
+  flags: {
+    out: { type: 'string', value: 'FILE', help: 'where the page goes (default: FILE with .html for .json)' },
+  },
+});
+
 export const replayCommandSpec = command({
   name: 'replay',
   summary: 'resends the exact bytes of a saved failing request and checks the answer again',
@@ -176,6 +186,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   serveCommandSpec,
   loadCommandSpec,
   reportMergeCommandSpec,
+  reportHtmlCommandSpec,
   replayCommandSpec,
 ];
 

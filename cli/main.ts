@@ -31,7 +31,7 @@ Exit codes: 0 conformant, 1 violations, 2 usage or configuration error, 3 target
 `;
 }
 
-const commandList = `${TOOL} ${COMMANDS.map((c) => c.name.split(' ')[0]).join('|')} ... (${TOOL} --help)`;
+const commandList = `${TOOL} ${[...new Set(COMMANDS.map((c) => c.name.split(' ')[0]))].join('|')} ... (${TOOL} --help)`;
 
 export async function main(argv: string[], given?: Output): Promise<number> {
   const out = given ?? processOutput();

@@ -1,17 +1,19 @@
 /**
  * `petstore-conformance report merge DIR... [--out DIR] [--thresholds FILE]`: merges shard reports into one, written as
  * `load --out DIR` writes a night: DIR/<UTC timestamp>-merged/ and DIR/history.json (DIR defaults to reports).
+ * `petstore-conformance report html r.json [--out FILE]`: rebuilds a conformance run's HTML page from its JSON report.
  */
 import { appendFileSync } from 'node:fs';
 import { type Env, readEnv } from '../config/config.js';
 import { exitCodeFor, exitCodeOf } from '../config/errors.js';
 import { mergeReports } from '../reports/merge.js';
+import { htmlPathBeside, readConformanceJson, writeConformanceHtml } from '../reports/conformance-html-file.js';
 import { Interrupt } from './interrupt.js';
 import { loadThresholds } from '../reports/thresholds.js';
 import { errorText, helpText, missingPositional, parseCommand, suggestion, UsageError, usageText } from './args.js';
-import { reportMergeCommandSpec } from './commands.js';
+import { reportHtmlCommandSpec, reportMergeCommandSpec } from './commands.js';
 
-const SUBCOMMANDS = ['merge'];
+const SUBCOMMANDS = ['merge', 'html'];
 
 /** The flags of `report merge` (its options table is in cli/commands.ts; exported for the recipes' test). */
 export const reportOptions = reportMergeCommandSpec.flags;
@@ -32,13 +34,14 @@ export async function reportCommand(
     const [sub, ...rest] = argv;
     // `report --help` and `report` alone: its one subcommand's help (with no subcommand, as a usage error).
     if (sub === '--help' || sub === '-h') {
-      stdout.write(helpText(reportMergeCommandSpec));
+      stdout.write(`${helpText(reportMergeCommandSpec)}\n${helpText(reportHtmlCommandSpec)}`);
       return 0;
     }
+    if (sub === 'html') return await reportHtml(rest, stdout);
     if (sub !== 'merge')
       throw new UsageError(
         sub === undefined
-          ? 'report: name a subcommand (merge)'
+          ? 'report: name a subcommand (merge, html)'
           : `report: unknown subcommand "${sub}"${suggestion(sub, SUBCOMMANDS)} (subcommands: ${SUBCOMMANDS.join(', ')})`,
         usageText(reportMergeCommandSpec),
       );
@@ -66,4 +69,19 @@ export async function reportCommand(
   } finally {
     interrupt.uninstall();
   }
+}
+
+/** `report html r.json [--out FILE]`: the page of the run, from the JSON report alone (as the run wrote it). */
+async function reportHtml(argv: string[], stdout: { write(text: string): unknown }): Promise<number> {
+  const parsed = parseCommand(argv, reportHtmlCommandSpec);
+  if (parsed.kind !== 'args') {
+    stdout.write(parsed.text);
+    return 0;
+  }
+  const [json, ...more] = parsed.positionals;
+  if (json === undefined || more.length > 0) missingPositional(reportHtmlCommandSpec, 'give one JSON report of `run`');
+  const out = parsed.values.out ?? htmlPathBeside(json);
+  await writeConformanceHtml(readConformanceJson(json), out);
+  stdout.write(`HTML report: ${out}\n`);
+  return 0;
 }

@@ -213,7 +213,8 @@ export async function conductRun<T>(
       leftOutUpFront,
       preflight: { exchange: pre.exchange, key },
     };
-    return finish(run, har, await loadOutputs());
+    // Awaited here: the outputs are written before the server closes and the HAR is let go.
+    return await finish(run, har, await loadOutputs());
   } finally {
     progress?.end();
     if (resendStop) clearInterval(resendStop);

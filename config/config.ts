@@ -53,6 +53,8 @@ export interface Config {
   readonly runs: number;
   readonly strict: boolean;
   readonly jsonReport: string | null;
+  /** The HTML page of the run (--html; else beside --json: r.json → r.html). */
+  readonly htmlReport: string | null;
   readonly junitReport: string | null;
   readonly harFile: string | null;
   readonly replayDir: string | null;
@@ -103,6 +105,7 @@ export interface Flags {
   runs?: string | undefined;
   strict?: boolean | undefined;
   json?: string | undefined;
+  html?: string | undefined;
   junit?: string | undefined;
   har?: string | undefined;
   replayDir?: string | undefined;
@@ -330,6 +333,7 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     runs,
     strict,
     jsonReport: flags.json ?? null,
+    htmlReport: flags.html ?? (flags.json ? `${flags.json.replace(/\.json$/i, '')}.html` : null),
     junitReport: flags.junit ?? null,
     harFile: flags.har ?? null,
     replayDir: flags.replayDir ?? null,

@@ -29,6 +29,8 @@ import {
   runLimitsLine,
   runLimitsOf,
 } from './run-limits.js';
+import type { HtmlInput } from './conformance-html.js';
+import { writeConformanceHtml } from './conformance-html-file.js';
 import { guardSecrets } from './secret-gate.js';
 
 /**
@@ -138,15 +140,23 @@ export function runReportOf(r: ConductedRun): RunReport {
   };
 }
 
-/** Writes every output the configuration asks for and returns the run's exit code. */
-export function writeRunOutputs(r: ConductedRun, har: HarWriter | null, out: Outlet): number {
+/**
+ * Writes every output the configuration asks for and returns the run's exit code, once every file is on disk (the HTML
+ * page renders its charts asynchronously: it is awaited too).
+ */
+export async function writeRunOutputs(r: ConductedRun, har: HarWriter | null, out: Outlet): Promise<number> {
   const report = runReportOf(r);
   const { config } = r;
   // The last gate: nothing leaves the process with a key in it.
   const summary = guardSecrets(renderTerminalSummary(report) + renderRunLimits(report.run), 'terminal summary');
   out.result(summary);
   const files: [string, string][] = [];
-  if (config.jsonReport) files.push([config.jsonReport, `${JSON.stringify(report, null, 2)}\n`]);
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  if (config.jsonReport) files.push([config.jsonReport, json]);
+  // The page is rendered from the JSON text, as `report html` rebuilds it; its charts render asynchronously.
+  const html = config.htmlReport
+    ? writeConformanceHtml(JSON.parse(json) as HtmlInput, config.htmlReport)
+    : Promise.resolve();
   // One test case per distinct defect; messages quote the target, so the text is scrubbed like the curl lines.
   if (config.junitReport) files.push([config.junitReport, scrub(renderJunit(report))]);
   if (config.stepSummaryFile)
@@ -166,5 +176,7 @@ export function writeRunOutputs(r: ConductedRun, har: HarWriter | null, out: Out
     const written = writeReplays(config.replayDir, report);
     out.progress(`replay files: ${written.length} in ${config.replayDir}, one per block of the report`);
   }
+  await html;
+  if (config.htmlReport) out.progress(`HTML report: ${config.htmlReport}`);
   return report.exitCode;
 }

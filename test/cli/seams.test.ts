@@ -44,7 +44,8 @@ describe('run: provide in, reporter out', () => {
     expect(text).toContain('$PETSTORE_API_KEY_');
     // Only what was asked for: no part files, nothing beside the HAR.
     expect(readdirSync(join(dir, 'out'))).toEqual(['x.har']);
-    expect(readdirSync(dir).sort()).toEqual(['.env', 'out', 'r.json']);
+    // --json r.json writes its HTML page beside it (r.html), and nothing more.
+    expect(readdirSync(dir).sort()).toEqual(['.env', 'out', 'r.html', 'r.json']);
     expect(out.text()).toMatch(new RegExp(`HAR: ${entries.length} exchanges`));
   }, 60_000);
 });

@@ -1,6 +1,6 @@
 /**
  * Secrets by construction, end to end: a full failing run with distinctive keys (given through --env-file) writes the
- * JSON report, JUnit, the step summary, the HAR and replay files; none of them, nor stdout or stderr, may hold a key value.
+ * JSON report and its HTML page, JUnit, the step summary, the HAR and replay files; none of them, nor stdout or stderr, may hold a key value.
  * Then the exact replay of one of those files: reproduced on the faulty server, not reproduced on a faultless one.
  */
 import { createServer } from 'node:http';
@@ -80,7 +80,9 @@ describe('a full failing run leaks no key', () => {
     const names = filesUnder(artifacts)
       .map((p) => p.slice(artifacts.length + 1))
       .sort();
-    expect(names).toEqual(expect.arrayContaining(['report.json', 'junit.xml', 'step-summary.md', 'exchanges.har']));
+    expect(names).toEqual(
+      expect.arrayContaining(['report.json', 'report.html', 'junit.xml', 'step-summary.md', 'exchanges.har']),
+    );
     expect(names.filter((n) => n.startsWith('replays/')).length).toBeGreaterThan(0);
     const report = readJson<{ findings: { checkId: string }[] }>(join(artifacts, 'report.json'));
     const checks = new Set(report.findings.map((f) => f.checkId));

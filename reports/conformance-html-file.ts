@@ -1,0 +1,33 @@
+/**
+ * The HTML page of a conformance run as a file: written by the run (--html, or beside --json) and rebuilt by
+ * `report html r.json` from the JSON report alone, through the same secret gate as every other output.
+ */
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { HarnessError } from '../config/errors.js';
+import { type HtmlInput, renderConformanceHtml } from './conformance-html.js';
+import { guardSecrets } from './secret-gate.js';
+
+/** r.json → r.html (any other name gets .html appended). */
+export const htmlPathBeside = (json: string): string => `${json.replace(/\.json$/i, '')}.html`;
+
+/** A JSON report of `run`, read back; anything else is refused with what it is not. */
+export function readConformanceJson(path: string): HtmlInput {
+  let value: unknown;
+  try {
+    value = JSON.parse(readFileSync(path, 'utf8'));
+  } catch (e) {
+    throw new HarnessError('PSC_CONFIG', `report html: cannot read ${path} as JSON: ${(e as Error).message}`);
+  }
+  const r = value as Partial<HtmlInput> | null;
+  if (!r || typeof r !== 'object' || !Array.isArray(r.defects) || !Array.isArray(r.findings) || !r.verdict)
+    throw new HarnessError('PSC_CONFIG', `report html: ${path} is not the JSON report of \`run\` (--json)`);
+  return r as HtmlInput;
+}
+
+/** Renders and writes the page; a key in it stops the write (reports/secret-gate.ts). */
+export async function writeConformanceHtml(report: HtmlInput, path: string): Promise<void> {
+  const html = guardSecrets(await renderConformanceHtml(report), path);
+  mkdirSync(dirname(resolve(path)), { recursive: true });
+  writeFileSync(path, html);
+}

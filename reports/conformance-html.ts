@@ -1,0 +1,475 @@
+/**
+ * The HTML page of a conformance run: one self-contained file (inline CSS, inline SVG charts rendered at build time
+ * with vega-lite as the load report's, one small inline script for the copy buttons, no remote resource), built from
+ * the JSON report alone so `report html r.json` rebuilds it byte for byte. Verdict first; then the spec as a map
+ * (clause by clause, operation by operation), one card per defect with its smallest failing exchange, the rate limits
+ * per plan and the observations. Bounded for long runs: one exchange per defect, observations grouped.
+ */
+import { stringify as stringifyJson } from 'lossless-json';
+import * as vega from 'vega';
+import * as vl from 'vega-lite';
+import { allChecks } from '../checks/registry.js';
+import type { Area, Finding } from '../checks/check.js';
+import { parseLossless } from '../http/lossless.js';
+import { type KeyRateLimitResult, keyMeasured, whyNotMeasured } from '../runner/rate-limit-results.js';
+import { type Clause, clauses } from '../spec/clauses.js';
+import type { ConformanceReport, Defect } from './conformance-report.js';
+import { defectBlocks, replayLine, whereSeen } from './conformance-text.js';
+import { esc } from './html.js';
+import type { RunLimitsReport } from './run-limits.js';
+import { VERDICT_WORD } from './verdict.js';
+
+/** The JSON report as the run writes it: the run's limits are there when the run command wrote it. */
+export type HtmlInput = ConformanceReport & { readonly run?: RunLimitsReport };
+
+export type CellState =
+  | 'violated'
+  | 'warned'
+  | 'observed'
+  | 'proven'
+  | 'not-measured'
+  | 'left-out'
+  | 'elsewhere'
+  | 'not-applicable';
+
+const CELL_WORD: Readonly<Record<CellState, string>> = {
+  violated: '✗ violated',
+  warned: '! warned',
+  observed: '· observed',
+  proven: '✓ proven',
+  'not-measured': '– not measured',
+  'left-out': '○ left out',
+  elsewhere: '≡ covered elsewhere',
+  'not-applicable': '',
+};
+
+/** The column of the rate-limit and quota suites. */
+export const PLANS_COLUMN = 'rate-limit plans';
+const RATE_SUITES = new Set(['rate-limit', 'quota']);
+const OPERATIONS = ['listPets', 'createPet', 'getPet'] as const;
+
+/** Which columns a check of an area speaks for (a response check judges every operation's responses). */
+function areaColumns(area: Area): readonly string[] {
+  switch (area) {
+    case 'listPets':
+    case 'createPet':
+    case 'getPet':
+      return [area];
+    case 'rate-limit':
+      return [PLANS_COLUMN];
+    case 'run':
+      return [];
+    default:
+      return OPERATIONS;
+  }
+}
+
+/**
+ * The suites a check of an area runs in: a response check judges every response of any suite (none needed); the others
+ * judge only what their own suite sends, so a column is proven for them only when that suite ran.
+ */
+function areaSuites(area: Area): readonly string[] | null {
+  switch (area) {
+    case 'response':
+      return null;
+    case 'rate-limit':
+      return [...RATE_SUITES];
+    default:
+      return [area];
+  }
+}
+
+/** Clause id → column → the suites that must have run for a check citing or covering it to have judged that column. */
+const CLAUSE_COLUMNS: ReadonlyMap<string, ReadonlyMap<string, (readonly string[] | null)[]>> = (() => {
+  const m = new Map<string, Map<string, (readonly string[] | null)[]>>();
+  for (const c of allChecks)
+    for (const id of [...c.clauses, ...c.covers]) {
+      const cols = m.get(id) ?? new Map<string, (readonly string[] | null)[]>();
+      for (const col of areaColumns(c.area)) cols.set(col, [...(cols.get(col) ?? []), areaSuites(c.area)]);
+      m.set(id, cols);
+    }
+  return m;
+})();
+
+const columnOf = (f: Finding): string =>
+  f.suite && RATE_SUITES.has(f.suite) ? PLANS_COLUMN : (f.operation ?? PLANS_COLUMN);
+
+const anchor = (i: number) => `defect-${i + 1}`;
+
+/** Finding index → the card (defect index) that shows it, as its own evidence or as what it was also seen as. */
+function cardOfFinding(defects: readonly Defect[]): Map<number, number> {
+  const m = new Map<number, number>();
+  defects.forEach((d, i) => {
+    for (const f of [
+      ...d.findings,
+      ...d.signatures.flatMap((s) => s.findings),
+      ...d.alsoSeenAs.flatMap((s) => s.findings),
+    ])
+      if (!m.has(f)) m.set(f, i);
+  });
+  return m;
+}
+
+export interface MapCell {
+  readonly state: CellState;
+  /** Where its evidence is (#defect-N, #observations), or null. */
+  readonly href: string | null;
+  readonly title: string;
+}
+
+/** The spec as a map: one row per clause, one cell per column, from the report and the registries alone. */
+export function clauseMap(
+  report: HtmlInput,
+  cards: readonly Defect[],
+): { columns: string[]; rows: { clause: Clause; cells: MapCell[] }[] } {
+  const columns = [...OPERATIONS, PLANS_COLUMN];
+  const cardOf = cardOfFinding(cards);
+  const byCell = new Map<string, number[]>();
+  report.findings.forEach((f, i) => {
+    const k = `${f.clause} ${columnOf(f)}`;
+    byCell.set(k, [...(byCell.get(k) ?? []), i]);
+  });
+  const ran = new Set(report.suites.filter((x) => x.exchanges > 0).map((x) => x.name));
+  const leftOutText = [...report.notMeasured, ...(report.run?.budget.leftOut ?? [])].join('\n');
+  const exercised = (col: string): boolean =>
+    col === PLANS_COLUMN
+      ? (report.rateLimits ?? []).some((r) => r.suite === 'quota' || keyMeasured(r))
+      : (report.operations[col]?.exchanges ?? 0) > 0;
+  const leftOut = (col: string): boolean =>
+    col === PLANS_COLUMN ? /rate-limit|quota/.test(leftOutText) : new RegExp(`\\b${col}\\b`).test(leftOutText);
+  const rows = clauses.map((clause) => ({
+    clause,
+    cells: columns.map((col): MapCell => {
+      const found = byCell.get(`${clause.id} ${col}`) ?? [];
+      const pick = (level: Finding['level']) => found.find((i) => report.findings[i]!.level === level);
+      for (const [level, state] of [
+        ['violation', 'violated'],
+        ['warning', 'warned'],
+      ] as const) {
+        const i = pick(level);
+        if (i !== undefined) {
+          const card = cardOf.get(i);
+          return {
+            state,
+            href: card === undefined ? null : `#${anchor(card)}`,
+            title: report.findings[i]!.message.split('\n')[0]!,
+          };
+        }
+      }
+      const obs = pick('observation');
+      if (obs !== undefined)
+        return { state: 'observed', href: '#observations', title: report.findings[obs]!.message.split('\n')[0]! };
+      const needs = CLAUSE_COLUMNS.get(clause.id)?.get(col);
+      const applies = needs !== undefined;
+      if (!applies) {
+        if (clause.coverage && col === columns[0])
+          return { state: 'elsewhere', href: null, title: `${clause.coverage.by}: ${clause.coverage.why}` };
+        return { state: 'not-applicable', href: null, title: 'no check of this clause applies to this column' };
+      }
+      const judged = needs.some((suites) => suites === null || suites.some((x) => ran.has(x)));
+      if (judged && exercised(col) && clause.level !== 'gap')
+        return { state: 'proven', href: null, title: 'checked on every exchange of this column; nothing failed' };
+      if (leftOut(col)) return { state: 'left-out', href: '#run', title: 'a limit or a policy left it out' };
+      return {
+        state: 'not-measured',
+        href: null,
+        title: clause.level === 'gap' ? 'no behaviour of this gap was recorded' : 'not exercised in this run',
+      };
+    }),
+  }));
+  return { columns, rows };
+}
+
+/** Why this pass says little, when it does: most requests refused, or whole suites left out. */
+export function meansLittle(report: HtmlInput): string[] {
+  const out: string[] = [];
+  const total = report.totals.exchanges;
+  const refused = report.defects
+    .filter((d) => d.statuses.some((s) => s === 401 || s === 429) && d.statuses.every((s) => s === 401 || s === 429))
+    .reduce((n, d) => n + d.occurrences, 0);
+  if (total > 0 && refused * 2 > total)
+    out.push(`${refused} of ${total} exchanges were refused with 401 or 429: the target was barely reached.`);
+  if (total === 0) out.push('No exchange was judged.');
+  if (report.run?.stop) out.push(`The run was stopped early: ${report.run.stop.message}.`);
+  else if (report.verdict === 'blocked') out.push('The run could not go on (blocked): what it found is below.');
+  const suitesOut = report.notMeasured.filter((n) => /not run|did not run|left out/.test(n));
+  if (suitesOut.length > 0) out.push(`Whole parts of the spec were not measured: ${suitesOut.join('; ')}.`);
+  return out;
+}
+
+const b64text = (b64: string): string => Buffer.from(b64, 'base64').toString('utf8');
+
+/** Control characters (a UTF-16 body's NULs) shown as their Unicode pictures (␀), so the page holds only text. */
+export const visible = (text: string): string =>
+  text.replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/g, (c) =>
+    String.fromCharCode(c === '\u007f' ? 0x2421 : 0x2400 + c.charCodeAt(0)),
+  );
+
+/** A body as text, pretty-printed when it is JSON, with every integer's digits as they were (no float rounding). */
+export function prettyBody(text: string): string {
+  try {
+    return stringifyJson(parseLossless(text), undefined, 2) ?? text;
+  } catch {
+    return text;
+  }
+}
+
+function requestText(f: Finding): string {
+  const ex = f.exchanges[0];
+  if (!ex) return '';
+  const r = ex.request;
+  const head = `${r.method} ${r.rawTarget ?? r.path} HTTP/1.1\n${Object.entries(r.headers)
+    .map(([k, v]) => `${k}: ${v}`)
+    .join('\n')}`;
+  return r.bodyBase64 ? `${head}\n\n${prettyBody(b64text(r.bodyBase64))}` : head;
+}
+
+/**
+ * The response as the JSON report keeps it: its status (or the transport error), and what the check received and
+ * expected (the whole response, headers and body, is in the HAR: --har).
+ */
+function responseText(f: Finding): string {
+  const ex = f.exchanges[0];
+  if (!ex) return '';
+  const status = ex.error ? `no response: ${ex.error}` : `HTTP ${ex.status ?? '?'}`;
+  return `${status}${f.actual ? `\n\nreceived: ${prettyBody(f.actual)}` : ''}${f.expected ? `\nexpected: ${f.expected}` : ''}`;
+}
+
+const copyable = (label: string, text: string) =>
+  `<div class="cmd"><span class="muted">${esc(label)}</span><code>${esc(text)}</code><button type="button" class="copy" data-copy="${esc(text)}">copy</button></div>`;
+
+function defectCard(report: HtmlInput, d: Defect, i: number): string {
+  const f = report.findings[d.findings[0]!]!;
+  const known = report.baseline?.known.includes(d.signature) ?? false;
+  const words = clauses.find((c) => c.id === f.clause)?.text ?? '';
+  const ex = f.exchanges[0];
+  const byReason = new Map<string, string[]>();
+  for (const e of d.alsoSeenAs) byReason.set(e.reason, [...new Set([...(byReason.get(e.reason) ?? []), e.seenAs])]);
+  return `<article class="card ${d.level}" id="${anchor(i)}" data-defect="${esc(d.signature)}">
+<h3>${d.level === 'violation' ? '✗' : '!'} ${esc(d.signature)}</h3>
+<p class="meta">check <b>${esc(d.checkId)}</b> · clause <b>${esc(f.clause)}</b> · seen ${esc(d.occurrences)}× · ${
+    report.baseline
+      ? known
+        ? '<span class="known">known to the baseline</span>'
+        : '<span class="new">new: not in the baseline</span>'
+      : 'no baseline given'
+  }</p>
+${words ? `<blockquote>${esc(words)}</blockquote>` : ''}
+<p>${esc(f.message).replace(/\n/g, '<br>')}</p>
+<table class="facts"><tr><th>operations</th><td>${esc(whereSeen(d))}</td></tr><tr><th>statuses</th><td>${esc(d.statuses.join(', ') || '–')}</td></tr>${
+    d.variants.length ? `<tr><th>variants</th><td>${esc(d.variants.join(' · '))}</td></tr>` : ''
+  }${[...byReason].map(([reason, seen]) => `<tr><th>also seen as</th><td>${esc(seen.join(' · '))} — ${esc(reason)}</td></tr>`).join('')}</table>
+${f.repro?.counterexample ? `<p class="muted">smallest failing input: <code>${esc(f.repro.counterexample)}</code>${f.repro.shrinks ? ` (shrunk ${esc(f.repro.shrinks)}×)` : ''}</p>` : ''}
+${ex ? `<div class="exchange"><div><h4>request</h4><pre>${esc(visible(requestText(f)))}</pre></div><div><h4>response <span class="muted">(headers and body: --har)</span></h4><pre>${esc(visible(responseText(f)))}</pre></div></div>` : ''}
+${copyable('replay', replayLine(report, f))}
+${ex ? copyable('curl', ex.curl) : ''}
+${report.replayFiles?.[d.signature] ? copyable('replay file', `${report.tool.invocation ?? 'npx petstore-conformance'} replay ${report.replayFiles[d.signature]}`) : ''}
+</article>`;
+}
+
+function table(headers: readonly string[], rows: readonly (readonly unknown[])[]): string {
+  if (rows.length === 0) return '<p class="muted">none</p>';
+  return `<table><thead><tr>${headers.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
+    .map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`)
+    .join('')}</tbody></table>`;
+}
+
+const keyResults = (r: HtmlInput): KeyRateLimitResult[] =>
+  (r.rateLimits ?? []).filter((x): x is KeyRateLimitResult => x.suite === 'rate-limit');
+
+const PHASE_COLOUR = { paced: '#66bb6a', burst: '#2e7d32', limit: '#9e9e9e' } as const;
+
+/** One small chart per measured key: what it sent paced, accepted in its burst, and its limit, as bars. */
+async function keyChart(k: KeyRateLimitResult): Promise<string> {
+  const values: { kind: keyof typeof PHASE_COLOUR; phase: string; requests: number }[] = [
+    { kind: 'paced', phase: 'paced, no 429 allowed', requests: k.paced.sent },
+    ...(k.burst
+      ? [{ kind: 'burst' as const, phase: 'burst accepted before the 429', requests: k.burst.accepted }]
+      : []),
+    { kind: 'limit', phase: `limit per ${k.windowSeconds} s`, requests: k.limit },
+  ];
+  const spec: vl.TopLevelSpec = {
+    $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
+    width: 360,
+    height: 70,
+    data: { values },
+    mark: { type: 'bar' },
+    encoding: {
+      y: { field: 'phase', type: 'nominal', sort: null, title: null, axis: { labelLimit: 0 } },
+      x: { field: 'requests', type: 'quantitative', title: 'requests' },
+      // Colours by phase, not by the alphabet: what was accepted in greens, the limit in grey.
+      color: {
+        field: 'phase',
+        type: 'nominal',
+        legend: null,
+        scale: { domain: values.map((v) => v.phase), range: values.map((v) => PHASE_COLOUR[v.kind]) },
+      },
+    },
+  };
+  const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: 'none' });
+  try {
+    return await view.toSVG();
+  } finally {
+    view.finalize();
+  }
+}
+
+async function rateLimitSection(report: HtmlInput): Promise<string> {
+  const keys = keyResults(report);
+  const quotas = (report.rateLimits ?? []).filter((x) => x.suite === 'quota');
+  if (keys.length === 0 && quotas.length === 0) return '<p class="muted">The rate-limit suites did not run.</p>';
+  const rows = keys.map((k) => [
+    k.key,
+    `${k.limit}/${k.windowSeconds} s`,
+    keyMeasured(k) ? 'measured' : `not measured: ${whyNotMeasured(k)}`,
+    `${k.paced.sent} in ${(k.paced.spanMs / 1000).toFixed(1)} s${k.paced.got429 ? ' (429!)' : ''}`,
+    k.burst ? `${k.burst.accepted} (allowance ${k.burst.allowance})` : '–',
+    k.burst?.first429AtRequest ?? '–',
+    k.retryAfterSeconds === null ? '–' : `${k.retryAfterSeconds} s`,
+    `${(k.waitedMs / 1000).toFixed(1)} s`,
+    k.recovered === null ? '–' : k.recovered ? 'yes' : 'NO',
+    k.requests,
+  ]);
+  const charts: string[] = [];
+  for (const k of keys)
+    if (keyMeasured(k))
+      charts.push(
+        `<figure class="chart" data-chart="key-${esc(k.key)}"><figcaption>${esc(k.key)} key</figcaption>${await keyChart(k)}</figure>`,
+      );
+  const proven = keys.map(
+    (k) =>
+      `<li><b>${esc(k.key)}</b><ul>${k.proven.map((p) => `<li>✓ ${esc(p)}</li>`).join('')}${k.unmeasured.map((p) => `<li class="muted">– ${esc(p)}</li>`).join('')}</ul></li>`,
+  );
+  return `${table(['key', 'limit', 'measured', 'paced', 'burst accepted', 'first 429 at', 'Retry-After', 'waited', 'recovered', 'requests'], rows)}
+${
+  quotas.length
+    ? table(
+        ['quota plan', 'per day', 'sent', 'accepted', 'daily Retry-After', 'stopped'],
+        quotas.map((q) => [
+          q.plan,
+          q.requestsPerDay,
+          q.sent,
+          q.accepted,
+          q.dailyRetryAfterSeconds ?? '–',
+          q.stopped ? JSON.stringify(q.stopped) : '–',
+        ]),
+      )
+    : ''
+}
+<div class="charts">${charts.join('\n')}</div>
+<ul class="key-proof">${proven.join('')}</ul>`;
+}
+
+/** Observations grouped by operation and clause, two messages each at most (the JSON report keeps them all). */
+function observationsSection(report: HtmlInput): string {
+  const groups = new Map<string, { op: string; clause: string; messages: string[]; n: number }>();
+  for (const f of report.findings) {
+    if (f.level !== 'observation') continue;
+    const k = `${f.operation ?? '-'} ${f.clause}`;
+    const g = groups.get(k) ?? { op: f.operation ?? '-', clause: f.clause, messages: [], n: 0 };
+    g.n++;
+    const first = f.message.split('\n')[0]!;
+    if (!g.messages.includes(first)) g.messages.push(first);
+    groups.set(k, g);
+  }
+  if (groups.size === 0) return '<p class="muted">none</p>';
+  return `<ul class="obs">${[...groups.values()]
+    .map(
+      (g) =>
+        `<li><b>${esc(g.op)}</b> <span class="muted">${esc(g.clause)}</span>: ${esc(g.messages.slice(0, 2).join('; '))}${g.messages.length > 2 ? ` <span class="muted">… ${g.messages.length - 2} more</span>` : ''}</li>`,
+    )
+    .join('')}</ul>`;
+}
+
+const CSS = `body{font:14px/1.45 system-ui,-apple-system,Segoe UI,Roboto,sans-serif;margin:0 auto;max-width:1100px;padding:16px;color:#1b1b1b}
+h1{font-size:22px;margin:.2em 0}h2{font-size:17px;margin:1.4em 0 .4em;border-bottom:1px solid #ddd}h3{font-size:15px;margin:0 0 4px}h4{margin:0;font-size:12px;color:#555}
+.verdict{padding:12px 16px;border-radius:6px;margin:8px 0 16px}.verdict strong{font-size:20px}
+.v-conformant,.v-known-defects{background:#e8f5e9;border:1px solid #2e7d32}.v-violations{background:#ffebee;border:1px solid #c62828}
+.v-incomplete,.v-blocked{background:#fff8e1;border:1px solid #f57f17}.banner{background:#fff3e0;border:2px solid #e65100;padding:8px 12px;border-radius:6px}
+table{border-collapse:collapse;margin:6px 0;font-size:13px}td,th{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}th{background:#f5f5f5}
+.muted{color:#777}.map td.c{white-space:nowrap;font-size:12px}.map a{color:inherit}
+.violated{background:#ffcdd2}.warned{background:#ffe0b2}.observed{background:#e3f2fd}.proven{background:#e8f5e9}.not-measured{color:#999}.left-out{background:#eee;color:#666}.elsewhere{color:#555}.not-applicable{background:#fafafa}
+.card{border:1px solid #ccc;border-left:5px solid #c62828;border-radius:4px;padding:10px 12px;margin:10px 0}.card.warning{border-left-color:#ef6c00}
+.meta{color:#555;margin:0 0 6px}blockquote{margin:4px 0;padding:4px 10px;border-left:3px solid #999;color:#333;font-style:italic}
+.exchange{display:grid;grid-template-columns:1fr 1fr;gap:8px}pre{background:#f7f7f7;padding:6px;overflow:auto;max-height:320px;font-size:12px;margin:2px 0;white-space:pre-wrap;word-break:break-all}
+.cmd{display:flex;gap:6px;align-items:baseline;margin:3px 0}.cmd code{flex:1;font-size:12px;word-break:break-all;background:#f7f7f7;padding:2px 4px}
+.known{color:#2e7d32}.new{color:#c62828;font-weight:600}.charts{display:flex;flex-wrap:wrap;gap:12px}figure{margin:6px 0}figcaption{font-weight:600}`;
+
+/** Copy buttons: the only script, inline, reaching nothing outside the page. */
+const SCRIPT = `document.addEventListener('click',function(e){var b=e.target;if(!b||!b.dataset||b.dataset.copy===undefined)return;if(navigator.clipboard){navigator.clipboard.writeText(b.dataset.copy).then(function(){b.textContent='copied'},function(){b.textContent='select and copy'})}});`;
+
+/** The page of a conformance report (pure: the same JSON report gives the same bytes). */
+export async function renderConformanceHtml(report: HtmlInput): Promise<string> {
+  const word = VERDICT_WORD[report.verdict];
+  const cards = defectBlocks(report);
+  const map = clauseMap(report, cards);
+  const banner = meansLittle(report);
+  const run = report.run;
+  const target = report.target.embedded ? `embedded reference server (${report.target.url})` : report.target.url;
+  const complete = run?.stop
+    ? `stopped by a limit: ${run.stop.message} [${run.stop.code}]`
+    : report.verdict === 'blocked'
+      ? 'could not go on (blocked)'
+      : report.notMeasured.length > 0
+        ? 'incomplete: parts were left out'
+        : 'complete';
+  const keys = (run?.keys ?? []).map((k) => `${k.plan} ${k.sent}`).join(' · ');
+  const sections = new Map<string, Clause[]>();
+  for (const c of clauses) sections.set(c.section, [...(sections.get(c.section) ?? []), c]);
+  const mapRows = map.rows
+    .map(
+      (r, i) =>
+        `${i === 0 || map.rows[i - 1]!.clause.section !== r.clause.section ? `<tr class="section"><th colspan="${map.columns.length + 2}">section ${esc(r.clause.section)}</th></tr>` : ''}<tr data-clause="${esc(r.clause.id)}"><td><b>${esc(r.clause.id)}</b> <span class="muted">${esc(r.clause.level)}</span></td><td class="words">${esc(r.clause.text)}</td>${r.cells
+          .map(
+            (c) =>
+              `<td class="c ${c.state}" title="${esc(c.title)}">${c.href ? `<a href="${c.href}">${CELL_WORD[c.state]}</a>` : CELL_WORD[c.state]}</td>`,
+          )
+          .join('')}</tr>`,
+    )
+    .join('\n');
+  const head = [
+    ['target', target],
+    ['seed', `${report.seed} (runs ${report.runs}${report.strict ? ', strict' : ''})`],
+    ['version', `${report.tool.name} ${report.tool.version}`],
+    ['started', report.startedAt],
+    ['duration', `${(report.durationMs / 1000).toFixed(1)} s`],
+    ['exchanges', report.totals.exchanges],
+    [
+      'requests',
+      run
+        ? `${run.budget.sent}${run.budget.limit === null ? '' : ` of a budget of ${run.budget.limit}`}`
+        : 'not recorded',
+    ],
+    ['keys (plan, requests)', keys || 'not recorded'],
+    ['run', complete],
+  ];
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Conformance report: ${esc(word)} — ${esc(report.target.url)}</title>
+<style>${CSS}</style></head><body>
+<h1>Pet Store conformance report</h1>
+<div class="verdict v-${report.verdict}" id="verdict"><strong>${esc(word)}</strong> · ${esc(cards.filter((d) => d.level === 'violation').length)} defect(s), ${esc(cards.filter((d) => d.level === 'warning').length)} warning defect(s), ${esc(report.totals.observations)} observation(s)</div>
+${banner.length ? `<div class="banner" id="means-little"><strong>This pass means little.</strong><ul>${banner.map((b) => `<li>${esc(b)}</li>`).join('')}</ul></div>` : ''}
+<section id="run"><table class="facts">${head.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>
+${report.notMeasured.length ? `<h4>Not measured</h4><ul>${report.notMeasured.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
+${run?.budget.leftOut.length ? `<h4>Left out by the budget</h4><ul>${run.budget.leftOut.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
+${report.errors.length ? `<h4>Errors</h4><ul>${report.errors.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
+${report.notes.length ? `<h4>Notes</h4><ul>${report.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
+</section>
+<h2>The spec as a map</h2>
+<p class="muted">One row per clause of the spec, one column per operation and one for the rate-limit plans. ✓ a check of the clause judged every exchange of the column and nothing failed; ✗ and ! link to the defect; · a gap's behaviour was observed; – a check applies but nothing here measured it; ○ a limit or a policy left it out; ≡ covered by the contract or the configuration (hover for how); blank: no check of the clause applies to the column.</p>
+<table class="map"><thead><tr><th>clause</th><th>the spec says</th>${map.columns.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>
+${mapRows}
+</tbody></table>
+<h2>Defects</h2>
+${cards.length ? cards.map((d, i) => defectCard(report, d, i)).join('\n') : '<p>No defect.</p>'}
+<h2>Rate limits per plan</h2>
+${await rateLimitSection(report)}
+<h2 id="observations">Observations</h2>
+<p class="muted">Where the spec says "not shown": what this target chose. Any reasonable behaviour passes; recorded, never failed.</p>
+${observationsSection(report)}
+<p class="muted">JSON report schemaVersion ${esc(report.schemaVersion)}: every finding and exchange reference is in the JSON report; every exchange in the HAR (--har).</p>
+<script>${SCRIPT}</script>
+</body></html>
+`;
+}

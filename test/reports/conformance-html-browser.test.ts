@@ -1,0 +1,112 @@
+/**
+ * The HTML page of a conformance run in a real browser (the Chromium `npm ci` brings, test/support/browser.ts): for a
+ * conformant embedded run and for a run against a server with several faults, no console error, no request leaving
+ * the page, one card per defect and one row per clause (counted against the JSON report and the clause registry), the
+ * rate-limit charts drawn with data marks, and a screenshot of each left in test-artifacts/conformance-html/.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
+import type { RunReport } from '../../reports/conformance-outputs.js';
+import { keyMeasured } from '../../runner/rate-limit-results.js';
+import { clauses } from '../../spec/clauses.js';
+import { distinctiveKeys, runForReport, runMain, tempEnvFile } from '../cli/support.js';
+import { artifactDir, readJson } from '../support/artifacts.js';
+import { withBrowser } from '../support/browser.js';
+import { tempDir } from '../support/temp-dir.js';
+
+const FAULTS = ['ids-beyond-int64', 'create-malformed-500', 'auth-401-no-body', 'create-200'];
+
+/** Opens the page and returns what a reader would see of it, after checking it stayed offline and quiet. */
+async function inspectPage(html: string, screenshot: string) {
+  return withBrowser(async (browser) => {
+    const page = await browser.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (m.type() === 'error') problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(e.message));
+    page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+    const requests: string[] = [];
+    page.on('request', (r) => requests.push(r.url()));
+    await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
+    await page.screenshot({ path: join(artifactDir('conformance-html'), screenshot), fullPage: true });
+    const seen = {
+      problems,
+      outside: requests.filter((u) => !/^(file|data|about):/.test(u)),
+      verdict: await page.locator('#verdict strong').textContent(),
+      cards: await page.locator('article.card').count(),
+      clauseRows: await page.locator('tr[data-clause]').count(),
+      links: await page.$$eval('a[href^="#"]', (as) => as.map((a) => a.getAttribute('href')!.slice(1))),
+      ids: await page.$$eval('[id]', (els) => els.map((e) => e.id)),
+      charts: await page.$$eval('figure[data-chart]', (figs) =>
+        figs.map((f) => {
+          const svg = f.querySelector('svg');
+          const box = svg?.getBoundingClientRect();
+          const marks = [...(svg?.querySelectorAll('g.role-mark') ?? [])].filter(
+            (g) => !/role-axis|role-legend|role-title/.test(g.getAttribute('class') ?? ''),
+          );
+          const items = marks.reduce((n, g) => n + g.querySelectorAll('path, rect, line, circle').length, 0);
+          return { id: f.getAttribute('data-chart'), width: box?.width ?? 0, items };
+        }),
+      ),
+    };
+    return seen;
+  });
+}
+
+/** What the page must show of a report: every defect as a card, every clause as a row, a chart per measured key. */
+function expectPageOf(report: RunReport, seen: Awaited<ReturnType<typeof inspectPage>>, word: string) {
+  expect(seen.problems).toEqual([]);
+  expect(seen.outside).toEqual([]);
+  expect(seen.verdict).toBe(word);
+  expect(seen.cards).toBe(report.defects.filter((d) => d.level !== 'observation').length);
+  expect(seen.clauseRows).toBe(clauses.length);
+  // Every link of the map lands on its evidence.
+  expect(seen.links.filter((l) => !seen.ids.includes(l))).toEqual([]);
+  const measured = (report.rateLimits ?? []).filter((r) => r.suite === 'rate-limit' && keyMeasured(r));
+  expect(measured.length).toBeGreaterThan(0);
+  expect(seen.charts.map((c) => c.id)).toEqual(measured.map((k) => `key-${'key' in k ? k.key : ''}`));
+  for (const c of seen.charts) {
+    expect(c.width, c.id!).toBeGreaterThan(100);
+    expect(c.items, `${c.id} has no data marks`).toBeGreaterThan(0);
+  }
+}
+
+describe('the conformance HTML page in headless Chromium', () => {
+  it('a conformant embedded run: quiet, offline, every clause row, no card, the key charts drawn', async () => {
+    const dir = tempDir('psc-chtml-');
+    const json = join(dir, 'r.json');
+    const r = await runMain(['run', '--json', json]);
+    expect(r.code, r.out.text()).toBe(0);
+    const report = readJson<RunReport>(json);
+    expect(report.verdict).toBe('conformant');
+    expectPageOf(report, await inspectPage(join(dir, 'r.html'), 'conformant.png'), 'CONFORMANT');
+  }, 120_000);
+
+  describe('a run against a server with several faults', () => {
+    let server: ReferenceServer;
+    beforeAll(async () => {
+      server = await startReferenceServer({ keys: distinctiveKeys('html'), faults: FAULTS, windowSeconds: 2 });
+    });
+    afterAll(async () => server?.close());
+
+    it('one card per defect, each map cell of a violation linking to its card', async () => {
+      const dir = tempDir('psc-chtml-');
+      const env = tempEnvFile('psc-env-', distinctiveKeys('html'), { PETSTORE_RATE_WINDOW_SECONDS: '2' });
+      const { code, report, out } = await runForReport(server.url, env, join(dir, 'r.json'), ['--runs', '30']);
+      expect(code, out.text()).toBe(1);
+      expect(report.defects.filter((d) => d.level === 'violation').length).toBeGreaterThanOrEqual(FAULTS.length);
+      const seen = await inspectPage(join(dir, 'r.html'), 'faults.png');
+      expectPageOf(report, seen, 'NOT CONFORMANT');
+      // The id beyond int64 is shown with its every digit, not rounded to a float.
+      const page = readFileSync(join(dir, 'r.html'), 'utf8');
+      expect(page).toMatch(/922337203685477580[89]/);
+      expect(page).not.toContain('9223372036854776000');
+      // The map's violated cells lead to the cards.
+      expect(seen.links.filter((l) => l.startsWith('defect-')).length).toBeGreaterThan(0);
+    }, 120_000);
+  });
+});

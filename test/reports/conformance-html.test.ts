@@ -1,0 +1,93 @@
+/**
+ * The conformance run's HTML page is derived from the JSON report alone: `report html r.json` rebuilds, byte for byte,
+ * the page the run wrote beside its JSON. Its exchanges keep every digit of an int64, and it holds one map row per
+ * clause of the registry.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { clauseMap, prettyBody, renderConformanceHtml, visible } from '../../reports/conformance-html.js';
+import type { RunReport } from '../../reports/conformance-outputs.js';
+import { clauses } from '../../spec/clauses.js';
+import { allChecks } from '../../checks/registry.js';
+import { defectBlocks } from '../../reports/conformance-text.js';
+import { runMain } from '../cli/support.js';
+import { readJson } from '../support/artifacts.js';
+import { tempDir } from '../support/temp-dir.js';
+
+describe('the HTML page of a conformance run', () => {
+  it('is rebuilt byte for byte from the JSON report by `report html`', async () => {
+    const dir = tempDir('psc-chtml-');
+    const json = join(dir, 'r.json');
+    const run = await runMain(['run', '--suite', 'listPets', '--runs', '5', '--seed', '7', '--json', json]);
+    expect(run.code, run.out.text()).toBe(0);
+    expect(run.stderr).toContain(`HTML report: ${join(dir, 'r.html')}`);
+    const written = readFileSync(join(dir, 'r.html'), 'utf8');
+    const rebuilt = await runMain(['report', 'html', json, '--out', join(dir, 'again.html')]);
+    expect(rebuilt.code, rebuilt.out.text()).toBe(0);
+    expect(readFileSync(join(dir, 'again.html'), 'utf8')).toBe(written);
+    // The same bytes from the module itself, and one map row per clause of the registry.
+    expect(await renderConformanceHtml(readJson<RunReport>(json))).toBe(written);
+    expect(written.match(/<tr data-clause="/g)?.length).toBe(clauses.length);
+    expect(written).not.toContain('id="means-little"');
+    // A clause only the auth suite's checks judge is proven nowhere by a run of the listPets suite alone.
+    const authOnly = clauses.filter((c) => {
+      const by = allChecks.filter((k) => [...k.clauses, ...k.covers].includes(c.id));
+      return by.length > 0 && by.every((k) => k.area === 'auth');
+    });
+    expect(authOnly.length).toBeGreaterThan(0);
+    const report0 = readJson<RunReport>(json);
+    const map = clauseMap(report0, defectBlocks(report0));
+    for (const row of map.rows.filter((r) => authOnly.includes(r.clause)))
+      expect(row.cells.map((c) => c.state)).not.toContain('proven');
+    // Yet the response checks did judge what the listPets suite received.
+    expect(map.rows.find((r) => r.clause.id === '2-pets-array')!.cells[0]!.state).toBe('proven');
+    // A run that left whole suites out, or whose requests were mostly refused, says its pass means little.
+    const report = readJson<RunReport>(json);
+    const leftOut = await renderConformanceHtml({
+      ...report,
+      verdict: 'incomplete',
+      notMeasured: ['createPet: not run: the request budget was spent'],
+    });
+    expect(leftOut).toMatch(/id="means-little"[\s\S]*createPet: not run/);
+    expect(leftOut).toContain('<strong>INCOMPLETE</strong>');
+    const stopped = await renderConformanceHtml({
+      ...report,
+      verdict: 'blocked',
+      run: { ...report.run, stop: { code: 'PSC_MAX_DURATION', message: 'time budget reached' } },
+    });
+    expect(stopped).toMatch(/id="means-little"[\s\S]*stopped early: time budget reached/);
+    expect(stopped).toContain('stopped by a limit: time budget reached [PSC_MAX_DURATION]');
+  }, 60_000);
+
+  it('--html FILE writes the page without --json', async () => {
+    const dir = tempDir('psc-chtml-');
+    const html = join(dir, 'sub', 'page.html');
+    const run = await runMain(['run', '--suite', 'getPet', '--runs', '5', '--html', html]);
+    expect(run.code, run.out.text()).toBe(0);
+    const text = readFileSync(html, 'utf8');
+    expect(text).toMatch(/^<!doctype html>/);
+    expect(text).toContain('CONFORMANT');
+    // Nothing outside the page: no remote resource, no stylesheet or script by address.
+    expect(text).not.toMatch(/<link|src=|href="http|@import|url\(/i);
+  }, 60_000);
+
+  it('`report html` refuses a file that is not a JSON report of run (exit 2, saying so)', async () => {
+    const dir = tempDir('psc-chtml-');
+    const bad = join(dir, 'x.json');
+    (await import('node:fs')).writeFileSync(bad, '{"hello":1}');
+    const r = await runMain(['report', 'html', bad]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/not the JSON report of `run`/);
+  });
+
+  it('pretty-prints a body with every digit of an int64 kept', () => {
+    const body = '{"id":9223372036854775807,"name":"x","categoryId":-9223372036854775808,"n":1.50}';
+    const pretty = prettyBody(body);
+    expect(pretty).toContain('9223372036854775807');
+    expect(pretty).toContain('-9223372036854775808');
+    expect(pretty).toContain('\n  "name": "x"');
+    expect(prettyBody('not json {')).toBe('not json {');
+    expect(visible('{\u0000"a\u0000"}\n')).toBe('{\u2400"a\u2400"}\n');
+  });
+});
