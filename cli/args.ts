@@ -4,7 +4,7 @@
  * by the command's usage (exit 2); `--help`/`-h` and `--version` are understood by every command.
  */
 import { parseArgs } from 'node:util';
-import { exitCodeOf, HarnessError } from '../config/errors.js';
+import { exitCodeOf, HarnessError } from '../errors/catalogue.js';
 import { suggestion } from '../config/suggest.js';
 import { scrub } from '../http/redact.js';
 import { toolVersion } from '../http/user-agent.js';

@@ -5,7 +5,7 @@
  * are on disk. A second signal ends the process at once, after the temporary files registered with `onAbandon` are
  * removed (a partial HAR, say). A CI runner sends SIGTERM and, a few seconds later, SIGKILL: the stop must fit in them.
  */
-import { exitCodeFor, SIGNAL_CODES, type StopSignal } from '../config/errors.js';
+import { exitCodeFor, SIGNAL_CODES, type StopSignal } from '../errors/catalogue.js';
 
 export interface Interruption {
   readonly signal: StopSignal;

@@ -7,7 +7,7 @@
  */
 import { appendFileSync, writeFileSync } from 'node:fs';
 import { loadConfig, readEnv, type Env } from '../config/config.js';
-import { exitCodeFor, exitCodeOf, HarnessError } from '../config/errors.js';
+import { exitCodeFor, exitCodeOf, HarnessError } from '../errors/catalogue.js';
 import { allowedOnTarget } from '../config/production.js';
 import { scrub } from '../http/redact.js';
 import { LIMITER_SHARDS, type LimiterShards } from '../load/model.js';

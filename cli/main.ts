@@ -3,7 +3,7 @@
  * (0 conformant, 1 violations, 2 usage or configuration, 3 unreachable or blocked). Every error is printed the same
  * way (cli/args.ts `errorReport`), the usage only after a usage error.
  */
-import { ExitCode } from '../config/errors.js';
+import { ExitCode } from '../errors/catalogue.js';
 import { toolVersion } from '../http/user-agent.js';
 import { errorReport, suggestion, TOOL, UsageError, usageText } from './args.js';
 import { COMMAND_WORDS, COMMANDS, suiteList } from './commands.js';

@@ -3,7 +3,7 @@
  * A run that cannot finish is scaled down or refused up front rather than failing halfway (or getting a key banned).
  */
 import { type Config, keyVariable, type PlanKey, type SuiteName } from '../config/config.js';
-import { HarnessError } from '../config/errors.js';
+import { HarnessError } from '../errors/catalogue.js';
 import { HttpClient, UNREACHABLE_CODES } from '../http/client.js';
 import type { Exchange } from '../http/exchange.js';
 import { rateLimitNumber } from '../http/rate-limit-headers.js';

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { loadConfig, type PlanKey } from '../config/config.js';
-import { ExitCode, HarnessError } from '../config/errors.js';
+import { ExitCode, HarnessError } from '../errors/catalogue.js';
 import { HttpClient, UNREACHABLE_CODES } from '../http/client.js';
 import { applyResponseChecks, responseChecks } from '../checks/registry.js';
 import type { OperationId, PlanName } from '../spec/contract.js';

@@ -5,7 +5,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import { type Env, readEnv } from '../config/config.js';
-import { exitCodeFor, exitCodeOf } from '../config/errors.js';
+import { exitCodeFor, exitCodeOf } from '../errors/catalogue.js';
 import { mergeReports } from '../reports/merge.js';
 import { htmlPathBeside, readConformanceJson, writeConformanceHtml } from '../reports/conformance-html-file.js';
 import { Interrupt } from './interrupt.js';

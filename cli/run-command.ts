@@ -4,7 +4,7 @@
  * 0 conformant, 1 violations, 2 usage, 3 unreachable or blocked, 130 or 143 stopped by SIGINT or SIGTERM.
  */
 import { type Flags, loadConfig } from '../config/config.js';
-import { ExitCode } from '../config/errors.js';
+import { ExitCode } from '../errors/catalogue.js';
 import { parseCommand } from './args.js';
 import { runCommandSpec } from './commands.js';
 import type { Output } from './output.js';

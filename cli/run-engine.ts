@@ -15,7 +15,7 @@ import { Writable } from 'node:stream';
 import { fileURLToPath } from 'node:url';
 import type { Vitest } from 'vitest/node';
 import { type Config, defaultConcurrency, functionalKey, isFunctionalSuite, type PlanKey } from '../config/config.js';
-import { HarnessError } from '../config/errors.js';
+import { HarnessError } from '../errors/catalogue.js';
 import { allowedOnTarget } from '../config/production.js';
 import { ApiKey, registerSecret } from '../http/redact.js';
 import { NO_PROXY_SETTINGS } from '../http/transport.js';

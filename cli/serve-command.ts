@@ -11,7 +11,7 @@ import {
 } from '../reference/server.js';
 import { faults } from '../reference/faults.js';
 import { keyVariable, loadConfig } from '../config/config.js';
-import { ExitCode, HarnessError } from '../config/errors.js';
+import { ExitCode, HarnessError } from '../errors/catalogue.js';
 import { parseCommand, suggestion } from './args.js';
 import { Interrupt, type Interruption } from './interrupt.js';
 import { ancestry, watchParent } from './parent-watch.js';

@@ -16,7 +16,7 @@ import {
   type ProxyVariable,
   type TransportSettings,
 } from '../http/transport.js';
-import { HarnessError } from './errors.js';
+import { HarnessError } from '../errors/catalogue.js';
 import { suggestion } from './suggest.js';
 
 /** The functional suites: one operation's behaviour each (and their sequences); they may run side by side. */

@@ -4,7 +4,7 @@
  * user asked for by name is refused (exit 2); what was only a default is left out, and the caller says so.
  */
 import type { Config } from './config.js';
-import { HarnessError } from './errors.js';
+import { HarnessError } from '../errors/catalogue.js';
 
 export function isProduction(config: Config): boolean {
   return config.target !== null && config.productionUrl !== null && config.target === config.productionUrl;

@@ -7,7 +7,7 @@
  * a Remaining read from a response, which cannot know of requests sent since, is lowered by them, and lanes that meet
  * a spent window wait out one reset together.
  */
-import { KeyBlockedError } from '../config/errors.js';
+import { KeyBlockedError } from '../errors/catalogue.js';
 import type { Exchange } from './exchange.js';
 import { readRateLimit } from './rate-limit-headers.js';
 import { sleep } from './waits.js';

@@ -4,7 +4,7 @@
  * instead of counting millions of connection errors for the whole profile. Each key is asked once (GET /pets?limit=1);
  * keys the target refuses are left out of the run, and a target that refuses them all stops it.
  */
-import { HarnessError } from '../config/errors.js';
+import { HarnessError } from '../errors/catalogue.js';
 import { HttpClient, UNREACHABLE_CODES } from '../http/client.js';
 import type { TransportSettings } from '../http/transport.js';
 import { listPets } from '../runner/requests.js';

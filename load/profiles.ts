@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { HarnessError } from '../config/errors.js';
+import { HarnessError } from '../errors/catalogue.js';
 import type { ProfileName } from './model.js';
 import { entry, type LoadScenario, type ScenarioEntry } from './run-scenario.js';
 import { mixConnections } from './scenarios/mix-connections.js';

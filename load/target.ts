@@ -3,7 +3,7 @@
  * from the configuration. Keys stay ApiKey objects in memory; no file ever sees their values.
  */
 import type { Config } from '../config/config.js';
-import { HarnessError } from '../config/errors.js';
+import { HarnessError } from '../errors/catalogue.js';
 import { ApiKey, registerSecret } from '../http/redact.js';
 import type { PlanLimits, PlanName } from '../spec/contract.js';
 import type { Profile } from './profiles.js';

@@ -4,7 +4,7 @@
  * target gets a warning: the load run does not authenticate the target; the conformance run does).
  */
 import type { Config } from '../config/config.js';
-import { HarnessError } from '../config/errors.js';
+import { HarnessError } from '../errors/catalogue.js';
 import { displayProxy, proxyFor } from '../http/transport.js';
 
 /** Throws when a proxy from the environment applies to the target; returns the warnings to show otherwise. */

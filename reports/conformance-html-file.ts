@@ -4,7 +4,7 @@
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { HarnessError } from '../config/errors.js';
+import { HarnessError } from '../errors/catalogue.js';
 import { type HtmlInput, renderConformanceHtml } from './conformance-html.js';
 import { guardSecrets } from './secret-gate.js';
 

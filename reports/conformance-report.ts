@@ -3,7 +3,7 @@
  * Markdown summary and replay files are rendered from. Built from what the suites handed over in task.meta.
  */
 import type { Finding, Level } from '../checks/check.js';
-import { ExitCode, exitCodeFor } from '../config/errors.js';
+import { ExitCode, exitCodeFor } from '../errors/catalogue.js';
 import type { SuiteMeta, SuiteOutcome } from '../runner/outcome.js';
 import type { RateLimitResult } from '../runner/rate-limit-results.js';
 import { type Defect, exchangeKeys, groupDefects } from './defects.js';

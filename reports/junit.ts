@@ -9,7 +9,7 @@
  */
 import { type AnyCheck, failsRun } from '../checks/check.js';
 import { dailyQuota } from '../checks/rate-limit.js';
-import { ExitCode, exitCodeFor, type HarnessErrorCode } from '../config/errors.js';
+import { ExitCode, exitCodeFor, type HarnessErrorCode } from '../errors/catalogue.js';
 import { allChecks, canFail } from '../checks/registry.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
 import { defectBlock } from './conformance-text.js';

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { HarnessError } from '../config/errors.js';
+import { HarnessError } from '../errors/catalogue.js';
 import { mergeHistograms, summarize } from '../load/histogram.js';
 import type {
   ConformanceSummary,

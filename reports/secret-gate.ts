@@ -2,7 +2,7 @@
  * The last gate before text leaves the process: if any known key appears in it, the run refuses to write it.
  * Keys are placeholders by construction everywhere else; finding one here is a bug of the harness, so it is loud.
  */
-import { HarnessError } from '../config/errors.js';
+import { HarnessError } from '../errors/catalogue.js';
 import { knownSecrets } from '../http/redact.js';
 
 export function leakedSecrets(text: string): string[] {

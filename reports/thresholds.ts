@@ -5,7 +5,7 @@
  * that measured nothing is not green.
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { HarnessError } from '../config/errors.js';
+import { HarnessError } from '../errors/catalogue.js';
 import type { Measure } from '../load/model.js';
 import type { HistoryEntry, KeyFigures, ThresholdCheck, Verdict } from './model.js';
 

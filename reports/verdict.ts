@@ -12,7 +12,7 @@
  * - conformant: nothing failed and nothing was left out: exit 0.
  */
 import { failsRun } from '../checks/check.js';
-import { ExitCode, exitCodeFor, type SIGNAL_CODES, type StopSignal } from '../config/errors.js';
+import { ExitCode, exitCodeFor, type SIGNAL_CODES, type StopSignal } from '../errors/catalogue.js';
 import type { BaselineState } from './baseline.js';
 
 export type ConformanceVerdict = 'conformant' | 'known-defects' | 'incomplete' | 'violations' | 'blocked';

@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { HarnessError } from '../config/errors.js';
+import { HarnessError } from '../errors/catalogue.js';
 import type { LoadRun } from '../load/model.js';
 import { buildReport } from './build-report.js';
 import { renderCharts } from './charts.js';

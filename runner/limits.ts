@@ -6,7 +6,7 @@
  * the run through `halt` (a TLS failure, a target slowing down). What the run spent is the ledger's (runner/ledger.ts).
  */
 import { setMaxListeners } from 'node:events';
-import { ExitCode, exitCodeFor, HarnessError } from '../config/errors.js';
+import { ExitCode, exitCodeFor, HarnessError } from '../errors/catalogue.js';
 import type { OutgoingRequest } from '../http/client.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Ledger } from './ledger.js';

@@ -4,7 +4,7 @@
  * per-key numbers), and the run's totals (requests and creations, per key, what was left out, the stop, the trend).
  */
 import { type Finding, failsRun } from '../checks/check.js';
-import type { HarnessErrorCode } from '../config/errors.js';
+import type { HarnessErrorCode } from '../errors/catalogue.js';
 import { allChecks } from '../checks/registry.js';
 import { contract } from '../spec/contract.js';
 import type { OperationStats } from './findings.js';

@@ -4,7 +4,7 @@
  * the first request (cli/reach.ts), the run's guard about every later one (a certificate rotated to one this process
  * does not trust, a proxy gone away).
  */
-import { HarnessError } from '../config/errors.js';
+import { HarnessError } from '../errors/catalogue.js';
 import type { TransportError } from '../http/exchange.js';
 import {
   classifyReachFailure,

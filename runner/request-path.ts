@@ -15,7 +15,7 @@
  * anything: a context builds its path once from its parts.
  */
 import type { Finding } from '../checks/check.js';
-import { TargetStalledError } from '../config/errors.js';
+import { TargetStalledError } from '../errors/catalogue.js';
 import type { HttpClient, OutgoingRequest } from '../http/client.js';
 import type { Exchange } from '../http/exchange.js';
 import type { Pacer } from '../http/pacing.js';

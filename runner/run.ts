@@ -8,7 +8,7 @@
  * findings, counts and per-key numbers, and the run's totals.
  */
 import { isFunctionalSuite, SUITES, type SuiteName } from '../config/config.js';
-import { type HarnessErrorCode, KeyBlockedError, TargetStalledError } from '../config/errors.js';
+import { type HarnessErrorCode, KeyBlockedError, TargetStalledError } from '../errors/catalogue.js';
 import type { Finding } from '../checks/check.js';
 import { Pacer } from '../http/pacing.js';
 import { sleep } from '../http/waits.js';

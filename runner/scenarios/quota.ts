@@ -5,7 +5,7 @@
  * a run projected beyond MAX_QUOTA_MS is refused up front (the suite's hook timeout is 60 min), and no wait for a
  * minute-limit Retry-After exceeds one window and its slack.
  */
-import { KeyBlockedError } from '../../config/errors.js';
+import { KeyBlockedError } from '../../errors/catalogue.js';
 import type { Exchange } from '../../http/exchange.js';
 import { rateLimitNumber as rl, retryAfterMs } from '../../http/rate-limit-headers.js';
 import {

@@ -20,7 +20,7 @@
 import type { PlanKey } from '../../config/config.js';
 import type { PlanName } from '../../spec/contract.js';
 import type { Exchange } from '../../http/exchange.js';
-import { KeyBlockedError } from '../../config/errors.js';
+import { KeyBlockedError } from '../../errors/catalogue.js';
 import type { AuthSpec, OutgoingRequest } from '../../http/client.js';
 import { readRateLimit, type RateLimitReading } from '../../http/rate-limit-headers.js';
 import {

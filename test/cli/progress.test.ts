@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { createRunProgress, type ProgressStream, progressText } from '../../cli/progress.js';
 import { loadConfig, type ProgressSettings } from '../../config/config.js';
-import { HarnessError } from '../../config/errors.js';
+import { HarnessError } from '../../errors/catalogue.js';
 import type { ProgressSnapshot } from '../../suites/progress-feed.js';
 
 const CLEAR = '\r\x1b[2K';

@@ -13,7 +13,7 @@ import {
   type HarnessErrorCode,
   KeyBlockedError,
   TargetStalledError,
-} from '../../config/errors.js';
+} from '../../errors/catalogue.js';
 import { ApiKey, registerSecret } from '../../http/redact.js';
 import { planKeys, startReferenceServer } from '../../reference/server.js';
 import { guardSecrets } from '../../reports/secret-gate.js';

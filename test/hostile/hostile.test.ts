@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SuiteName } from '../../config/config.js';
 import { preflight } from '../../cli/preflight.js';
 import { keyVariable, loadConfig, type Env } from '../../config/config.js';
-import { HarnessError } from '../../config/errors.js';
+import { HarnessError } from '../../errors/catalogue.js';
 import type { Finding } from '../../checks/check.js';
 import { planKeys, startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import type { RunSettings } from '../../runner/context.js';

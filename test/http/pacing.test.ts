@@ -1,7 +1,7 @@
 // The pacing policy: wait for the window when Remaining is spent, honour Retry-After with backoff, stop a key that
 // keeps getting 429 (section 8 rule 3: continuing may get it banned).
 import { describe, expect, test } from 'vitest';
-import { KeyBlockedError } from '../../config/errors.js';
+import { KeyBlockedError } from '../../errors/catalogue.js';
 import { Pacer } from '../../http/pacing.js';
 import type { Exchange } from '../../http/exchange.js';
 import { bareExchange } from '../support/bare-exchange.js';

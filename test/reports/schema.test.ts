@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HarnessError } from '../../config/errors.js';
+import { HarnessError } from '../../errors/catalogue.js';
 import { ApiKey, registerSecret } from '../../http/redact.js';
 import { buildReport } from '../../reports/build-report.js';
 import { appendHistory, readHistory } from '../../reports/history.js';

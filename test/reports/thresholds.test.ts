@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { HarnessError } from '../../config/errors.js';
+import { HarnessError } from '../../errors/catalogue.js';
 import { computeFigures } from '../../reports/figures.js';
 import type { HistoryEntry, KeyFigures } from '../../reports/model.js';
 import { DEFAULT_THRESHOLDS, evaluate, loadThresholds, median } from '../../reports/thresholds.js';
