@@ -53,12 +53,13 @@ export type { KeyRateLimitResult as RateLimitResult } from '../rate-limit-result
 /** Largest per-window limit measured with a burst; beyond it the requests would cost more than they tell. */
 export const MAX_BURST_LIMIT = 2000;
 /**
- * The fewest requests that measure one key (a fixed window; a limiter that refills while the key paces asks for more):
- * its window's limit (probe, paced and burst requests share it), the 429, what was in flight with it, the requests on
- * other operations and the recovery.
+ * The requests that measure one key whatever the window's phase: the paced requests (at most a window's limit), a
+ * burst that may begin in a fresh window (its whole limit again: a fixed window crossed while pacing, a limiter that
+ * refilled), the 429, what was in flight with it, the requests on other operations and the recovery. One window's
+ * worth is not enough: a run given it was measured seen cut short when the pace crossed a window boundary.
  */
 export function keyMinimum(requestsPerMinute: number): number {
-  return requestsPerMinute > MAX_BURST_LIMIT ? 0 : requestsPerMinute + 1 + (BURST_IN_FLIGHT - 1) + 2 + 2;
+  return requestsPerMinute > MAX_BURST_LIMIT ? 0 : 2 * requestsPerMinute + 1 + (BURST_IN_FLIGHT - 1) + 2 + 2;
 }
 /** The requests with an invalid key the suite sends once (whether 401s are rate-limited). */
 export const UNAUTHENTICATED_REQUESTS = 3;

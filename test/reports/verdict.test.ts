@@ -61,8 +61,8 @@ describe('fitRateLimit: coverage first, then each key’s rate limits, then the 
   );
 
   it('needs about one window per key, nothing for a key too large to burst, 3 requests without a key', () => {
-    expect(free.perKey).toEqual([{ label: 'free', requests: 68 }]);
-    expect(free.total).toBe(71);
+    expect(free.perKey).toEqual([{ label: 'free', requests: 128 }]);
+    expect(free.total).toBe(131);
     const big = rateLimitNeed(
       [{ plan: 'enterprise', limits: { requestsPerMinute: 100_000, requestsPerDay: 1e8 } }],
       RATE_LIMIT_MINIMUM,
@@ -71,10 +71,10 @@ describe('fitRateLimit: coverage first, then each key’s rate limits, then the 
   });
   it('reserves it when it fits after the coverage, and says plainly why not, with the budget it needs', () => {
     expect(fitRateLimit(functional, 100, null, free)).toEqual({ reserve: 0 });
-    expect(fitRateLimit(functional, 100, coverage + 71, free)).toEqual({ reserve: 71 });
+    expect(fitRateLimit(functional, 100, coverage + 131, free)).toEqual({ reserve: 131 });
     const short = fitRateLimit(functional, 100, 249, free, 'the request budget (250)');
     expect('leftOut' in short && short.leftOut).toBe(
-      `rate-limit: not run: its keys need about 71 requests (free ≈ 68, and 3 without a key), but the request budget (250) leaves ${249 - coverage} after the functional suites' coverage phases (${coverage}); give --budget ${coverage + 72} or more, or --suite without rate-limit to leave it out on purpose`,
+      `rate-limit: not run: its keys need about 131 requests (free ≈ 128, and 3 without a key), but the request budget (250) leaves ${249 - coverage} after the functional suites' coverage phases (${coverage}); give --budget ${coverage + 132} or more, or --suite without rate-limit to leave it out on purpose`,
     );
   });
 });
