@@ -130,10 +130,6 @@ export const listStatusFilter: Check<ListEvidence> = defineCheck({
   },
 });
 
-/**
- * What is wrong with an invalid list query, said as it is (an empty or repeated limit is not an out-of-range one), and
- * the gap of the spec it falls under: the status filter's, or else the limit's.
- */
 /** A query component decoded, or as it is when it does not decode (a stray %). */
 function decoded(text: string): string {
   try {
@@ -143,6 +139,10 @@ function decoded(text: string): string {
   }
 }
 
+/**
+ * What is wrong with an invalid list query, said as it is (an empty or repeated limit is not an out-of-range one), and
+ * the gap of the spec it falls under: the status filter's, or else the limit's.
+ */
 export function invalidQueryGap(raw: string): {
   clause: 'gap-4-unknown-status-filter' | 'gap-4-out-of-range-limit';
   gap: string;

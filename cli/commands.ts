@@ -25,6 +25,10 @@ export interface CommandSpec {
   readonly notes?: readonly string[];
 }
 
+/** Flags several commands share, written once. */
+const ENV_FILE = { type: 'string', value: 'FILE', help: 'read variables from this file (default .env)' } as const;
+const CA_FILE = { type: 'string', value: 'FILE', help: 'also trust the CA certificate(s) of this PEM file' } as const;
+
 /** Defines a command, keeping each flag's literal type (parseArgs types the values from it). */
 const command = <const F extends Readonly<Record<string, Flag>>>(spec: Omit<CommandSpec, 'flags'> & { flags: F }) =>
   spec;
@@ -48,8 +52,8 @@ export const runCommandSpec = command({
     junit: { type: 'string', value: 'FILE', help: 'JUnit XML, one test case per distinct defect' },
     har: { type: 'string', value: 'FILE', help: 'every exchange as HAR 1.2 (keys as placeholders)' },
     'replay-dir': { type: 'string', value: 'DIR', help: 'replay files of the defects, for `replay FILE`' },
-    'env-file': { type: 'string', value: 'FILE', help: 'read variables from this file (default .env)' },
-    ca: { type: 'string', value: 'FILE', help: 'also trust the CA certificate(s) of this PEM file' },
+    'env-file': ENV_FILE,
+    ca: CA_FILE,
     insecure: { type: 'boolean', help: "do not verify the target's TLS certificate (stated in every report)" },
     'max-duration': {
       type: 'string',
@@ -139,7 +143,7 @@ export const loadCommandSpec = command({
       help: 'the per-plan limiter scenarios on shard 1 only (first) or on every shard with its own keys (all)',
     },
     samples: { type: 'string', value: 'FILE', help: 'write every raw latency sample to this file' },
-    'env-file': { type: 'string', value: 'FILE', help: 'read variables from this file (default .env)' },
+    'env-file': ENV_FILE,
     'allow-production': { type: 'boolean', help: 'allow a load run on PETSTORE_PRODUCTION_URL' },
     quiet: { type: 'boolean', help: 'no progress on stderr (the live rate, or the plain lines in CI or a pipe)' },
   },
@@ -174,8 +178,8 @@ export const replayCommandSpec = command({
   positionals: 'FILE',
   flags: {
     target: { type: 'string', value: 'URL', help: 'send it here instead of the target it was recorded against' },
-    'env-file': { type: 'string', value: 'FILE', help: 'read variables from this file (default .env)' },
-    ca: { type: 'string', value: 'FILE', help: 'also trust the CA certificate(s) of this PEM file' },
+    'env-file': ENV_FILE,
+    ca: CA_FILE,
     insecure: { type: 'boolean', help: "do not verify the target's TLS certificate" },
   },
 });

@@ -1,6 +1,6 @@
 /**
  * SIGINT and SIGTERM as a graceful stop (issue 22). The first signal becomes an interruption: the command is told at
- * once (`onInterrupt`) and stops the run through its usual stop mechanism (the run's guard for `run`, the scenario
+ * once (`onInterrupt`) and stops the run through its usual stop mechanism (the run's limits for `run`, runner/limits.ts; the scenario
  * loop for `load`), writes every report with what the run has, and exits with the signal's code (130, 143) once they
  * are on disk. A second signal ends the process at once, after the temporary files registered with `onAbandon` are
  * removed (a partial HAR, say). A CI runner sends SIGTERM and, a few seconds later, SIGKILL: the stop must fit in them.

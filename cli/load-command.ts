@@ -9,7 +9,6 @@ import { appendFileSync, writeFileSync } from 'node:fs';
 import { loadConfig, readEnv, type Env } from '../config/config.js';
 import { exitCodeFor, exitCodeOf, HarnessError } from '../errors/catalogue.js';
 import { allowedOnTarget } from '../config/production.js';
-import { scrub } from '../http/redact.js';
 import { LIMITER_SHARDS, type LimiterShards } from '../load/model.js';
 import { loadPreflight } from '../load/preflight.js';
 import { profileNamed } from '../load/profiles.js';
@@ -117,7 +116,7 @@ export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promi
       } catch (e) {
         // A night without its target still leaves a report saying so (and why), with no performance verdict.
         if (!(e instanceof HarnessError) || exitCodeOf(e) !== exitCodeFor('PSC_UNREACHABLE')) throw e;
-        stderr.write(`${scrub(`petstore-conformance: ${e.message} [${e.code}]`)}\n`);
+        stderr.write(errorText(e));
         run = unreachableRun(profile, target, e.message, options);
       }
       written = await writeRunReport(run, values.out, thresholds);

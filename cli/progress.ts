@@ -7,6 +7,7 @@
  */
 import type { ProgressSettings } from '../config/config.js';
 import type { ProgressSnapshot } from '../suites/progress-feed.js';
+import { CLEAR_LINE } from './output.js';
 
 export interface ProgressStream {
   write(text: string): unknown;
@@ -23,8 +24,6 @@ export interface RunProgress {
   /** The run is over: the status line is cleared, the timer stopped. */
   end(): void;
 }
-
-const CLEAR = '\r\x1b[2K';
 
 /** "auth, listPets · 450 of 2000 requests · 3 defects · waiting 41 s for the free key's window" */
 export function progressText(snap: ProgressSnapshot, now: number, color: boolean): string {
@@ -67,7 +66,9 @@ export function createRunProgress(
     // Cut to the terminal's width: a line that wraps could not be redrawn in place.
     const width = Math.max(20, (stream.columns || 80) - 1);
     const text = progressText(snap, now(), false);
-    stream.write(CLEAR + (text.length > width ? `${text.slice(0, width - 1)}…` : progressText(snap, now(), color)));
+    stream.write(
+      CLEAR_LINE + (text.length > width ? `${text.slice(0, width - 1)}…` : progressText(snap, now(), color)),
+    );
     shown = true;
   };
   const plain = (prefix: string) => {
@@ -83,7 +84,7 @@ export function createRunProgress(
       else if (next.event) plain(`${next.event.suite} ${next.event.kind === 'start' ? 'started' : 'ended'} · `);
     },
     line(text) {
-      if (live && shown) stream.write(CLEAR);
+      if (live && shown) stream.write(CLEAR_LINE);
       stream.write(`${text}\n`);
       if (live && shown) draw();
     },
@@ -91,7 +92,7 @@ export function createRunProgress(
       if (ended) return;
       ended = true;
       clearInterval(timer);
-      if (live && shown) stream.write(CLEAR);
+      if (live && shown) stream.write(CLEAR_LINE);
       shown = false;
     },
   };

@@ -4,7 +4,7 @@
  * `petstore-conformance report html r.json [--out FILE]`: rebuilds a conformance run's HTML page from its JSON report.
  */
 import { appendFileSync } from 'node:fs';
-import { type Env, readEnv } from '../config/config.js';
+import { type Env, readEnv, stepSummaryFileOf } from '../config/config.js';
 import { exitCodeFor, exitCodeOf } from '../errors/catalogue.js';
 import { mergeReports } from '../reports/merge.js';
 import { htmlPathBeside, readConformanceJson, writeConformanceHtml } from '../reports/conformance-html-file.js';
@@ -32,7 +32,7 @@ export async function reportCommand(
   }).install();
   try {
     const [sub, ...rest] = argv;
-    // `report --help` and `report` alone: its one subcommand's help (with no subcommand, as a usage error).
+    // `report --help`: the help of both subcommands (`report` alone is a usage error).
     if (sub === '--help' || sub === '-h') {
       stdout.write(`${helpText(reportMergeCommandSpec)}\n${helpText(reportHtmlCommandSpec)}`);
       return 0;
@@ -57,7 +57,7 @@ export async function reportCommand(
     });
     stdout.write(`${written.summary}\nMerged report: ${written.dir}/report.html\n`);
     // As load does: the merged summary lands in the CI job's summary page.
-    const summaryFile = (io.env ?? readEnv()).GITHUB_STEP_SUMMARY;
+    const summaryFile = stepSummaryFileOf(io.env ?? readEnv());
     if (summaryFile) appendFileSync(summaryFile, `${written.summary}\n`);
     // Interrupted, the merge still finished and wrote its files: the exit code says the signal.
     if (interrupt.interruption) return interrupt.interruption.exitCode;

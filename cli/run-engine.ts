@@ -169,7 +169,7 @@ export async function conductRun<T>(
       recordExchanges: config.harFile !== null,
       limits: {
         deadline,
-        maxRequests: budget.limit === null ? null : Math.max(0, budget.limit - PREFLIGHT_REQUESTS),
+        maxRequests: room === null ? null : Math.max(0, room),
         maxCreates: config.maxCreates,
         // A tight budget is shared out per suite (runner/budget.ts); suites with shares run one at a time.
         ...(plan.shares && { suiteEstimates: plan.shares }),

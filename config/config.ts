@@ -27,15 +27,12 @@ export type SuiteName = (typeof SUITES)[number];
 /** Whether a suite is one of the functional suites. */
 export const isFunctionalSuite = (s: string): boolean => (FUNCTIONAL_SUITES as readonly string[]).includes(s);
 /** Suites a plain `run` executes; quota is opt-in (it spends a whole day's quota). */
-export const DEFAULT_SUITES: readonly SuiteName[] = [
-  'auth',
-  'listPets',
-  'createPet',
-  'getPet',
-  'stateful',
-  'robustness',
-  'rate-limit',
-];
+export const DEFAULT_SUITES: readonly SuiteName[] = SUITES.filter((s) => s !== 'quota');
+
+/** The CI job's summary page ($GITHUB_STEP_SUMMARY), where a command appends its Markdown summary; null outside CI. */
+export function stepSummaryFileOf(env: Env): string | null {
+  return env.GITHUB_STEP_SUMMARY || null;
+}
 
 export interface PlanKey {
   readonly plan: PlanName;
@@ -345,7 +342,7 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     rateWindowSeconds,
     rateWindowGiven: windowText !== undefined && windowText !== '',
     isCi: env.CI === 'true' || env.CI === '1',
-    stepSummaryFile: env.GITHUB_STEP_SUMMARY || null,
+    stepSummaryFile: stepSummaryFileOf(env),
     maxDurationMs,
     budget,
     maxCreates,

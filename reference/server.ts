@@ -81,7 +81,6 @@ export interface ReferenceServer {
 
 const MAX_SEED_PETS = 1_000_000;
 
-const ALGORITHMS = LIMITER_ALGORITHMS;
 const MAX_BODY_BYTES = 1024 * 1024;
 
 function positive(name: string, value: number): number {
@@ -103,7 +102,8 @@ function int64(value: bigint | number | string): bigint {
 function resolveOptions(o: ReferenceOptions): ResolvedReferenceOptions {
   const windowSeconds = positive('windowSeconds', o.windowSeconds ?? 60);
   const algorithm = o.algorithm ?? 'fixed-window';
-  if (!ALGORITHMS.includes(algorithm)) throw new Error(`reference: unknown algorithm ${JSON.stringify(algorithm)}`);
+  if (!LIMITER_ALGORITHMS.includes(algorithm))
+    throw new Error(`reference: unknown algorithm ${JSON.stringify(algorithm)}`);
   const banAfter = o.banAfter ?? 10;
   if (!Number.isInteger(banAfter) || banAfter < 0) throw new Error(`reference: banAfter must be an integer ≥ 0`);
   const seedPets = o.seedPets ?? 0;

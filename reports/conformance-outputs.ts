@@ -6,10 +6,9 @@
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import type { Config } from '../config/config.js';
+import type { Config, PlanKey } from '../config/config.js';
 import { scrub } from '../http/redact.js';
 import { blocksRun, isInterruption, type Stop } from '../runner/limits.js';
-import type { PlanKey } from '../config/config.js';
 import type { Exchange } from '../http/exchange.js';
 import type { RunOutcome } from '../runner/outcome.js';
 import { preflightOutcome } from '../runner/preflight-outcome.js';
@@ -70,7 +69,7 @@ export interface ConductedRun {
   readonly requested: readonly string[];
   /** Suites left out before the run began, each with why (e.g. `rate-limit: not run: ...`). */
   readonly leftOutUpFront: readonly string[];
-  /** The preflight's exchange, judged by the response checks like every other (cli/preflight-judged.ts). */
+  /** The preflight's exchange, judged by the response checks like every other (runner/preflight-outcome.ts). */
   readonly preflight: { readonly exchange: Exchange; readonly key: PlanKey } | null;
   /**
    * Set when a signal stopped the run (cli/interrupt.ts): the stop the reports name, whatever limit the run met before
@@ -157,7 +156,7 @@ export async function writeRunOutputs(r: ConductedRun, har: HarWriter | null, ou
   const html = config.htmlReport
     ? writeConformanceHtml(JSON.parse(json) as HtmlInput, config.htmlReport)
     : Promise.resolve();
-  // One test case per distinct defect; messages quote the target, so the text is scrubbed like the curl lines.
+  // One test case per defect; messages quote the target, so the text is scrubbed like the curl lines.
   if (config.junitReport) files.push([config.junitReport, scrub(renderJunit(report))]);
   if (config.stepSummaryFile)
     appendFileSync(

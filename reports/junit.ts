@@ -9,7 +9,8 @@
  */
 import { type AnyCheck, failsRun } from '../checks/check.js';
 import { dailyQuota } from '../checks/rate-limit.js';
-import { ExitCode, exitCodeFor, type HarnessErrorCode } from '../errors/catalogue.js';
+import { ExitCode } from '../errors/catalogue.js';
+import { blocksRun, type StopCode } from '../runner/limits.js';
 import { allChecks, canFail } from '../checks/registry.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
 import { defectBlock } from './conformance-text.js';
@@ -81,13 +82,12 @@ interface RunStop {
 function stopCase(report: RunStop): Case | null {
   const stop = report.run?.stop;
   if (!stop) return null;
-  const exit = exitCodeFor(stop.code as HarnessErrorCode);
   const text = `Stopped early: ${stop.message} [${stop.code}]`;
   const out = [text, ...report.run!.budget.leftOut.map((l) => `Left out: ${l}`)].join('\n');
   return {
     classname: 'petstore-conformance.run',
     name: 'run completed',
-    ...(exit !== ExitCode.conformant && exit !== ExitCode.violations ? { error: text } : {}),
+    ...(blocksRun(stop.code as StopCode) ? { error: text } : {}),
     out,
   };
 }
@@ -116,7 +116,11 @@ export function renderJunit(report: ConformanceReport & RunStop): string {
   // A run that exits 3 without a harness error (a limit blocked it, or --require-complete and something was left
   // out) is an error of the run itself: CI shows what the exit code says. A stop that blocks the run (a deadline, a
   // signal) is that error already, in its own test case.
-  if (report.errors.length === 0 && !stopped?.error && (report.verdict === 'blocked' || report.exitCode === 3)) {
+  if (
+    report.errors.length === 0 &&
+    !stopped?.error &&
+    (report.verdict === 'blocked' || report.exitCode === ExitCode.blocked)
+  ) {
     const why =
       report.verdict === 'blocked'
         ? `BLOCKED: ${report.notes.filter((n) => n.includes('stopped early')).join('; ') || 'the run could not go on (see the run limits)'}`

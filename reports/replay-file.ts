@@ -1,5 +1,5 @@
 /**
- * Replay files: one JSON file per block of the report (a distinct defect) with the exact request (method, path, headers with key
+ * Replay files: one JSON file per block of the report (a defect) with the exact request (method, path, headers with key
  * placeholders, raw body bytes as base64), the seed and fast-check path. `petstore-conformance replay FILE` resends
  * exactly those bytes and applies the checks again.
  */
@@ -50,7 +50,7 @@ const slug = (text: string, max: number): string =>
     .replace(/-$/, '');
 
 /**
- * The replay file of each block the report shows (cli/run-command.ts writes them with --replay-dir), by defect
+ * The replay file of each block the report shows (writeRunOutputs in reports/conformance-outputs.ts writes them with --replay-dir), by defect
  * signature: `<dir>/<block number>-<operation>-<case>-<check>.json`, numbered in the order the blocks are printed, so
  * a reader goes from a block (which names its file) to the file and back. Blocks whose example has no request (a
  * verdict on a whole sequence with nothing to resend) get none.
@@ -89,7 +89,8 @@ export function writeReplays(
   // A run stopped early (a deadline, a signal) says so in each of its replay files too.
   const stop = report.run?.stop;
   mkdirSync(dir, { recursive: true });
-  const plan = replayPlan(dir, report);
+  // The plan the report already holds (runReportOf made it), else made here.
+  const plan = report.replayFiles ?? replayPlan(dir, report);
   const written: string[] = [];
   for (const d of defectBlocks(report)) {
     const path = plan[d.signature];

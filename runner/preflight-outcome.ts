@@ -9,7 +9,7 @@ import type { Exchange } from '../http/exchange.js';
 import type { SuiteOutcome } from './outcome.js';
 
 /** The outcome's name in the report's suites (not a suite one can ask for: the preflight always runs). */
-export const PREFLIGHT = 'preflight';
+const PREFLIGHT = 'preflight';
 
 /** The case class of what the preflight's answer shows: one request, before any suite. */
 const CASE = "preflight: the run's first GET /pets";

@@ -1,7 +1,7 @@
 /**
  * A request that fails on TLS or on a proxy is a configuration problem (exit 3), never a list of spec violations:
  * this turns the transport's classification into a message naming the cause and the remedy. The CLI asks it about
- * the first request (cli/reach.ts), the run's guard about every later one (a certificate rotated to one this process
+ * the first request (cli/reach.ts), the run's limits (runner/limits.ts) about every later one (a certificate rotated to one this process
  * does not trust, a proxy gone away).
  */
 import { HarnessError } from '../errors/catalogue.js';

@@ -16,11 +16,6 @@ export class LatencyTrend {
   private count = 0;
   private established: Finding | null = null;
 
-  /** The warning, once the slow-down is established (the run stops then: one per run). */
-  get finding(): Finding | null {
-    return this.established;
-  }
-
   /** Records an answer; returns the warning finding when this answer establishes the slow-down. */
   add(ex: Exchange): Finding | null {
     if (this.established || !ex.response) return null;

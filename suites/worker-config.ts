@@ -49,7 +49,7 @@ export function toWorkerConfig(
     limits?: LimitSettings;
     /** Marks the names of created pets; none when not given. */
     namePrefix?: string;
-    /** The run's suites; when not given, each suite file runs its own suite alone. */
+    /** The run's suites; none when not given. */
     suites?: readonly SuiteName[];
     /** Suites side by side at most; 1 when not given. */
     concurrency?: number;

@@ -6,7 +6,6 @@
  */
 import { readdirSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadCommand } from '../../cli/load-command.js';
@@ -18,15 +17,7 @@ import { reportSchemaErrors } from '../../reports/report-schema.js';
 import { readJson } from '../support/artifacts.js';
 import { runCli, userEnv } from '../tls/support.js';
 import { tempDir } from '../support/temp-dir.js';
-
-/** A loopback port where nothing listens (bound, then closed). */
-async function closedPort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
+import { closedPort } from '../cli/support.js';
 
 function onlyReport(out: string): LoadReport {
   const dirs = readdirSync(out).filter((d) => /^\d{4}-\d\d-\d\dT/.test(d));

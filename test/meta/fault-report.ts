@@ -7,10 +7,13 @@ import { planKeys, startReferenceServer } from '../../reference/server.js';
 import { buildConformanceReport, type ConformanceReport, type SuiteOutcome } from '../../reports/conformance-report.js';
 import { runSuite, type SuiteResult } from '../../runner/run.js';
 
-type Result = SuiteResult;
-
 /** The report of suite results, as `run` builds it from what the suites hand over. */
-export function reportOf(results: readonly Result[], target: string, seed: number, runs: number): ConformanceReport {
+export function reportOf(
+  results: readonly SuiteResult[],
+  target: string,
+  seed: number,
+  runs: number,
+): ConformanceReport {
   const outcomes: SuiteOutcome[] = results.map((r) => ({
     meta: { ...r, seed, observations: [] },
     findings: r.findings,
@@ -38,7 +41,7 @@ export async function faultReport(
   const seed = options.seed ?? 42;
   const runs = options.runs ?? 40;
   const server = await startReferenceServer({ faults: [...faults], windowSeconds: 5 });
-  const results: Result[] = [];
+  const results: SuiteResult[] = [];
   try {
     const keys = planKeys(server.keys);
     const key = keys.find((k) => k.plan === 'enterprise')!;
