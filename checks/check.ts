@@ -6,6 +6,7 @@ import type { OperationId } from '../spec/contract.js';
 import type { Exchange } from '../http/exchange.js';
 import { toCurl } from '../http/curl.js';
 import { stringifyLossless } from '../http/lossless.js';
+import { scrub } from '../http/redact.js';
 import { clause as clauseOf } from '../spec/clauses.js';
 
 /** violation fails the run; warning is should-level (fails with --strict); observation records a gap's behaviour. */
@@ -32,7 +33,20 @@ export interface ExchangeRef {
     /** The request-target sent verbatim, when it was (a path variant URL parsing would have resolved). */
     readonly rawTarget?: string;
   };
+  /**
+   * The response as the reports show it (a violation's or a warning's; an observation keeps none): its headers, and
+   * its body as text up to RESPONSE_TEXT_MAX characters (the HAR keeps every byte).
+   */
+  readonly response?: {
+    readonly headers: Readonly<Record<string, string | string[]>>;
+    readonly bodyText: string;
+    /** Cut here or at the client's read cap. */
+    readonly truncated: boolean;
+  };
 }
+
+/** Characters of a response body a finding's exchange reference keeps for the reports. */
+export const RESPONSE_TEXT_MAX = 4096;
 
 export interface Repro {
   readonly seed: number;
@@ -122,7 +136,7 @@ export type AnyCheck = Check<any>;
  * a replay file): most findings are observations the run's log counts and drops, and rendering them costs more than
  * the checks that made them. Both are enumerable properties, so copies and serialisations carry them.
  */
-export function refOf(ex: Exchange, bodyCap = Number.POSITIVE_INFINITY): ExchangeRef {
+export function refOf(ex: Exchange, bodyCap = Number.POSITIVE_INFINITY, keepResponse = true): ExchangeRef {
   // A request body over the cap is left out of the reference (its curl line says so), never cut: an observation of
   // how a megabyte body was answered needs no copy of the megabyte in every report.
   const elided = ex.request.body !== null && ex.request.body.length > bodyCap;
@@ -137,6 +151,21 @@ export function refOf(ex: Exchange, bodyCap = Number.POSITIVE_INFINITY): Exchang
     path: req.path,
     status: ex.response?.status ?? null,
     error: ex.error ? `${ex.error.code}: ${ex.error.message}` : null,
+    ...(keepResponse && ex.response
+      ? {
+          // A target may echo a key back: the reports hold placeholders only. Odd evidence (no headers) never throws.
+          response: {
+            headers: Object.fromEntries(
+              Object.entries(ex.response.headers ?? {}).map(([k, v]) => [
+                k,
+                Array.isArray(v) ? v.map(scrub) : scrub(v),
+              ]),
+            ),
+            bodyText: scrub(String(ex.response.bodyText ?? '').slice(0, RESPONSE_TEXT_MAX)),
+            truncated: ex.response.truncated === true || String(ex.response.bodyText ?? '').length > RESPONSE_TEXT_MAX,
+          },
+        }
+      : {}),
     get curl(): string {
       curl ??= toCurl(req);
       return curl;
@@ -205,7 +234,7 @@ export function finding(
     message,
     ...(detail.expected !== undefined ? { expected: detail.expected } : {}),
     ...(detail.actual !== undefined ? { actual: detail.actual } : {}),
-    exchanges: list.map((ex) => refOf(ex, level === 'observation' ? OBSERVATION_BODY_MAX : undefined)),
+    exchanges: list.map((ex) => (level === 'observation' ? refOf(ex, OBSERVATION_BODY_MAX, false) : refOf(ex))),
   };
 }
 

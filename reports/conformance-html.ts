@@ -225,13 +225,21 @@ function requestText(f: Finding): string {
 }
 
 /**
- * The response as the JSON report keeps it: its status (or the transport error), and what the check received and
- * expected (the whole response, headers and body, is in the HAR: --har).
+ * The response as the report keeps it: status, headers and body (pretty-printed, digits exact) when the reference
+ * holds them; otherwise its status (or the transport error) and what the check saw in it.
  */
 function responseText(f: Finding): string {
   const ex = f.exchanges[0];
   if (!ex) return '';
   const status = ex.error ? `no response: ${ex.error}` : `HTTP ${ex.status ?? '?'}`;
+  const r = ex.response;
+  if (r) {
+    const headers = Object.entries(r.headers)
+      .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `${k}: ${x}`))
+      .join('\n');
+    const body = r.bodyText === '' ? '' : `\n\n${r.truncated ? `${r.bodyText}…` : prettyBody(r.bodyText)}`;
+    return `${status}\n${headers}${body}${r.truncated ? `\n(cut: the HAR, --har, keeps every byte)` : ''}`;
+  }
   return `${status}${f.actual ? `\n\nreceived: ${prettyBody(f.actual)}` : ''}${f.expected ? `\nexpected: ${f.expected}` : ''}`;
 }
 
@@ -260,7 +268,7 @@ ${words ? `<blockquote>${esc(words)}</blockquote>` : ''}
     d.variants.length ? `<tr><th>variants</th><td>${esc(d.variants.join(' · '))}</td></tr>` : ''
   }${[...byReason].map(([reason, seen]) => `<tr><th>also seen as</th><td>${esc(seen.join(' · '))} — ${esc(reason)}</td></tr>`).join('')}</table>
 ${f.repro?.counterexample ? `<p class="muted">smallest failing input: <code>${esc(f.repro.counterexample)}</code>${f.repro.shrinks ? ` (shrunk ${esc(f.repro.shrinks)}×)` : ''}</p>` : ''}
-${ex ? `<div class="exchange"><div><h4>request</h4><pre>${esc(visible(requestText(f)))}</pre></div><div><h4>response <span class="muted">(headers and body: --har)</span></h4><pre>${esc(visible(responseText(f)))}</pre></div></div>` : ''}
+${ex ? `<div class="exchange"><div><h4>request</h4><pre>${esc(visible(requestText(f)))}</pre></div><div><h4>response</h4><pre>${esc(visible(responseText(f)))}</pre></div></div>` : ''}
 ${copyable('replay', replayLine(report, f))}
 ${ex ? copyable('curl', ex.curl) : ''}
 ${report.replayFiles?.[d.signature] ? copyable('replay file', `${report.tool.invocation ?? 'npx petstore-conformance'} replay ${report.replayFiles[d.signature]}`) : ''}
