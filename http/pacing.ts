@@ -23,8 +23,8 @@ export interface PacerOptions {
   readonly sleep?: (ms: number) => Promise<void>;
   readonly now?: () => number;
   readonly random?: () => number;
-  /** Told about every wait, for a countdown. */
-  readonly onWait?: (ms: number, reason: string) => void;
+  /** Told about every wait, for a countdown and the run's traffic (`plan`: the key whose limit is waited out). */
+  readonly onWait?: (ms: number, reason: string, plan?: string) => void;
 }
 
 interface KeyState {
@@ -90,7 +90,7 @@ export class Pacer {
         throw new KeyBlockedError(
           `key ${label}: its window resets in ${Math.ceil(wait / 1000)} s, longer than the run may wait`,
         );
-      this.o.onWait(wait, `for the ${label} key's window`);
+      this.o.onWait(wait, `for the ${label} key's window`, label);
       this.waitedMs += wait;
       await this.o.sleep(wait);
     }
@@ -135,8 +135,8 @@ export class Pacer {
     return wait;
   }
 
-  async wait(ms: number, reason: string): Promise<void> {
-    this.o.onWait(ms, reason);
+  async wait(ms: number, reason: string, plan?: string): Promise<void> {
+    this.o.onWait(ms, reason, plan);
     this.waitedMs += ms;
     await this.o.sleep(ms);
   }

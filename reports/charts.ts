@@ -28,7 +28,8 @@ const HEIGHT = 220;
 // 0: no limit (rendered without a canvas, vega estimates text widths generously and would cut well before the edge).
 const LABEL_LIMIT = 0;
 
-async function render(spec: Spec): Promise<string> {
+/** A vega-lite spec as static SVG (no canvas, no script: the page needs neither). */
+export async function renderSvg(spec: Spec): Promise<string> {
   const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: 'none' });
   try {
     return await view.toSVG();
@@ -146,7 +147,7 @@ const dateFormat = '%Y-%m-%d %H:%M';
 export async function renderCharts(report: LoadReport): Promise<Chart[]> {
   const charts: Chart[] = [];
   const add = async (id: string, title: string, rows: Row[], spec: (values: Row[]) => Spec, note?: string) => {
-    if (rows.length > 0) charts.push({ id, title, ...(note ? { note } : {}), svg: await render(spec(rows)) });
+    if (rows.length > 0) charts.push({ id, title, ...(note ? { note } : {}), svg: await renderSvg(spec(rows)) });
   };
   const scenarioOrder = report.scenarios.map(label);
 

@@ -6,8 +6,7 @@
  * per plan and the observations. Bounded for long runs: one exchange per defect, observations grouped.
  */
 import { stringify as stringifyJson } from 'lossless-json';
-import * as vega from 'vega';
-import * as vl from 'vega-lite';
+import type * as vl from 'vega-lite';
 import { allChecks } from '../checks/registry.js';
 import type { Area, Finding } from '../checks/check.js';
 import { parseLossless } from '../http/lossless.js';
@@ -15,6 +14,8 @@ import { type KeyRateLimitResult, keyMeasured, whyNotMeasured } from '../runner/
 import { type Clause, clauses } from '../spec/clauses.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
 import { defectBlocks, replayLine, whereSeen } from './conformance-text.js';
+import { renderSvg } from './charts.js';
+import { refusedShare, trafficSection } from './conformance-traffic.js';
 import { esc } from './html.js';
 import type { RunLimitsReport } from './run-limits.js';
 import { VERDICT_WORD } from './verdict.js';
@@ -183,13 +184,14 @@ export function clauseMap(
 /** Why this pass says little, when it does: most requests refused, or whole suites left out. */
 export function meansLittle(report: HtmlInput): string[] {
   const out: string[] = [];
-  const total = report.totals.exchanges;
-  const refused = report.defects
-    .filter((d) => d.statuses.some((s) => s === 401 || s === 429) && d.statuses.every((s) => s === 401 || s === 429))
-    .reduce((n, d) => n + d.occurrences, 0);
-  if (total > 0 && refused * 2 > total)
-    out.push(`${refused} of ${total} exchanges were refused with 401 or 429: the target was barely reached.`);
-  if (total === 0) out.push('No exchange was judged.');
+  // Counted from the traffic: requests with a valid key answered 401 or 429 (the auth suite's keyless ones are refused
+  // by design and not counted).
+  const { answers, refused } = report.traffic ? refusedShare(report.traffic) : { answers: 0, refused: 0 };
+  if (answers > 0 && refused * 2 > answers)
+    out.push(
+      `${refused} of ${answers} requests with a valid key were refused with 401 or 429: the target was barely reached.`,
+    );
+  if (report.totals.exchanges === 0) out.push('No exchange was judged.');
   if (report.run?.stop) out.push(`The run was stopped early: ${report.run.stop.message}.`);
   else if (report.verdict === 'blocked') out.push('The run could not go on (blocked): what it found is below.');
   const suitesOut = report.notMeasured.filter((n) => /not run|did not run|left out/.test(n));
@@ -314,12 +316,7 @@ async function keyChart(k: KeyRateLimitResult): Promise<string> {
       },
     },
   };
-  const view = new vega.View(vega.parse(vl.compile(spec).spec), { renderer: 'none' });
-  try {
-    return await view.toSVG();
-  } finally {
-    view.finalize();
-  }
+  return renderSvg(spec);
 }
 
 async function rateLimitSection(report: HtmlInput): Promise<string> {
@@ -473,6 +470,9 @@ ${mapRows}
 ${cards.length ? cards.map((d, i) => defectCard(report, d, i)).join('\n') : '<p>No defect.</p>'}
 <h2>Rate limits per plan</h2>
 ${await rateLimitSection(report)}
+<h2 id="traffic">Traffic per key</h2>
+<p class="muted">Every answer of the run by key and status class over time, and every wait: where the 429s came and what the run waited out.</p>
+${await trafficSection(report.traffic)}
 <h2 id="observations">Observations</h2>
 <p class="muted">Where the spec says "not shown": what this target chose. Any reasonable behaviour passes; recorded, never failed.</p>
 ${observationsSection(report)}

@@ -120,6 +120,7 @@ export function runReportOf(r: ConductedRun): RunReport {
     connection: r.connection,
     notMeasured,
     stoppedBlocking: blocked,
+    ...(snapshot ? { traffic: snapshot.traffic } : {}),
   });
   // The verdict is decided in reports/verdict.ts (with the baseline, by applyBaseline); every writer reads it.
   const withBaseline = config.baseline ? applyBaseline(built, config.baseline, config.updateBaseline) : built;

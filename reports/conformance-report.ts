@@ -6,6 +6,7 @@ import type { Finding, Level } from '../checks/check.js';
 import { ExitCode, exitCodeFor } from '../errors/catalogue.js';
 import type { SuiteMeta, SuiteOutcome } from '../runner/outcome.js';
 import type { RateLimitResult } from '../runner/rate-limit-results.js';
+import type { TrafficSnapshot } from '../runner/traffic.js';
 import { type Defect, exchangeKeys, groupDefects } from './defects.js';
 import type { BaselineState } from './baseline.js';
 import { type ConformanceVerdict, decideVerdict } from './verdict.js';
@@ -84,6 +85,8 @@ export interface ConformanceReport {
   /** The run judged against a baseline of known defects (--baseline), when one was given. */
   readonly baseline?: BaselineState;
   readonly connection?: ConnectionFacts;
+  /** Answers per key over time by status class, and the waits (runner/traffic.ts): the page's timelines. */
+  readonly traffic?: TrafficSnapshot;
 }
 
 const zero = (): OperationTotals => ({
@@ -113,6 +116,7 @@ export function buildConformanceReport(input: {
   notMeasured?: readonly string[];
   /** A limit stopped the run in a way that blocks it (the deadline, a slowing target). */
   stoppedBlocking?: boolean;
+  traffic?: TrafficSnapshot;
 }): ConformanceReport {
   const rateLimits = input.outcomes.flatMap((o) => o.meta.rateLimits ?? []);
   const operations: Record<string, OperationTotals> = {};
@@ -189,6 +193,7 @@ export function buildConformanceReport(input: {
     ],
     ...(rateLimits.length > 0 ? { rateLimits } : {}),
     ...(input.connection ? { connection: input.connection } : {}),
+    ...(input.traffic ? { traffic: input.traffic } : {}),
   };
 }
 

@@ -293,6 +293,15 @@ export class RunContext {
     return this.path(req, options);
   }
 
+  /**
+   * Waits out a key's limit (a Retry-After, a window): recorded on the run's traffic and told to the countdown, then
+   * slept like `sleep`.
+   */
+  waitFor(ms: number, reason: string, plan: string | null): Promise<void> {
+    this.run.waiting(ms, reason, plan);
+    return this.sleep(ms);
+  }
+
   /** Waits `ms` (a scenario's pause, a window it waits out), or less when a signal stops the run. */
   sleep(ms: number): Promise<void> {
     return sleep(ms, this.run.limits.interrupted);

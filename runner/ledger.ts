@@ -1,11 +1,12 @@
 /**
  * What the run spent, for the reports: requests per key and what the target's rate-limit headers last said of it,
- * every id the run created, what the request budget left out inside the suites, and what each suite's coverage phase
- * sent. It limits nothing (runner/limits.ts does).
+ * every id the run created, what the request budget left out inside the suites, what each suite's coverage phase
+ * sent, and the traffic over time (runner/traffic.ts). It limits nothing (runner/limits.ts does).
  */
 import type { OutgoingRequest } from '../http/client.js';
 import type { Exchange } from '../http/exchange.js';
 import { rateLimitNumber } from '../http/rate-limit-headers.js';
+import { Traffic, type TrafficSnapshot } from './traffic.js';
 
 /** What one key spent and what the target's rate-limit headers last said about it. */
 export interface KeySpend {
@@ -23,6 +24,8 @@ export interface LedgerSnapshot {
   readonly leftOut: readonly string[];
   /** Requests each suite sent in its coverage phase (before its first random part). */
   readonly coverage: Readonly<Record<string, number>>;
+  /** Answers per key and second by status class, and the waits. */
+  readonly traffic: TrafficSnapshot;
 }
 
 export class Ledger {
@@ -30,6 +33,7 @@ export class Ledger {
   private readonly byKey: Record<string, KeySpend> = {};
   private readonly left: string[] = [];
   private readonly coverage: Record<string, number> = {};
+  private readonly traffic = new Traffic();
 
   /** A request is on its way with its key. */
   sent(req: OutgoingRequest): void {
@@ -40,6 +44,7 @@ export class Ledger {
 
   /** Its answer: what the rate-limit headers say of the key, and the id of a pet it created. */
   answered(ex: Exchange): void {
+    this.traffic.answered(ex);
     const spend = this.byKey[ex.keyPlan];
     if (spend && ex.response) {
       spend.headerLimit = rateLimitNumber(ex, 'limit') ?? spend.headerLimit;
@@ -51,6 +56,11 @@ export class Ledger {
     if (id !== undefined && id !== null && typeof id !== 'object') this.createdIds.push(String(id));
     else if (id !== undefined && id !== null && typeof (id as { value?: unknown }).value === 'string')
       this.createdIds.push((id as { value: string }).value);
+  }
+
+  /** The run waited `ms` for a key's limit (a Retry-After, a spent window) or a scenario's reason. */
+  waited(plan: string | null, ms: number, reason: string): void {
+    this.traffic.waited(plan, ms, reason);
   }
 
   leftOut(what: string): void {
@@ -68,6 +78,7 @@ export class Ledger {
       byKey: structuredClone(this.byKey),
       leftOut: [...this.left],
       coverage: { ...this.coverage },
+      traffic: this.traffic.snapshot(),
     };
   }
 }

@@ -106,7 +106,7 @@ const paceAnd429 =
       const wait = pacer.after(req.auth.keyPlan, ex);
       if (wait === null) return ex;
       limits.beforeWait(wait);
-      await pacer.wait(wait, `429 on ${req.method} ${req.path}`);
+      await pacer.wait(wait, `429 on ${req.method} ${req.path}: Retry-After`, req.auth.keyPlan);
     }
   };
 

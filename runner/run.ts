@@ -98,9 +98,15 @@ export class Run {
     const interrupted = this.limits.interrupted;
     this.pacer = new Pacer({
       sleep: (ms) => sleep(ms, interrupted),
-      ...(settings.onWait && { onWait: settings.onWait }),
+      onWait: (ms, reason, plan) => this.waiting(ms, reason, plan ?? null),
     });
     this.lanes = lanesOf(options.concurrency ?? 1);
+  }
+
+  /** A wait of the run (a Retry-After, a spent window): on the ledger's traffic, and told to whoever counts down. */
+  waiting(ms: number, reason: string, plan: string | null): void {
+    this.ledger.waited(plan, ms, reason);
+    this.settings.onWait?.(ms, reason);
   }
 
   /** A context for `suite` outside any scheduled suite (a test recording findings as a suite would). */

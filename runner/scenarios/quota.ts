@@ -167,9 +167,8 @@ export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
       (retryAfterMs(ex) ?? W * 1000) + 1000 + Math.floor(Math.random() * 250),
       maxRetryAfterWaitMs(W),
     );
-    ctx.settings.onWait?.(ms, `quota: minute limit reached, waiting Retry-After`);
     waitedMs += ms;
-    await ctx.sleep(ms);
+    await ctx.waitFor(ms, `quota: minute limit reached, waiting Retry-After`, key.plan);
     start = Date.now();
     i = -1;
   }

@@ -186,9 +186,8 @@ async function send(k: KeyRun, request: OutgoingRequest = req.listPets(k.auth, '
 
 async function wait(k: KeyRun, ms: number, reason: string): Promise<void> {
   if (ms <= 0) return;
-  k.ctx.settings.onWait?.(ms, `${k.label} key: ${reason}`);
   k.waitedMs += ms;
-  await k.ctx.sleep(ms);
+  await k.ctx.waitFor(ms, `${k.label} key: ${reason}`, k.plan);
 }
 
 const proven = (k: KeyRun, what: string) => k.result.proven.push(what);

@@ -2,7 +2,7 @@
  * The HTML page of a conformance run in a real browser (the Chromium `npm ci` brings, test/support/browser.ts): for a
  * conformant embedded run and for a run against a server with several faults, no console error, no request leaving
  * the page, one card per defect and one row per clause (counted against the JSON report and the clause registry), the
- * rate-limit charts drawn with data marks, and a screenshot of each left in test-artifacts/conformance-html/.
+ * rate-limit charts and every key's traffic timeline drawn with data marks (429s marked), and a screenshot of each left in test-artifacts/conformance-html/.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -52,6 +52,11 @@ async function inspectPage(html: string, screenshot: string) {
           return { id: f.getAttribute('data-chart'), width: box?.width ?? 0, items };
         }),
       ),
+      labels: Object.fromEntries(
+        await page.$$eval('figure[data-chart]', (figs) =>
+          figs.map((f) => [f.getAttribute('data-chart')!, f.querySelector('svg')?.textContent ?? '']),
+        ),
+      ) as Record<string, string>,
     };
     return seen;
   });
@@ -68,7 +73,17 @@ function expectPageOf(report: RunReport, seen: Awaited<ReturnType<typeof inspect
   expect(seen.links.filter((l) => !seen.ids.includes(l))).toEqual([]);
   const measured = (report.rateLimits ?? []).filter((r) => r.suite === 'rate-limit' && keyMeasured(r));
   expect(measured.length).toBeGreaterThan(0);
-  expect(seen.charts.map((c) => c.id)).toEqual(measured.map((k) => `key-${'key' in k ? k.key : ''}`));
+  // A chart per measured key, then a traffic timeline per key the run used (the keyless auth cases have none).
+  const used = (report.traffic?.keys ?? []).filter((k) => k.plan !== 'none' && k.plan !== 'invalid');
+  expect(used.length).toBeGreaterThan(0);
+  expect(seen.charts.map((c) => c.id)).toEqual([
+    ...measured.map((k) => `key-${'key' in k ? k.key : ''}`),
+    ...used.map((k) => `traffic-${k.plan}`),
+  ]);
+  // The rate-limit suite's 429s are marked on their key's timeline, with their count.
+  const limited = used.filter((k) => (k.totals['429'] ?? 0) > 0);
+  expect(limited.length).toBeGreaterThan(0);
+  for (const k of limited) expect(seen.labels[`traffic-${k.plan}`]).toMatch(/429 ×\d+/);
   for (const c of seen.charts) {
     expect(c.width, c.id!).toBeGreaterThan(100);
     expect(c.items, `${c.id} has no data marks`).toBeGreaterThan(0);
@@ -104,6 +119,8 @@ describe('the conformance HTML page in headless Chromium', () => {
       // The response of ids-beyond-int64 is shown with the id's every digit (pretty-printed unless cut).
       const page = readFileSync(join(dir, 'r.html'), 'utf8');
       expect(page).toMatch(/&quot;id&quot;: ?922337203685477580[89]/);
+      // With the response's headers, as received.
+      expect(page).toMatch(/<h4>response[^]*?x-ratelimit-limit: \d+/);
       // The map's violated cells lead to the cards.
       expect(seen.links.filter((l) => l.startsWith('defect-')).length).toBeGreaterThan(0);
     }, 120_000);

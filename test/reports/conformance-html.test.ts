@@ -58,6 +58,27 @@ describe('the HTML page of a conformance run', () => {
     });
     expect(stopped).toMatch(/id="means-little"[\s\S]*stopped early: time budget reached/);
     expect(stopped).toContain('stopped by a limit: time budget reached [PSC_MAX_DURATION]');
+    // The traffic counts every exchange the suites judged (the preflight's answer came before the run's clock).
+    const answers = (report.traffic?.keys ?? []).reduce(
+      (n, k) => n + Object.values(k.totals).reduce((a, b) => a + b, 0),
+      0,
+    );
+    expect(answers).toBe(report.totals.exchanges - 1);
+    // Requests with a valid key mostly refused: the pass means little. The keyless auth cases' 401s are not counted.
+    const traffic = (free: Record<string, number>) => ({
+      bucketSeconds: 1,
+      seconds: 3,
+      keys: [
+        { plan: 'free', totals: free, buckets: [{ at: 0, counts: free }] },
+        { plan: 'none', totals: { '401': 900 }, buckets: [{ at: 0, counts: { '401': 900 } }] },
+      ],
+      waits: [],
+      waitsNotListed: 0,
+    });
+    const refused = await renderConformanceHtml({ ...report, traffic: traffic({ '2xx': 20, '429': 70, '401': 10 }) });
+    expect(refused).toMatch(/id="means-little"[\s\S]*80 of 100 requests with a valid key were refused with 401 or 429/);
+    const reached = await renderConformanceHtml({ ...report, traffic: traffic({ '2xx': 60, '429': 40 }) });
+    expect(reached).not.toContain('id="means-little"');
   }, 60_000);
 
   it('--html FILE writes the page without --json', async () => {

@@ -1,0 +1,161 @@
+/**
+ * The run's traffic in the conformance page: per key, answers per second by status class over the run (the 429s and
+ * 401s apart) with the waits drawn as bands, and how much of the keyed traffic the target refused. From the report's
+ * `traffic` (runner/traffic.ts) alone.
+ */
+import type { KeyTraffic, StatusClass, StatusCounts, TrafficSnapshot, TrafficWait } from '../runner/traffic.js';
+import { STATUS_CLASSES } from '../runner/traffic.js';
+import { renderSvg } from './charts.js';
+import { esc } from './html.js';
+
+/** Requests sent deliberately without a valid key: the auth suite's, refused by design. */
+const UNKEYED = new Set(['none', 'invalid']);
+
+const CLASS_COLOUR: Readonly<Record<StatusClass, string>> = {
+  '2xx': '#2e7d32',
+  '401': '#6a1b9a',
+  '429': '#e65100',
+  '4xx': '#f9a825',
+  '5xx': '#b71c1c',
+  other: '#90a4ae',
+  error: '#4a4a4a',
+};
+
+const CLASS_WORD: Readonly<Record<StatusClass, string>> = {
+  '2xx': '2xx',
+  '401': '401',
+  '429': '429',
+  '4xx': 'other 4xx',
+  '5xx': '5xx',
+  other: '1xx/3xx',
+  error: 'no answer',
+};
+
+const sum = (c: StatusCounts): number => STATUS_CLASSES.reduce((n, k) => n + (c[k] ?? 0), 0);
+
+/** The keys the run used as keys (the unkeyed requests are the auth suite's, refused on purpose). */
+export const keyedTraffic = (t: TrafficSnapshot): KeyTraffic[] => t.keys.filter((k) => !UNKEYED.has(k.plan));
+
+/** Answers to requests with a valid key, and how many of them were refused with 401 or 429. */
+export function refusedShare(t: TrafficSnapshot): { answers: number; refused: number } {
+  let answers = 0;
+  let refused = 0;
+  for (const k of keyedTraffic(t)) {
+    answers += sum(k.totals);
+    refused += (k.totals['401'] ?? 0) + (k.totals['429'] ?? 0);
+  }
+  return { answers, refused };
+}
+
+type Row = Record<string, string | number>;
+
+function rows(k: KeyTraffic, width: number): Row[] {
+  return k.buckets.flatMap((b) =>
+    STATUS_CLASSES.filter((c) => (b.counts[c] ?? 0) > 0).map((c) => ({
+      t: b.at,
+      t2: b.at + width,
+      status: CLASS_WORD[c],
+      perSecond: Math.round(((b.counts[c] ?? 0) / width) * 100) / 100,
+    })),
+  );
+}
+
+/** One key's timeline: stacked answers per second by status class, the waits as grey bands behind them. */
+async function timeline(k: KeyTraffic, waits: readonly TrafficWait[], t: TrafficSnapshot): Promise<string> {
+  const seen = STATUS_CLASSES.filter((c) => (k.totals[c] ?? 0) > 0);
+  const bands = waits.filter((w) => w.plan === k.plan).map((w) => ({ t: w.at, t2: w.at + w.seconds, why: w.reason }));
+  const x = {
+    field: 't',
+    type: 'quantitative' as const,
+    title: 'seconds since the run started',
+    // To the end of the last bucket, so its bar is drawn whole.
+    scale: { domain: [0, Math.max(1, Math.ceil(t.seconds / t.bucketSeconds) * t.bucketSeconds)] },
+  };
+  // The 429s marked above their bucket, with their count: a few among thousands would not show in the stack alone.
+  const limited = k.buckets
+    .filter((b) => (b.counts['429'] ?? 0) > 0)
+    .map((b) => ({
+      t: b.at + t.bucketSeconds / 2,
+      top: sum(b.counts) / t.bucketSeconds,
+      label: `429 ×${b.counts['429']}`,
+    }));
+  return renderSvg({
+    $schema: 'https://vega.github.io/schema/vega-lite/v5.json',
+    width: 640,
+    height: 110,
+    layer: [
+      ...(bands.length
+        ? [
+            {
+              data: { values: bands },
+              mark: { type: 'rect' as const, color: '#bdbdbd', opacity: 0.45 },
+              encoding: { x, x2: { field: 't2' }, tooltip: [{ field: 'why' }] },
+            },
+          ]
+        : []),
+      {
+        data: { values: rows(k, t.bucketSeconds) },
+        mark: { type: 'bar' },
+        encoding: {
+          // Pre-binned buckets [t, t + width): a real time axis, and the classes stack.
+          x: { ...x, bin: { binned: true, step: t.bucketSeconds } },
+          x2: { field: 't2' },
+          y: { field: 'perSecond', type: 'quantitative', stack: 'zero', title: 'answers per second' },
+          color: {
+            field: 'status',
+            type: 'nominal',
+            scale: { domain: seen.map((c) => CLASS_WORD[c]), range: seen.map((c) => CLASS_COLOUR[c]) },
+            legend: { orient: 'top', title: null },
+          },
+          tooltip: [{ field: 't' }, { field: 'status' }, { field: 'perSecond' }],
+        },
+      },
+      ...(limited.length
+        ? [
+            {
+              data: { values: limited },
+              mark: { type: 'point' as const, shape: 'triangle-down', filled: true, size: 50, color: '#e65100' },
+              encoding: {
+                x: { field: 't', type: 'quantitative' as const },
+                y: { field: 'top', type: 'quantitative' as const },
+              },
+            },
+            {
+              data: { values: limited },
+              mark: { type: 'text' as const, dy: -10, fontSize: 10, color: '#e65100' },
+              encoding: {
+                x: { field: 't', type: 'quantitative' as const },
+                y: { field: 'top', type: 'quantitative' as const },
+                text: { field: 'label' },
+              },
+            },
+          ]
+        : []),
+    ],
+  });
+}
+
+/** The traffic section: a table of every key's answers by class and waits, then a timeline per key. */
+export async function trafficSection(t: TrafficSnapshot | undefined): Promise<string> {
+  if (!t || t.keys.length === 0)
+    return '<p class="muted">The report holds no traffic (written by an older version).</p>';
+  const waitsOf = (plan: string) => t.waits.filter((w) => w.plan === plan);
+  const table = `<table class="traffic"><thead><tr><th>key</th><th>answers</th>${STATUS_CLASSES.map((c) => `<th>${esc(CLASS_WORD[c])}</th>`).join('')}<th>waits</th></tr></thead><tbody>${t.keys
+    .map((k) => {
+      const w = waitsOf(k.plan);
+      const waited = w.reduce((n, x) => n + x.seconds, 0);
+      return `<tr data-traffic="${esc(k.plan)}"><td>${esc(k.plan)}${UNKEYED.has(k.plan) ? ' <span class="muted">(no valid key, on purpose)</span>' : ''}</td><td>${esc(sum(k.totals))}</td>${STATUS_CLASSES.map((c) => `<td>${esc(k.totals[c] ?? 0)}</td>`).join('')}<td>${w.length ? esc(`${w.length}, ${waited.toFixed(1)} s`) : '–'}</td></tr>`;
+    })
+    .join('')}</tbody></table>`;
+  const charts: string[] = [];
+  for (const k of keyedTraffic(t))
+    charts.push(
+      `<figure class="chart" data-chart="traffic-${esc(k.plan)}"><figcaption>${esc(k.plan)} key: answers per second by status; grey bands: waits (Retry-After, a spent window)</figcaption>${await timeline(k, t.waits, t)}</figure>`,
+    );
+  const unlisted = t.waitsNotListed
+    ? `<p class="muted">${esc(t.waitsNotListed)} more waits were counted but not listed.</p>`
+    : '';
+  return `${table}
+<p class="muted">Buckets of ${esc(t.bucketSeconds)} s over ${esc(t.seconds)} s; the start-up check's request is not counted.</p>
+<div class="charts">${charts.join('\n')}</div>${unlisted}`;
+}
