@@ -240,7 +240,7 @@ function responseText(f: Finding): string {
       .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `${k}: ${x}`))
       .join('\n');
     const body = r.bodyText === '' ? '' : `\n\n${r.truncated ? `${r.bodyText}…` : prettyBody(r.bodyText)}`;
-    return `${status}\n${headers}${body}${r.truncated ? `\n(cut: the HAR, --har, keeps every byte)` : ''}`;
+    return `${status}\n${headers}${body}${r.truncated ? `\n(cut: the HAR keeps every byte, see the foot of the page)` : ''}`;
   }
   return `${status}${f.actual ? `\n\nreceived: ${prettyBody(f.actual)}` : ''}${f.expected ? `\nexpected: ${f.expected}` : ''}`;
 }
@@ -476,7 +476,11 @@ ${await trafficSection(report.traffic)}
 <h2 id="observations">Observations</h2>
 <p class="muted">Where the spec says "not shown": what this target chose. Any reasonable behaviour passes; recorded, never failed.</p>
 ${observationsSection(report)}
-<p class="muted">JSON report schemaVersion ${esc(report.schemaVersion)}: every finding and exchange reference is in the JSON report; every exchange in the HAR (--har).</p>
+<p class="muted" id="har">JSON report schemaVersion ${esc(report.schemaVersion)}: every finding and exchange reference is in the JSON report; ${
+    report.harFile
+      ? `every exchange, headers and bodies whole, in the HAR: <a href="${esc(encodeURI(report.harFile))}">${esc(report.harFile)}</a>`
+      : 'every exchange in a HAR when the run is given --har'
+  }.</p>
 <script>${SCRIPT}</script>
 </body></html>
 `;

@@ -5,7 +5,7 @@
  * the replay files; and the exit code. The command loads this one module, once the suites are under way.
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { dirname, relative, resolve } from 'node:path';
 import type { Config, PlanKey } from '../config/config.js';
 import { scrub } from '../http/redact.js';
 import { blocksRun, isInterruption, type Stop } from '../runner/limits.js';
@@ -136,8 +136,19 @@ export function runReportOf(r: ConductedRun): RunReport {
     requireComplete: config.requireComplete,
     // Each block the report shows names its replay file (--replay-dir), written by writeRunOutputs.
     ...(config.replayDir ? { replayFiles: replayPlan(config.replayDir, withBaseline) } : {}),
+    // The page links every exchange's record: the HAR, from the folder the report (and its page) is written to.
+    ...(config.harFile ? { harFile: harFromReport(config.harFile, config.htmlReport ?? config.jsonReport) } : {}),
     run: limits,
   };
+}
+
+/** The HAR's path as a link from the page's folder (relative: it still works when the folder is a CI artifact). */
+function harFromReport(har: string, report: string | null): string {
+  return report
+    ? relative(dirname(resolve(report)), resolve(har))
+        .split('\\')
+        .join('/')
+    : har;
 }
 
 /**

@@ -44,6 +44,8 @@ export interface ConformanceReport {
   readonly schemaVersion: number;
   /** `invocation`: the command as the user started it (`npx petstore-conformance`), for the lines the reports print. */
   readonly tool: { readonly name: string; readonly version: string; readonly invocation?: string };
+  /** --har: the HAR of every exchange, relative to the HTML page's folder (or the JSON's), which the page links. */
+  readonly harFile?: string;
   /** --replay-dir: the replay file of each defect block, by signature (reports/replay-file.ts replayPlan). */
   readonly replayFiles?: Readonly<Record<string, string>>;
   readonly target: { readonly url: string; readonly embedded: boolean };

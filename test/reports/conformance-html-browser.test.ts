@@ -4,7 +4,7 @@
  * the page, one card per defect and one row per clause (counted against the JSON report and the clause registry), the
  * rate-limit charts and every key's traffic timeline drawn with data marks (429s marked), and a screenshot of each left in test-artifacts/conformance-html/.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -111,7 +111,12 @@ describe('the conformance HTML page in headless Chromium', () => {
     it('one card per defect, each map cell of a violation linking to its card', async () => {
       const dir = tempDir('psc-chtml-');
       const env = tempEnvFile('psc-env-', distinctiveKeys('html'), { PETSTORE_RATE_WINDOW_SECONDS: '2' });
-      const { code, report, out } = await runForReport(server.url, env, join(dir, 'r.json'), ['--runs', '30']);
+      const { code, report, out } = await runForReport(server.url, env, join(dir, 'r.json'), [
+        '--runs',
+        '30',
+        '--har',
+        join(dir, 'exchanges', 'run.har'),
+      ]);
       expect(code, out.text()).toBe(1);
       expect(report.defects.filter((d) => d.level === 'violation').length).toBeGreaterThanOrEqual(FAULTS.length);
       const seen = await inspectPage(join(dir, 'r.html'), 'faults.png');
@@ -121,6 +126,14 @@ describe('the conformance HTML page in headless Chromium', () => {
       expect(page).toMatch(/&quot;id&quot;: ?922337203685477580[89]/);
       // With the response's headers, as received.
       expect(page).toMatch(/<h4>response[^]*?x-ratelimit-limit: \d+/);
+      // The page links the HAR from its own folder, so the link holds when the folder is a CI artifact.
+      const har = await withBrowser(async (browser) => {
+        const p = await browser.newPage();
+        await p.goto(pathToFileURL(join(dir, 'r.html')).href);
+        return p.locator('#har a').getAttribute('href');
+      });
+      expect(har).toBe('exchanges/run.har');
+      expect(existsSync(join(dir, har!))).toBe(true);
       // The map's violated cells lead to the cards.
       expect(seen.links.filter((l) => l.startsWith('defect-')).length).toBeGreaterThan(0);
     }, 120_000);
