@@ -125,7 +125,7 @@ describe('the conformance HTML page in headless Chromium', () => {
       const page = readFileSync(join(dir, 'r.html'), 'utf8');
       expect(page).toMatch(/&quot;id&quot;: ?922337203685477580[89]/);
       // With the response's headers, as received.
-      expect(page).toMatch(/<h4>response[^]*?x-ratelimit-limit: \d+/);
+      expect(page).toMatch(/<h4>response[\s\S]*?x-ratelimit-limit: \d+/);
       // The page links the HAR from its own folder, so the link holds when the folder is a CI artifact.
       const har = await withBrowser(async (browser) => {
         const p = await browser.newPage();
