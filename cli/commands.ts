@@ -49,6 +49,7 @@ export const runCommandSpec = command({
     strict: { type: 'boolean', help: 'warnings fail the run too' },
     json: { type: 'string', value: 'FILE', help: 'JSON report (and its HTML page beside it: r.json → r.html)' },
     html: { type: 'string', value: 'FILE', help: 'self-contained HTML page of the run (spec map, defect cards)' },
+    'no-html': { type: 'boolean', help: 'with --json: no HTML page beside it' },
     junit: { type: 'string', value: 'FILE', help: 'JUnit XML, one test case per distinct defect' },
     har: { type: 'string', value: 'FILE', help: 'every exchange as HAR 1.2 (keys as placeholders)' },
     'replay-dir': { type: 'string', value: 'DIR', help: 'replay files of the defects, for `replay FILE`' },

@@ -103,6 +103,7 @@ export interface Flags {
   strict?: boolean | undefined;
   json?: string | undefined;
   html?: string | undefined;
+  noHtml?: boolean | undefined;
   junit?: string | undefined;
   har?: string | undefined;
   replayDir?: string | undefined;
@@ -121,6 +122,13 @@ export interface Flags {
   quiet?: boolean | undefined;
   /** The script the process runs (process.argv[1]), to print commands the way the user started the tool. */
   script?: string | undefined;
+}
+
+/** The page of the run: --html FILE, else beside --json (r.json → r.html) unless --no-html. */
+function htmlReportOf(flags: Flags): string | null {
+  if (flags.noHtml && flags.html !== undefined) fail('--html and --no-html contradict each other: give one');
+  if (flags.html !== undefined) return flags.html;
+  return flags.json && !flags.noHtml ? `${flags.json.replace(/\.json$/i, '')}.html` : null;
 }
 
 /** What a run's pets are called unless --name-prefix says otherwise: one string an operator can search a store for. */
@@ -330,7 +338,7 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     runs,
     strict,
     jsonReport: flags.json ?? null,
-    htmlReport: flags.html ?? (flags.json ? `${flags.json.replace(/\.json$/i, '')}.html` : null),
+    htmlReport: htmlReportOf(flags),
     junitReport: flags.junit ?? null,
     harFile: flags.har ?? null,
     replayDir: flags.replayDir ?? null,

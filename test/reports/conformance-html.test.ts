@@ -3,7 +3,7 @@
  * the page the run wrote beside its JSON. Its exchanges keep every digit of an int64, and it holds one map row per
  * clause of the registry.
  */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { clauseMap, prettyBody, renderConformanceHtml, visible } from '../../reports/conformance-html.js';
@@ -91,6 +91,15 @@ describe('the HTML page of a conformance run', () => {
     expect(text).toContain('CONFORMANT');
     // Nothing outside the page: no remote resource, no stylesheet or script by address.
     expect(text).not.toMatch(/<link|src=|href="http|@import|url\(/i);
+    // --no-html turns the page beside --json off; with --html too, the command says they contradict (exit 2).
+    const json = join(dir, 'only.json');
+    const off = await runMain(['run', '--suite', 'getPet', '--runs', '5', '--json', json, '--no-html']);
+    expect(off.code, off.out.text()).toBe(0);
+    expect(existsSync(json)).toBe(true);
+    expect(existsSync(join(dir, 'only.html'))).toBe(false);
+    const both = await runMain(['run', '--html', html, '--no-html']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toMatch(/--html and --no-html contradict each other/);
   }, 60_000);
 
   it('`report html` refuses a file that is not a JSON report of run (exit 2, saying so)', async () => {
