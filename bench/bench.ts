@@ -13,8 +13,9 @@ import { benchRatio } from './ratio.js';
 import { benchMemory } from './memory.js';
 import { benchStartup } from './startup.js';
 import { benchSignalStop } from './signal-stop.js';
+import { benchHtmlPage } from './html-page.js';
 
-/** BENCH_ONLY=startup,default,ratio,faults,rate-limit,budget,free,load,memory,signal runs only those sections (all by default). */
+/** BENCH_ONLY=startup,default,ratio,faults,rate-limit,budget,free,load,memory,signal,html runs only those sections (all by default). */
 const only = process.env.BENCH_ONLY?.split(',').map((s) => s.trim());
 const wanted = (section: string): boolean => !only || only.includes(section);
 const results: Record<string, unknown> = {};
@@ -200,6 +201,9 @@ if (wanted('memory')) results['memory: peak RSS of a 100,000-exchange run with -
 
 // 9. A graceful stop: SIGTERM to exit with every report written, a run with --har and the load smoke profile.
 if (wanted('signal')) results['SIGTERM to exit, reports written (ms)'] = await benchSignalStop(dir);
+
+// 10. The conformance page (issue 23): its size and render time for a default run and a 100,000-exchange one.
+if (wanted('html')) results['conformance HTML page: size and render time'] = await benchHtmlPage(dir);
 
 writeFileSync('bench/results.json', `${JSON.stringify(results, null, 2)}\n`);
 for (const [k, v] of Object.entries(results)) process.stdout.write(`${k}: ${JSON.stringify(v)}\n`);
