@@ -57,7 +57,8 @@ async function run(name: string, extra: string[]) {
 
 /**
  * What may differ between two runs of one seed: timings, the server's address, the rate-limit headers last seen (a
- * window's position in time), and the ids the target assigned (they follow the order creations reached it).
+ * window's position in time), the traffic's timeline and waits (its totals per key and status class are compared),
+ * the ids the target assigned (they follow the order creations reached it), and the HAR's name (each run has its own).
  */
 function comparable(text: string, r: { url: string; report: RunReport }): string {
   let t = text.replaceAll(new URL(r.url).host, 'HOST');
@@ -65,7 +66,18 @@ function comparable(text: string, r: { url: string; report: RunReport }): string
     t = t.replace(new RegExp(`/pets/${id}(?=[^\\d]|$)`, 'g'), '/pets/{created}');
   return t;
 }
-const TIMING = new Set(['durationMs', 'startedAt', 'headerRemaining', 'headerReset', 'ids']);
+const TIMING = new Set([
+  'durationMs',
+  'startedAt',
+  'headerRemaining',
+  'headerReset',
+  'ids',
+  'buckets',
+  'bucketSeconds',
+  'seconds',
+  'waits',
+  'harFile',
+]);
 const reportText = (r: { url: string; report: RunReport }) =>
   comparable(
     JSON.stringify(r.report, (k, v) => (TIMING.has(k) ? undefined : v), 1),
