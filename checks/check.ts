@@ -34,14 +34,18 @@ export interface ExchangeRef {
     readonly rawTarget?: string;
   };
   /**
-   * The response as the reports show it (a violation's or a warning's; an observation keeps none): its headers, and
-   * its body as text up to RESPONSE_TEXT_MAX characters (the HAR keeps every byte).
+   * The response as the reports show it (a violation's or a warning's; an observation keeps none, and the run's log
+   * keeps it on the first few findings of a signature only): its headers, and its body as text up to
+   * RESPONSE_TEXT_MAX characters.
    */
   readonly response?: {
     readonly headers: Readonly<Record<string, string | string[]>>;
     readonly bodyText: string;
-    /** Cut here or at the client's read cap. */
-    readonly truncated: boolean;
+    /**
+     * Where the body was cut: `report`, longer than the reference keeps (a HAR, --har, has it whole); `read-cap`, the
+     * client stopped reading it at its cap (nothing has more); null, whole.
+     */
+    readonly cut: 'report' | 'read-cap' | null;
   };
 }
 
@@ -161,8 +165,14 @@ export function refOf(ex: Exchange, bodyCap = Number.POSITIVE_INFINITY, keepResp
                 Array.isArray(v) ? v.map(scrub) : scrub(v),
               ]),
             ),
-            bodyText: scrub(String(ex.response.bodyText ?? '').slice(0, RESPONSE_TEXT_MAX)),
-            truncated: ex.response.truncated === true || String(ex.response.bodyText ?? '').length > RESPONSE_TEXT_MAX,
+            // A copy, not a slice: V8's slice would keep the whole body (up to the client's 4 MB cap) alive with it.
+            bodyText: Buffer.from(scrub(String(ex.response.bodyText ?? '').slice(0, RESPONSE_TEXT_MAX))).toString(),
+            cut:
+              ex.response.truncated === true
+                ? 'read-cap'
+                : String(ex.response.bodyText ?? '').length > RESPONSE_TEXT_MAX
+                  ? 'report'
+                  : null,
           },
         }
       : {}),
@@ -182,6 +192,14 @@ export function refOf(ex: Exchange, bodyCap = Number.POSITIVE_INFINITY, keepResp
       },
     },
   };
+}
+
+/** The reference without its response (the run's log keeps the response on a signature's first findings only). */
+export function withoutResponse(ref: ExchangeRef): ExchangeRef {
+  if (ref.response === undefined) return ref;
+  // Copied by descriptor: the lazy curl line and body stay lazy.
+  const { response: _, ...rest } = Object.getOwnPropertyDescriptors(ref);
+  return Object.defineProperties({}, rest) as ExchangeRef;
 }
 
 /**

@@ -4,6 +4,7 @@
  * `petstore-conformance report html r.json [--out FILE]`: rebuilds a conformance run's HTML page from its JSON report.
  */
 import { appendFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
 import { type Env, readEnv, stepSummaryFileOf } from '../config/config.js';
 import { exitCodeFor, exitCodeOf } from '../errors/catalogue.js';
 import { mergeReports } from '../reports/merge.js';
@@ -81,7 +82,7 @@ async function reportHtml(argv: string[], stdout: { write(text: string): unknown
   const [json, ...more] = parsed.positionals;
   if (json === undefined || more.length > 0) missingPositional(reportHtmlCommandSpec, 'give one JSON report of `run`');
   const out = parsed.values.out ?? htmlPathBeside(json);
-  await writeConformanceHtml(readConformanceJson(json), out);
+  await writeConformanceHtml(readConformanceJson(json), out, dirname(resolve(json)));
   stdout.write(`HTML report: ${out}\n`);
   return 0;
 }

@@ -15,7 +15,7 @@ import { type Clause, clauses } from '../spec/clauses.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
 import { defectBlocks, replayLine, whereSeen } from './conformance-text.js';
 import { renderSvg } from './charts.js';
-import { refusedShare, trafficSection } from './conformance-traffic.js';
+import { mostlyRefused, trafficSection } from './conformance-traffic.js';
 import { esc } from './html.js';
 import type { RunLimitsReport } from './run-limits.js';
 import { VERDICT_WORD } from './verdict.js';
@@ -184,12 +184,11 @@ export function clauseMap(
 /** Why this pass says little, when it does: most requests refused, or whole suites left out. */
 export function meansLittle(report: HtmlInput): string[] {
   const out: string[] = [];
-  // Counted from the traffic: requests with a valid key answered 401 or 429 (the auth suite's keyless ones are refused
-  // by design and not counted).
-  const { answers, refused } = report.traffic ? refusedShare(report.traffic) : { answers: 0, refused: 0 };
-  if (answers > 0 && refused * 2 > answers)
+  // Counted from the traffic, key by key: answers 401 or 429 to requests with a valid key (the auth suite's keyless
+  // ones are refused by design and not counted).
+  for (const k of report.traffic ? mostlyRefused(report.traffic) : [])
     out.push(
-      `${refused} of ${answers} requests with a valid key were refused with 401 or 429: the target was barely reached.`,
+      `${k.refused} of ${k.answers} requests with the ${k.plan} key were refused with 401 or 429: the target was barely reached with it.`,
     );
   if (report.totals.exchanges === 0) out.push('No exchange was judged.');
   if (report.run?.stop) out.push(`The run was stopped early: ${report.run.stop.message}.`);
@@ -226,6 +225,11 @@ function requestText(f: Finding): string {
   return r.bodyBase64 ? `${head}\n\n${prettyBody(b64text(r.bodyBase64))}` : head;
 }
 
+const CUT_WORDS = {
+  report: 'cut here: the HAR of a run given --har holds the whole body',
+  'read-cap': "cut where the client stopped reading (its cap): the target's body was longer",
+} as const;
+
 /**
  * The response as the report keeps it: status, headers and body (pretty-printed, digits exact) when the reference
  * holds them; otherwise its status (or the transport error) and what the check saw in it.
@@ -239,8 +243,8 @@ function responseText(f: Finding): string {
     const headers = Object.entries(r.headers)
       .flatMap(([k, v]) => (Array.isArray(v) ? v : [v]).map((x) => `${k}: ${x}`))
       .join('\n');
-    const body = r.bodyText === '' ? '' : `\n\n${r.truncated ? `${r.bodyText}…` : prettyBody(r.bodyText)}`;
-    return `${status}\n${headers}${body}${r.truncated ? `\n(cut: the HAR keeps every byte, see the foot of the page)` : ''}`;
+    const body = r.bodyText === '' ? '' : `\n\n${r.cut ? `${r.bodyText}…` : prettyBody(r.bodyText)}`;
+    return `${status}\n${headers}${body}${r.cut ? `\n(${CUT_WORDS[r.cut]})` : ''}`;
   }
   return `${status}${f.actual ? `\n\nreceived: ${prettyBody(f.actual)}` : ''}${f.expected ? `\nexpected: ${f.expected}` : ''}`;
 }
@@ -403,8 +407,14 @@ table{border-collapse:collapse;margin:6px 0;font-size:13px}td,th{border:1px soli
 /** Copy buttons: the only script, inline, reaching nothing outside the page. */
 const SCRIPT = `document.addEventListener('click',function(e){var b=e.target;if(!b||!b.dataset||b.dataset.copy===undefined)return;if(navigator.clipboard){navigator.clipboard.writeText(b.dataset.copy).then(function(){b.textContent='copied'},function(){b.textContent='select and copy'})}});`;
 
-/** The page of a conformance report (pure: the same JSON report gives the same bytes). */
-export async function renderConformanceHtml(report: HtmlInput): Promise<string> {
+/**
+ * The page of a conformance report (pure: the same JSON report gives the same bytes). `harHref`: the link to the run's
+ * HAR from where the page is written (by default its path in the report, for a page beside its JSON).
+ */
+export async function renderConformanceHtml(
+  report: HtmlInput,
+  { harHref = report.harFile?.split('/').map(encodeURIComponent).join('/') }: { harHref?: string } = {},
+): Promise<string> {
   const word = VERDICT_WORD[report.verdict];
   const cards = defectBlocks(report);
   const map = clauseMap(report, cards);
@@ -478,7 +488,7 @@ ${await trafficSection(report.traffic)}
 ${observationsSection(report)}
 <p class="muted" id="har">JSON report schemaVersion ${esc(report.schemaVersion)}: every finding and exchange reference is in the JSON report; ${
     report.harFile
-      ? `every exchange, headers and bodies whole, in the HAR: <a href="${esc(encodeURI(report.harFile))}">${esc(report.harFile)}</a>`
+      ? `every exchange, headers and bodies whole, in the HAR: <a href="${esc(harHref ?? '')}">${esc(report.harFile)}</a>`
       : 'every exchange in a HAR when the run is given --har'
   }.</p>
 <script>${SCRIPT}</script>

@@ -5,7 +5,7 @@
  * the replay files; and the exit code. The command loads this one module, once the suites are under way.
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
-import { dirname, relative, resolve } from 'node:path';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 import type { Config, PlanKey } from '../config/config.js';
 import { scrub } from '../http/redact.js';
 import { blocksRun, isInterruption, type Stop } from '../runner/limits.js';
@@ -137,18 +137,19 @@ export function runReportOf(r: ConductedRun): RunReport {
     // Each block the report shows names its replay file (--replay-dir), written by writeRunOutputs.
     ...(config.replayDir ? { replayFiles: replayPlan(config.replayDir, withBaseline) } : {}),
     // The page links every exchange's record: the HAR, from the folder the report (and its page) is written to.
-    ...(config.harFile ? { harFile: harFromReport(config.harFile, config.htmlReport ?? config.jsonReport) } : {}),
+    ...(config.harFile ? { harFile: harFromReport(config.harFile, config.jsonReport ?? config.htmlReport) } : {}),
     run: limits,
   };
 }
 
-/** The HAR's path as a link from the page's folder (relative: it still works when the folder is a CI artifact). */
+/**
+ * The HAR's path from the report's folder (the JSON's, or the page's when no JSON is written), with `/` between its
+ * folders: relative, so a page that links it still finds it when the folder is a CI artifact.
+ */
 function harFromReport(har: string, report: string | null): string {
-  return report
-    ? relative(dirname(resolve(report)), resolve(har))
-        .split('\\')
-        .join('/')
-    : har;
+  if (!report) return har;
+  const path = relative(dirname(resolve(report)), resolve(har));
+  return isAbsolute(path) ? path : path.split(sep).join('/');
 }
 
 /**
@@ -166,7 +167,11 @@ export async function writeRunOutputs(r: ConductedRun, har: HarWriter | null, ou
   if (config.jsonReport) files.push([config.jsonReport, json]);
   // The page is rendered from the JSON text, as `report html` rebuilds it; its charts render asynchronously.
   const html = config.htmlReport
-    ? writeConformanceHtml(JSON.parse(json) as HtmlInput, config.htmlReport)
+    ? writeConformanceHtml(
+        JSON.parse(json) as HtmlInput,
+        config.htmlReport,
+        dirname(resolve(config.jsonReport ?? config.htmlReport)),
+      )
     : Promise.resolve();
   // One test case per defect; messages quote the target, so the text is scrubbed like the curl lines.
   if (config.junitReport) files.push([config.junitReport, scrub(renderJunit(report))]);

@@ -44,7 +44,7 @@ export interface ConformanceReport {
   readonly schemaVersion: number;
   /** `invocation`: the command as the user started it (`npx petstore-conformance`), for the lines the reports print. */
   readonly tool: { readonly name: string; readonly version: string; readonly invocation?: string };
-  /** --har: the HAR of every exchange, relative to the HTML page's folder (or the JSON's), which the page links. */
+  /** --har: the HAR of every exchange, relative to the JSON report's folder (or the page's, without --json). */
   readonly harFile?: string;
   /** --replay-dir: the replay file of each defect block, by signature (reports/replay-file.ts replayPlan). */
   readonly replayFiles?: Readonly<Record<string, string>>;

@@ -36,15 +36,33 @@ const sum = (c: StatusCounts): number => STATUS_CLASSES.reduce((n, k) => n + (c[
 /** The keys the run used as keys (the unkeyed requests are the auth suite's, refused on purpose). */
 export const keyedTraffic = (t: TrafficSnapshot): KeyTraffic[] => t.keys.filter((k) => !UNKEYED.has(k.plan));
 
-/** Answers to requests with a valid key, and how many of them were refused with 401 or 429. */
-export function refusedShare(t: TrafficSnapshot): { answers: number; refused: number } {
-  let answers = 0;
-  let refused = 0;
-  for (const k of keyedTraffic(t)) {
-    answers += sum(k.totals);
-    refused += (k.totals['401'] ?? 0) + (k.totals['429'] ?? 0);
+/** Answers of a key's plan, and how many of them were refused with 401 or 429. */
+export interface Refused {
+  readonly plan: string;
+  readonly answers: number;
+  readonly refused: number;
+}
+
+/**
+ * Each key (by plan) the run used whose answers were mostly refusals (401 or 429): its pass says little. Judged per key,
+ * so a large plan's burst of 2xx does not hide the functional key refused; a few answers (under 10) prove nothing.
+ */
+export function mostlyRefused(t: TrafficSnapshot): Refused[] {
+  return keyedTraffic(t)
+    .map((k) => ({ plan: k.plan, answers: sum(k.totals), refused: (k.totals['401'] ?? 0) + (k.totals['429'] ?? 0) }))
+    .filter((k) => k.answers >= 10 && k.refused * 2 > k.answers);
+}
+
+/** The length of the union of intervals (lanes wait side by side: their waits overlap). */
+function covered(spans: readonly (readonly [number, number])[]): number {
+  let total = 0;
+  let end = Number.NEGATIVE_INFINITY;
+  for (const [a, b] of [...spans].sort((x, y) => x[0] - y[0])) {
+    if (b <= end) continue;
+    total += b - Math.max(a, end);
+    end = b;
   }
-  return { answers, refused };
+  return total;
 }
 
 type Row = Record<string, string | number>;
@@ -64,12 +82,19 @@ function rows(k: KeyTraffic, width: number): Row[] {
 async function timeline(k: KeyTraffic, waits: readonly TrafficWait[], t: TrafficSnapshot): Promise<string> {
   const seen = STATUS_CLASSES.filter((c) => (k.totals[c] ?? 0) > 0);
   const bands = waits.filter((w) => w.plan === k.plan).map((w) => ({ t: w.at, t2: w.at + w.seconds, why: w.reason }));
+  // To the end of the last bucket and of the last wait, so each is drawn whole inside the plot (no clip: vega numbers
+  // its clip paths per process, and the page must be the same bytes whenever it is rendered).
+  const end = Math.max(
+    1,
+    Math.ceil(t.seconds / t.bucketSeconds) * t.bucketSeconds,
+    ...k.buckets.map((b) => b.at + t.bucketSeconds),
+    ...bands.map((b) => b.t2),
+  );
   const x = {
     field: 't',
     type: 'quantitative' as const,
     title: 'seconds since the run started',
-    // To the end of the last bucket, so its bar is drawn whole.
-    scale: { domain: [0, Math.max(1, Math.ceil(t.seconds / t.bucketSeconds) * t.bucketSeconds)] },
+    scale: { domain: [0, end] },
   };
   // The 429s marked above their bucket, with their count: a few among thousands would not show in the stack alone.
   const limited = k.buckets
@@ -114,7 +139,13 @@ async function timeline(k: KeyTraffic, waits: readonly TrafficWait[], t: Traffic
         ? [
             {
               data: { values: limited },
-              mark: { type: 'point' as const, shape: 'triangle-down', filled: true, size: 50, color: '#e65100' },
+              mark: {
+                type: 'point' as const,
+                shape: 'triangle-down',
+                filled: true,
+                size: 50,
+                color: '#e65100',
+              },
               encoding: {
                 x: { field: 't', type: 'quantitative' as const },
                 y: { field: 'top', type: 'quantitative' as const },
@@ -137,13 +168,13 @@ async function timeline(k: KeyTraffic, waits: readonly TrafficWait[], t: Traffic
 
 /** The traffic section: a table of every key's answers by class and waits, then a timeline per key. */
 export async function trafficSection(t: TrafficSnapshot | undefined): Promise<string> {
-  if (!t || t.keys.length === 0)
-    return '<p class="muted">The report holds no traffic (written by an older version).</p>';
+  if (!t) return '<p class="muted">The report holds no traffic (written by an older version).</p>';
+  if (t.keys.length === 0) return '<p class="muted">No answer was counted.</p>';
   const waitsOf = (plan: string) => t.waits.filter((w) => w.plan === plan);
-  const table = `<table class="traffic"><thead><tr><th>key</th><th>answers</th>${STATUS_CLASSES.map((c) => `<th>${esc(CLASS_WORD[c])}</th>`).join('')}<th>waits</th></tr></thead><tbody>${t.keys
+  const table = `<table class="traffic"><thead><tr><th>key</th><th>answers</th>${STATUS_CLASSES.map((c) => `<th>${esc(CLASS_WORD[c])}</th>`).join('')}<th>waits (time spent waiting)</th></tr></thead><tbody>${t.keys
     .map((k) => {
       const w = waitsOf(k.plan);
-      const waited = w.reduce((n, x) => n + x.seconds, 0);
+      const waited = covered(w.map((x) => [x.at, x.at + x.seconds] as const));
       return `<tr data-traffic="${esc(k.plan)}"><td>${esc(k.plan)}${UNKEYED.has(k.plan) ? ' <span class="muted">(no valid key, on purpose)</span>' : ''}</td><td>${esc(sum(k.totals))}</td>${STATUS_CLASSES.map((c) => `<td>${esc(k.totals[c] ?? 0)}</td>`).join('')}<td>${w.length ? esc(`${w.length}, ${waited.toFixed(1)} s`) : '–'}</td></tr>`;
     })
     .join('')}</tbody></table>`;
@@ -156,6 +187,6 @@ export async function trafficSection(t: TrafficSnapshot | undefined): Promise<st
     ? `<p class="muted">${esc(t.waitsNotListed)} more waits were counted but not listed.</p>`
     : '';
   return `${table}
-<p class="muted">Buckets of ${esc(t.bucketSeconds)} s over ${esc(t.seconds)} s; the start-up check's request is not counted.</p>
+<p class="muted">By plan (two keys of one plan share a row), in buckets of ${esc(t.bucketSeconds)} s over ${esc(t.seconds)} s; waits side by side count once; the start-up check's request is not counted.</p>
 <div class="charts">${charts.join('\n')}</div>${unlisted}`;
 }

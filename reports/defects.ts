@@ -7,7 +7,7 @@
  */
 import type { Finding, Level } from '../checks/check.js';
 import { allChecks, signatureOf, signatureText } from '../checks/registry.js';
-import { occurrenceKey } from '../runner/findings.js';
+import { exampleRank, occurrenceKey } from '../runner/findings.js';
 import {
   EXPLAINS_RULES,
   FAMILY_RULES,
@@ -701,15 +701,8 @@ function sharedKind(sets: readonly ReadonlySet<string>[]): boolean {
 
 /** The example of a defect: the shrunk counterexample when there is one (the shortest), else the shortest request. */
 function smallest(findings: readonly Finding[], indexes: readonly number[]): number {
-  const size = (i: number) => {
-    const f = findings[i]!;
-    const cx = f.repro?.counterexample;
-    // A shrunk counterexample ranks first; among them, and among the rest, the shortest.
-    const ex = f.exchanges[0];
-    return cx !== undefined ? cx.length : 1e9 + (ex?.request.bodyBase64?.length ?? 0) + (ex?.path.length ?? 0);
-  };
   let best = indexes[0]!;
-  for (const i of indexes) if (size(i) < size(best)) best = i;
+  for (const i of indexes) if (exampleRank(findings[i]!) < exampleRank(findings[best]!)) best = i;
   return best;
 }
 

@@ -1,10 +1,10 @@
 /**
  * Collects the findings of a run: every violation and warning with its exchanges (up to a cap per signature, the rest
- * counted), observations deduplicated (a gap's behaviour is recorded once per signature and message, a bounded sample
+ * counted; the responses on the one that best shows its signature only), observations deduplicated (a gap's behaviour is recorded once per signature and message, a bounded sample
  * of messages per signature), and the counts the summary reports: what is kept does not grow with the run's length.
  */
 import type { OperationId } from '../spec/contract.js';
-import type { Finding, Level } from '../checks/check.js';
+import { type Finding, type Level, withoutResponse } from '../checks/check.js';
 import { signatureKey } from '../checks/registry.js';
 
 export interface OperationStats {
@@ -16,6 +16,16 @@ export interface OperationStats {
 /** Distinct messages kept per observation signature; the rest are counted in `occurrences`. */
 export const OBSERVATION_SAMPLES = 20;
 
+/**
+ * How well a finding shows its defect, lower first: a shrunk counterexample ranks first, the shortest of them; then the
+ * rest, the shortest request first. The reports show each defect by its best-ranked finding (reports/defects.ts).
+ */
+export function exampleRank(f: Finding): number {
+  const cx = f.repro?.counterexample;
+  const ex = f.exchanges[0];
+  return cx !== undefined ? cx.length : 1e9 + (ex?.request.bodyBase64?.length ?? 0) + (ex?.path.length ?? 0);
+}
+
 /** The key under which a finding is counted: its signature's words and its level. */
 export const occurrenceKey = (f: Finding): string => `${signatureKey(f)} [${f.level}]`;
 
@@ -24,6 +34,11 @@ export class FindingLog {
   private readonly seen = new Map<string, number>();
   /** Distinct observation messages kept per signature. */
   private readonly observed = new Map<string, number>();
+  /**
+   * Per signature, the kept finding that best shows it (exampleRank): the one whose exchanges keep their responses,
+   * for the reports to show beside its request; the others drop theirs (memory and the JSON report stay small).
+   */
+  private readonly best = new Map<string, { readonly at: number; readonly rank: number }>();
   /** Occurrences per signature and level (see occurrenceKey), including findings that were not kept. */
   readonly occurrences = new Map<string, number>();
   readonly stats = new Map<OperationId | 'none', OperationStats>();
@@ -65,6 +80,18 @@ export class FindingLog {
       this.observed.set(occ, samples + 1);
     }
     this.seen.set(key, n + 1);
+    if (f.exchanges.every((e) => e.response === undefined)) {
+      this.items.push(f);
+      return;
+    }
+    const rank = exampleRank(f);
+    const best = this.best.get(key);
+    if (best && best.rank <= rank) {
+      this.items.push(stripped(f));
+      return;
+    }
+    if (best) this.items[best.at] = stripped(this.items[best.at]!);
+    this.best.set(key, { at: this.items.length, rank });
     this.items.push(f);
   }
 
@@ -86,3 +113,5 @@ export class FindingLog {
     return this.items.filter((f) => f.level === level);
   }
 }
+
+const stripped = (f: Finding): Finding => ({ ...f, exchanges: f.exchanges.map(withoutResponse) });

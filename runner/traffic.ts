@@ -1,7 +1,8 @@
 /**
  * What the run's traffic looked like over time, per key: answers per second by status class, and every wait (a
  * Retry-After waited out, a spent window). The reports draw it as a timeline per key and weigh a pass by it (most
- * answers refused with 401 or 429 say little). Kept as counts per second, never exchanges: memory stays bounded.
+ * answers refused with 401 or 429 say little). Kept as counts per bucket, never exchanges, and the buckets widen as
+ * the run goes on: memory stays bounded however long the run. Counted by plan: two keys of one plan share a timeline.
  */
 import type { Exchange } from '../http/exchange.js';
 
@@ -48,7 +49,10 @@ export interface TrafficSnapshot {
 export const MAX_BUCKETS = 300;
 /** Waits listed at most (a long run waits out a window per key and minute). */
 export const MAX_WAITS = 500;
-const WIDTHS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600] as const;
+/** Characters of a wait's reason kept (it may quote a request's path). */
+const REASON_MAX = 160;
+/** Bucket widths in seconds, each a multiple of the one before: buckets widen by merging whole ones. */
+const WIDTHS = [1, 2, 10, 20, 60, 120, 600, 1200, 3600, 7200, 21600, 86400] as const;
 
 export function statusClass(ex: Pick<Exchange, 'response'>): StatusClass {
   const s = ex.response?.status;
@@ -63,8 +67,10 @@ export function statusClass(ex: Pick<Exchange, 'response'>): StatusClass {
 const round = (x: number, digits: number) => Math.round(x * 10 ** digits) / 10 ** digits;
 
 export class Traffic {
-  /** Plan → second → counts, in STATUS_CLASSES order. */
-  private readonly perSecond = new Map<string, Map<number, Uint32Array>>();
+  /** Plan → bucket start (seconds) → counts, in STATUS_CLASSES order. */
+  private readonly buckets = new Map<string, Map<number, Uint32Array>>();
+  /** The width recording is at: widened while the run goes on, so a plan holds at most 2 × MAX_BUCKETS buckets. */
+  private width = 1;
   private readonly waitList: TrafficWait[] = [];
   private waitsNotListed = 0;
   private last = 0;
@@ -78,8 +84,9 @@ export class Traffic {
   answered(ex: Pick<Exchange, 'keyPlan' | 'response' | 'startedAt' | 'durationMs'>): void {
     const at = this.since(ex.startedAt);
     this.last = Math.max(this.last, at + ex.durationMs / 1000);
-    const seconds = entry(this.perSecond, ex.keyPlan, () => new Map<number, Uint32Array>());
-    const counts = entry(seconds, Math.floor(at), newCounts);
+    if (at / this.width >= 2 * MAX_BUCKETS) this.widen(widthFor(at, 2 * MAX_BUCKETS));
+    const buckets = entry(this.buckets, ex.keyPlan, () => new Map<number, Uint32Array>());
+    const counts = entry(buckets, Math.floor(at / this.width) * this.width, newCounts);
     counts[STATUS_CLASSES.indexOf(statusClass(ex))]!++;
   }
 
@@ -89,21 +96,29 @@ export class Traffic {
       this.waitsNotListed++;
       return;
     }
-    this.waitList.push({ plan, at: round(this.since(now), 2), seconds: round(ms / 1000, 2), reason });
+    const why = reason.length > REASON_MAX ? `${reason.slice(0, REASON_MAX - 1)}…` : reason;
+    this.waitList.push({ plan, at: round(this.since(now), 2), seconds: round(ms / 1000, 2), reason: why });
+  }
+
+  /** Merges the buckets into wider ones (`width` is a multiple of the current one). */
+  private widen(width: number): void {
+    for (const [plan, buckets] of this.buckets) this.buckets.set(plan, merged(buckets, width));
+    this.width = width;
+  }
+
+  /** Buckets held, over every plan (what the recording's memory grows with). */
+  held(): number {
+    let n = 0;
+    for (const buckets of this.buckets.values()) n += buckets.size;
+    return n;
   }
 
   snapshot(): TrafficSnapshot {
-    const width = WIDTHS.find((w) => this.last / w <= MAX_BUCKETS) ?? WIDTHS[WIDTHS.length - 1]!;
-    const keys = [...this.perSecond].map(([plan, seconds]): KeyTraffic => {
-      const wide = new Map<number, Uint32Array>();
+    const width = Math.max(this.width, widthFor(this.last, MAX_BUCKETS));
+    const keys = [...this.buckets].map(([plan, buckets]): KeyTraffic => {
+      const wide = merged(buckets, width);
       const totals = newCounts();
-      for (const [second, counts] of seconds) {
-        const sum = entry(wide, Math.floor(second / width) * width, newCounts);
-        counts.forEach((n, i) => {
-          sum[i]! += n;
-          totals[i]! += n;
-        });
-      }
+      for (const counts of wide.values()) add(totals, counts);
       return {
         plan,
         totals: countsOf(totals),
@@ -112,7 +127,8 @@ export class Traffic {
     });
     return {
       bucketSeconds: width,
-      seconds: round(this.last, 1),
+      // Rounded up: the last answer's bucket lies within it.
+      seconds: Math.ceil(this.last * 10) / 10,
       keys: keys.sort((a, b) => (a.plan < b.plan ? -1 : a.plan > b.plan ? 1 : 0)),
       waits: [...this.waitList],
       waitsNotListed: this.waitsNotListed,
@@ -120,7 +136,24 @@ export class Traffic {
   }
 }
 
+/** The narrowest width that spans `seconds` in fewer than `buckets` buckets. */
+function widthFor(seconds: number, buckets: number): number {
+  return WIDTHS.find((w) => seconds / w < buckets) ?? WIDTHS[WIDTHS.length - 1]!;
+}
+
+function merged(buckets: ReadonlyMap<number, Uint32Array>, width: number): Map<number, Uint32Array> {
+  const wide = new Map<number, Uint32Array>();
+  for (const [at, counts] of buckets) {
+    add(entry(wide, Math.floor(at / width) * width, newCounts), counts);
+  }
+  return wide;
+}
+
 const newCounts = () => new Uint32Array(STATUS_CLASSES.length);
+
+function add(sum: Uint32Array, counts: Uint32Array): void {
+  for (let i = 0; i < counts.length; i++) sum[i]! += counts[i]!;
+}
 
 function entry<K, V>(map: Map<K, V>, key: K, make: () => V): V {
   let v = map.get(key);

@@ -10,7 +10,7 @@ import { HarWriter } from '../../reports/har.js';
 import { FindingLog, OBSERVATION_SAMPLES } from '../../runner/findings.js';
 import type { RunContext } from '../../runner/context.js';
 import { runSuite } from '../../runner/run.js';
-import type { Finding } from '../../checks/check.js';
+import { type Finding, finding as checkFinding, RESPONSE_TEXT_MAX } from '../../checks/check.js';
 import { BATCH_SIZE, type ExchangeData, ExchangeStream, exchangeData, MOST_HELD } from '../../suites/meta.js';
 import { readHar } from '../support/artifacts.js';
 import { tempDir } from '../support/temp-dir.js';
@@ -156,6 +156,30 @@ describe('FindingLog', () => {
     expect(log.at('observation')).toHaveLength(OBSERVATION_SAMPLES);
     expect(log.at('violation')).toHaveLength(100);
     expect([...log.occurrences.values()].sort()).toEqual([5_000, 5_000]);
+  });
+
+  it('keeps a response on the finding that best shows its signature only, its body cut at RESPONSE_TEXT_MAX', () => {
+    const text = `"${'x'.repeat(3_000_000)}"`;
+    const answered = (i: number, url?: string): Exchange => {
+      const ex = exchange(i, url);
+      return { ...ex, response: { ...ex.response!, status: 500, bodyText: text } };
+    };
+    const check = { id: 'no-5xx', clauses: ['7-no-5xx'], levels: ['violation'] } as const;
+    const log = new FindingLog();
+    for (let i = 0; i < 10; i++) log.add([checkFinding(check, answered(i + 10), `v${i}`)]);
+    const held = () => log.at('violation').map((f) => f.exchanges[0]!.response !== undefined);
+    // Equally good examples (paths of one length): the first keeps its response.
+    expect(held()).toEqual([true, ...Array(9).fill(false)]);
+    const response = log.at('violation')[0]!.exchanges[0]!.response!;
+    expect(response.bodyText).toHaveLength(RESPONSE_TEXT_MAX);
+    expect(response.cut).toBe('report');
+    // A better one (a shorter request) takes the response over: the one the reports will show.
+    log.add([checkFinding(check, answered(1, 'http://127.0.0.1:9/v1/pets'), 'shorter')]);
+    expect(held()).toEqual([...Array(10).fill(false), true]);
+    // Without its response a reference still renders its curl line and request, as any other.
+    const first = log.at('violation')[0]!.exchanges[0]!;
+    expect(first.curl).toContain("-X GET 'http://127.0.0.1:9/v1/pets?i=10'");
+    expect(JSON.parse(JSON.stringify(first))).toMatchObject({ seq: 10, status: 500 });
   });
 });
 

@@ -5,9 +5,11 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { clauseMap, prettyBody, renderConformanceHtml, visible } from '../../reports/conformance-html.js';
 import type { RunReport } from '../../reports/conformance-outputs.js';
+import { hrefFrom } from '../../reports/conformance-html-file.js';
 import { clauses } from '../../spec/clauses.js';
 import { allChecks } from '../../checks/registry.js';
 import { defectBlocks } from '../../reports/conformance-text.js';
@@ -76,7 +78,9 @@ describe('the HTML page of a conformance run', () => {
       waitsNotListed: 0,
     });
     const refused = await renderConformanceHtml({ ...report, traffic: traffic({ '2xx': 20, '429': 70, '401': 10 }) });
-    expect(refused).toMatch(/id="means-little"[\s\S]*80 of 100 requests with a valid key were refused with 401 or 429/);
+    expect(refused).toMatch(
+      /id="means-little"[\s\S]*80 of 100 requests with the free key were refused with 401 or 429/,
+    );
     const reached = await renderConformanceHtml({ ...report, traffic: traffic({ '2xx': 60, '429': 40 }) });
     expect(reached).not.toContain('id="means-little"');
   }, 60_000);
@@ -100,6 +104,26 @@ describe('the HTML page of a conformance run', () => {
     const both = await runMain(['run', '--html', html, '--no-html']);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/--html and --no-html contradict each other/);
+  }, 60_000);
+
+  it('links the HAR from wherever the page is written, whatever its name holds', async () => {
+    expect(hrefFrom('/r', '/r/run#1.har')).toBe('run%231.har');
+    expect(hrefFrom('/r/page', '/r/h/a b?:c.har')).toBe('../h/a%20b%3F%3Ac.har');
+    const dir = tempDir('psc-chtml-');
+    const json = join(dir, 'r.json');
+    const har = join(dir, 'exchanges', 'run #1.har');
+    const run = await runMain(['run', '--suite', 'getPet', '--runs', '5', '--json', json, '--har', har]);
+    expect(run.code, run.out.text()).toBe(0);
+    // Kept relative to the JSON's folder; the page beside it links it from there...
+    expect(readJson<RunReport>(json).harFile).toBe('exchanges/run #1.har');
+    const hrefIn = (page: string) => readFileSync(page, 'utf8').match(/id="har"[\s\S]*?<a href="([^"]+)"/)?.[1];
+    expect(hrefIn(join(dir, 'r.html'))).toBe('exchanges/run%20%231.har');
+    // ...and a page rebuilt in another folder links it from its own.
+    const elsewhere = join(dir, 'pages', 'again.html');
+    expect((await runMain(['report', 'html', json, '--out', elsewhere])).code).toBe(0);
+    const href = hrefIn(elsewhere)!;
+    expect(href).toBe('../exchanges/run%20%231.har');
+    expect(existsSync(fileURLToPath(new URL(href, pathToFileURL(elsewhere))))).toBe(true);
   }, 60_000);
 
   it('`report html` refuses a file that is not a JSON report of run (exit 2, saying so)', async () => {

@@ -35,7 +35,8 @@ describe('traffic', () => {
       t.answered(answer(plan, at, status));
     const snap = t.snapshot();
     expect(snap.bucketSeconds).toBe(1);
-    expect(snap.seconds).toBe(2.5);
+    // To the end of the last answer (2.5 s + 10 ms), rounded up.
+    expect(snap.seconds).toBe(2.6);
     expect(snap.keys.map((k) => k.plan)).toEqual(['free', 'none', 'pro']);
     const free = snap.keys[0]!;
     expect(free.totals).toEqual({ '2xx': 2, '429': 1, error: 1 });
@@ -58,6 +59,20 @@ describe('traffic', () => {
     const counted = pro.buckets.reduce((n, b) => n + (b.counts['2xx'] ?? 0) + (b.counts['429'] ?? 0), 0);
     expect(counted).toBe(2400);
     expect(pro.buckets.every((b) => b.at % snap.bucketSeconds === 0)).toBe(true);
+  });
+
+  it('widens its buckets while a long run goes on: what it holds stays bounded, every answer counted', () => {
+    const t = new Traffic(T0);
+    // A day, an answer every second, for two plans.
+    for (let s = 0; s < 86_400; s++) {
+      t.answered(answer('pro', s * 1000, 200));
+      t.answered(answer('free', s * 1000 + 500, s % 10 === 0 ? 429 : 200));
+      expect(t.held()).toBeLessThanOrEqual(2 * 2 * MAX_BUCKETS);
+    }
+    const snap = t.snapshot();
+    expect(snap.keys.map((k) => k.totals)).toEqual([{ '2xx': 77_760, '429': 8_640 }, { '2xx': 86_400 }]);
+    for (const k of snap.keys) expect(k.buckets.length).toBeLessThanOrEqual(MAX_BUCKETS);
+    expect(snap.keys[1]!.buckets.at(-1)!.at + snap.bucketSeconds).toBeGreaterThanOrEqual(snap.seconds);
   });
 
   it('lists the waits with their key, start and length; past MAX_WAITS it counts them', () => {
