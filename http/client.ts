@@ -132,6 +132,8 @@ export class HttpClient {
    * timer that sweeps them while the client is open (a fork shares its parent's).
    */
   private readonly deadlines: { readonly inFlight: Set<InFlight>; sweeper: NodeJS.Timeout | null };
+  /** Removes this client's listener from the run's stop signal. */
+  private unlisten: (() => void) | undefined;
   /**
    * Requests under way (their abort), for the run's stop: a Set, not a signal per request, which would cost more than
    * the rest of the exchange on a local target (a fork shares its parent's).
@@ -163,7 +165,11 @@ export class HttpClient {
             abort(Object.assign(new Error('the run stopped (a signal) before the answer came'), { name: RUN_STOPPED }));
         }, IN_FLIGHT_GRACE_MS).unref();
       if (stop.aborted) abortUnderWay();
-      else stop.addEventListener('abort', abortUnderWay, { once: true });
+      else {
+        stop.addEventListener('abort', abortUnderWay, { once: true });
+        // A closed client has nothing under way: its listener goes (a run makes a client per suite on one signal).
+        this.unlisten = () => stop.removeEventListener('abort', abortUnderWay);
+      }
     }
     const u = new URL(this.baseUrl);
     this.origin = u.origin;
@@ -409,6 +415,8 @@ export class HttpClient {
   }
 
   async close(): Promise<void> {
+    this.unlisten?.();
+    this.unlisten = undefined;
     try {
       if (this.ownsAgent) await this.agent.close();
     } finally {

@@ -1,4 +1,5 @@
 // The HTTP layer: exact bytes out, int64 ids round-trip from a body into the next URL, no redirects followed, curl.
+import { getEventListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { execFile } from 'node:child_process';
@@ -159,5 +160,17 @@ describe('toCurl', () => {
     expect(seen.length).toBe(before + 1);
     expect(seen.at(-1)!.body).toBe(body);
     expect(seen.at(-1)!.auth).toBe('Bearer psk_from_env');
+  });
+});
+
+describe("the run's stop", () => {
+  test('a closed client no longer listens to it: a run makes a client per suite on one signal', async () => {
+    const stop = new AbortController();
+    for (let i = 0; i < 20; i++) {
+      const client = new HttpClient({ baseUrl: 'http://127.0.0.1:9/v1', stop: stop.signal });
+      expect(getEventListeners(stop.signal, 'abort')).toHaveLength(1);
+      await client.close();
+    }
+    expect(getEventListeners(stop.signal, 'abort')).toHaveLength(0);
   });
 });
