@@ -46,7 +46,7 @@ export interface TrafficSnapshot {
 }
 
 /** Buckets per key at most: a timeline a page can draw whatever the run's length. */
-export const MAX_BUCKETS = 300;
+export const MAX_BUCKETS = 150;
 /** Waits listed at most (a long run waits out a window per key and minute). */
 export const MAX_WAITS = 500;
 /** Characters of a wait's reason kept (it may quote a request's path). */
