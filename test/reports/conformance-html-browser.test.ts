@@ -14,7 +14,7 @@ import { keyMeasured } from '../../runner/rate-limit-results.js';
 import { clauses } from '../../spec/clauses.js';
 import { distinctiveKeys, runForReport, runMain, tempEnvFile } from '../cli/support.js';
 import { artifactDir, readJson } from '../support/artifacts.js';
-import { withBrowser } from '../support/browser.js';
+import { openFile, withBrowser } from '../support/browser.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const FAULTS = ['ids-beyond-int64', 'create-malformed-500', 'auth-401-no-body', 'create-200'];
@@ -23,15 +23,7 @@ const FAULTS = ['ids-beyond-int64', 'create-malformed-500', 'auth-401-no-body', 
 async function inspectPage(html: string, screenshot: string) {
   return withBrowser(async (browser) => {
     const page = await browser.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (m.type() === 'error') problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(e.message));
-    page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
-    const requests: string[] = [];
-    page.on('request', (r) => requests.push(r.url()));
-    await page.goto(pathToFileURL(html).href, { waitUntil: 'load' });
+    const { problems, requests } = await openFile(page, html);
     await page.screenshot({ path: join(artifactDir('conformance-html'), screenshot), fullPage: true });
     const seen = {
       problems,

@@ -4,12 +4,11 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { buildReport } from '../../reports/build-report.js';
 import { DEFAULT_THRESHOLDS } from '../../reports/thresholds.js';
 import { writeReportFiles } from '../../reports/write-report.js';
-import { withBrowser } from '../support/browser.js';
+import { openFile, withBrowser } from '../support/browser.js';
 import { tempDir } from '../support/temp-dir.js';
 import { syntheticRun } from './fixtures.js';
 
@@ -35,15 +34,7 @@ describe('report.html in headless Chromium', () => {
 
     await withBrowser(async (browser) => {
       const page = await browser.newPage();
-      const problems: string[] = [];
-      page.on('console', (m) => {
-        if (m.type() === 'error') problems.push(m.text());
-      });
-      page.on('pageerror', (e) => problems.push(e.message));
-      page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
-      const requests: string[] = [];
-      page.on('request', (r) => requests.push(r.url()));
-      await page.goto(pathToFileURL(join(dir, 'report.html')).href, { waitUntil: 'load' });
+      const { problems, requests } = await openFile(page, join(dir, 'report.html'));
       expect(problems).toEqual([]);
       expect(requests.every((u) => u.startsWith('file://'))).toBe(true);
       expect(await page.locator('#verdict strong').textContent()).toBe('PASS');

@@ -7,7 +7,6 @@
 import { readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { loadCommand } from '../../cli/load-command.js';
@@ -19,7 +18,7 @@ import { DEFAULT_THRESHOLDS } from '../../reports/thresholds.js';
 import { mergeReports } from '../../reports/merge.js';
 import { writeRunReport } from '../../reports/write-report.js';
 import { artifactDir, readJson } from '../support/artifacts.js';
-import { withBrowser } from '../support/browser.js';
+import { openFile, withBrowser } from '../support/browser.js';
 import { mixScenario, planScenario, syntheticRun } from './fixtures.js';
 import { tempDir } from '../support/temp-dir.js';
 
@@ -110,15 +109,11 @@ beforeAll(async () => {
 
 /** Opens a report, fails on any console error or non-file request, keeps a full-page screenshot. */
 async function open(page: Page, dir: string, name: string): Promise<void> {
-  const problems: string[] = [];
-  page.on('console', (m) => {
-    if (m.type() === 'error') problems.push(m.text());
-  });
-  page.on('pageerror', (e) => problems.push(e.message));
-  page.on('request', (r) => {
-    if (!r.url().startsWith('file://')) problems.push(`request: ${r.url()}`);
-  });
-  await page.goto(pathToFileURL(join(dir, 'report.html')).href, { waitUntil: 'load' });
+  const opened = await openFile(page, join(dir, 'report.html'));
+  const problems = [
+    ...opened.problems,
+    ...opened.requests.filter((u) => !u.startsWith('file://')).map((u) => `request: ${u}`),
+  ];
   const dir_ = artifactDir('html-nights');
   await page.screenshot({ path: join(dir_, `${name}.png`), fullPage: true });
   // Each chart alone too, at full size, to look at closely.

@@ -10,7 +10,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } 
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { pathToFileURL } from 'node:url';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 
 const require = createRequire(import.meta.url);
 
@@ -99,4 +100,22 @@ export async function withBrowser<T>(use: (browser: BrowserContext) => Promise<T
   } finally {
     await close();
   }
+}
+
+/**
+ * Opens a file in `page` and returns what a self-contained page must not do, recorded from before it loads: console
+ * errors, uncaught errors and failed requests (`problems`), and every URL it requested (`requests`, the page's own
+ * file among them).
+ */
+export async function openFile(page: Page, file: string): Promise<{ problems: string[]; requests: string[] }> {
+  const problems: string[] = [];
+  const requests: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(e.message));
+  page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()}`));
+  page.on('request', (r) => requests.push(r.url()));
+  await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
+  return { problems, requests };
 }
