@@ -56,13 +56,16 @@ export const SPAN_PRECISION_MS = 2;
  * (from the first request's start to the last answer), which holds the target's, give or take each clock's precision.
  */
 export function burstAllowance(elapsedMs: number, limit: number, windowSeconds: number): number {
-  const x = ((Math.max(0, elapsedMs) + SPAN_PRECISION_MS) * limit) / (windowSeconds * 1000);
-  return Math.ceil(x - 1e-9);
+  return Math.ceil(refillOver(elapsedMs, limit, windowSeconds) - 1e-9);
 }
+
+/** The refill of a span, clock precision included: what `burstAllowance` rounds up. */
+const refillOver = (elapsedMs: number, limit: number, windowSeconds: number): number =>
+  ((Math.max(0, elapsedMs) + SPAN_PRECISION_MS) * limit) / (windowSeconds * 1000);
 
 /** The arithmetic of `burstAllowance`, for a finding's message. */
 export function burstAllowanceWords(elapsedMs: number, limit: number, windowSeconds: number): string {
-  const x = ((Math.max(0, elapsedMs) + SPAN_PRECISION_MS) * limit) / (windowSeconds * 1000);
+  const x = refillOver(elapsedMs, limit, windowSeconds);
   return `⌈(${Math.round(Math.max(0, elapsedMs))} + ${SPAN_PRECISION_MS}) ms × ${limit} / ${windowSeconds} s⌉ = ⌈${x.toFixed(3)}⌉ = ${burstAllowance(elapsedMs, limit, windowSeconds)}: the refill of the span, its clock precision and the fraction of a token Remaining does not report`;
 }
 

@@ -26,6 +26,8 @@ export const SUITES = [...FUNCTIONAL_SUITES, 'rate-limit', 'quota'] as const;
 export type SuiteName = (typeof SUITES)[number];
 /** Whether a suite is one of the functional suites. */
 export const isFunctionalSuite = (s: string): boolean => (FUNCTIONAL_SUITES as readonly string[]).includes(s);
+/** The suites that measure a key's limits (section 8): every suite that is not a functional one. */
+export const isRateSuite = (s: string): boolean => (SUITES as readonly string[]).includes(s) && !isFunctionalSuite(s);
 /** Suites a plain `run` executes; quota is opt-in (it spends a whole day's quota). */
 export const DEFAULT_SUITES: readonly SuiteName[] = SUITES.filter((s) => s !== 'quota');
 

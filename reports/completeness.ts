@@ -4,6 +4,7 @@
  * (reports/verdict.ts) reads the list: a run that left something out is INCOMPLETE, never CONFORMANT. A random phase
  * cut short by its share of the budget is not in the list (the run limits name it): the coverage phase ran whole.
  */
+import { isRateSuite } from '../config/config.js';
 import type { SuiteOutcome } from './conformance-report.js';
 import {
   keyMeasured,
@@ -26,8 +27,6 @@ export interface CompletenessInput {
   readonly randomCut: boolean;
 }
 
-const RATE_SUITES = new Set(['rate-limit', 'quota']);
-
 export function notMeasured(input: CompletenessInput): string[] {
   const out = [...input.leftOutUpFront];
   const upFront = new Set(input.leftOutUpFront.map((l) => l.split(':')[0]));
@@ -41,7 +40,7 @@ export function notMeasured(input: CompletenessInput): string[] {
       continue;
     }
     const stop = o.meta.stopped ?? o.meta.aborted;
-    if (RATE_SUITES.has(suite)) {
+    if (isRateSuite(suite)) {
       out.push(...rateLimitGaps(suite, o, stop?.message ?? null));
       continue;
     }

@@ -8,6 +8,7 @@
 import { stringify as stringifyJson } from 'lossless-json';
 import type * as vl from 'vega-lite';
 import { allChecks } from '../checks/registry.js';
+import { isRateSuite, SUITES } from '../config/config.js';
 import type { Area, Finding } from '../checks/check.js';
 import { parseLossless } from '../http/lossless.js';
 import { type KeyRateLimitResult, keyMeasured, whyNotMeasured } from '../runner/rate-limit-results.js';
@@ -46,7 +47,6 @@ const CELL_WORD: Readonly<Record<CellState, string>> = {
 
 /** The column of the rate-limit and quota suites. */
 export const PLANS_COLUMN = 'rate-limit plans';
-const RATE_SUITES = new Set(['rate-limit', 'quota']);
 const OPERATIONS = ['listPets', 'createPet', 'getPet'] as const;
 
 /** Which columns a check of an area speaks for (a response check judges every operation's responses). */
@@ -74,7 +74,7 @@ function areaSuites(area: Area): readonly string[] | null {
     case 'response':
       return null;
     case 'rate-limit':
-      return [...RATE_SUITES];
+      return SUITES.filter(isRateSuite);
     default:
       return [area];
   }
@@ -93,7 +93,7 @@ const CLAUSE_COLUMNS: ReadonlyMap<string, ReadonlyMap<string, (readonly string[]
 })();
 
 const columnOf = (f: Finding): string =>
-  f.suite && RATE_SUITES.has(f.suite) ? PLANS_COLUMN : (f.operation ?? PLANS_COLUMN);
+  f.suite && isRateSuite(f.suite) ? PLANS_COLUMN : (f.operation ?? PLANS_COLUMN);
 
 const anchor = (i: number) => `defect-${i + 1}`;
 
