@@ -97,6 +97,11 @@ function expectInterruptedReports(
 
   expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toMatch(interrupted);
   expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toContain('⛔ Blocked');
+  // The page beside the JSON too: the run stopped early says its pass means little, with the traffic so far.
+  const page = readFileSync(join(dir, 'r.html'), 'utf8');
+  expect(page).toMatch(new RegExp(`id="means-little"[\\s\\S]*${interrupted.source}`));
+  expect(report.traffic?.keys.length).toBeGreaterThan(0);
+  expect(page).toContain('data-chart="traffic-');
   if (withDefects) {
     const replays = readdirSync(join(dir, 'rep'));
     expect(replays.length).toBeGreaterThan(0);
