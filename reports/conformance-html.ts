@@ -17,7 +17,7 @@ import type { ConformanceReport, Defect } from './conformance-report.js';
 import { defectBlocks, replayLine, whereSeen } from './conformance-text.js';
 import { renderSvg } from './charts.js';
 import { mostlyRefused, trafficSection } from './conformance-traffic.js';
-import { esc } from './html.js';
+import { esc, table } from './html.js';
 import type { RunLimitsReport } from './run-limits.js';
 import { VERDICT_WORD } from './verdict.js';
 
@@ -279,13 +279,6 @@ ${copyable('replay', replayLine(report, f))}
 ${ex ? copyable('curl', ex.curl) : ''}
 ${report.replayFiles?.[d.signature] ? copyable('replay file', `${report.tool.invocation ?? 'npx petstore-conformance'} replay ${report.replayFiles[d.signature]}`) : ''}
 </article>`;
-}
-
-function table(headers: readonly string[], rows: readonly (readonly unknown[])[]): string {
-  if (rows.length === 0) return '<p class="muted">none</p>';
-  return `<table><thead><tr>${headers.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
-    .map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`)
-    .join('')}</tbody></table>`;
 }
 
 const keyResults = (r: HtmlInput): KeyRateLimitResult[] =>

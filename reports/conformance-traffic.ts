@@ -6,7 +6,7 @@
 import type { KeyTraffic, StatusClass, StatusCounts, TrafficSnapshot, TrafficWait } from '../runner/traffic.js';
 import { STATUS_CLASSES } from '../runner/traffic.js';
 import { renderSvg } from './charts.js';
-import { esc } from './html.js';
+import { esc, table } from './html.js';
 
 /** Requests sent deliberately without a valid key: the auth suite's, refused by design. */
 const UNKEYED = new Set(['none', 'invalid']);
@@ -171,13 +171,16 @@ export async function trafficSection(t: TrafficSnapshot | undefined): Promise<st
   if (!t) return '<p class="muted">The report holds no traffic (written by an older version).</p>';
   if (t.keys.length === 0) return '<p class="muted">No answer was counted.</p>';
   const waitsOf = (plan: string) => t.waits.filter((w) => w.plan === plan);
-  const table = `<table class="traffic"><thead><tr><th>key</th><th>answers</th>${STATUS_CLASSES.map((c) => `<th>${esc(CLASS_WORD[c])}</th>`).join('')}<th>waits (time spent waiting)</th></tr></thead><tbody>${t.keys
-    .map((k) => {
-      const w = waitsOf(k.plan);
-      const waited = covered(w.map((x) => [x.at, x.at + x.seconds] as const));
-      return `<tr data-traffic="${esc(k.plan)}"><td>${esc(k.plan)}${UNKEYED.has(k.plan) ? ' <span class="muted">(no valid key, on purpose)</span>' : ''}</td><td>${esc(sum(k.totals))}</td>${STATUS_CLASSES.map((c) => `<td>${esc(k.totals[c] ?? 0)}</td>`).join('')}<td>${w.length ? esc(`${w.length}, ${waited.toFixed(1)} s`) : '–'}</td></tr>`;
-    })
-    .join('')}</tbody></table>`;
+  const rows = t.keys.map((k) => {
+    const w = waitsOf(k.plan);
+    const waited = covered(w.map((x) => [x.at, x.at + x.seconds] as const));
+    return [
+      UNKEYED.has(k.plan) ? `${k.plan} (no valid key, on purpose)` : k.plan,
+      sum(k.totals),
+      ...STATUS_CLASSES.map((c) => k.totals[c] ?? 0),
+      w.length ? `${w.length}, ${waited.toFixed(1)} s` : '–',
+    ];
+  });
   const charts: string[] = [];
   for (const k of keyedTraffic(t))
     charts.push(
@@ -186,7 +189,7 @@ export async function trafficSection(t: TrafficSnapshot | undefined): Promise<st
   const unlisted = t.waitsNotListed
     ? `<p class="muted">${esc(t.waitsNotListed)} more waits were counted but not listed.</p>`
     : '';
-  return `${table}
+  return `${table(['key', 'answers', ...STATUS_CLASSES.map((c) => CLASS_WORD[c]), 'waits (time spent waiting)'], rows)}
 <p class="muted">By plan (two keys of one plan share a row), in buckets of ${esc(t.bucketSeconds)} s over ${esc(t.seconds)} s; waits side by side count once; the start-up check's request is not counted.</p>
 <div class="charts">${charts.join('\n')}</div>${unlisted}`;
 }

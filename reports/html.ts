@@ -36,7 +36,8 @@ export function esc(text: unknown): string {
 
 const num = (v: number | null | undefined, unit = '') => (v === null || v === undefined ? '–' : `${v}${unit}`);
 
-function table(headers: readonly string[], rows: readonly (readonly unknown[])[]): string {
+/** A table of plain cells, every one escaped (none: a muted 'none'). */
+export function table(headers: readonly string[], rows: readonly (readonly unknown[])[]): string {
   if (rows.length === 0) return '<p class="muted">none</p>';
   return `<table><thead><tr>${headers.map((h) => `<th>${esc(h)}</th>`).join('')}</tr></thead><tbody>${rows
     .map((r) => `<tr>${r.map((c) => `<td>${esc(c)}</td>`).join('')}</tr>`)
