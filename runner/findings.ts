@@ -1,7 +1,8 @@
 /**
  * Collects the findings of a run: every violation and warning with its exchanges (up to a cap per signature, the rest
- * counted; the responses on the one that best shows its signature only), observations deduplicated (a gap's behaviour is recorded once per signature and message, a bounded sample
- * of messages per signature), and the counts the summary reports: what is kept does not grow with the run's length.
+ * counted; responses only on the one that best shows its signature), observations deduplicated (a gap's behaviour is
+ * recorded once per signature and message, a bounded sample of messages per signature), and the counts the summary
+ * reports: what is kept does not grow with the run's length.
  */
 import type { OperationId } from '../spec/contract.js';
 import { type Finding, type Level, withoutResponse } from '../checks/check.js';
