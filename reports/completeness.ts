@@ -4,7 +4,8 @@
  * (reports/verdict.ts) reads the list: a run that left something out is INCOMPLETE, never CONFORMANT. A random phase
  * cut short by its share of the budget is not in the list (the run limits name it): the coverage phase ran whole.
  */
-import { isRateSuite } from '../config/config.js';
+import { isRateSuite, type SuiteName } from '../config/config.js';
+import { suiteDefinition } from '../runner/suites.js';
 import type { SuiteOutcome } from './conformance-report.js';
 import {
   keyMeasured,
@@ -48,6 +49,12 @@ export function notMeasured(input: CompletenessInput): string[] {
     if (o.meta.exchanges === 0) out.push(`${suite}: sent nothing${stop ? ` (${stop.message})` : ''}`);
     else if (stop && !(suite in input.coverage))
       out.push(`${suite}: stopped in its coverage phase after ${o.meta.exchanges} requests (${stop.message})`);
+    else if (!stop) {
+      // An operation the suite executed no case of (say, getPet with no pet to get, every create having failed) was
+      // not measured, whatever else failed: a baseline that knows the cause must not make it a pass.
+      const idle = suiteDefinition(suite as SuiteName).operations.filter((op) => (o.meta.stats[op]?.cases ?? 0) === 0);
+      if (idle.length > 0) out.push(`${suite}: executed no case of ${idle.join(', ')}`);
+    }
   }
   // Every random phase left out: no functional suite sent a request beyond its coverage phase.
   const ran = functional.filter((s) => (bySuite.get(s)?.meta.exchanges ?? 0) > 0);

@@ -3,10 +3,23 @@ import { describe, expect, it } from 'vitest';
 import { notMeasured } from '../../reports/completeness.js';
 import type { SuiteOutcome } from '../../reports/conformance-report.js';
 import type { KeyRateLimitResult } from '../../runner/rate-limit-results.js';
+import { suiteDefinition } from '../../runner/suites.js';
+import type { SuiteName } from '../../config/config.js';
 
+/** A suite's outcome that executed cases of each of its operations (unless `more` says otherwise). */
 const outcome = (suite: string, exchanges: number, more: Record<string, unknown> = {}): SuiteOutcome =>
   ({
-    meta: { suite, exchanges, rateLimits: [], stopped: null, aborted: null, ...more },
+    meta: {
+      suite,
+      exchanges,
+      stats: Object.fromEntries(
+        suiteDefinition(suite as SuiteName).operations.map((op) => [op, { exchanges, checksApplied: 0, cases: 5 }]),
+      ),
+      rateLimits: [],
+      stopped: null,
+      aborted: null,
+      ...more,
+    },
     findings: [],
     failedTests: 0,
   }) as unknown as SuiteOutcome;
@@ -59,6 +72,14 @@ describe('notMeasured', () => {
       'listPets: stopped in its coverage phase after 20 requests (the run spent its request budget (--budget))',
       'stateful: did not run',
     ]);
+  });
+  it('an operation a suite executed no case of, unless a limit stopped the suite', () => {
+    const noPet = { getPet: { exchanges: 4, checksApplied: 0, cases: 0 } };
+    const input = { requested: ['getPet'], leftOutUpFront: [], coverage: { getPet: 21 }, randomCut: false };
+    expect(notMeasured({ ...input, outcomes: [outcome('getPet', 4, { stats: noPet })] })).toEqual([
+      'getPet: executed no case of getPet',
+    ]);
+    expect(notMeasured({ ...input, outcomes: [outcome('getPet', 25, { stats: noPet, stopped })] })).toEqual([]);
   });
   it('every random phase, only when a limit cut them (not a --runs too small to send one)', () => {
     const outcomes = [outcome('auth', 37), outcome('getPet', 21)];
