@@ -52,15 +52,8 @@ describe('serve ends when its parent ends', () => {
       });
       expect(await refused(url)).toBe(false);
       parent.kill('SIGKILL');
-      let timer: NodeJS.Timeout | undefined;
-      const ended = await Promise.race([
-        closed.then(() => true),
-        new Promise<boolean>((r) => {
-          timer = setTimeout(() => r(false), 20_000);
-        }),
-      ]);
-      clearTimeout(timer);
-      expect(ended, `the server exited after its parent was killed: ${stderr}`).toBe(true);
+      // The server exits after its parent was killed (bounded by the test's timeout, not a wall-clock assertion).
+      await closed;
       expect(await refused(url)).toBe(true);
       expect(stderr).toMatch(/the process that started serve has ended: stopping/);
     },

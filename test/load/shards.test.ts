@@ -14,7 +14,7 @@ import { reportCommand } from '../../cli/report-command.js';
 import { newHistogram, summarize, type Histogram } from '../../load/histogram.js';
 import { STATUS_CLASSES, type LatencySummary } from '../../load/model.js';
 import { type EmbeddedServer, startEmbedded } from '../../reference/launcher.js';
-import { reportFile } from '../../reports/merge.js';
+import { MIN_SHARE_RATIO, reportFile } from '../../reports/merge.js';
 import type { LoadReport } from '../../reports/model.js';
 import { reportSchemaErrors } from '../../reports/report-schema.js';
 import { readJson } from '../support/artifacts.js';
@@ -199,13 +199,22 @@ describe.each([2, 4])('%i shard processes started together, then merged', (n) =>
     }
   });
 
-  it('the merged rate is the requested rate (within a few percent), each shard its share', () => {
+  it('the merged rate is the requested rate, each shard its share, and the achieved rates add up', () => {
     const mix = merged.scenarios.find((s) => s.id === 'mix-rate-50pct')!;
     expect(mix.requested.overallRate).toBe(REQUESTED_RATE);
-    expect(Math.abs(mix.achievedRate - REQUESTED_RATE) / REQUESTED_RATE).toBeLessThanOrEqual(0.05);
-    const shares = shardReports.map((r) => r.scenarios.find((s) => s.id === 'mix-rate-50pct')!.requested.overallRate);
-    expect(shares.reduce((a, b) => a! + b!, 0)).toBe(REQUESTED_RATE);
-    expect(merged.merge!.flagged.filter((f) => f.scenario === 'mix-rate-50pct')).toEqual([]);
+    const parts = shardReports.map((r) => r.scenarios.find((s) => s.id === 'mix-rate-50pct')!);
+    expect(parts.reduce((a, p) => a + p.requested.overallRate!, 0)).toBe(REQUESTED_RATE);
+    // Arithmetic, not timing (how fast a busy machine sends is the bench's): the merged rate is the shards' sum, and a
+    // shard is flagged exactly when it achieved less than its share allows.
+    expect(mix.achievedRate).toBe(Math.round(parts.reduce((a, p) => a + p.achievedRate, 0) * 100) / 100);
+    const short = shardReports
+      .filter((_, i) =>
+        (parts[i]!.generator ?? []).some(
+          (g) => g.requestedRate !== null && g.achievedRate < MIN_SHARE_RATIO * g.requestedRate,
+        ),
+      )
+      .map((r) => r.shard!.index);
+    expect(merged.merge!.flagged.filter((f) => f.scenario === 'mix-rate-50pct').map((f) => f.shard)).toEqual(short);
   });
 
   it('the per-plan limiter runs went to the first shard only', () => {

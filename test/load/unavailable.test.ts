@@ -28,14 +28,11 @@ function onlyReport(out: string): LoadReport {
 }
 
 describe('load against a target that is not there', () => {
-  it('nothing listening: exit 3 within seconds, "target unavailable", no performance verdict', async () => {
+  // Each ends by itself: the test's timeout is the bound, never a wall-clock assertion.
+  it('nothing listening: exit 3, "target unavailable", no performance verdict', async () => {
     const out = tempDir('psc-load-dead-');
     const url = `http://127.0.0.1:${await closedPort()}/v1`;
-    const r = await runCli(
-      ['load', '--profile', 'smoke', '--target', url, '--out', out],
-      userEnv(generateKeys()),
-      9_000,
-    );
+    const r = await runCli(['load', '--profile', 'smoke', '--target', url, '--out', out], userEnv(generateKeys()));
     expect(r.status, r.stderr).toBe(3);
     expect(r.stderr).toMatch(
       /^petstore-conformance: target unavailable: nothing answers at http:\/\/127\.0\.0\.1:\d+\/v1 \(ECONNREFUSED.* \[PSC_UNREACHABLE\]$/m,
@@ -48,7 +45,7 @@ describe('load against a target that is not there', () => {
     expect(report.scenarios).toEqual([]);
     // Not a night to compare with: the history is left alone.
     expect(readdirSync(out)).not.toContain('history.json');
-  }, 10_000);
+  }, 120_000);
 
   it('a target that refuses every key: exit 3 naming the refusals', async () => {
     const server: Server = createServer((_req, res) => {
@@ -59,7 +56,7 @@ describe('load against a target that is not there', () => {
     try {
       const out = tempDir('psc-load-refused-');
       const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
-      const r = await runCli(['load', '--target', url, '--out', out], userEnv(generateKeys()), 9_000);
+      const r = await runCli(['load', '--target', url, '--out', out], userEnv(generateKeys()));
       expect(r.status, r.stderr).toBe(3);
       expect(r.stderr).toMatch(
         /^petstore-conformance: target unavailable: .* refused every key \(free \(\$PETSTORE_API_KEY_FREE: 401\).* \[PSC_KEY_BANNED\]$/m,
@@ -68,7 +65,7 @@ describe('load against a target that is not there', () => {
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }
-  }, 10_000);
+  }, 120_000);
 
   it('a target that goes away mid-night: the night ends as "target unavailable" with what was measured, exit 3', async () => {
     const server = await startEmbedded({ port: 0, windowSeconds: 2 });
