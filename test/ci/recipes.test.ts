@@ -127,15 +127,19 @@ describe('examples/sharded-load.yml (GitHub Actions matrix)', () => {
   });
 
   it('every job checks out and installs before it calls the command; the merge takes exactly the N shard folders', () => {
+    const checked: string[] = [];
     for (const [name, job] of Object.entries(w.jobs)) {
       const calls = job.steps.findIndex((s) => s.run?.includes('npx petstore-conformance'));
       if (calls < 0) continue;
+      checked.push(name);
       const checkout = job.steps.findIndex((s) => s.uses?.startsWith('actions/checkout@'));
       const install = job.steps.findIndex((s) => s.run === 'npm ci');
       expect(checkout, name).toBeGreaterThanOrEqual(0);
       expect(install, name).toBeGreaterThan(checkout);
       expect(calls, name).toBeGreaterThan(install);
     }
+    // Both jobs call the command: the loop checked them, it did not skip them all.
+    expect(checked.sort()).toEqual(['load', 'merge']);
     const merge = w.jobs.merge!;
     expect(merge.needs).toBe('load');
     expect(merge.if).toBe(expr('!cancelled()'));

@@ -107,7 +107,7 @@ describe('load against a target that is not there', () => {
     // What was measured before is kept; the scenario after it was not run.
     expect(report.scenarios.map((s) => s.id)).toEqual(['mix-rate-50pct']);
     expect(report.scenarios[0]!.responses).toBeGreaterThan(0);
-    expect(report.scenarios[0]!.targetUnavailable).toBeDefined();
+    expect(report.unavailable!.reason).toBe(`the target stopped answering: ${report.scenarios[0]!.targetUnavailable}`);
     expect(err.join('')).toMatch(/target unavailable during mix at 40 req\/s/);
   }, 40_000);
 });
