@@ -91,29 +91,3 @@ describe('a Free-key-only run with the default budget', () => {
     expect(full.stdout).not.toMatch(/✓.* 0 requests/);
   }, 300_000);
 });
-
-describe("the preflight's answer is judged", () => {
-  it('a target whose first list on an empty store is 200 null is caught there (the suites never see it)', async () => {
-    const server = await startReferenceServer({ faults: ['list-empty-null'], windowSeconds: WINDOW_S });
-    try {
-      const dir = tempDir('psc-preflight-');
-      const envFile = writeEnvFile(join(dir, '.env'), server.keys);
-      const { code, out, report } = await runForReport(server.url, envFile, join(dir, 'r.json'), [
-        '--suite',
-        'auth',
-        '--seed',
-        '4',
-      ]);
-      expect(code, out.text()).toBe(1);
-      expect(report.suites[0]).toMatchObject({ name: 'preflight', exchanges: 1 });
-      const caught = report.findings.filter((f) => f.checkId === 'body-schema' && f.level === 'violation');
-      expect(caught).toHaveLength(1);
-      expect(caught[0]!.operation).toBe('listPets');
-      expect(caught[0]!.message).toMatch(/on 200 for GET \/pets: body must be array/);
-      // One defect, named by its failing path (reports/defects.ts splits body-schema by path).
-      expect(report.defects.map((d) => d.signature)).toEqual(['body-schema · listPets · Pet (body)']);
-    } finally {
-      await server.close();
-    }
-  }, 120_000);
-});

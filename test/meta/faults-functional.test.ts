@@ -6,20 +6,12 @@ import { describe, expect, test } from 'vitest';
 import { faults } from '../../reference/faults.js';
 import { allChecks, checkById } from '../../checks/registry.js';
 import { type SuiteName, isFunctionalSuite } from '../../config/config.js';
-import { alsoTrips, expectCaughtPrecisely } from './precision.js';
+import { alsoTrips, expectCaughtPrecisely, headedByAnother } from './precision.js';
 import { startReferenceServer } from '../../reference/server.js';
 import { runAgainst, runForReport, tempEnvFile, writeEnvFile } from '../cli/support.js';
 import { runAgainstReference } from './run-against.js';
 import { tempDir } from '../support/temp-dir.js';
 import { reportOf } from './fault-report.js';
-
-/**
- * Faults whose check is not the head of their one defect: the evidence is the same as another fault's, and the other
- * check names it (a 202 and a 200 both fail create-201 and the documented-status check; create-201 heads).
- */
-const headedByAnother: Readonly<Record<string, string>> = {
-  'create-202': 'create-201',
-};
 
 describe('every fault of the functional suites is caught by the check it names, and by no unrelated check', () => {
   for (const fault of faults.filter((f) => isFunctionalSuite(f.suite))) {
@@ -39,10 +31,23 @@ describe('every fault of the functional suites is caught by the check it names, 
   }
 });
 
+/** What the preflight's faults look like in the report, in words: the finding's message and its defect's name. */
+const PREFLIGHT_WORDS: Readonly<Record<string, { readonly message: RegExp; readonly defect: string }>> = {
+  'list-empty-null': {
+    message: /on 200 for GET \/pets: body must be array/,
+    defect: 'body-schema · listPets · Pet (body)',
+  },
+};
+
 // Faults only the run's first request meets (the preflight's GET /pets: every suite creates a pet before it lists):
 // through the command, whose preflight answer the response checks judge like every other.
 describe('every fault of the preflight is caught through the command, and by no unrelated check', () => {
-  for (const fault of faults.filter((f) => f.suite === 'preflight')) {
+  const preflight = faults.filter((f) => f.suite === 'preflight');
+  test('the catalogue has preflight faults, each with its words', () => {
+    expect(preflight.length).toBeGreaterThan(0);
+    expect(preflight.map((f) => f.id).sort()).toEqual(Object.keys(PREFLIGHT_WORDS).sort());
+  });
+  for (const fault of preflight) {
     test(`${fault.id} → ${fault.catches} (preflight)`, async () => {
       const server = await startReferenceServer({ faults: [fault.id], windowSeconds: 5 });
       try {
@@ -56,6 +61,13 @@ describe('every fault of the preflight is caught through the command, and by no 
         ]);
         expect(code, out.text()).toBe(1);
         expectCaughtPrecisely(fault, report.findings);
+        // Caught on the preflight's one exchange (the suites never see it): one finding, one defect, in its words.
+        expect(report.suites[0]).toMatchObject({ name: 'preflight', exchanges: 1 });
+        const caught = report.findings.filter((f) => f.checkId === fault.catches && f.level === 'violation');
+        expect(caught).toHaveLength(1);
+        expect(caught[0]!.operation).toBe('listPets');
+        expect(caught[0]!.message).toMatch(PREFLIGHT_WORDS[fault.id]!.message);
+        expect(report.defects.map((d) => d.signature)).toEqual([PREFLIGHT_WORDS[fault.id]!.defect]);
       } finally {
         await server.close();
       }
@@ -64,6 +76,12 @@ describe('every fault of the preflight is caught through the command, and by no 
 });
 
 test('the allowances of precision.ts name real faults and checks, never the check the fault names', () => {
+  for (const [faultId, head] of Object.entries(headedByAnother)) {
+    const fault = faults.find((f) => f.id === faultId);
+    expect(fault, faultId).toBeDefined();
+    expect(() => checkById(head), `${faultId}: ${head}`).not.toThrow();
+    expect(head, faultId).not.toBe(fault!.catches);
+  }
   for (const [faultId, checks] of Object.entries(alsoTrips)) {
     const fault = faults.find((f) => f.id === faultId);
     expect(fault, faultId).toBeDefined();

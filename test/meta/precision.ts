@@ -57,6 +57,16 @@ export const alsoTrips: Readonly<Record<string, Readonly<Record<string, string>>
   },
 };
 
+/**
+ * Faults whose check is not the head of their one defect: their evidence is another check's too, and that check names
+ * the cause (a 202 and a 200 both fail create-201 and the documented-status check, create-201 heads; one Limit for
+ * every key: rate-limit-limit-plan heads, rl-per-key is folded under it).
+ */
+export const headedByAnother: Readonly<Record<string, string>> = {
+  'create-202': 'create-201',
+  'rl-shared-limits': 'rate-limit-limit-plan',
+};
+
 /** What the precision rule needs of a fault: its id (for alsoTrips) and the check it names. */
 type Named = Pick<Fault, 'id' | 'catches'>;
 

@@ -6,18 +6,12 @@
 import { describe, expect, test } from 'vitest';
 import { catchingFindings, faults } from '../../reference/faults.js';
 import { generateKeys } from '../../reference/server.js';
-import { expectCaughtPrecisely, reported } from '../meta/precision.js';
+import { expectCaughtPrecisely, headedByAnother, reported } from '../meta/precision.js';
 import { reportOf } from '../meta/fault-report.js';
 import { PLANS, runRateLimit, SEEDED_TIMEOUT_MS, SEEDS, testKeys } from './support.js';
 
 type Run = Awaited<ReturnType<typeof runRateLimit>>;
 const failing = (r: Run) => r.findings.filter((f) => f.level === 'violation' || f.level === 'warning');
-
-/**
- * Faults whose check is not the head of their one defect: the same header read by two checks, the other naming it
- * (one Limit for every key: rate-limit-limit-plan heads, rl-per-key folded under it).
- */
-const headedByAnother: Readonly<Record<string, string>> = { 'rl-shared-limits': 'rate-limit-limit-plan' };
 
 /**
  * Every seed's run reports the fault's own check (a real finding), and no unrelated one (test/meta/precision.ts); its
