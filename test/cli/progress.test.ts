@@ -1,7 +1,7 @@
 // The run's progress drawn for where it runs (cli/progress.ts): a status line redrawn in place on a terminal and
 // cleared at the end, plain lines (suite events, then periodically) elsewhere, nothing with --quiet; colour as
 // NO_COLOR and FORCE_COLOR say. The built command in a pseudo-terminal and a pipe: test/cli/signals.test.ts.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished, vi } from 'vitest';
 import { createRunProgress, type ProgressStream, progressText } from '../../cli/progress.js';
 import { loadConfig, type ProgressSettings } from '../../config/config.js';
 import { HarnessError } from '../../errors/catalogue.js';
@@ -73,11 +73,16 @@ describe('drawing it', () => {
   });
 
   it('in CI, even on a terminal: plain lines at suite events and every period, never a carriage return', async () => {
+    // The period on a fake clock: what is asserted is the lines, never how a busy machine schedules timers.
+    vi.useFakeTimers();
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     const tty = fakeStream(true);
     const p = createRunProgress(tty, settings({ everySeconds: 0.05 }), { ci: true, now: () => NOW });
     p.update(snap({ event: { kind: 'start', suite: 'auth' } }));
     p.update(snap({ sent: 7 }));
-    await new Promise((r) => setTimeout(r, 200));
+    vi.advanceTimersByTime(200);
     p.end();
     const lines = tty.text().split('\n').filter(Boolean);
     expect(lines[0]).toBe('progress: auth started · auth, listPets · 450 of 2000 requests · 3 distinct defects so far');
@@ -86,7 +91,7 @@ describe('drawing it', () => {
     expect(tty.text()).not.toContain('\r');
     // Ended: no more lines.
     const n = tty.text().length;
-    await new Promise((r) => setTimeout(r, 120));
+    vi.advanceTimersByTime(120);
     expect(tty.text().length).toBe(n);
   });
 

@@ -14,7 +14,7 @@ import { keyMeasured } from '../../runner/rate-limit-results.js';
 import { clauses } from '../../spec/clauses.js';
 import { distinctiveKeys, runForReport, runMain, tempEnvFile } from '../cli/support.js';
 import { artifactDir, readJson } from '../support/artifacts.js';
-import { openFile, withBrowser } from '../support/browser.js';
+import { chartsOf, openFile, withBrowser } from '../support/browser.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const FAULTS = ['ids-beyond-int64', 'create-malformed-500', 'auth-401-no-body', 'create-200'];
@@ -33,24 +33,9 @@ async function inspectPage(html: string, screenshot: string) {
       clauseRows: await page.locator('tr[data-clause]').count(),
       links: await page.$$eval('a[href^="#"]', (as) => as.map((a) => a.getAttribute('href')!.slice(1))),
       ids: await page.$$eval('[id]', (els) => els.map((e) => e.id)),
-      charts: await page.$$eval('figure[data-chart]', (figs) =>
-        figs.map((f) => {
-          const svg = f.querySelector('svg');
-          const box = svg?.getBoundingClientRect();
-          const marks = [...(svg?.querySelectorAll('g.role-mark') ?? [])].filter(
-            (g) => !/role-axis|role-legend|role-title/.test(g.getAttribute('class') ?? ''),
-          );
-          const items = marks.reduce((n, g) => n + g.querySelectorAll('path, rect, line, circle').length, 0);
-          return { id: f.getAttribute('data-chart'), width: box?.width ?? 0, items };
-        }),
-      ),
-      labels: Object.fromEntries(
-        await page.$$eval('figure[data-chart]', (figs) =>
-          figs.map((f) => [f.getAttribute('data-chart')!, f.querySelector('svg')?.textContent ?? '']),
-        ),
-      ) as Record<string, string>,
+      charts: await chartsOf(page),
     };
-    return seen;
+    return { ...seen, labels: Object.fromEntries(seen.charts.map((c) => [c.id, c.text])) as Record<string, string> };
   });
 }
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { buildReport } from '../../reports/build-report.js';
 import { DEFAULT_THRESHOLDS } from '../../reports/thresholds.js';
 import { writeReportFiles } from '../../reports/write-report.js';
-import { openFile, withBrowser } from '../support/browser.js';
+import { chartsOf, openFile, withBrowser } from '../support/browser.js';
 import { tempDir } from '../support/temp-dir.js';
 import { syntheticRun } from './fixtures.js';
 
@@ -38,18 +38,7 @@ describe('report.html in headless Chromium', () => {
       expect(problems).toEqual([]);
       expect(requests.every((u) => u.startsWith('file://'))).toBe(true);
       expect(await page.locator('#verdict strong').textContent()).toBe('PASS');
-      const charts = await page.$$eval('figure[data-chart]', (figs) =>
-        figs.map((f) => {
-          const svg = f.querySelector('svg');
-          const box = svg?.getBoundingClientRect();
-          // Data marks: vega draws each mark group with class role-mark; its children are the data items.
-          const marks = [...(svg?.querySelectorAll('g.role-mark') ?? [])].filter(
-            (g) => !/role-axis|role-legend|role-title/.test(g.getAttribute('class') ?? ''),
-          );
-          const items = marks.reduce((n, g) => n + g.querySelectorAll('path, rect, line, circle').length, 0);
-          return { id: f.getAttribute('data-chart'), width: box?.width ?? 0, height: box?.height ?? 0, items };
-        }),
-      );
+      const charts = await chartsOf(page);
       expect(charts.map((c) => c.id)).toEqual([
         'latency-percentiles',
         'throughput',

@@ -119,3 +119,34 @@ export async function openFile(page: Page, file: string): Promise<{ problems: st
   await page.goto(pathToFileURL(file).href, { waitUntil: 'load' });
   return { problems, requests };
 }
+
+/** A chart of a page as a reader sees it: its figure's id, its drawn size, its data marks, and its text. */
+export interface ChartSeen {
+  readonly id: string | null;
+  readonly width: number;
+  readonly height: number;
+  /** Data items drawn: vega draws each mark group with class role-mark (axes, legends and titles aside). */
+  readonly items: number;
+  readonly text: string;
+}
+
+/** Every `figure[data-chart]` of the page, in order. */
+export function chartsOf(page: Page): Promise<ChartSeen[]> {
+  return page.$$eval('figure[data-chart]', (figs) =>
+    figs.map((f) => {
+      const svg = f.querySelector('svg');
+      const box = svg?.getBoundingClientRect();
+      const marks = [...(svg?.querySelectorAll('g.role-mark') ?? [])].filter(
+        (g) => !/role-axis|role-legend|role-title/.test(g.getAttribute('class') ?? ''),
+      );
+      const items = marks.reduce((n, g) => n + g.querySelectorAll('path, rect, line, circle').length, 0);
+      return {
+        id: f.getAttribute('data-chart'),
+        width: box?.width ?? 0,
+        height: box?.height ?? 0,
+        items,
+        text: svg?.textContent ?? '',
+      };
+    }),
+  );
+}
