@@ -29,7 +29,7 @@ function cleanEnv(extra: Record<string, string> = {}): Record<string, string> {
 
 interface Started {
   readonly child: ChildProcess;
-  /** Resolves with the first stderr line matching `re`. */
+  /** Resolves with the first stderr line matching `re`; rejects, with what the command said, if it exits first. */
   waitFor(re: RegExp): Promise<string>;
   readonly exited: Promise<number | null>;
   stdout(): string;
@@ -44,7 +44,7 @@ function start(args: readonly string[], env: Record<string, string>, cwd: string
   });
   let out = '';
   let err = '';
-  const waiters: { re: RegExp; resolve: (line: string) => void }[] = [];
+  const waiters: { re: RegExp; resolve: (line: string) => void; reject: (e: Error) => void }[] = [];
   child.stdout!.on('data', (c) => (out += c));
   createInterface({ input: child.stderr! }).on('line', (line) => {
     err += `${line}\n`;
@@ -55,9 +55,14 @@ function start(args: readonly string[], env: Record<string, string>, cwd: string
       }
   });
   const exited = new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+  // A line that never comes: the test fails at once with the command's words, not at its timeout.
+  child.once('close', (code) => {
+    for (const w of waiters.splice(0))
+      w.reject(new Error(`the command exited (${code}) before printing ${w.re}:\n${err}`));
+  });
   return {
     child,
-    waitFor: (re) => new Promise((resolve) => waiters.push({ re, resolve })),
+    waitFor: (re) => new Promise((resolve, reject) => waiters.push({ re, resolve, reject })),
     exited,
     stdout: () => out,
     stderr: () => err,

@@ -5,7 +5,6 @@
  * on zero), dated trend ticks. Screenshots are kept in test-artifacts/html-nights/ for people to look at.
  */
 import { readdirSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -20,6 +19,7 @@ import { writeRunReport } from '../../reports/write-report.js';
 import { artifactDir, readJson } from '../support/artifacts.js';
 import { openFile, withBrowser } from '../support/browser.js';
 import { mixScenario, planScenario, syntheticRun } from './fixtures.js';
+import { closedPort } from '../cli/support.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const quiet = { stderr: { isTTY: false, write: () => {} }, stdout: { write: () => {} } };
@@ -93,10 +93,7 @@ beforeAll(async () => {
     new Date(Date.parse(smokeReport.createdAt) + 86_400_000),
   );
   // A dead target: a port where nothing listens.
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((r) => server.close(() => r()));
+  const port = await closedPort();
   const deadOut = join(out, 'dead');
   const code = await loadCommand(['--profile', 'smoke', '--target', `http://127.0.0.1:${port}/v1`, '--out', deadOut], {
     ...quiet,
