@@ -24,7 +24,7 @@ import { VERDICT_WORD } from './verdict.js';
 /** The JSON report as the run writes it: the run's limits are there when the run command wrote it. */
 export type HtmlInput = ConformanceReport & { readonly run?: RunLimitsReport };
 
-export type CellState =
+type CellState =
   | 'violated'
   | 'warned'
   | 'observed'
@@ -46,7 +46,7 @@ const CELL_WORD: Readonly<Record<CellState, string>> = {
 };
 
 /** The column of the rate-limit and quota suites. */
-export const PLANS_COLUMN = 'rate-limit plans';
+const PLANS_COLUMN = 'rate-limit plans';
 const OPERATIONS = ['listPets', 'createPet', 'getPet'] as const;
 
 /** Which columns a check of an area speaks for (a response check judges every operation's responses). */
@@ -182,7 +182,7 @@ export function clauseMap(
 }
 
 /** Why this pass says little, when it does: most requests refused, or whole suites left out. */
-export function meansLittle(report: HtmlInput): string[] {
+function meansLittle(report: HtmlInput): string[] {
   const out: string[] = [];
   // Counted from the traffic, key by key: answers 401 or 429 to requests with a valid key (the auth suite's keyless
   // ones are refused by design and not counted).
@@ -422,8 +422,6 @@ export async function renderConformanceHtml(
         ? 'incomplete: parts were left out'
         : 'complete';
   const keys = (run?.keys ?? []).map((k) => `${k.plan} ${k.sent}`).join(' · ');
-  const sections = new Map<string, Clause[]>();
-  for (const c of clauses) sections.set(c.section, [...(sections.get(c.section) ?? []), c]);
   const mapRows = map.rows
     .map(
       (r, i) =>

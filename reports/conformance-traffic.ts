@@ -34,7 +34,7 @@ const CLASS_WORD: Readonly<Record<StatusClass, string>> = {
 const sum = (c: StatusCounts): number => STATUS_CLASSES.reduce((n, k) => n + (c[k] ?? 0), 0);
 
 /** The keys the run used as keys (the unkeyed requests are the auth suite's, refused on purpose). */
-export const keyedTraffic = (t: TrafficSnapshot): KeyTraffic[] => t.keys.filter((k) => !UNKEYED.has(k.plan));
+const keyedTraffic = (t: TrafficSnapshot): KeyTraffic[] => t.keys.filter((k) => !UNKEYED.has(k.plan));
 
 /** Answers of a key's plan, and how many of them were refused with 401 or 429. */
 export interface Refused {
