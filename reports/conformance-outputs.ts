@@ -188,8 +188,9 @@ export async function writeRunOutputs(r: ConductedRun, har: HarWriter | null, ou
     const n = har.close(runLimitsLine(report.run));
     out.progress(`HAR: ${n} exchanges in ${har.path}`);
   }
-  if (config.replayDir && Object.keys(report.replayFiles ?? {}).length > 0) {
-    const written = writeReplays(config.replayDir, report);
+  const replayFiles = report.replayFiles;
+  if (config.replayDir && replayFiles && Object.keys(replayFiles).length > 0) {
+    const written = writeReplays(config.replayDir, { ...report, replayFiles });
     out.progress(`replay files: ${written.length} in ${config.replayDir}, one per block of the report`);
   }
   await html;
