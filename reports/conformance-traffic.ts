@@ -5,11 +5,9 @@
  */
 import type { KeyTraffic, StatusClass, StatusCounts, TrafficSnapshot, TrafficWait } from '../runner/traffic.js';
 import { STATUS_CLASSES } from '../runner/traffic.js';
+import { isUnkeyedPlan } from '../http/exchange.js';
 import { renderSvg } from './charts.js';
 import { esc, table } from './html.js';
-
-/** Requests sent deliberately without a valid key: the auth suite's, refused by design. */
-const UNKEYED = new Set(['none', 'invalid']);
 
 const CLASS_COLOUR: Readonly<Record<StatusClass, string>> = {
   '2xx': '#2e7d32',
@@ -34,7 +32,7 @@ const CLASS_WORD: Readonly<Record<StatusClass, string>> = {
 const sum = (c: StatusCounts): number => STATUS_CLASSES.reduce((n, k) => n + (c[k] ?? 0), 0);
 
 /** The keys the run used as keys (the unkeyed requests are the auth suite's, refused on purpose). */
-const keyedTraffic = (t: TrafficSnapshot): KeyTraffic[] => t.keys.filter((k) => !UNKEYED.has(k.plan));
+const keyedTraffic = (t: TrafficSnapshot): KeyTraffic[] => t.keys.filter((k) => !isUnkeyedPlan(k.plan));
 
 /** Answers of a key's plan, and how many of them were refused with 401 or 429. */
 export interface Refused {
@@ -175,7 +173,7 @@ export async function trafficSection(t: TrafficSnapshot | undefined): Promise<st
     const w = waitsOf(k.plan);
     const waited = covered(w.map((x) => [x.at, x.at + x.seconds] as const));
     return [
-      UNKEYED.has(k.plan) ? `${k.plan} (no valid key, on purpose)` : k.plan,
+      isUnkeyedPlan(k.plan) ? `${k.plan} (no valid key, on purpose)` : k.plan,
       sum(k.totals),
       ...STATUS_CLASSES.map((c) => k.totals[c] ?? 0),
       w.length ? `${w.length}, ${waited.toFixed(1)} s` : '–',
