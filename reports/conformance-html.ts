@@ -14,7 +14,7 @@ import { parseLossless } from '../http/lossless.js';
 import { type KeyRateLimitResult, keyMeasured, whyNotMeasured } from '../runner/rate-limit-results.js';
 import { type Clause, clauses } from '../spec/clauses.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
-import { defectBlocks, replayLine, whereSeen } from './conformance-text.js';
+import { defectBlocks, replayFileLine, replayLine, whereSeen } from './conformance-text.js';
 import { renderSvg } from './charts.js';
 import { mostlyRefused, trafficSection } from './conformance-traffic.js';
 import { esc, table } from './html.js';
@@ -257,6 +257,7 @@ function defectCard(report: HtmlInput, d: Defect, i: number): string {
   const known = report.baseline?.known.includes(d.signature) ?? false;
   const words = clauses.find((c) => c.id === f.clause)?.text ?? '';
   const ex = f.exchanges[0];
+  const replayFile = report.replayFiles?.[d.signature];
   const byReason = new Map<string, string[]>();
   for (const e of d.alsoSeenAs) byReason.set(e.reason, [...new Set([...(byReason.get(e.reason) ?? []), e.seenAs])]);
   return `<article class="card ${d.level}" id="${anchor(i)}" data-defect="${esc(d.signature)}">
@@ -277,7 +278,7 @@ ${f.repro?.counterexample ? `<p class="muted">smallest failing input: <code>${es
 ${ex ? `<div class="exchange"><div><h4>request</h4><pre>${esc(visible(requestText(f)))}</pre></div><div><h4>response</h4><pre>${esc(visible(responseText(f)))}</pre></div></div>` : ''}
 ${copyable('replay', replayLine(report, f))}
 ${ex ? copyable('curl', ex.curl) : ''}
-${report.replayFiles?.[d.signature] ? copyable('replay file', `${report.tool.invocation ?? 'npx petstore-conformance'} replay ${report.replayFiles[d.signature]}`) : ''}
+${replayFile ? copyable('replay file', replayFileLine(report, replayFile)) : ''}
 </article>`;
 }
 

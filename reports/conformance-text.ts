@@ -24,6 +24,16 @@ function specWords(id: string): string {
   }
 }
 
+/** How this run was started (`npx petstore-conformance`, `petstore-conformance` on PATH, `node <script>`). */
+function invocationOf(report: ConformanceReport): string {
+  return report.tool.invocation ?? 'npx petstore-conformance';
+}
+
+/** The command line that replays a saved replay file, started the way this run was. */
+export function replayFileLine(report: ConformanceReport, file: string): string {
+  return `${invocationOf(report)} replay ${file}`;
+}
+
 /**
  * The command line that reruns the suite that recorded `f` (the whole run when the finding names no suite), started
  * the way this run was (`npx petstore-conformance`, `petstore-conformance` on PATH, `node <script>`).
@@ -31,7 +41,7 @@ function specWords(id: string): string {
 export function replayLine(report: ConformanceReport, f: Finding): string {
   const target = report.target.embedded ? '' : ` --target ${report.target.url}`;
   const suite = f.suite ? ` --suite ${f.suite}` : '';
-  return `${report.tool.invocation ?? 'npx petstore-conformance'} run${target}${connectionFlags(report)} --seed ${report.seed} --runs ${report.runs}${suite}`;
+  return `${invocationOf(report)} run${target}${connectionFlags(report)} --seed ${report.seed} --runs ${report.runs}${suite}`;
 }
 
 /** The flags a replay needs to reach the target the same way. */
@@ -129,10 +139,7 @@ export function defectBlock(report: ConformanceReport, d: Defect, mark: string):
     lines.push(`    variants: ${list(d.variants)}`);
   lines.push(...findingDetail(report, f));
   const replay = report.replayFiles?.[d.signature];
-  if (replay)
-    lines.push(
-      `    replay file: ${replay}   (${report.tool.invocation ?? 'npx petstore-conformance'} replay ${replay})`,
-    );
+  if (replay) lines.push(`    replay file: ${replay}   (${replayFileLine(report, replay)})`);
   const byRule = new Map<string, Defect['alsoSeenAs'][number][]>();
   for (const e of d.alsoSeenAs) byRule.set(e.reason, [...(byRule.get(e.reason) ?? []), e]);
   for (const [reason, folded] of byRule) {
