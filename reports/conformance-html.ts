@@ -14,7 +14,7 @@ import { parseLossless } from '../http/lossless.js';
 import { type KeyRateLimitResult, keyMeasured, whyNotMeasured } from '../runner/rate-limit-results.js';
 import { type Clause, clauses } from '../spec/clauses.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
-import { defectBlocks, replayFileLine, replayLine, whereSeen } from './conformance-text.js';
+import { defectBlocks, replayFileLine, replayLine, specWords, whereSeen } from './conformance-text.js';
 import { renderSvg } from './charts.js';
 import { mostlyRefused, trafficSection } from './conformance-traffic.js';
 import { esc, table } from './html.js';
@@ -255,7 +255,7 @@ const copyable = (label: string, text: string) =>
 function defectCard(report: HtmlInput, d: Defect, i: number): string {
   const f = report.findings[d.findings[0]!]!;
   const known = report.baseline?.known.includes(d.signature) ?? false;
-  const words = clauses.find((c) => c.id === f.clause)?.text ?? '';
+  const words = specWords(f.clause);
   const ex = f.exchanges[0];
   const replayFile = report.replayFiles?.[d.signature];
   const byReason = new Map<string, string[]>();

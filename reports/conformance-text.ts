@@ -16,7 +16,8 @@ function pad(s: string | number, n: number, right = false): string {
   return right ? t.padStart(n) : t.padEnd(n);
 }
 
-function specWords(id: string): string {
+/** The spec's words of a clause ('' for an id the spec does not know). */
+export function specWords(id: string): string {
   try {
     return clause(id).text;
   } catch {
