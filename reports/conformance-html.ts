@@ -5,12 +5,11 @@
  * (clause by clause, operation by operation), one card per defect with its smallest failing exchange, the rate limits
  * per plan and the observations. Bounded for long runs: one exchange per defect, observations grouped.
  */
-import { stringify as stringifyJson } from 'lossless-json';
 import type * as vl from 'vega-lite';
 import { allChecks } from '../checks/registry.js';
 import { isRateSuite, SUITES } from '../config/config.js';
 import type { Area, Finding } from '../checks/check.js';
-import { parseLossless } from '../http/lossless.js';
+import { parseLossless, stringifyLossless } from '../http/lossless.js';
 import { type KeyRateLimitResult, keyMeasured, whyNotMeasured } from '../runner/rate-limit-results.js';
 import { type Clause, clauses } from '../spec/clauses.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
@@ -209,7 +208,8 @@ export const visible = (text: string): string =>
 /** A body as text, pretty-printed when it is JSON, with every integer's digits as they were (no float rounding). */
 export function prettyBody(text: string): string {
   try {
-    return stringifyJson(parseLossless(text), undefined, 2) ?? text;
+    // A text with no JSON form throws (stringifyLossless), and is shown as it came.
+    return stringifyLossless(parseLossless(text), 2);
   } catch {
     return text;
   }
