@@ -6,18 +6,8 @@
 import type { KeyTraffic, StatusClass, StatusCounts, TrafficSnapshot, TrafficWait } from '../runner/traffic.js';
 import { STATUS_CLASSES } from '../runner/traffic.js';
 import { isUnkeyedPlan } from '../http/exchange.js';
-import { renderSvg } from './charts.js';
+import { renderSvg, STATUS_CLASS_COLOUR } from './charts.js';
 import { esc, table } from './html.js';
-
-const CLASS_COLOUR: Readonly<Record<StatusClass, string>> = {
-  '2xx': '#2e7d32',
-  '401': '#6a1b9a',
-  '429': '#e65100',
-  '4xx': '#f9a825',
-  '5xx': '#b71c1c',
-  other: '#90a4ae',
-  error: '#4a4a4a',
-};
 
 const CLASS_WORD: Readonly<Record<StatusClass, string>> = {
   '2xx': '2xx',
@@ -127,7 +117,7 @@ async function timeline(k: KeyTraffic, waits: readonly TrafficWait[], t: Traffic
           color: {
             field: 'status',
             type: 'nominal',
-            scale: { domain: seen.map((c) => CLASS_WORD[c]), range: seen.map((c) => CLASS_COLOUR[c]) },
+            scale: { domain: seen.map((c) => CLASS_WORD[c]), range: seen.map((c) => STATUS_CLASS_COLOUR[c]) },
             legend: { orient: 'top', title: null },
           },
           tooltip: [{ field: 't' }, { field: 'status' }, { field: 'perSecond' }],
