@@ -310,7 +310,7 @@ export function rateLimitLines(report: ConformanceReport): string[] {
       );
       continue;
     }
-    const head = `${r.key ?? r.plan} limit ${r.limit ?? '?'}/${r.windowSeconds ?? '?'} s`;
+    const head = `${r.key} limit ${r.limit}/${r.windowSeconds} s`;
     if (!failed && !keyMeasured(r)) {
       // Nothing judged the key's limit: no ✓, no numbers that read as a result.
       out.push(`  – ${head}: not measured — ${whyNotMeasured(r)}; ${r.requests} requests`);
