@@ -80,9 +80,14 @@ export function readBaselineEntries(path: string): BaselineEntry[] {
   });
 }
 
+/** Every name these entries list: their defects and their signatures. */
+function namesOf(entries: readonly BaselineEntry[]): string[] {
+  return entries.flatMap((e) => [...(e.defect ? [e.defect] : []), ...e.signatures]);
+}
+
 /** Every name a baseline lists: its defects and their signatures (a defect is known when any of them is its own). */
 export function readBaseline(path: string): string[] {
-  return readBaselineEntries(path).flatMap((e) => [...(e.defect ? [e.defect] : []), ...e.signatures]);
+  return namesOf(readBaselineEntries(path));
 }
 
 /** The text of a baseline listing these defects, each with the signatures it was seen as. */
@@ -122,7 +127,7 @@ export function applyBaseline(report: ConformanceReport, file: string, update: b
     throw new Error(`baseline ${file} does not exist (write it with --update-baseline)`);
   }
   const entries = readBaselineEntries(file);
-  const listed = new Set(entries.flatMap((e) => [...(e.defect ? [e.defect] : []), ...e.signatures]));
+  const listed = new Set(namesOf(entries));
   const isKnown = (d: Defect) => listed.has(d.signature) || signaturesOf(d).some((s) => listed.has(s));
   const keys = (ds: readonly Defect[]) => [...new Set(ds.map((d) => d.signature))];
   const known = failing.filter(isKnown);
