@@ -37,7 +37,10 @@ export interface BaselineEntry {
   readonly signatures: readonly string[];
 }
 
-/** The defects that fail this run (violations; warnings too under --strict), echoes included. */
+/**
+ * The defects that fail this run (violations; warnings too under --strict). Consequences are no defects of their own:
+ * each is folded into its cause (alsoSeenAs).
+ */
 export function failingDefects(report: Pick<ConformanceReport, 'defects' | 'strict'>): Defect[] {
   return report.defects.filter((d) => failsRun(d.level, report.strict));
 }

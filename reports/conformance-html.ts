@@ -3,7 +3,8 @@
  * with vega-lite as the load report's, one small inline script for the copy buttons, no remote resource), built from
  * the JSON report alone so `report html r.json` rebuilds it byte for byte. Verdict first; then the spec as a map
  * (clause by clause, operation by operation), one card per defect with its smallest failing exchange, the rate limits
- * per plan and the observations. Bounded for long runs: one exchange per defect, observations grouped.
+ * per plan, the run's traffic per key and the observations. Bounded for long runs: one exchange per defect,
+ * observations grouped.
  */
 import type * as vl from 'vega-lite';
 import { allChecks } from '../checks/registry.js';

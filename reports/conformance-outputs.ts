@@ -1,8 +1,9 @@
 /**
  * Every output of a conformance run, chosen by the run's result and the configuration: the report (built from the
  * outcome, judged against a baseline when one is given, blocked when a limit that blocks stopped the run, with what
- * the run's limits did), the terminal summary, the JSON and JUnit files, the step summary, the HAR's closing line and
- * the replay files; and the exit code. The command loads this one module, once the suites are under way.
+ * the run's limits did), the terminal summary, the JSON and JUnit files, the HTML page, the step summary, the HAR's
+ * closing line and the replay files; and the exit code. The command loads this one module, once the suites are under
+ * way.
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';

@@ -1,6 +1,7 @@
 /**
  * The result of a conformance run as plain data: what the JSON report holds and what the terminal summary, the
- * Markdown summary and replay files are rendered from. Built from what the suites handed over in task.meta.
+ * Markdown summary, the JUnit file, the HTML page and replay files are rendered from. Built from what the suites
+ * handed over in task.meta.
  */
 import type { Finding, Level } from '../checks/check.js';
 import { ExitCode, exitCodeFor } from '../errors/catalogue.js';

@@ -76,7 +76,10 @@ function exampleOf(report: ConformanceReport, d: Defect): Finding | null {
   return null;
 }
 
-/** Writes one replay file per block the report shows, where its replayFiles (replayPlan) put them; returns the paths written. */
+/**
+ * Writes one replay file per block the report shows, where the report's replayFiles (replayPlan) put it; returns the
+ * paths written.
+ */
 export function writeReplays(
   dir: string,
   report: ConformanceReport & {
