@@ -35,8 +35,8 @@ export interface ExchangeRef {
   };
   /**
    * The response as the reports show it (a violation's or a warning's; an observation keeps none, and the run's log
-   * keeps it on the first few findings of a signature only): its headers, and its body as text up to
-   * RESPONSE_TEXT_MAX characters.
+   * keeps it on the one best-ranked finding of each signature only: exampleRank in runner/findings.ts): its headers,
+   * and its body as text up to RESPONSE_TEXT_MAX characters.
    */
   readonly response?: {
     readonly headers: Readonly<Record<string, string | string[]>>;
@@ -194,7 +194,7 @@ export function refOf(ex: Exchange, bodyCap = Number.POSITIVE_INFINITY, keepResp
   };
 }
 
-/** The reference without its response (the run's log keeps the response on a signature's first findings only). */
+/** The reference without its response (the run's log keeps the response on a signature's best-ranked finding only). */
 export function withoutResponse(ref: ExchangeRef): ExchangeRef {
   if (ref.response === undefined) return ref;
   // Copied by descriptor: the lazy curl line and body stay lazy.

@@ -37,6 +37,11 @@ export interface TransportError {
   readonly message: string;
 }
 
+/** Whether a keyPlan names no key: a request sent without one ('none') or with a deliberately bad one ('invalid'). */
+export function isUnkeyedPlan(plan: string): boolean {
+  return plan === 'none' || plan === 'invalid';
+}
+
 export interface Exchange {
   readonly seq: number;
   readonly operation: OperationId | null;

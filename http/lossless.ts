@@ -186,8 +186,9 @@ export function parseLossless(text: string): unknown {
   return value;
 }
 
-export function stringifyLossless(value: unknown): string {
-  const s = stringify(value);
+/** The tree as JSON text, every LosslessNumber with its digits; `space` indents as JSON.stringify's does. */
+export function stringifyLossless(value: unknown, space?: number | string): string {
+  const s = stringify(value, undefined, space);
   if (s === undefined) throw new TypeError('value has no JSON form');
   return s;
 }

@@ -37,7 +37,10 @@ export interface BaselineEntry {
   readonly signatures: readonly string[];
 }
 
-/** The defects that fail this run (violations; warnings too under --strict), echoes included. */
+/**
+ * The defects that fail this run (violations; warnings too under --strict). Consequences are no defects of their own:
+ * each is folded into its cause (alsoSeenAs).
+ */
 export function failingDefects(report: Pick<ConformanceReport, 'defects' | 'strict'>): Defect[] {
   return report.defects.filter((d) => failsRun(d.level, report.strict));
 }
@@ -80,9 +83,14 @@ export function readBaselineEntries(path: string): BaselineEntry[] {
   });
 }
 
+/** Every name these entries list: their defects and their signatures. */
+function namesOf(entries: readonly BaselineEntry[]): string[] {
+  return entries.flatMap((e) => [...(e.defect ? [e.defect] : []), ...e.signatures]);
+}
+
 /** Every name a baseline lists: its defects and their signatures (a defect is known when any of them is its own). */
 export function readBaseline(path: string): string[] {
-  return readBaselineEntries(path).flatMap((e) => [...(e.defect ? [e.defect] : []), ...e.signatures]);
+  return namesOf(readBaselineEntries(path));
 }
 
 /** The text of a baseline listing these defects, each with the signatures it was seen as. */
@@ -122,7 +130,7 @@ export function applyBaseline(report: ConformanceReport, file: string, update: b
     throw new Error(`baseline ${file} does not exist (write it with --update-baseline)`);
   }
   const entries = readBaselineEntries(file);
-  const listed = new Set(entries.flatMap((e) => [...(e.defect ? [e.defect] : []), ...e.signatures]));
+  const listed = new Set(namesOf(entries));
   const isKnown = (d: Defect) => listed.has(d.signature) || signaturesOf(d).some((s) => listed.has(s));
   const keys = (ds: readonly Defect[]) => [...new Set(ds.map((d) => d.signature))];
   const known = failing.filter(isKnown);

@@ -9,6 +9,7 @@
 import * as vega from 'vega';
 import * as vl from 'vega-lite';
 import type { ScenarioResult } from '../load/model.js';
+import type { StatusClass } from '../runner/traffic.js';
 import type { LoadReport } from './model.js';
 
 export interface Chart {
@@ -82,16 +83,27 @@ function throughputRows(report: LoadReport): Row[] {
   );
 }
 
+/** One colour per status class, for every chart of answers by status (the load nights', the conformance traffic). */
+export const STATUS_CLASS_COLOUR: Readonly<Record<StatusClass, string>> = {
+  '2xx': '#2e7d32',
+  '401': '#6a1b9a',
+  '429': '#e65100',
+  '4xx': '#f9a825',
+  '5xx': '#b71c1c',
+  other: '#90a4ae',
+  error: '#4a4a4a',
+};
+
 /** Status colours by class, so that 2xx never looks like a 429 whatever statuses a night saw. */
 function statusColour(status: string): string {
-  if (status === 'connection error') return '#4a4a4a';
+  if (status === 'connection error') return STATUS_CLASS_COLOUR.error;
   if (status === 'timeout') return '#9e9e9e';
-  if (status === '429') return '#e65100';
+  if (status === '429') return STATUS_CLASS_COLOUR['429'];
   const n = Number(status);
-  if (n >= 500) return '#b71c1c';
-  if (n >= 400) return '#f9a825';
+  if (n >= 500) return STATUS_CLASS_COLOUR['5xx'];
+  if (n >= 400) return STATUS_CLASS_COLOUR['4xx'];
   if (n >= 300) return '#8e24aa';
-  return ({ '200': '#2e7d32', '201': '#66bb6a' } as Record<string, string>)[status] ?? '#1b5e20';
+  return ({ '200': STATUS_CLASS_COLOUR['2xx'], '201': '#66bb6a' } as Record<string, string>)[status] ?? '#1b5e20';
 }
 
 function statusRows(report: LoadReport): Row[] {

@@ -12,7 +12,6 @@ import {
   leftOutByLimit,
   type KeyRateLimitResult,
   quotaMeasured,
-  type RateLimitResult,
   whyNotMeasured,
 } from '../runner/rate-limit-results.js';
 
@@ -71,7 +70,7 @@ export function notMeasured(input: CompletenessInput): string[] {
  * another key was measured, the suite was.
  */
 function rateLimitGaps(suite: string, o: SuiteOutcome, stop: string | null): string[] {
-  const rows = (o.meta.rateLimits ?? []) as readonly RateLimitResult[];
+  const rows = o.meta.rateLimits;
   const out: string[] = [];
   let measured = 0;
   for (const r of rows) {

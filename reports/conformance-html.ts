@@ -3,18 +3,18 @@
  * with vega-lite as the load report's, one small inline script for the copy buttons, no remote resource), built from
  * the JSON report alone so `report html r.json` rebuilds it byte for byte. Verdict first; then the spec as a map
  * (clause by clause, operation by operation), one card per defect with its smallest failing exchange, the rate limits
- * per plan and the observations. Bounded for long runs: one exchange per defect, observations grouped.
+ * per plan, the run's traffic per key and the observations. Bounded for long runs: one exchange per defect,
+ * observations grouped.
  */
-import { stringify as stringifyJson } from 'lossless-json';
 import type * as vl from 'vega-lite';
 import { allChecks } from '../checks/registry.js';
 import { isRateSuite, SUITES } from '../config/config.js';
 import type { Area, Finding } from '../checks/check.js';
-import { parseLossless } from '../http/lossless.js';
+import { parseLossless, stringifyLossless } from '../http/lossless.js';
 import { type KeyRateLimitResult, keyMeasured, whyNotMeasured } from '../runner/rate-limit-results.js';
 import { type Clause, clauses } from '../spec/clauses.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
-import { defectBlocks, replayLine, whereSeen } from './conformance-text.js';
+import { defectBlocks, replayFileLine, replayLine, specWords, whereSeen } from './conformance-text.js';
 import { renderSvg } from './charts.js';
 import { mostlyRefused, trafficSection } from './conformance-traffic.js';
 import { esc, table } from './html.js';
@@ -24,7 +24,7 @@ import { VERDICT_WORD } from './verdict.js';
 /** The JSON report as the run writes it: the run's limits are there when the run command wrote it. */
 export type HtmlInput = ConformanceReport & { readonly run?: RunLimitsReport };
 
-export type CellState =
+type CellState =
   | 'violated'
   | 'warned'
   | 'observed'
@@ -46,7 +46,7 @@ const CELL_WORD: Readonly<Record<CellState, string>> = {
 };
 
 /** The column of the rate-limit and quota suites. */
-export const PLANS_COLUMN = 'rate-limit plans';
+const PLANS_COLUMN = 'rate-limit plans';
 const OPERATIONS = ['listPets', 'createPet', 'getPet'] as const;
 
 /** Which columns a check of an area speaks for (a response check judges every operation's responses). */
@@ -182,7 +182,7 @@ export function clauseMap(
 }
 
 /** Why this pass says little, when it does: most requests refused, or whole suites left out. */
-export function meansLittle(report: HtmlInput): string[] {
+function meansLittle(report: HtmlInput): string[] {
   const out: string[] = [];
   // Counted from the traffic, key by key: answers 401 or 429 to requests with a valid key (the auth suite's keyless
   // ones are refused by design and not counted).
@@ -209,7 +209,8 @@ export const visible = (text: string): string =>
 /** A body as text, pretty-printed when it is JSON, with every integer's digits as they were (no float rounding). */
 export function prettyBody(text: string): string {
   try {
-    return stringifyJson(parseLossless(text), undefined, 2) ?? text;
+    // A text with no JSON form throws (stringifyLossless), and is shown as it came.
+    return stringifyLossless(parseLossless(text), 2);
   } catch {
     return text;
   }
@@ -255,8 +256,9 @@ const copyable = (label: string, text: string) =>
 function defectCard(report: HtmlInput, d: Defect, i: number): string {
   const f = report.findings[d.findings[0]!]!;
   const known = report.baseline?.known.includes(d.signature) ?? false;
-  const words = clauses.find((c) => c.id === f.clause)?.text ?? '';
+  const words = specWords(f.clause);
   const ex = f.exchanges[0];
+  const replayFile = report.replayFiles?.[d.signature];
   const byReason = new Map<string, string[]>();
   for (const e of d.alsoSeenAs) byReason.set(e.reason, [...new Set([...(byReason.get(e.reason) ?? []), e.seenAs])]);
   return `<article class="card ${d.level}" id="${anchor(i)}" data-defect="${esc(d.signature)}">
@@ -277,7 +279,7 @@ ${f.repro?.counterexample ? `<p class="muted">smallest failing input: <code>${es
 ${ex ? `<div class="exchange"><div><h4>request</h4><pre>${esc(visible(requestText(f)))}</pre></div><div><h4>response</h4><pre>${esc(visible(responseText(f)))}</pre></div></div>` : ''}
 ${copyable('replay', replayLine(report, f))}
 ${ex ? copyable('curl', ex.curl) : ''}
-${report.replayFiles?.[d.signature] ? copyable('replay file', `${report.tool.invocation ?? 'npx petstore-conformance'} replay ${report.replayFiles[d.signature]}`) : ''}
+${replayFile ? copyable('replay file', replayFileLine(report, replayFile)) : ''}
 </article>`;
 }
 
@@ -422,8 +424,6 @@ export async function renderConformanceHtml(
         ? 'incomplete: parts were left out'
         : 'complete';
   const keys = (run?.keys ?? []).map((k) => `${k.plan} ${k.sent}`).join(' · ');
-  const sections = new Map<string, Clause[]>();
-  for (const c of clauses) sections.set(c.section, [...(sections.get(c.section) ?? []), c]);
   const mapRows = map.rows
     .map(
       (r, i) =>

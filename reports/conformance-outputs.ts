@@ -1,8 +1,9 @@
 /**
  * Every output of a conformance run, chosen by the run's result and the configuration: the report (built from the
  * outcome, judged against a baseline when one is given, blocked when a limit that blocks stopped the run, with what
- * the run's limits did), the terminal summary, the JSON and JUnit files, the step summary, the HAR's closing line and
- * the replay files; and the exit code. The command loads this one module, once the suites are under way.
+ * the run's limits did), the terminal summary, the JSON and JUnit files, the HTML page, the step summary, the HAR's
+ * closing line and the replay files; and the exit code. The command loads this one module, once the suites are under
+ * way.
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
@@ -188,8 +189,9 @@ export async function writeRunOutputs(r: ConductedRun, har: HarWriter | null, ou
     const n = har.close(runLimitsLine(report.run));
     out.progress(`HAR: ${n} exchanges in ${har.path}`);
   }
-  if (config.replayDir && Object.keys(report.replayFiles ?? {}).length > 0) {
-    const written = writeReplays(config.replayDir, report);
+  const replayFiles = report.replayFiles;
+  if (config.replayDir && replayFiles && Object.keys(replayFiles).length > 0) {
+    const written = writeReplays(config.replayDir, { ...report, replayFiles });
     out.progress(`replay files: ${written.length} in ${config.replayDir}, one per block of the report`);
   }
   await html;

@@ -1,6 +1,7 @@
 /**
  * The result of a conformance run as plain data: what the JSON report holds and what the terminal summary, the
- * Markdown summary and replay files are rendered from. Built from what the suites handed over in task.meta.
+ * Markdown summary, the JUnit file, the HTML page and replay files are rendered from. Built from what the suites
+ * handed over in task.meta.
  */
 import type { Finding, Level } from '../checks/check.js';
 import { ExitCode, exitCodeFor } from '../errors/catalogue.js';
@@ -10,8 +11,6 @@ import type { TrafficSnapshot } from '../runner/traffic.js';
 import { type Defect, exchangeKeys, groupDefects } from './defects.js';
 import type { BaselineState } from './baseline.js';
 import { type ConformanceVerdict, decideVerdict } from './verdict.js';
-
-export type { ConformanceVerdict } from './verdict.js';
 
 /** 2: `defects` are causes, each with its signatures and what it was also seen as (1: one entry per signature). */
 export const CONFORMANCE_SCHEMA_VERSION = 2;
@@ -25,7 +24,7 @@ export interface OperationTotals {
   observations: number;
 }
 
-export type { Defect, FoldedEvidence, SignatureEvidence } from './defects.js';
+export type { Defect } from './defects.js';
 
 /** How the run reached the target: what a reader needs to weigh the verdict (an unverified TLS above all). */
 export interface ConnectionFacts {

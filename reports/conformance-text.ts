@@ -16,12 +16,23 @@ function pad(s: string | number, n: number, right = false): string {
   return right ? t.padStart(n) : t.padEnd(n);
 }
 
-function specWords(id: string): string {
+/** The spec's words of a clause ('' for an id the spec does not know). */
+export function specWords(id: string): string {
   try {
     return clause(id).text;
   } catch {
     return '';
   }
+}
+
+/** How this run was started (`npx petstore-conformance`, `petstore-conformance` on PATH, `node <script>`). */
+function invocationOf(report: ConformanceReport): string {
+  return report.tool.invocation ?? 'npx petstore-conformance';
+}
+
+/** The command line that replays a saved replay file, started the way this run was. */
+export function replayFileLine(report: ConformanceReport, file: string): string {
+  return `${invocationOf(report)} replay ${file}`;
 }
 
 /**
@@ -31,7 +42,7 @@ function specWords(id: string): string {
 export function replayLine(report: ConformanceReport, f: Finding): string {
   const target = report.target.embedded ? '' : ` --target ${report.target.url}`;
   const suite = f.suite ? ` --suite ${f.suite}` : '';
-  return `${report.tool.invocation ?? 'npx petstore-conformance'} run${target}${connectionFlags(report)} --seed ${report.seed} --runs ${report.runs}${suite}`;
+  return `${invocationOf(report)} run${target}${connectionFlags(report)} --seed ${report.seed} --runs ${report.runs}${suite}`;
 }
 
 /** The flags a replay needs to reach the target the same way. */
@@ -129,10 +140,7 @@ export function defectBlock(report: ConformanceReport, d: Defect, mark: string):
     lines.push(`    variants: ${list(d.variants)}`);
   lines.push(...findingDetail(report, f));
   const replay = report.replayFiles?.[d.signature];
-  if (replay)
-    lines.push(
-      `    replay file: ${replay}   (${report.tool.invocation ?? 'npx petstore-conformance'} replay ${replay})`,
-    );
+  if (replay) lines.push(`    replay file: ${replay}   (${replayFileLine(report, replay)})`);
   const byRule = new Map<string, Defect['alsoSeenAs'][number][]>();
   for (const e of d.alsoSeenAs) byRule.set(e.reason, [...(byRule.get(e.reason) ?? []), e]);
   for (const [reason, folded] of byRule) {
@@ -302,7 +310,7 @@ export function rateLimitLines(report: ConformanceReport): string[] {
       );
       continue;
     }
-    const head = `${r.key ?? r.plan} limit ${r.limit ?? '?'}/${r.windowSeconds ?? '?'} s`;
+    const head = `${r.key} limit ${r.limit}/${r.windowSeconds} s`;
     if (!failed && !keyMeasured(r)) {
       // Nothing judged the key's limit: no ✓, no numbers that read as a result.
       out.push(`  – ${head}: not measured — ${whyNotMeasured(r)}; ${r.requests} requests`);

@@ -5,21 +5,9 @@
  */
 import type { KeyTraffic, StatusClass, StatusCounts, TrafficSnapshot, TrafficWait } from '../runner/traffic.js';
 import { STATUS_CLASSES } from '../runner/traffic.js';
-import { renderSvg } from './charts.js';
+import { isUnkeyedPlan } from '../http/exchange.js';
+import { renderSvg, STATUS_CLASS_COLOUR } from './charts.js';
 import { esc, table } from './html.js';
-
-/** Requests sent deliberately without a valid key: the auth suite's, refused by design. */
-const UNKEYED = new Set(['none', 'invalid']);
-
-const CLASS_COLOUR: Readonly<Record<StatusClass, string>> = {
-  '2xx': '#2e7d32',
-  '401': '#6a1b9a',
-  '429': '#e65100',
-  '4xx': '#f9a825',
-  '5xx': '#b71c1c',
-  other: '#90a4ae',
-  error: '#4a4a4a',
-};
 
 const CLASS_WORD: Readonly<Record<StatusClass, string>> = {
   '2xx': '2xx',
@@ -34,7 +22,7 @@ const CLASS_WORD: Readonly<Record<StatusClass, string>> = {
 const sum = (c: StatusCounts): number => STATUS_CLASSES.reduce((n, k) => n + (c[k] ?? 0), 0);
 
 /** The keys the run used as keys (the unkeyed requests are the auth suite's, refused on purpose). */
-export const keyedTraffic = (t: TrafficSnapshot): KeyTraffic[] => t.keys.filter((k) => !UNKEYED.has(k.plan));
+const keyedTraffic = (t: TrafficSnapshot): KeyTraffic[] => t.keys.filter((k) => !isUnkeyedPlan(k.plan));
 
 /** Answers of a key's plan, and how many of them were refused with 401 or 429. */
 export interface Refused {
@@ -129,7 +117,7 @@ async function timeline(k: KeyTraffic, waits: readonly TrafficWait[], t: Traffic
           color: {
             field: 'status',
             type: 'nominal',
-            scale: { domain: seen.map((c) => CLASS_WORD[c]), range: seen.map((c) => CLASS_COLOUR[c]) },
+            scale: { domain: seen.map((c) => CLASS_WORD[c]), range: seen.map((c) => STATUS_CLASS_COLOUR[c]) },
             legend: { orient: 'top', title: null },
           },
           tooltip: [{ field: 't' }, { field: 'status' }, { field: 'perSecond' }],
@@ -175,7 +163,7 @@ export async function trafficSection(t: TrafficSnapshot | undefined): Promise<st
     const w = waitsOf(k.plan);
     const waited = covered(w.map((x) => [x.at, x.at + x.seconds] as const));
     return [
-      UNKEYED.has(k.plan) ? `${k.plan} (no valid key, on purpose)` : k.plan,
+      isUnkeyedPlan(k.plan) ? `${k.plan} (no valid key, on purpose)` : k.plan,
       sum(k.totals),
       ...STATUS_CLASSES.map((c) => k.totals[c] ?? 0),
       w.length ? `${w.length}, ${waited.toFixed(1)} s` : '–',

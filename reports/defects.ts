@@ -10,6 +10,7 @@ import { allChecks, signatureOf, signatureText } from '../checks/registry.js';
 import { exampleRank, occurrenceKey } from '../runner/findings.js';
 import {
   EXPLAINS_RULES,
+  type ExplainsRule,
   FAMILY_RULES,
   KEY_WIDE,
   type FamilyRule,
@@ -250,7 +251,7 @@ function rank(checkId: string): number {
 }
 
 /** The rule by which the root's check explains the echo's on the same exchanges, if any. */
-function explainsBy(root: string, echo: string): string | null {
+function explainsBy(root: string, echo: string): ExplainsRule | null {
   const response = checkArea.get(echo) === 'response';
   const hit = EXPLAINS_RULES.find(
     (r) =>
@@ -260,7 +261,7 @@ function explainsBy(root: string, echo: string): string | null {
           ? response
           : r.explains.includes(echo) || (response && r.explains.includes('response')))),
   );
-  return hit?.id ?? null;
+  return hit ?? null;
 }
 
 export interface GroupInput {
@@ -484,8 +485,8 @@ export function groupDefects(input: GroupInput): Defect[] {
     const mine = exchangesOf.get(c)!;
     // Echo: the same exchanges, judged by a check that names the cause.
     if (rank(rh.checkId) <= rank(ch.checkId) && mine.size > 0 && covers(r, [...mine])) {
-      const id = explainsBy(rh.checkId, ch.checkId);
-      if (id) return { rule: id, reason: EXPLAINS_RULES.find((x) => x.id === id)!.reason };
+      const rule = explainsBy(rh.checkId, ch.checkId);
+      if (rule) return { rule: rule.id, reason: rule.reason };
     }
     // A stored pet whose create request the root already judged, on the same field.
     if (

@@ -123,7 +123,12 @@ export function renderJunit(report: ConformanceReport & RunStop): string {
   ) {
     const why =
       report.verdict === 'blocked'
-        ? `BLOCKED: ${report.notes.filter((n) => n.includes('stopped early')).join('; ') || 'the run could not go on (see the run limits)'}`
+        ? `BLOCKED: ${
+            report.suites
+              .filter((s) => s.aborted)
+              .map((s) => `${s.name} stopped early: ${s.aborted!.message}`)
+              .join('; ') || 'the run could not go on (see the run limits)'
+          }`
         : `INCOMPLETE with --require-complete: ${report.notMeasured.join('; ')}`;
     cases.push({ classname: 'petstore-conformance.run', name: 'verdict', error: why });
   }

@@ -209,7 +209,7 @@ export function mergeRuns(reports: readonly LoadReport[], dirs: readonly string[
  * different counts or limiter placements, a missing or duplicated index, or shards mixed with plain runs. Plain runs
  * (no --shard) merge as before, if they are of one profile.
  */
-export function checkShards(reports: readonly LoadReport[], dirs: readonly string[]): void {
+function checkShards(reports: readonly LoadReport[], dirs: readonly string[]): void {
   const fail = (why: string): never => {
     throw new HarnessError('PSC_USAGE', `report merge: ${why}`);
   };
@@ -257,7 +257,7 @@ export function checkShards(reports: readonly LoadReport[], dirs: readonly strin
 }
 
 /** Shards whose start spread exceeds this get a warning: their timelines and summed rates overlap only in part. */
-export const MAX_START_SPREAD_SECONDS = 1;
+const MAX_START_SPREAD_SECONDS = 1;
 /** A shard below this share of its requested rate could not generate its load. */
 export const MIN_SHARE_RATIO = 0.9;
 
@@ -295,7 +295,7 @@ export function flagShards(reports: readonly LoadReport[]): ShardFlag[] {
 }
 
 /** What the merged report says of its shards: start offsets and their spread, warnings, flagged shards. */
-export function mergeInfo(reports: readonly LoadReport[], dirs: readonly string[]): MergeInfo {
+function mergeInfo(reports: readonly LoadReport[], dirs: readonly string[]): MergeInfo {
   const starts = reports.map((r) => Date.parse(r.startedAt));
   const t0 = Math.min(...starts);
   const spread = Math.round((Math.max(...starts) - t0) / 10) / 100;

@@ -76,10 +76,14 @@ function exampleOf(report: ConformanceReport, d: Defect): Finding | null {
   return null;
 }
 
-/** Writes one replay file per block the report shows (replayPlan); returns the paths written. */
+/**
+ * Writes one replay file per block the report shows, where the report's replayFiles (replayPlan) put it; returns the
+ * paths written.
+ */
 export function writeReplays(
   dir: string,
   report: ConformanceReport & {
+    readonly replayFiles: Readonly<Record<string, string>>;
     readonly run?: {
       readonly stop: { readonly code: string; readonly message: string } | null;
       readonly budget: { readonly leftOut: readonly string[] };
@@ -89,8 +93,8 @@ export function writeReplays(
   // A run stopped early (a deadline, a signal) says so in each of its replay files too.
   const stop = report.run?.stop;
   mkdirSync(dir, { recursive: true });
-  // The plan the report already holds (runReportOf made it), else made here.
-  const plan = report.replayFiles ?? replayPlan(dir, report);
+  // The plan the report already holds (runReportOf made it).
+  const plan = report.replayFiles;
   const written: string[] = [];
   for (const d of defectBlocks(report)) {
     const path = plan[d.signature];

@@ -2,6 +2,7 @@
  * What the run's limits did, for every report: the time budget, the request budget and what it left out, the
  * creations and every id created, and per key the requests spent and what the target's headers say is left.
  */
+import { isUnkeyedPlan } from '../http/exchange.js';
 import type { KeySpend } from '../runner/ledger.js';
 import type { Stop } from '../runner/limits.js';
 import type { RunOutcome } from '../runner/outcome.js';
@@ -99,8 +100,6 @@ export function runLimitsOf(r: {
   };
 }
 
-const UNKEYED = new Set(['none', 'invalid']);
-
 function keyLine(k: KeySpendReport): string {
   const left =
     k.headerRemaining === null
@@ -115,10 +114,10 @@ function lines(r: RunLimitsReport): string[] {
     `Time budget: ${r.maxDurationSeconds} s (--max-duration)`,
     `Requests: ${r.budget.sent}${r.budget.limit === null ? '' : ` of a budget of ${r.budget.limit} (${r.budget.source === 'flag' ? '--budget' : "a quarter of the key's daily quota"})`}`,
     `Pets created: ${r.created.count}${r.maxCreates === null ? '' : ` (at most ${r.maxCreates}, --max-creates)`}`,
-    ...r.keys.filter((k) => !UNKEYED.has(k.plan)).map(keyLine),
+    ...r.keys.filter((k) => !isUnkeyedPlan(k.plan)).map(keyLine),
   ];
   // Requests sent with no key or a deliberately bad one (the auth cases) spend no key's quota.
-  const unkeyed = r.keys.filter((k) => UNKEYED.has(k.plan)).reduce((n, k) => n + k.sent, 0);
+  const unkeyed = r.keys.filter((k) => isUnkeyedPlan(k.plan)).reduce((n, k) => n + k.sent, 0);
   if (unkeyed > 0) out.push(`without a valid key (auth cases): ${unkeyed} requests`);
   if (r.stop) out.push(`Stopped early: ${r.stop.message} [${r.stop.code}]`);
   for (const l of r.budget.leftOut) out.push(`Left out: ${l}`);

@@ -1,7 +1,7 @@
 /**
  * The verdict of a conformance run, decided by one function (`decideVerdict`: when the report is built, and again when
  * a baseline is applied to it) from what the run found and what it measured; every writer (terminal, JSON, JUnit,
- * Markdown, the exit code) reads it and none works it out again, so they cannot disagree.
+ * Markdown, the HTML page, the exit code) reads it and none works it out again, so they cannot disagree.
  *
  * - blocked: the run could not go on (a key banned, the time budget, a slowing target, a harness failure): exit 3;
  *   stopped by a signal (SIGINT, SIGTERM), the signal's code (130, 143), once every report is written.
@@ -62,7 +62,7 @@ export function verdictExitCode(
   }
 }
 
-/** The verdict's word in the terminal summary. */
+/** The verdict's word in the terminal summary and the HTML page. */
 export const VERDICT_WORD: Readonly<Record<ConformanceVerdict, string>> = {
   conformant: 'CONFORMANT',
   'known-defects': 'ONLY KNOWN DEFECTS',

@@ -17,7 +17,7 @@
 import type { Finding } from '../checks/check.js';
 import { TargetStalledError } from '../errors/catalogue.js';
 import type { HttpClient, OutgoingRequest } from '../http/client.js';
-import type { Exchange } from '../http/exchange.js';
+import { type Exchange, isUnkeyedPlan } from '../http/exchange.js';
 import type { Pacer } from '../http/pacing.js';
 import type { TransportSettings } from '../http/transport.js';
 import { RUN_STOPPED_CODE } from '../http/waits.js';
@@ -89,7 +89,7 @@ export function requestPath(p: PathParts): Send {
 }
 
 /** Requests with a deliberately bad key are judged as they come: no pacing, and a 429 there is itself the answer. */
-const keyed = (req: OutgoingRequest): boolean => req.auth.keyPlan !== 'none' && req.auth.keyPlan !== 'invalid';
+const keyed = (req: OutgoingRequest): boolean => !isUnkeyedPlan(req.auth.keyPlan);
 
 /**
  * On a 429, wait Retry-After and resend (a few times at most: the pacer declares the key blocked past that); the
