@@ -16,7 +16,7 @@ export interface PreflightResult {
   readonly limit: number | null;
   readonly runs: number;
   readonly notes: string[];
-  /** The preflight's exchange: judged by the response checks with the run's (cli/preflight-judged.ts). */
+  /** The preflight's exchange: judged by the response checks with the run's (runner/preflight-outcome.ts). */
   readonly exchange: Exchange;
 }
 

@@ -107,7 +107,7 @@ export async function conductRun<T>(
     }
     const notes: string[] = [];
     let config = settle(loaded, server, suiteAskedFor, notes);
-    // Suites a policy or the budget kept from running, with why: the verdict says INCOMPLETE (cli/completeness.ts).
+    // Suites a policy or the budget kept from running, with why: the verdict says INCOMPLETE (reports/completeness.ts).
     const leftOutUpFront = loaded.suites
       .filter((s) => !config.suites.includes(s))
       .map((s) => `${s}: not run: the target is PETSTORE_PRODUCTION_URL (pass --allow-production to include it)`);
@@ -115,7 +115,7 @@ export async function conductRun<T>(
     const functional = config.suites.filter(isFunctionalSuite);
     const pre = await preflight(config, key, functional);
     notes.push(...pre.notes);
-    // The run's first exchange: in the HAR, and judged with the others (cli/preflight-judged.ts).
+    // The run's first exchange: in the HAR, and judged with the others (runner/preflight-outcome.ts).
     har?.append([pre.exchange]);
     // The suites' estimates load every scenario (and with them the checks and ajv): after the preflight, not before it.
     const [{ fitRateLimit, planBudget, rateLimitNeed }, { RATE_LIMIT_MINIMUM, suiteDefinition }] = await Promise.all([

@@ -209,8 +209,9 @@ export interface PlannedRunResult extends RunResult {
 }
 
 /**
- * Plans a request budget over the suites (runner/budget.ts: every case class of every suite first) and runs them, the
- * way the command's worker does: for the project's tests and the bench.
+ * Plans a request budget over the suites (runner/budget.ts: every case class of every suite first) and runs them: for
+ * the project's tests and the bench. The command (cli/run-engine.ts conductRun) plans the same way, after first keeping
+ * the rate-limit suite's minimum out of the budget (fitRateLimit); this does not keep it.
  */
 export async function runPlanned(
   names: readonly SuiteName[],
