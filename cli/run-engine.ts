@@ -48,16 +48,11 @@ export const PREFLIGHT_REQUESTS = 1;
 export type Outputs = typeof import('../reports/conformance-outputs.js');
 
 /**
- * Conducts the run and hands its result to `finish` (the outputs, with the HAR while it is open), returning what
- * `finish` returns. `suiteAskedFor`: whether --suite was given (asking for the rate-limit suite on production is then
- * refused, not left out).
+ * Conducts the run and writes its outputs (reports/conformance-outputs.ts, with the HAR while it is open), returning
+ * the run's exit code. `suiteAskedFor`: whether --suite was given (asking for the rate-limit suite on production is
+ * then refused, not left out).
  */
-export async function conductRun<T>(
-  loaded: Config,
-  out: Output,
-  suiteAskedFor: boolean,
-  finish: (run: ConductedRun, har: HarWriter | null, outputs: Outputs) => T,
-): Promise<T> {
+export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boolean): Promise<number> {
   const startedAt = new Date();
   const t0 = performance.now();
   const deadline = startedAt.getTime() + loaded.maxDurationMs;
@@ -214,7 +209,7 @@ export async function conductRun<T>(
       preflight: { exchange: pre.exchange, key },
     };
     // Awaited here: the outputs are written before the server closes and the HAR is let go.
-    return await finish(run, har, await loadOutputs());
+    return await (await loadOutputs()).writeRunOutputs(run, har, out);
   } finally {
     progress?.end();
     if (resendStop) clearInterval(resendStop);
