@@ -5,10 +5,10 @@
  */
 import { appendFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { type Env, readEnv, stepSummaryFileOf } from '../config/config.js';
+import { type Env, htmlPathBeside, readEnv, stepSummaryFileOf } from '../config/config.js';
 import { exitCodeFor, exitCodeOf } from '../errors/catalogue.js';
 import { mergeReports } from '../reports/merge.js';
-import { htmlPathBeside, readConformanceJson, writeConformanceHtml } from '../reports/conformance-html-file.js';
+import { readConformanceJson, writeConformanceHtml } from '../reports/conformance-html-file.js';
 import { Interrupt } from './interrupt.js';
 import { loadThresholds } from '../reports/thresholds.js';
 import { errorText, helpText, missingPositional, parseCommand, suggestion, UsageError, usageText } from './args.js';
