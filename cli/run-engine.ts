@@ -17,9 +17,9 @@ import type { Vitest } from 'vitest/node';
 import { type Config, defaultConcurrency, functionalKey, isFunctionalSuite, type PlanKey } from '../config/config.js';
 import { HarnessError } from '../errors/catalogue.js';
 import { allowedOnTarget } from '../config/production.js';
-import { ApiKey, registerSecret } from '../http/redact.js';
 import { NO_PROXY_SETTINGS } from '../http/transport.js';
 import { toolVersion } from '../http/user-agent.js';
+import { planKeys } from '../reference/keys.js';
 import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../reference/launcher.js';
 import type { ConductedRun } from '../reports/conformance-outputs.js';
 import { HarWriter } from '../reports/har.js';
@@ -235,11 +235,8 @@ function settle(loaded: Config, server: EmbeddedServer | null, suiteAskedFor: bo
   const target = server
     ? {
         target: server.url,
-        keys: server.keys.map((k) => ({
-          plan: k.plan,
-          key: registerSecret(new ApiKey(k.key, k.plan)),
-          limits: k.limits,
-        })),
+        // Its keys' values are registered as secrets as it starts (reference/launcher.ts).
+        keys: planKeys(server.keys),
         rateWindowSeconds: server.options.windowSeconds,
         // The embedded server is on loopback: a corporate proxy from the environment could not reach it.
         transport: Object.freeze({ ...loaded.transport, proxy: NO_PROXY_SETTINGS }),
