@@ -101,11 +101,10 @@ export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boo
       out.progress(`embedded reference server at ${server.url}`);
     }
     const notes: string[] = [];
-    let config = settle(loaded, server, suiteAskedFor, notes);
+    const settled = settle(loaded, server, suiteAskedFor, notes);
+    let config = settled.config;
     // Suites a policy or the budget kept from running, with why: the verdict says INCOMPLETE (reports/completeness.ts).
-    const leftOutUpFront = loaded.suites
-      .filter((s) => !config.suites.includes(s))
-      .map((s) => `${s}: not run: the target is PETSTORE_PRODUCTION_URL (pass --allow-production to include it)`);
+    const leftOutUpFront = settled.leftOut;
     const key = functionalKey(config)!;
     const functional = config.suites.filter(isFunctionalSuite);
     const pre = await preflight(config, key, functional);
@@ -229,9 +228,15 @@ export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boo
 
 /**
  * The configuration the run goes by, frozen once: the embedded server's target, keys and window when it runs one;
- * and without the suites that exhaust keys on purpose (rate-limit, quota) on production unless allowed.
+ * and without the suites that exhaust keys on purpose (rate-limit, quota) on production unless allowed, each of them
+ * in `leftOut` with why (the note that says so goes to `notes`).
  */
-function settle(loaded: Config, server: EmbeddedServer | null, suiteAskedFor: boolean, notes: string[]): Config {
+function settle(
+  loaded: Config,
+  server: EmbeddedServer | null,
+  suiteAskedFor: boolean,
+  notes: string[],
+): { readonly config: Config; readonly leftOut: string[] } {
   const target = server
     ? {
         target: server.url,
@@ -250,12 +255,20 @@ function settle(loaded: Config, server: EmbeddedServer | null, suiteAskedFor: bo
     notes.push(
       `the target is PETSTORE_PRODUCTION_URL: the rate-limit suite was left out (pass --allow-production to include it)`,
     );
-  if (!server && !refused) return loaded;
-  return Object.freeze({
-    ...loaded,
-    ...target,
-    ...(refused && { suites: loaded.suites.filter((s) => !exhausting.includes(s)) }),
-  });
+  const leftOut: string[] = refused
+    ? exhausting.map(
+        (s) => `${s}: not run: the target is PETSTORE_PRODUCTION_URL (pass --allow-production to include it)`,
+      )
+    : [];
+  if (!server && !refused) return { config: loaded, leftOut };
+  return {
+    config: Object.freeze({
+      ...loaded,
+      ...target,
+      ...(refused && { suites: loaded.suites.filter((s) => !exhausting.includes(s)) }),
+    }),
+    leftOut,
+  };
 }
 
 /**
