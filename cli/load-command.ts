@@ -19,9 +19,10 @@ import { autocannonTransportWarnings } from '../load/transport.js';
 import { resolveLoadTarget } from '../load/target.js';
 import { loadThresholds } from '../reports/thresholds.js';
 import { writeRunReport } from '../reports/write-report.js';
-import { errorText, parseCommand } from './args.js';
+import { errorText, parseCommand, TOOL } from './args.js';
 import { Interrupt } from './interrupt.js';
 import { loadCommandSpec } from './commands.js';
+import { CLEAR_LINE } from './output.js';
 
 /** The flags of `load` (its options table is in cli/commands.ts; exported for the example workflows' test). */
 export const loadOptions = loadCommandSpec.flags;
@@ -77,9 +78,9 @@ export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promi
   // and the reports are written with what it has; then the signal's exit code. A second signal ends it at once.
   const stop = new LoadStop();
   // On a terminal the line goes below the status line, which it clears first.
-  const clear = stderr.isTTY ? '\r\x1b[2K' : '';
+  const clear = stderr.isTTY ? CLEAR_LINE : '';
   const interrupt = new Interrupt({
-    announce: (line) => void stderr.write(`${clear}petstore-conformance: ${line}\n`),
+    announce: (line) => void stderr.write(`${clear}${TOOL}: ${line}\n`),
   });
   interrupt.install().onInterrupt((i) => stop.stopNow(i.message, i.signal));
   try {

@@ -11,7 +11,16 @@ import { mergeReports } from '../reports/merge.js';
 import { readConformanceJson, writeConformanceHtml } from '../reports/conformance-html-file.js';
 import { Interrupt } from './interrupt.js';
 import { loadThresholds } from '../reports/thresholds.js';
-import { errorText, helpText, missingPositional, parseCommand, suggestion, UsageError, usageText } from './args.js';
+import {
+  errorText,
+  helpText,
+  missingPositional,
+  parseCommand,
+  suggestion,
+  TOOL,
+  UsageError,
+  usageText,
+} from './args.js';
 import { reportHtmlCommandSpec, reportMergeCommandSpec } from './commands.js';
 
 const SUBCOMMANDS = ['merge', 'html'];
@@ -29,7 +38,7 @@ export async function reportCommand(
   // with the signal's code; a second ends it at once (cli/interrupt.ts).
   const interrupt = new Interrupt({
     stopping: 'finishing the merge',
-    announce: (line) => void stderr.write(`petstore-conformance: ${line}\n`),
+    announce: (line) => void stderr.write(`${TOOL}: ${line}\n`),
   }).install();
   try {
     const [sub, ...rest] = argv;

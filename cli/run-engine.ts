@@ -27,6 +27,7 @@ import type { RunBudget } from '../reports/run-limits.js';
 import type { RunOutcome } from '../runner/outcome.js';
 import type { ProgressSnapshot } from '../suites/progress-feed.js';
 import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
+import { TOOL } from './args.js';
 import { connectionFacts } from './connection.js';
 import { stopChannelName, stopSender } from '../suites/stop-channel.js';
 import { Interrupt, withoutForeignSignalListeners } from './interrupt.js';
@@ -64,7 +65,7 @@ export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boo
   let progress: RunProgress | null = null;
   const interrupt = new Interrupt({
     startedAt: t0,
-    announce: (line) => (progress ? progress.line(`petstore-conformance: ${line}`) : out.error(line)),
+    announce: (line) => (progress ? progress.line(`${TOOL}: ${line}`) : out.error(line)),
   }).install();
   const stopChannel = stopChannelName();
   const stopper = stopSender(stopChannel);
