@@ -18,7 +18,7 @@ import { LoadStop, type ShardPlace } from '../load/run-scenario.js';
 import { autocannonTransportWarnings } from '../load/transport.js';
 import { resolveLoadTarget } from '../load/target.js';
 import { loadThresholds } from '../reports/thresholds.js';
-import { writeRunReport } from '../reports/write-report.js';
+import { nightExitCode, writeRunReport } from '../reports/write-report.js';
 import { errorText, parseCommand, TOOL } from './args.js';
 import { Interrupt } from './interrupt.js';
 import { loadCommandSpec } from './commands.js';
@@ -127,9 +127,7 @@ export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promi
     stdout.write(`${written.summary}\nReport: ${written.dir}/report.html\n`);
     if (config.stepSummaryFile) appendFileSync(config.stepSummaryFile, `${written.summary}\n`);
     // Interrupted, every report is written all the same: the exit code says the signal (130, 143).
-    if (interrupt.interruption) return interrupt.interruption.exitCode;
-    if (written.report.verdict.unavailable) return exitCodeFor('PSC_UNREACHABLE');
-    return written.report.verdict.pass ? 0 : 1;
+    return nightExitCode(written, interrupt.interruption?.exitCode ?? null);
   } catch (e) {
     stderr.write(errorText(e));
     return exitCodeOf(e);

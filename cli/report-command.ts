@@ -6,8 +6,9 @@
 import { appendFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { type Env, htmlPathBeside, readEnv, stepSummaryFileOf } from '../config/config.js';
-import { exitCodeFor, exitCodeOf } from '../errors/catalogue.js';
+import { exitCodeOf } from '../errors/catalogue.js';
 import { mergeReports } from '../reports/merge.js';
+import { nightExitCode } from '../reports/write-report.js';
 import { readConformanceJson, writeConformanceHtml } from '../reports/conformance-html-file.js';
 import { Interrupt } from './interrupt.js';
 import { loadThresholds } from '../reports/thresholds.js';
@@ -70,9 +71,7 @@ export async function reportCommand(
     const summaryFile = stepSummaryFileOf(io.env ?? readEnv());
     if (summaryFile) appendFileSync(summaryFile, `${written.summary}\n`);
     // Interrupted, the merge still finished and wrote its files: the exit code says the signal.
-    if (interrupt.interruption) return interrupt.interruption.exitCode;
-    if (written.report.verdict.unavailable) return exitCodeFor('PSC_UNREACHABLE');
-    return written.report.verdict.pass ? 0 : 1;
+    return nightExitCode(written, interrupt.interruption?.exitCode ?? null);
   } catch (e) {
     stderr.write(errorText(e));
     return exitCodeOf(e);
