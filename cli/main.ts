@@ -10,7 +10,7 @@ import { COMMANDS, suiteList } from './commands.js';
 import { processOutput, type Output } from './output.js';
 
 /** The top-level help: every command's usage, generated from its options table, then what they share. */
-export function topLevelHelp(): string {
+function topLevelHelp(): string {
   return `${TOOL} — does an HTTP service conform to the Pet Store Service Interface Specification?
 
 Usage:

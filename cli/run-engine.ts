@@ -43,10 +43,10 @@ const compiled = import.meta.url.endsWith('.js');
 const SUITE_FILE = `suites/run.suite.${compiled ? 'js' : 'ts'}`;
 
 /** Requests the CLI itself sends before the suites (the preflight's GET /pets): they count against the budget. */
-export const PREFLIGHT_REQUESTS = 1;
+const PREFLIGHT_REQUESTS = 1;
 
 /** What only writing the outputs needs (ajv's report schema, the check registry, the writers): loaded once. */
-export type Outputs = typeof import('../reports/conformance-outputs.js');
+type Outputs = typeof import('../reports/conformance-outputs.js');
 
 /**
  * Conducts the run and writes its outputs (reports/conformance-outputs.ts, with the HAR while it is open), returning
