@@ -113,7 +113,7 @@ export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boo
     // The run's first exchange: in the HAR, and judged with the others (runner/preflight-outcome.ts).
     har?.append([pre.exchange]);
     // The suites' estimates load every scenario (and with them the checks and ajv): after the preflight, not before it.
-    const [{ fitRateLimit, planBudget, rateLimitNeed }, { RATE_LIMIT_MINIMUM, suiteDefinition }] = await Promise.all([
+    const [{ planRun, rateLimitNeed }, { RATE_LIMIT_MINIMUM, suiteDefinition }] = await Promise.all([
       import('../runner/budget.js'),
       import('../runner/suites.js'),
     ]);
@@ -122,24 +122,15 @@ export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boo
       : { total: 0, perKey: [] };
     const budget = requestBudget(config, key, pre.remaining, server !== null, need.perKey);
     const room = budget.limit === null ? null : budget.limit - PREFLIGHT_REQUESTS;
-    const budgetLabel = `the request budget (${budget.limit})`;
     // Every case class of every functional suite first, then each key's rate limits; the random phases share the rest.
-    const rateLimit = fitRateLimit(functional.map(suiteDefinition), pre.runs, room, need, budgetLabel);
-    if ('leftOut' in rateLimit) {
+    const plan = planRun(functional.map(suiteDefinition), pre.runs, room, need, budget.limit);
+    if (plan.leftOut !== null) {
       config = Object.freeze({ ...config, suites: config.suites.filter((s) => s !== 'rate-limit') });
       // In the report once, among what was not measured; said now too, before the run spends its budget.
-      leftOutUpFront.push(rateLimit.leftOut);
-      out.progress(`note: ${rateLimit.leftOut}`);
+      leftOutUpFront.push(plan.leftOut);
+      out.progress(`note: ${plan.leftOut}`);
     }
-    const reserved = 'reserve' in rateLimit ? rateLimit.reserve : 0;
-    const plan = planBudget(
-      functional.map(suiteDefinition),
-      pre.runs,
-      room === null ? null : room - reserved,
-      reserved > 0
-        ? `the request budget (${budget.limit}, ${reserved} of it kept for the rate-limit suite)`
-        : budgetLabel,
-    );
+    const { reserved } = plan;
     notes.push(...plan.notes);
     // Each note once: --runs scaled by the quota and then by the budget is one note (cli/run-notes.ts).
     notes.splice(0, notes.length, ...runNotes(notes));
