@@ -194,6 +194,3 @@ export const COMMANDS: readonly CommandSpec[] = [
   reportHtmlCommandSpec,
   replayCommandSpec,
 ];
-
-/** The words `main` dispatches on. */
-export const COMMAND_WORDS = ['run', 'serve', 'load', 'report', 'replay', 'help', 'version'] as const;

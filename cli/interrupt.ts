@@ -6,6 +6,7 @@
  * removed (a partial HAR, say). A CI runner sends SIGTERM and, a few seconds later, SIGKILL: the stop must fit in them.
  */
 import { exitCodeFor, SIGNAL_CODES, type StopSignal } from '../errors/catalogue.js';
+import { TOOL } from './args.js';
 
 export interface Interruption {
   readonly signal: StopSignal;
@@ -44,7 +45,7 @@ export class Interrupt {
 
   constructor(options: InterruptOptions = {}) {
     this.startedAt = options.startedAt ?? performance.now();
-    this.announce = options.announce ?? ((line) => void process.stderr.write(`petstore-conformance: ${line}\n`));
+    this.announce = options.announce ?? ((line) => void process.stderr.write(`${TOOL}: ${line}\n`));
     this.exit = options.exit ?? ((code) => process.exit(code));
     this.stopping = options.stopping ?? 'writing the reports with what the run has';
   }

@@ -18,10 +18,11 @@ import { LoadStop, type ShardPlace } from '../load/run-scenario.js';
 import { autocannonTransportWarnings } from '../load/transport.js';
 import { resolveLoadTarget } from '../load/target.js';
 import { loadThresholds } from '../reports/thresholds.js';
-import { writeRunReport } from '../reports/write-report.js';
-import { errorText, parseCommand } from './args.js';
+import { nightExitCode, writeRunReport } from '../reports/write-report.js';
+import { errorText, parseCommand, TOOL } from './args.js';
 import { Interrupt } from './interrupt.js';
 import { loadCommandSpec } from './commands.js';
+import { CLEAR_LINE } from './output.js';
 
 /** The flags of `load` (its options table is in cli/commands.ts; exported for the example workflows' test). */
 export const loadOptions = loadCommandSpec.flags;
@@ -77,9 +78,9 @@ export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promi
   // and the reports are written with what it has; then the signal's exit code. A second signal ends it at once.
   const stop = new LoadStop();
   // On a terminal the line goes below the status line, which it clears first.
-  const clear = stderr.isTTY ? '\r\x1b[2K' : '';
+  const clear = stderr.isTTY ? CLEAR_LINE : '';
   const interrupt = new Interrupt({
-    announce: (line) => void stderr.write(`${clear}petstore-conformance: ${line}\n`),
+    announce: (line) => void stderr.write(`${clear}${TOOL}: ${line}\n`),
   });
   interrupt.install().onInterrupt((i) => stop.stopNow(i.message, i.signal));
   try {
@@ -126,9 +127,7 @@ export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promi
     stdout.write(`${written.summary}\nReport: ${written.dir}/report.html\n`);
     if (config.stepSummaryFile) appendFileSync(config.stepSummaryFile, `${written.summary}\n`);
     // Interrupted, every report is written all the same: the exit code says the signal (130, 143).
-    if (interrupt.interruption) return interrupt.interruption.exitCode;
-    if (written.report.verdict.unavailable) return exitCodeFor('PSC_UNREACHABLE');
-    return written.report.verdict.pass ? 0 : 1;
+    return nightExitCode(written, interrupt.interruption?.exitCode ?? null);
   } catch (e) {
     stderr.write(errorText(e));
     return exitCodeOf(e);

@@ -6,11 +6,11 @@
 import { ExitCode } from '../errors/catalogue.js';
 import { toolVersion } from '../http/user-agent.js';
 import { errorReport, suggestion, TOOL, UsageError, usageText } from './args.js';
-import { COMMAND_WORDS, COMMANDS, suiteList } from './commands.js';
+import { COMMANDS, suiteList } from './commands.js';
 import { processOutput, type Output } from './output.js';
 
 /** The top-level help: every command's usage, generated from its options table, then what they share. */
-export function topLevelHelp(): string {
+function topLevelHelp(): string {
   return `${TOOL} — does an HTTP service conform to the Pet Store Service Interface Specification?
 
 Usage:
@@ -31,7 +31,10 @@ Exit codes: 0 conformant, 1 violations, 2 usage or configuration error, 3 target
 `;
 }
 
-const commandList = `${TOOL} ${[...new Set(COMMANDS.map((c) => c.name.split(' ')[0]))].join('|')} ... (${TOOL} --help)`;
+/** The commands `main` dispatches to, in the order the help lists them (report merge and report html are one). */
+const commandNames = [...new Set(COMMANDS.map((c) => c.name.split(' ')[0]!))];
+
+const commandList = `${TOOL} ${commandNames.join('|')} ... (${TOOL} --help)`;
 
 export async function main(argv: string[], given?: Output): Promise<number> {
   const out = given ?? processOutput();
@@ -62,12 +65,11 @@ export async function main(argv: string[], given?: Output): Promise<number> {
       case undefined:
         throw new UsageError('no command given', `usage: ${commandList}`);
       default: {
-        const known = COMMAND_WORDS.filter((w) => w !== 'help' && w !== 'version');
         const hint = command.startsWith('-')
           ? suggestion(command, ['--help', '--version'])
-          : suggestion(command, [...COMMAND_WORDS]);
+          : suggestion(command, [...commandNames, 'help', 'version']);
         throw new UsageError(
-          `unknown command "${command}"${hint} (commands: ${known.join(', ')})`,
+          `unknown command "${command}"${hint} (commands: ${commandNames.join(', ')})`,
           `usage: ${commandList}`,
         );
       }

@@ -5,6 +5,7 @@
  * the shell's next line.
  */
 import { scrub } from '../http/redact.js';
+import { TOOL } from './args.js';
 import type { ProgressStream } from './progress.js';
 
 export interface Output {
@@ -31,7 +32,7 @@ export function processOutput(
       stdout.write(scrub(text));
     },
     progress: (line) => void stderr.write(`${clear}${scrub(line)}\n`),
-    error: (line) => void stderr.write(`${clear}petstore-conformance: ${scrub(line)}\n`),
+    error: (line) => void stderr.write(`${clear}${TOOL}: ${scrub(line)}\n`),
     status: stderr,
     end: () => void (clear && stderr.write(clear)),
   };

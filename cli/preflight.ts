@@ -16,7 +16,7 @@ export interface PreflightResult {
   readonly limit: number | null;
   readonly runs: number;
   readonly notes: string[];
-  /** The preflight's exchange: judged by the response checks with the run's (cli/preflight-judged.ts). */
+  /** The preflight's exchange: judged by the response checks with the run's (runner/preflight-outcome.ts). */
   readonly exchange: Exchange;
 }
 
@@ -86,7 +86,7 @@ export async function preflight(
  * configuration error (exit 2, naming the variable). Only when the target says so — a 403 (the spec's answer to a bad
  * key is 401: a 403 refuses a key it knows), or an answer that speaks of a ban — is the key blocked (exit 3).
  */
-export function refusedKey(config: Config, key: PlanKey, status: number, body: string): HarnessError {
+function refusedKey(config: Config, key: PlanKey, status: number, body: string): HarnessError {
   const variable = keyVariable(key.plan);
   const said = /\bban(ned)?\b/i.test(body) ? 'it says the key is banned' : status === 403 ? 'forbidden' : null;
   if (said !== null)

@@ -5,13 +5,23 @@
  */
 import { appendFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { type Env, readEnv, stepSummaryFileOf } from '../config/config.js';
-import { exitCodeFor, exitCodeOf } from '../errors/catalogue.js';
+import { type Env, htmlPathBeside, readEnv, stepSummaryFileOf } from '../config/config.js';
+import { exitCodeOf } from '../errors/catalogue.js';
 import { mergeReports } from '../reports/merge.js';
-import { htmlPathBeside, readConformanceJson, writeConformanceHtml } from '../reports/conformance-html-file.js';
+import { nightExitCode } from '../reports/write-report.js';
+import { readConformanceJson, writeConformanceHtml } from '../reports/conformance-html-file.js';
 import { Interrupt } from './interrupt.js';
 import { loadThresholds } from '../reports/thresholds.js';
-import { errorText, helpText, missingPositional, parseCommand, suggestion, UsageError, usageText } from './args.js';
+import {
+  errorText,
+  helpText,
+  missingPositional,
+  parseCommand,
+  suggestion,
+  TOOL,
+  UsageError,
+  usageText,
+} from './args.js';
 import { reportHtmlCommandSpec, reportMergeCommandSpec } from './commands.js';
 
 const SUBCOMMANDS = ['merge', 'html'];
@@ -29,7 +39,7 @@ export async function reportCommand(
   // with the signal's code; a second ends it at once (cli/interrupt.ts).
   const interrupt = new Interrupt({
     stopping: 'finishing the merge',
-    announce: (line) => void stderr.write(`petstore-conformance: ${line}\n`),
+    announce: (line) => void stderr.write(`${TOOL}: ${line}\n`),
   }).install();
   try {
     const [sub, ...rest] = argv;
@@ -61,9 +71,7 @@ export async function reportCommand(
     const summaryFile = stepSummaryFileOf(io.env ?? readEnv());
     if (summaryFile) appendFileSync(summaryFile, `${written.summary}\n`);
     // Interrupted, the merge still finished and wrote its files: the exit code says the signal.
-    if (interrupt.interruption) return interrupt.interruption.exitCode;
-    if (written.report.verdict.unavailable) return exitCodeFor('PSC_UNREACHABLE');
-    return written.report.verdict.pass ? 0 : 1;
+    return nightExitCode(written, interrupt.interruption?.exitCode ?? null);
   } catch (e) {
     stderr.write(errorText(e));
     return exitCodeOf(e);

@@ -32,8 +32,5 @@ export async function runCommand(argv: string[], out: Output): Promise<number> {
   // The printed commands (replay lines) start the way this process was started.
   const config = loadConfig({ ...flagsOf(parsed.values), script: process.argv[1] });
   await checkBaselineFlags(config);
-  const code = await conductRun(config, out, parsed.values.suite !== undefined, (run, har, outputs) =>
-    outputs.writeRunOutputs(run, har, out),
-  );
-  return code;
+  return conductRun(config, out, parsed.values.suite !== undefined);
 }

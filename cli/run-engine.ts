@@ -17,9 +17,9 @@ import type { Vitest } from 'vitest/node';
 import { type Config, defaultConcurrency, functionalKey, isFunctionalSuite, type PlanKey } from '../config/config.js';
 import { HarnessError } from '../errors/catalogue.js';
 import { allowedOnTarget } from '../config/production.js';
-import { ApiKey, registerSecret } from '../http/redact.js';
 import { NO_PROXY_SETTINGS } from '../http/transport.js';
 import { toolVersion } from '../http/user-agent.js';
+import { planKeys } from '../reference/keys.js';
 import { EMBEDDED_WINDOW_SECONDS, type EmbeddedServer, startEmbedded } from '../reference/launcher.js';
 import type { ConductedRun } from '../reports/conformance-outputs.js';
 import { HarWriter } from '../reports/har.js';
@@ -27,6 +27,7 @@ import type { RunBudget } from '../reports/run-limits.js';
 import type { RunOutcome } from '../runner/outcome.js';
 import type { ProgressSnapshot } from '../suites/progress-feed.js';
 import { toWorkerConfig, type WorkerConfig } from '../suites/worker-config.js';
+import { TOOL } from './args.js';
 import { connectionFacts } from './connection.js';
 import { stopChannelName, stopSender } from '../suites/stop-channel.js';
 import { Interrupt, withoutForeignSignalListeners } from './interrupt.js';
@@ -42,22 +43,17 @@ const compiled = import.meta.url.endsWith('.js');
 const SUITE_FILE = `suites/run.suite.${compiled ? 'js' : 'ts'}`;
 
 /** Requests the CLI itself sends before the suites (the preflight's GET /pets): they count against the budget. */
-export const PREFLIGHT_REQUESTS = 1;
+const PREFLIGHT_REQUESTS = 1;
 
 /** What only writing the outputs needs (ajv's report schema, the check registry, the writers): loaded once. */
-export type Outputs = typeof import('../reports/conformance-outputs.js');
+type Outputs = typeof import('../reports/conformance-outputs.js');
 
 /**
- * Conducts the run and hands its result to `finish` (the outputs, with the HAR while it is open), returning what
- * `finish` returns. `suiteAskedFor`: whether --suite was given (asking for the rate-limit suite on production is then
- * refused, not left out).
+ * Conducts the run and writes its outputs (reports/conformance-outputs.ts, with the HAR while it is open), returning
+ * the run's exit code. `suiteAskedFor`: whether --suite was given (asking for the rate-limit suite on production is
+ * then refused, not left out).
  */
-export async function conductRun<T>(
-  loaded: Config,
-  out: Output,
-  suiteAskedFor: boolean,
-  finish: (run: ConductedRun, har: HarWriter | null, outputs: Outputs) => T,
-): Promise<T> {
+export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boolean): Promise<number> {
   const startedAt = new Date();
   const t0 = performance.now();
   const deadline = startedAt.getTime() + loaded.maxDurationMs;
@@ -69,7 +65,7 @@ export async function conductRun<T>(
   let progress: RunProgress | null = null;
   const interrupt = new Interrupt({
     startedAt: t0,
-    announce: (line) => (progress ? progress.line(`petstore-conformance: ${line}`) : out.error(line)),
+    announce: (line) => (progress ? progress.line(`${TOOL}: ${line}`) : out.error(line)),
   }).install();
   const stopChannel = stopChannelName();
   const stopper = stopSender(stopChannel);
@@ -106,19 +102,18 @@ export async function conductRun<T>(
       out.progress(`embedded reference server at ${server.url}`);
     }
     const notes: string[] = [];
-    let config = settle(loaded, server, suiteAskedFor, notes);
-    // Suites a policy or the budget kept from running, with why: the verdict says INCOMPLETE (cli/completeness.ts).
-    const leftOutUpFront = loaded.suites
-      .filter((s) => !config.suites.includes(s))
-      .map((s) => `${s}: not run: the target is PETSTORE_PRODUCTION_URL (pass --allow-production to include it)`);
+    const settled = settle(loaded, server, suiteAskedFor, notes);
+    let config = settled.config;
+    // Suites a policy or the budget kept from running, with why: the verdict says INCOMPLETE (reports/completeness.ts).
+    const leftOutUpFront = settled.leftOut;
     const key = functionalKey(config)!;
     const functional = config.suites.filter(isFunctionalSuite);
     const pre = await preflight(config, key, functional);
     notes.push(...pre.notes);
-    // The run's first exchange: in the HAR, and judged with the others (cli/preflight-judged.ts).
+    // The run's first exchange: in the HAR, and judged with the others (runner/preflight-outcome.ts).
     har?.append([pre.exchange]);
     // The suites' estimates load every scenario (and with them the checks and ajv): after the preflight, not before it.
-    const [{ fitRateLimit, planBudget, rateLimitNeed }, { RATE_LIMIT_MINIMUM, suiteDefinition }] = await Promise.all([
+    const [{ planRun, rateLimitNeed }, { RATE_LIMIT_MINIMUM, suiteDefinition }] = await Promise.all([
       import('../runner/budget.js'),
       import('../runner/suites.js'),
     ]);
@@ -127,24 +122,15 @@ export async function conductRun<T>(
       : { total: 0, perKey: [] };
     const budget = requestBudget(config, key, pre.remaining, server !== null, need.perKey);
     const room = budget.limit === null ? null : budget.limit - PREFLIGHT_REQUESTS;
-    const budgetLabel = `the request budget (${budget.limit})`;
     // Every case class of every functional suite first, then each key's rate limits; the random phases share the rest.
-    const rateLimit = fitRateLimit(functional.map(suiteDefinition), pre.runs, room, need, budgetLabel);
-    if ('leftOut' in rateLimit) {
+    const plan = planRun(functional.map(suiteDefinition), pre.runs, room, need, budget.limit);
+    if (plan.leftOut !== null) {
       config = Object.freeze({ ...config, suites: config.suites.filter((s) => s !== 'rate-limit') });
       // In the report once, among what was not measured; said now too, before the run spends its budget.
-      leftOutUpFront.push(rateLimit.leftOut);
-      out.progress(`note: ${rateLimit.leftOut}`);
+      leftOutUpFront.push(plan.leftOut);
+      out.progress(`note: ${plan.leftOut}`);
     }
-    const reserved = 'reserve' in rateLimit ? rateLimit.reserve : 0;
-    const plan = planBudget(
-      functional.map(suiteDefinition),
-      pre.runs,
-      room === null ? null : room - reserved,
-      reserved > 0
-        ? `the request budget (${budget.limit}, ${reserved} of it kept for the rate-limit suite)`
-        : budgetLabel,
-    );
+    const { reserved } = plan;
     notes.push(...plan.notes);
     // Each note once: --runs scaled by the quota and then by the budget is one note (cli/run-notes.ts).
     notes.splice(0, notes.length, ...runNotes(notes));
@@ -214,7 +200,7 @@ export async function conductRun<T>(
       preflight: { exchange: pre.exchange, key },
     };
     // Awaited here: the outputs are written before the server closes and the HAR is let go.
-    return await finish(run, har, await loadOutputs());
+    return await (await loadOutputs()).writeRunOutputs(run, har, out);
   } finally {
     progress?.end();
     if (resendStop) clearInterval(resendStop);
@@ -234,17 +220,20 @@ export async function conductRun<T>(
 
 /**
  * The configuration the run goes by, frozen once: the embedded server's target, keys and window when it runs one;
- * and without the suites that exhaust keys on purpose (rate-limit, quota) on production unless allowed.
+ * and without the suites that exhaust keys on purpose (rate-limit, quota) on production unless allowed, each of them
+ * in `leftOut` with why (the note that says so goes to `notes`).
  */
-function settle(loaded: Config, server: EmbeddedServer | null, suiteAskedFor: boolean, notes: string[]): Config {
+function settle(
+  loaded: Config,
+  server: EmbeddedServer | null,
+  suiteAskedFor: boolean,
+  notes: string[],
+): { readonly config: Config; readonly leftOut: string[] } {
   const target = server
     ? {
         target: server.url,
-        keys: server.keys.map((k) => ({
-          plan: k.plan,
-          key: registerSecret(new ApiKey(k.key, k.plan)),
-          limits: k.limits,
-        })),
+        // Its keys' values are registered as secrets as it starts (reference/launcher.ts).
+        keys: planKeys(server.keys),
         rateWindowSeconds: server.options.windowSeconds,
         // The embedded server is on loopback: a corporate proxy from the environment could not reach it.
         transport: Object.freeze({ ...loaded.transport, proxy: NO_PROXY_SETTINGS }),
@@ -258,12 +247,20 @@ function settle(loaded: Config, server: EmbeddedServer | null, suiteAskedFor: bo
     notes.push(
       `the target is PETSTORE_PRODUCTION_URL: the rate-limit suite was left out (pass --allow-production to include it)`,
     );
-  if (!server && !refused) return loaded;
-  return Object.freeze({
-    ...loaded,
-    ...target,
-    ...(refused && { suites: loaded.suites.filter((s) => !exhausting.includes(s)) }),
-  });
+  const leftOut: string[] = refused
+    ? exhausting.map(
+        (s) => `${s}: not run: the target is PETSTORE_PRODUCTION_URL (pass --allow-production to include it)`,
+      )
+    : [];
+  if (!server && !refused) return { config: loaded, leftOut };
+  return {
+    config: Object.freeze({
+      ...loaded,
+      ...target,
+      ...(refused && { suites: loaded.suites.filter((s) => !exhausting.includes(s)) }),
+    }),
+    leftOut,
+  };
 }
 
 /**

@@ -126,11 +126,14 @@ export interface Flags {
   script?: string | undefined;
 }
 
+/** r.json → r.html (any other name gets .html appended): the page beside a JSON report. */
+export const htmlPathBeside = (json: string): string => `${json.replace(/\.json$/i, '')}.html`;
+
 /** The page of the run: --html FILE, else beside --json (r.json → r.html) unless --no-html. */
 function htmlReportOf(flags: Flags): string | null {
   if (flags.noHtml && flags.html !== undefined) fail('--html and --no-html contradict each other: give one');
   if (flags.html !== undefined) return flags.html;
-  return flags.json && !flags.noHtml ? `${flags.json.replace(/\.json$/i, '')}.html` : null;
+  return flags.json && !flags.noHtml ? htmlPathBeside(flags.json) : null;
 }
 
 /** What a run's pets are called unless --name-prefix says otherwise: one string an operator can search a store for. */

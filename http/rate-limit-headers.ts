@@ -20,9 +20,9 @@ interface Reading {
 type Readings = Readonly<Record<RateLimitName, Reading>>;
 
 /**
- * The X-RateLimit headers of the latest responses, each read once: the response checks, the pacer and the run's guard
- * all ask for them on every exchange, one right after the other. Remembered by the response's (read-only) headers
- * object.
+ * The X-RateLimit headers of the latest responses, each read once: the response checks, the pacer and the ledger
+ * (Ledger.answered, runner/ledger.ts) all ask for them on every exchange, one right after the other. Remembered by
+ * the response's (read-only) headers object.
  */
 const recentReadings = new Recent<object, Readings>(8);
 

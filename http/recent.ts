@@ -1,6 +1,6 @@
 /**
  * The values derived from the latest few keys. Several readers of one exchange (the response checks, the pacer, the
- * guard) ask the same question of it one after the other, lanes side by side interleave a few exchanges, and a target
+ * ledger) ask the same question of it one after the other, lanes side by side interleave a few exchanges, and a target
  * repeats the same header values: the answer is remembered for a few keys, compared by identity (===, so strings by
  * value), and derived again for an older one. Not a Map or a WeakMap: an entry per exchange costs the garbage
  * collector more than a look through a few slots saves.

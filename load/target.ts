@@ -4,7 +4,7 @@
  */
 import type { Config } from '../config/config.js';
 import { HarnessError } from '../errors/catalogue.js';
-import { ApiKey, registerSecret } from '../http/redact.js';
+import type { ApiKey } from '../http/redact.js';
 import type { PlanLimits, PlanName } from '../spec/contract.js';
 import type { Profile } from './profiles.js';
 
@@ -28,17 +28,17 @@ export async function resolveLoadTarget(config: Config, profile: Profile): Promi
   if (config.target === null) {
     // In its own process, as a real target would be: the server neither shares the generator's event loop (which
     // would cap both) nor counts in the generator's memory (its store grows by every pet the mix creates).
-    const { startEmbedded } = await import('../reference/launcher.js');
+    const [{ startEmbedded }, { planKeys }] = await Promise.all([
+      import('../reference/launcher.js'),
+      import('../reference/keys.js'),
+    ]);
     const server = await startEmbedded({ port: 0, windowSeconds: profile.embeddedWindowSeconds });
     return {
       url: server.url,
       embedded: true,
       windowSeconds: profile.embeddedWindowSeconds,
-      keys: server.keys.map((k) => ({
-        plan: k.plan,
-        key: registerSecret(new ApiKey(k.key, k.plan)),
-        limits: k.limits,
-      })),
+      // Its keys' values are registered as secrets as it starts (reference/launcher.ts).
+      keys: planKeys(server.keys),
       close: async () => {
         await server.close();
       },

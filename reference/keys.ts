@@ -32,6 +32,6 @@ export function generateKeys(custom: { enterprise?: PlanLimits } = {}): Referenc
 }
 
 /** The keys as the harness holds them: each value inside an ApiKey, which never prints it. */
-export function planKeys(keys: readonly ReferenceKey[]): PlanKey[] {
+export function planKeys(keys: readonly ReferenceKey[]): (PlanKey & { readonly limits: PlanLimits })[] {
   return keys.map((k) => ({ plan: k.plan, key: new ApiKey(k.key, k.plan), limits: k.limits }));
 }

@@ -9,9 +9,6 @@ import { HarnessError } from '../errors/catalogue.js';
 import { type HtmlInput, renderConformanceHtml } from './conformance-html.js';
 import { guardSecrets } from './secret-gate.js';
 
-/** r.json → r.html (any other name gets .html appended). */
-export const htmlPathBeside = (json: string): string => `${json.replace(/\.json$/i, '')}.html`;
-
 /** A JSON report of `run`, read back; anything else is refused with what it is not. */
 export function readConformanceJson(path: string): HtmlInput {
   let value: unknown;

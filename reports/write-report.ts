@@ -5,7 +5,7 @@
  */
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { HarnessError } from '../errors/catalogue.js';
+import { exitCodeFor, HarnessError } from '../errors/catalogue.js';
 import type { LoadRun } from '../load/model.js';
 import { buildReport } from './build-report.js';
 import { renderCharts } from './charts.js';
@@ -21,6 +21,16 @@ export interface WrittenReport {
   readonly dir: string;
   readonly report: LoadReport;
   readonly summary: string;
+}
+
+/**
+ * The exit code of a night (`load`, `report merge`) once its reports are written: a signal's (130, 143) when one
+ * stopped it (`interruptedExitCode`, else null), 3 when the target was unavailable, 0 when it passed, else 1.
+ */
+export function nightExitCode(written: WrittenReport, interruptedExitCode: number | null): number {
+  if (interruptedExitCode !== null) return interruptedExitCode;
+  if (written.report.verdict.unavailable) return exitCodeFor('PSC_UNREACHABLE');
+  return written.report.verdict.pass ? 0 : 1;
 }
 
 /** UTC timestamp usable as a directory name everywhere (no colons): 2025-01-31T02-00-00Z. */

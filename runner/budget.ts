@@ -141,3 +141,37 @@ export function fitRateLimit(
       `give --budget ${coverage + need.total + 1} or more, or --suite without rate-limit to leave it out on purpose`,
   };
 }
+
+/** A run's plan: the functional suites' (planBudget) within what the rate-limit suite's reserve leaves. */
+export interface RunPlan extends BudgetPlan {
+  /** Requests kept for the rate-limit suite (0: none). */
+  readonly reserved: number;
+  /** Why the rate-limit suite cannot be measured within the budget, when it cannot (it is then left out); else null. */
+  readonly leftOut: string | null;
+}
+
+/**
+ * Plans a run within `room` requests in the order of a tight budget: every functional suite's coverage, then the
+ * rate-limit suite's minimum (`need`; kept out of the room when it fits, else the suite is left out: fitRateLimit),
+ * then the random phases in what is left (planBudget). `budget`, when given, is the request budget the notes name.
+ */
+export function planRun(
+  functional: readonly Estimated[],
+  runs: number,
+  room: number | null,
+  need: RateLimitNeed,
+  budget?: number | null,
+): RunPlan {
+  const label = budget === undefined ? 'the request budget' : `the request budget (${budget})`;
+  const rateLimit = fitRateLimit(functional, runs, room, need, label);
+  const reserved = 'reserve' in rateLimit ? rateLimit.reserve : 0;
+  const plan = planBudget(
+    functional,
+    runs,
+    room === null ? null : room - reserved,
+    reserved > 0
+      ? `the request budget (${budget === undefined ? '' : `${budget}, `}${reserved} of it kept for the rate-limit suite)`
+      : label,
+  );
+  return { ...plan, reserved, leftOut: 'leftOut' in rateLimit ? rateLimit.leftOut : null };
+}

@@ -52,7 +52,7 @@ const RUN_CHECKS = new Set(allChecks.filter((c) => c.area === 'run').map((c) => 
  * in the registry's order; a finding with no operation counts for the suite's first operation), the observations
  * apart, and how many (operation, check) pairs fail at this strictness.
  */
-export function outcomeOf(r: SuiteResult, seed: number, strict: boolean): SuiteOutcome {
+function outcomeOf(r: SuiteResult, seed: number, strict: boolean): SuiteOutcome {
   const def = suiteDefinition(r.suite);
   const findings: Finding[] = [];
   let failedTests = 0;

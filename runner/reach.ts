@@ -1,8 +1,9 @@
 /**
  * A request that fails on TLS or on a proxy is a configuration problem (exit 3), never a list of spec violations:
  * this turns the transport's classification into a message naming the cause and the remedy. The CLI asks it about
- * the first request (cli/reach.ts), the run's limits (runner/limits.ts) about every later one (a certificate rotated to one this process
- * does not trust, a proxy gone away).
+ * the first request (cli/preflight.ts, cli/replay-command.ts), the request path's `reach` step (runner/request-path.ts)
+ * about every later one (a certificate rotated to one this process does not trust, a proxy gone away), which then
+ * stops the run through its limits (RunLimits.transportFailed, runner/limits.ts).
  */
 import { HarnessError } from '../errors/catalogue.js';
 import type { TransportError } from '../http/exchange.js';

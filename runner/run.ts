@@ -12,7 +12,7 @@ import { type HarnessErrorCode, KeyBlockedError, TargetStalledError } from '../e
 import type { Finding } from '../checks/check.js';
 import { Pacer } from '../http/pacing.js';
 import { sleep } from '../http/waits.js';
-import { planBudget } from './budget.js';
+import { planRun, rateLimitNeed } from './budget.js';
 import { RunContext, type RunSettings } from './context.js';
 import type { OperationStats } from './findings.js';
 import { type Lanes, lanesOf } from './lanes.js';
@@ -20,7 +20,7 @@ import { Ledger, type LedgerSnapshot } from './ledger.js';
 import { isRunStopped, type LimitSettings, RunLimits, type Stop, UNLIMITED } from './limits.js';
 import type { RateLimitResult } from './rate-limit-results.js';
 import type { ExchangeSink } from './request-path.js';
-import { suiteDefinition } from './suites.js';
+import { RATE_LIMIT_MINIMUM, suiteDefinition } from './suites.js';
 import { LatencyTrend } from './trend.js';
 
 /** The run's totals, as the reports read them: what was sent and created, per key, what was left out, the stop. */
@@ -209,8 +209,9 @@ export interface PlannedRunResult extends RunResult {
 }
 
 /**
- * Plans a request budget over the suites (runner/budget.ts: every case class of every suite first) and runs them, the
- * way the command's worker does: for the project's tests and the bench.
+ * Plans a request budget over the suites (runner/budget.ts planRun: every case class of every suite first, then the
+ * rate-limit suite's minimum when it is asked for, left out with why when it does not fit) and runs them, the way the
+ * command (cli/run-engine.ts conductRun) plans its run: for the project's tests and the bench.
  */
 export async function runPlanned(
   names: readonly SuiteName[],
@@ -218,10 +219,25 @@ export async function runPlanned(
   limits: Omit<LimitSettings, 'suiteEstimates'> = UNLIMITED,
   options: Omit<RunOptions, 'limits'> = {},
 ): Promise<PlannedRunResult> {
-  const plan = planBudget(names.map(suiteDefinition), settings.runs, limits.maxRequests);
+  const need = names.includes('rate-limit')
+    ? rateLimitNeed(settings.keys, RATE_LIMIT_MINIMUM)
+    : { total: 0, perKey: [] };
+  const plan = planRun(names.map(suiteDefinition), settings.runs, limits.maxRequests, need);
   const run = new Run(
     { ...settings, runs: plan.runs },
-    { ...options, limits: { ...limits, ...(plan.shares && { suiteEstimates: plan.shares }) } },
+    {
+      ...options,
+      limits: {
+        ...limits,
+        ...(plan.shares && { suiteEstimates: plan.shares }),
+        ...(plan.reserved > 0 && { reserved: plan.reserved }),
+      },
+    },
   );
-  return { ...(await run.suites(names)), runs: plan.runs, notes: plan.notes };
+  const planned = plan.leftOut === null ? names : names.filter((s) => s !== 'rate-limit');
+  return {
+    ...(await run.suites(planned)),
+    runs: plan.runs,
+    notes: plan.leftOut === null ? plan.notes : [plan.leftOut, ...plan.notes],
+  };
 }

@@ -8,5 +8,4 @@ import type { InlineConfig } from 'vitest/node';
 export const suiteVitestOptions = {
   pool: 'threads',
   isolate: false,
-  hookTimeout: 60 * 60 * 1000,
 } satisfies InlineConfig;
