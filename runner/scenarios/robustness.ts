@@ -24,6 +24,7 @@ import {
 import { markerName, newPetBody } from '../../generators/index.js';
 import {
   ACCEPT_CASES,
+  BODY_MARKERS,
   bodyCases,
   KEYED_PATH_VARIANTS,
   MALFORMED_BODY,
@@ -41,8 +42,6 @@ import * as req from '../requests.js';
 const NO_KEY: AuthSpec = { template: null, key: null, keyPlan: 'none' };
 const ONE_MIB = 1024 * 1024;
 const failing = (f: Finding): boolean => f.level !== 'observation';
-/** Marker names the catalogue's bodies carry (bodyCases asks for this many). */
-const MARKERS = 16;
 /** The store is searched for the refused bodies' markers twice: before (a marker already there proves nothing) and after. */
 const SEARCHES = 2;
 
@@ -67,7 +66,7 @@ export function robustnessCoverage(): number {
 
 export async function robustnessScenario(ctx: RunContext): Promise<void> {
   const prefix = ctx.settings.namePrefix ?? '';
-  const markers = fc.sample(markerName(), { seed: ctx.seed + 21, numRuns: MARKERS }).map((m) => prefix + m);
+  const markers = fc.sample(markerName(), { seed: ctx.seed + 21, numRuns: BODY_MARKERS }).map((m) => prefix + m);
   const cases = bodyCases((i) => markers[i]!);
   let petId: string | null = null;
   let id = '1';
