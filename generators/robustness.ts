@@ -266,21 +266,20 @@ export interface PathVariant {
   readonly resembles: 'listPets' | 'getPet';
   /** The request-target, from the origin. */
   readonly target: (basePath: string) => string;
+  /** Also sent with the key, to record how the target reads it (a trailing slash). */
+  readonly alsoKeyed?: true;
 }
 
-/** Paths a router may normalise into a documented one; each sent as GET without a key. */
+/** Paths a router may normalise into a documented one; each sent as GET without a key (and with, when alsoKeyed). */
 export const PATH_VARIANTS: readonly PathVariant[] = Object.freeze([
   { name: 'upper-case path', resembles: 'listPets', target: (b: string) => `${b.replace(/v1$/, 'V1')}/PETS` },
   { name: 'doubled slash', resembles: 'listPets', target: (b: string) => `${b}//pets` },
   { name: 'dot segment', resembles: 'listPets', target: (b: string) => `${b}/./pets` },
-  { name: 'trailing slash', resembles: 'listPets', target: (b: string) => `${b}/pets/` },
+  { name: 'trailing slash', resembles: 'listPets', target: (b: string) => `${b}/pets/`, alsoKeyed: true },
   // Pet 1, whoever's it is: the request carries no key, and only a router that decodes %2F before matching reaches it.
   { name: 'encoded slash', resembles: 'getPet', target: (b: string) => `${b}/pets%2F1` },
   { name: 'encoded dot segment', resembles: 'listPets', target: (b: string) => `${b}/%2e/pets` },
 ]);
-
-/** Path variants also sent with the key, to record how the target reads them (a trailing slash). */
-export const KEYED_PATH_VARIANTS: readonly string[] = Object.freeze(['trailing slash']);
 
 /** petId segments (percent-encoded) a lenient integer parser may read as an id. */
 export const PET_ID_VARIANTS: readonly { readonly name: string; readonly segment: string }[] = Object.freeze([
