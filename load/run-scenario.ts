@@ -105,7 +105,7 @@ export class LoadStop {
 }
 
 /** Thrown by runScenario when the run has stopped before the scenario could start. */
-export class LoadStoppedError extends Error {
+class LoadStoppedError extends Error {
   constructor(reason: string) {
     super(reason);
     this.name = 'LoadStoppedError';
