@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { cliEnv } from './cli.js';
+import { median } from '../reports/thresholds.js';
 
 const ROUNDS = 3;
 
@@ -33,8 +34,6 @@ function signalled(args: string[], cwd: string, ready: RegExp, written: () => bo
     p.on('exit', (code) => resolve({ exit: code, ms: performance.now() - t0, reportsWritten: written() }));
   });
 }
-
-const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 export async function benchSignalStop(dir: string): Promise<Record<string, unknown>> {
   const out: Record<string, unknown> = {};
@@ -62,7 +61,7 @@ export async function benchSignalStop(dir: string): Promise<Record<string, unkno
     }
     const ms = rounds.map((r) => r.ms);
     out[c.name] = {
-      medianMs: Math.round(median(ms)),
+      medianMs: Math.round(median(ms)!),
       maxMs: Math.round(Math.max(...ms)),
       exits: rounds.map((r) => r.exit),
       reportsWritten: rounds.every((r) => r.reportsWritten),

@@ -170,11 +170,6 @@ export type BurstEvidence =
       readonly rejection: Exchange | null;
       /** From the start of the `known` request to the end of the last burst response. */
       readonly elapsedMs: number;
-      /**
-       * The key's history showed refill between requests (token bucket, sliding window). For the reader only: the bound
-       * allows for a continuous limiter whatever the headers showed (burstAllowance).
-       */
-      readonly continuous: boolean;
       readonly cap: number;
       /** Plan counting from a rested state, when applicable (see WindowAccount). */
       readonly account: WindowAccount | null;

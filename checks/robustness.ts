@@ -8,7 +8,7 @@
  */
 import type { Exchange } from '../http/exchange.js';
 import type { OperationId } from '../spec/contract.js';
-import { defineCheck, finding, observation, show, type AnyCheck, type Check } from './check.js';
+import { defineCheck, finding, observation, show, type AnyCheck, type Check, type CheckDefinition } from './check.js';
 import { createdPet } from './create.js';
 import { exactId, opLabel, statusOf } from './facts.js';
 import { readHeader } from '../http/header-read.js';
@@ -74,67 +74,73 @@ export const noOperationWithoutKey: Check<RobustEvidence> = defineCheck({
   },
 });
 
-export const pathVariantAnswer: Check<RobustEvidence> = defineCheck({
-  id: 'path-variant-answer',
-  clauses: ['gap-4-path-variants'],
-  levels: ['observation'],
-  area: 'robustness',
-  title: 'Records what path variants a router may normalise (a trailing slash, another case) and other methods get.',
-  run: ({ exchange: ex, what, resembles }) => {
-    const status = statusOf(ex);
-    if (status === 429) return [];
+/**
+ * A check of one observation per exchange, `says` what its answer was (a 429 is no answer, so none): the answer is the
+ * finding's actual, and with `namesOperation` the operation the case resembles (when it resembles one) its operation.
+ */
+function answerObservation(
+  definition: Omit<CheckDefinition<RobustEvidence>, 'run'>,
+  says: (ev: RobustEvidence, shown: string, status: number | null) => string,
+  { namesOperation = false }: { readonly namesOperation?: boolean } = {},
+): Check<RobustEvidence> {
+  const check: Check<RobustEvidence> = defineCheck({
+    ...definition,
+    run: (ev) => {
+      const status = statusOf(ev.exchange);
+      if (status === 429) return [];
+      const shown = answer(ev.exchange);
+      const operation = namesOperation ? ev.resembles : undefined;
+      return [
+        observation(check, ev.exchange, says(ev, shown, status), {
+          actual: shown,
+          ...(operation !== undefined && { operation }),
+        }),
+      ];
+    },
+  });
+  return check;
+}
+
+export const pathVariantAnswer = answerObservation(
+  {
+    id: 'path-variant-answer',
+    clauses: ['gap-4-path-variants'],
+    levels: ['observation'],
+    area: 'robustness',
+    title: 'Records what path variants a router may normalise (a trailing slash, another case) and other methods get.',
+  },
+  ({ exchange: ex, what }, shown) => {
     const keyed = ex.keyPlan !== 'none' && ex.keyPlan !== 'invalid';
-    return [
-      observation(
-        pathVariantAnswer,
-        ex,
-        `${requestLine(ex)} (${what}) ${keyed ? 'with the key' : 'without a key'} answered ${answer(ex)}\nthe spec shows no answer for paths or methods other than the documented ones`,
-        { actual: answer(ex), ...(resembles !== undefined && { operation: resembles }) },
-      ),
-    ];
+    return `${requestLine(ex)} (${what}) ${keyed ? 'with the key' : 'without a key'} answered ${shown}\nthe spec shows no answer for paths or methods other than the documented ones`;
   },
-});
+  { namesOperation: true },
+);
 
-export const contentTypeAccepted: Check<RobustEvidence> = defineCheck({
-  id: 'content-type-accepted',
-  clauses: ['gap-1-media-types'],
-  levels: ['observation'],
-  area: 'robustness',
-  title: 'Records which request Content-Types createPet accepts (the spec documents application/json only).',
-  run: ({ exchange: ex, what }) => {
-    const status = statusOf(ex);
-    if (status === 429) return [];
+export const contentTypeAccepted = answerObservation(
+  {
+    id: 'content-type-accepted',
+    clauses: ['gap-1-media-types'],
+    levels: ['observation'],
+    area: 'robustness',
+    title: 'Records which request Content-Types createPet accepts (the spec documents application/json only).',
+  },
+  ({ what }, shown, status) => {
     const verdict = status === 201 ? 'accepted' : status !== null && status < 500 ? 'refused' : 'not answered';
-    return [
-      observation(
-        contentTypeAccepted,
-        ex,
-        `createPet with ${what}: ${verdict} (${answer(ex)})\nthe spec documents application/json request bodies and no answer for other media types`,
-        { actual: answer(ex) },
-      ),
-    ];
+    return `createPet with ${what}: ${verdict} (${shown})\nthe spec documents application/json request bodies and no answer for other media types`;
   },
-});
+);
 
-export const acceptAnswer: Check<RobustEvidence> = defineCheck({
-  id: 'accept-answer',
-  clauses: ['gap-1-media-types'],
-  levels: ['observation'],
-  area: 'robustness',
-  title: 'Records what an Accept value the service cannot serve gets (a JSON answer anyway, or a 406).',
-  run: ({ exchange: ex, what }) => {
-    const status = statusOf(ex);
-    if (status === 429) return [];
-    return [
-      observation(
-        acceptAnswer,
-        ex,
-        `${opLabel(ex)} with ${what} answered ${answer(ex)}\nthe spec documents JSON bodies only and no answer for an Accept that excludes them (a JSON answer is judged as any other)`,
-        { actual: answer(ex) },
-      ),
-    ];
+export const acceptAnswer = answerObservation(
+  {
+    id: 'accept-answer',
+    clauses: ['gap-1-media-types'],
+    levels: ['observation'],
+    area: 'robustness',
+    title: 'Records what an Accept value the service cannot serve gets (a JSON answer anyway, or a 406).',
   },
-});
+  ({ exchange: ex, what }, shown) =>
+    `${opLabel(ex)} with ${what} answered ${shown}\nthe spec documents JSON bodies only and no answer for an Accept that excludes them (a JSON answer is judged as any other)`,
+);
 
 export const authBeforeBody: Check<RobustEvidence> = defineCheck({
   id: 'auth-before-body',

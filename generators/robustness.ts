@@ -6,6 +6,7 @@
  * of 400 and 401. Each is sent once in the robustness suite's coverage phase (runner/scenarios/robustness.ts), whatever
  * the seed; the counts here are its budget (runner/budget.ts).
  */
+import { newPetBody } from './new-pet.js';
 
 /** Tokens a key table kept in a plain JavaScript object "finds" (keys[token] is inherited, not undefined). */
 export const PROTOTYPE_KEYS: readonly string[] = Object.freeze([
@@ -69,27 +70,27 @@ export function deeplyNested(levels: number, inner = '0'): string {
 
 const json = (v: string) => JSON.stringify(v);
 
+/** How many marker names bodyCases asks `mark` for (runner/scenarios/robustness.ts samples this many). */
+export const BODY_MARKERS = 16;
+
+/** A valid NewPet of this name in CATEGORY, as newPetBody writes it. */
+const petBody = (name: string): string => newPetBody({ name, categoryId: CATEGORY, nameEdge: false });
+
 /**
  * The catalogue's createPet bodies. `mark(i)` gives the i-th marker name (unique to the run: a pet a target wrongly
  * keeps is found by it); ordinary names are marked too, so that what the run creates carries its prefix.
  */
 export function bodyCases(mark: (i: number) => string): BodyCase[] {
-  const m = Array.from({ length: 16 }, (_, i) => mark(i));
+  const m = Array.from({ length: BODY_MARKERS }, (_, i) => mark(i));
   const ok = (i: number): Reading[] => [{ name: m[i]!, categoryId: CATEGORY }];
-  const utf16 = Buffer.concat([
-    Buffer.from([0xff, 0xfe]),
-    Buffer.from(`{"name":${json(m[12]!)},"categoryId":${CATEGORY}}`, 'utf16le'),
-  ]);
+  const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(petBody(m[12]!), 'utf16le')]);
   const boundary = 'psc-robustness-boundary';
   const multipart =
     `--${boundary}\r\nContent-Disposition: form-data; name="name"\r\n\r\n${m[11]}\r\n` +
     `--${boundary}\r\nContent-Disposition: form-data; name="categoryId"\r\n\r\n${CATEGORY}\r\n--${boundary}--\r\n`;
   const longName = m[8]! + 'x'.repeat(LONG_NAME_CHARS);
   const largePad = 'x'.repeat(LARGE_BODY_BYTES);
-  const bom = Buffer.concat([
-    Buffer.from([0xef, 0xbb, 0xbf]),
-    Buffer.from(`{"name":${json(m[5]!)},"categoryId":${CATEGORY}}`),
-  ]);
+  const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(petBody(m[5]!))]);
   const badUtf8 = Buffer.concat([
     Buffer.from(`{"name":"${m[6]}`),
     Buffer.from([0xff, 0xfe, 0xc3, 0x28]),
@@ -176,7 +177,7 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     jsonCase({
       name: `a name of ${LONG_NAME_CHARS / 1024} KB`,
       verdict: 'either',
-      body: `{"name":${json(longName)},"categoryId":${CATEGORY}}`,
+      body: petBody(longName),
       reason: `a valid NewPet whose name is ${LONG_NAME_CHARS / 1024} KB long`,
       marker: null,
       readings: [{ name: longName, categoryId: CATEGORY }],
@@ -265,21 +266,20 @@ export interface PathVariant {
   readonly resembles: 'listPets' | 'getPet';
   /** The request-target, from the origin. */
   readonly target: (basePath: string) => string;
+  /** Also sent with the key, to record how the target reads it (a trailing slash). */
+  readonly alsoKeyed?: true;
 }
 
-/** Paths a router may normalise into a documented one; each sent as GET without a key. */
+/** Paths a router may normalise into a documented one; each sent as GET without a key (and with, when alsoKeyed). */
 export const PATH_VARIANTS: readonly PathVariant[] = Object.freeze([
   { name: 'upper-case path', resembles: 'listPets', target: (b: string) => `${b.replace(/v1$/, 'V1')}/PETS` },
   { name: 'doubled slash', resembles: 'listPets', target: (b: string) => `${b}//pets` },
   { name: 'dot segment', resembles: 'listPets', target: (b: string) => `${b}/./pets` },
-  { name: 'trailing slash', resembles: 'listPets', target: (b: string) => `${b}/pets/` },
+  { name: 'trailing slash', resembles: 'listPets', target: (b: string) => `${b}/pets/`, alsoKeyed: true },
   // Pet 1, whoever's it is: the request carries no key, and only a router that decodes %2F before matching reaches it.
   { name: 'encoded slash', resembles: 'getPet', target: (b: string) => `${b}/pets%2F1` },
   { name: 'encoded dot segment', resembles: 'listPets', target: (b: string) => `${b}/%2e/pets` },
 ]);
-
-/** Path variants also sent with the key, to record how the target reads them (a trailing slash). */
-export const KEYED_PATH_VARIANTS: readonly string[] = Object.freeze(['trailing slash']);
 
 /** petId segments (percent-encoded) a lenient integer parser may read as an id. */
 export const PET_ID_VARIANTS: readonly { readonly name: string; readonly segment: string }[] = Object.freeze([

@@ -29,13 +29,11 @@ export interface LoadPreflight {
 export async function loadPreflight(
   target: Pick<LoadTarget, 'url' | 'keys'>,
   transport: TransportSettings,
-  limits: Partial<typeof LOAD_PREFLIGHT_LIMITS> = LOAD_PREFLIGHT_LIMITS,
 ): Promise<LoadPreflight> {
   const client = new HttpClient({
     baseUrl: target.url,
     transport: { ...transport, insecure: true },
     ...LOAD_PREFLIGHT_LIMITS,
-    ...limits,
   });
   try {
     const keys: TargetKey[] = [];

@@ -7,7 +7,7 @@ import { environment, startGeneratorHealth } from './environment.js';
 import type { LoadRun, ScenarioResult, ShardInfo, Unavailable } from './model.js';
 import { profileId, type Profile } from './profiles.js';
 import type { Progress } from './progress.js';
-import type { LoadStop, ShardPlace } from './run-scenario.js';
+import { limiterRunsOn, type LoadStop, type ShardPlace } from './run-scenario.js';
 import type { LoadTarget, TargetKey } from './target.js';
 
 /** The key with the most headroom carries the mix. */
@@ -122,7 +122,7 @@ export async function runLoad(
  * (--limiter-shards first), and the checks above a plan's rate only when a multiplier above 1 is asked for.
  */
 export function plannedOf(profile: Profile, place: ShardPlace | null): NonNullable<LoadRun['planned']> {
-  const limiterHere = !place || place.limiterShards === 'all' || place.index === 1;
+  const limiterHere = limiterRunsOn(place);
   const entries = profile.scenarios.filter((e) => limiterHere || !e.measures.includes('limiter'));
   const measures = [...new Set(entries.flatMap((e) => e.measures))];
   const aboveRate = entries.some(

@@ -105,7 +105,7 @@ export class LoadStop {
 }
 
 /** Thrown by runScenario when the run has stopped before the scenario could start. */
-export class LoadStoppedError extends Error {
+class LoadStoppedError extends Error {
   constructor(reason: string) {
     super(reason);
     this.name = 'LoadStoppedError';
@@ -117,6 +117,14 @@ export interface ShardPlace {
   readonly index: number;
   readonly count: number;
   readonly limiterShards: LimiterShards;
+}
+
+/**
+ * Whether the per-plan (limiter) runs go on this shard: on every shard unsharded or with --limiter-shards all, else on
+ * the first only (the limits are per key: one key's limiter is judged whole).
+ */
+export function limiterRunsOn(place: ShardPlace | null): boolean {
+  return !place || place.limiterShards === 'all' || place.index === 1;
 }
 
 /** Shard `index` (1-based) of `count`'s share of a whole quantity: the shares add up to it exactly (at least 1 each). */

@@ -40,6 +40,29 @@ function walkRecursively(value: unknown, depth: number): void {
   if (value === null || typeof value !== 'object' || isLosslessNumber(value)) return;
   for (const v of Object.values(value)) walkRecursively(v, depth + 1);
 }
+
+/** The fields of a NewPet, as a validator reads them off a body. */
+const NEW_PET_FIELDS = ['name', 'categoryId', 'status'] as const;
+
+/**
+ * A validate that reads the NewPet fields off an object body its own way: the next validate sees `kept` of the body
+ * (nothing by default) with each field `lookup` finds (a value, not undefined) set on it. A non-object passes through.
+ */
+function readsFields(
+  lookup: (body: Record<string, unknown>) => (field: string) => unknown,
+  kept: (body: Record<string, unknown>) => Record<string, unknown> = () => ({}),
+): Modifier {
+  return wrap('validate', (prev) => (body) => {
+    if (!isObject(body)) return prev(body);
+    const find = lookup(body);
+    const read = kept(body);
+    for (const field of NEW_PET_FIELDS) {
+      const value = find(field);
+      if (value !== undefined) read[field] = value;
+    }
+    return prev(read);
+  });
+}
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** How much later each answer of the slows-down fault comes than the one before. */
@@ -797,16 +820,15 @@ const catalogue = [
       "members are matched to fields case-insensitively, as Go's encoding/json does: a body with categoryid (and no categoryId) is accepted as complete",
     catches: 'create-invalid-rejected',
     suite: 'robustness',
-    apply: wrap('validate', (prev) => (body) => {
-      if (!isObject(body)) return prev(body);
-      const read: Record<string, unknown> = { ...body };
-      for (const field of ['name', 'categoryId', 'status']) {
-        if (Object.hasOwn(read, field)) continue;
-        const other = Object.keys(body).find((k) => k.toLowerCase() === field.toLowerCase());
-        if (other !== undefined) read[field] = body[other];
-      }
-      return prev(read);
-    }),
+    apply: readsFields(
+      (body) => (field) => {
+        const key = Object.hasOwn(body, field)
+          ? field
+          : Object.keys(body).find((k) => k.toLowerCase() === field.toLowerCase());
+        return key === undefined ? undefined : body[key];
+      },
+      (body) => ({ ...body }),
+    ),
   },
   {
     id: 'create-proto-member',
@@ -814,13 +836,9 @@ const catalogue = [
       'the body is merged onto a plain object with Object.assign and its fields read by property access: a "__proto__" member becomes the prototype and lends the fields it holds (a body without categoryId is accepted)',
     catches: 'create-invalid-rejected',
     suite: 'robustness',
-    apply: wrap('validate', (prev) => (body) => {
-      if (!isObject(body)) return prev(body);
+    apply: readsFields((body) => {
       const merged: Record<string, unknown> = Object.assign({}, body);
-      const read: Record<string, unknown> = {};
-      for (const field of ['name', 'categoryId', 'status'])
-        if (merged[field] !== undefined) read[field] = merged[field];
-      return prev(read);
+      return (field) => merged[field];
     }),
   },
   {

@@ -151,7 +151,7 @@ export class TokenBucket implements Meter {
   private tokens = NaN;
   private last = 0;
   constructor(
-    private readonly windowMs: number,
+    protected readonly windowMs: number,
     private readonly defects: LimiterDefects = {},
   ) {}
   fits(now: number, limit: number): boolean {
@@ -182,14 +182,8 @@ export class TokenBucket implements Meter {
  * and a hard one for a black-box test: refill shows in Remaining only, never in Reset.
  */
 export class StaticResetBucket extends TokenBucket {
-  constructor(
-    private readonly window: number,
-    defects: LimiterDefects = {},
-  ) {
-    super(window, defects);
-  }
   override resetAt(now: number): number {
-    return (Math.floor(now / this.window) + 1) * this.window;
+    return (Math.floor(now / this.windowMs) + 1) * this.windowMs;
   }
 }
 

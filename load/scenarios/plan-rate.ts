@@ -16,6 +16,7 @@ import type { LimiterOutcome } from '../model.js';
 import type { Profile } from '../profiles.js';
 import type { Recorder } from '../recorder.js';
 import {
+  limiterRunsOn,
   type LoadScenario,
   runScenario,
   type ScenarioContext,
@@ -39,7 +40,7 @@ export const planRate: LoadScenario<PlanRateParams> = {
   // or on every shard with its own keys (--limiter-shards all), each at its plan's full rate.
   run: async (p, env) => {
     const place = env.ctx.shard;
-    if (place && place.limiterShards === 'first' && place.index !== 1) {
+    if (place && !limiterRunsOn(place)) {
       env.ctx.progress.note(
         `per-plan rate runs: on shard 1 only (--limiter-shards first); shard ${place.index} skips them`,
       );

@@ -130,7 +130,10 @@ interface KeyRun {
   /** From which response the key was shown rested, and how (null: not shown). */
   rested: Reading | null;
   restedBy: WindowAccount['by'] | null;
-  /** The key's headers showed refill or a new window during the burst: a continuous limiter, one more may fit. */
+  /**
+   * The key's headers showed refill between requests or a Reset that moved during the burst: not a fixed window as far
+   * as they tell, so the retry phase never reads it as one (fixedLike).
+   */
   continuous: boolean;
   /** Requests the target may have received after the key's first 429 and before its Retry-After passed. */
   sentAfter429: number;
@@ -640,7 +643,6 @@ async function burst(k: KeyRun, prev: Reading): Promise<Reading | null> {
       accepted,
       rejection: rejection?.ex ?? null,
       elapsedMs,
-      continuous: k.continuous,
       cap: b.cap,
       account,
       remeasured: b.remeasured,

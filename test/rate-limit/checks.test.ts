@@ -38,7 +38,6 @@ function burst(accepted: number, over: Partial<Extract<c.BurstEvidence, { kind: 
     accepted,
     rejection: limited(),
     elapsedMs: 50,
-    continuous: false,
     cap: 50,
     account: null,
     remeasured: false,
@@ -64,12 +63,12 @@ describe('rl-burst-enforced', () => {
   it('passes exactly R accepted, and the refill elapsed time explains', () => {
     expect(c.burstEnforced.run(burst(20))).toEqual([]);
     // 2 s of a 60-per-minute window refill 2 requests (and the clocks' precision a little more): 2.002, up to 3.
-    expect(c.burstEnforced.run(burst(23, { elapsedMs: 2000, continuous: true }))).toEqual([]);
+    expect(c.burstEnforced.run(burst(23, { elapsedMs: 2000 }))).toEqual([]);
   });
   it('allows the fraction of a token that a floored Remaining does not report, whatever the headers showed', () => {
     // A token bucket at 20.9 tokens reports Remaining 20 and refills 0.05 in 50 ms: 21 accepted is correct, also when
     // its Reset never moved (nothing showed it continuous).
-    expect(c.burstEnforced.run(burst(21, { continuous: false }))).toEqual([]);
+    expect(c.burstEnforced.run(burst(21))).toEqual([]);
     // The Go service of the trials: Remaining 982, 0.37 s at 100 tokens a second is 37 to 38 tokens: 1020 is correct.
     const go = {
       limit: 6000,
@@ -122,7 +121,6 @@ describe('rl-burst-enforced', () => {
             knownRemaining: R,
             rejection,
             elapsedMs: t - t1,
-            continuous: false,
           };
           expect(c.burstEnforced.run(burst(accepted, ev))).toEqual([]);
           const over = R + c.burstAllowance(t - t1, L, W) + 1;
