@@ -103,7 +103,9 @@ const ALL_PLANNED: Planned = { measures: ['latency', 'throughput', 'limiter'], a
 
 const MEASURE_OF: Readonly<Record<string, Measure>> = {
   'p99 latency (ms)': 'latency',
+  'p99 latency against the trend (ms)': 'latency',
   'throughput (req/s)': 'throughput',
+  'throughput against the trend (req/s)': 'throughput',
   '429s at or below the plan rate': 'limiter',
   'accepted before the first 429 ÷ limit': 'limiter',
   'accepted ÷ limit per window above the rate': 'limiter',
@@ -144,11 +146,13 @@ export function evaluate(
     ),
   ].filter(applies);
   const recent = earlier.slice(-t.trend.nights);
+  // A check against the trend applies as its absolute twin does: only to what this run set out to measure.
+  const trend: ThresholdCheck[] = [];
   if (recent.length >= t.trend.minNights) {
     const basis = (ratio: number) => `median of ${recent.length} earlier nights × ${ratio}`;
     const p99 = median(recent.flatMap((h) => (h.figures.p99LatencyMs === null ? [] : [h.figures.p99LatencyMs])));
     if (p99 !== null)
-      checks.push(
+      trend.push(
         check(
           'p99 latency against the trend (ms)',
           figures.p99LatencyMs,
@@ -159,7 +163,7 @@ export function evaluate(
       );
     const rps = median(recent.flatMap((h) => (h.figures.throughputRps === null ? [] : [h.figures.throughputRps])));
     if (rps !== null)
-      checks.push(
+      trend.push(
         check(
           'throughput against the trend (req/s)',
           figures.throughputRps,
@@ -169,6 +173,7 @@ export function evaluate(
         ),
       );
   }
+  checks.push(...trend.filter(applies));
   const reasons = checks
     .filter((c) => !c.pass)
     .map((c) =>

@@ -66,6 +66,15 @@ describe('thresholds', () => {
     expect(atRateOnly.pass).toBe(true);
     // Planned and not measured still fails.
     expect(evaluate(none, [], DEFAULT_THRESHOLDS, { measures: ['limiter'], aboveRate: true }).pass).toBe(false);
+    // Nor against the trend: earlier nights measured latency and throughput, this limiter-only night did not plan to.
+    const history = [night(10, 1000, 0), night(11, 1000, 1), night(9, 1000, 2)];
+    const limiterNight = { ...none, p99LatencyMs: null, throughputRps: null };
+    const judged = evaluate(limiterNight, history, DEFAULT_THRESHOLDS, { measures: ['limiter'], aboveRate: false });
+    expect(judged).toMatchObject({ pass: true, reasons: [] });
+    expect(judged.checks.map((c) => c.name).filter((n) => n.includes('trend'))).toEqual([]);
+    // A night that planned them is still held to the trend.
+    const planned = evaluate(limiterNight, history, DEFAULT_THRESHOLDS);
+    expect(planned.reasons).toContain('p99 latency against the trend (ms): not measured (no data)');
   });
 
   it('compares with the median of earlier nights, so one noisy night neither fails nor becomes the yardstick', () => {
