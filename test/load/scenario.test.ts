@@ -23,8 +23,9 @@ describe('load scenarios against the reference server', () => {
   it('a bounded closed-loop mix: counts, per-class histograms and raw result agree; a conformant server has no findings', async () => {
     const { s, key } = await server();
     try {
+      // The request cap ends the run; the duration is only a bound, long enough that a stalled host still reaches it.
       const spec = {
-        ...mixConnectionsScenario(s.url, key('enterprise'), profile, { connections: 4, durationSeconds: 1 }),
+        ...mixConnectionsScenario(s.url, key('enterprise'), profile, { connections: 4, durationSeconds: 30 }),
         maxRequests: 400,
       };
       const r = await runScenario(spec, ctx);
@@ -48,7 +49,7 @@ describe('load scenarios against the reference server', () => {
     const { s, key } = await server({ faults: ['rl-headers-missing', 'pet-missing-categoryId'] });
     try {
       const spec = {
-        ...mixConnectionsScenario(s.url, key('enterprise'), profile, { connections: 2, durationSeconds: 1 }),
+        ...mixConnectionsScenario(s.url, key('enterprise'), profile, { connections: 2, durationSeconds: 30 }),
         maxRequests: 100,
       };
       const r = await runScenario(spec, ctx);
