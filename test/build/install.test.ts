@@ -121,6 +121,11 @@ describe('a runtime-only install', () => {
     });
     const modules = join(prefix, 'node_modules');
     expect(misplaced(modules)).toEqual({ dev: [], missing: [] });
+    // The package's `prepare` (npm runs it for some installs of a package, never needs it for this one): with no
+    // sources beside the build it finds nothing stale, builds nothing and needs no TypeScript.
+    const prepare = await run(process.execPath, [join(modules, 'petstore-conformance/bin/build.js'), '--if-stale']);
+    expect(prepare.stderr).toBe('');
+    expect(existsSync(join(modules, 'petstore-conformance/dist/cli/main.js'))).toBe(true);
     const size = bytesUnder(modules);
     expect(size, `${(size / MB).toFixed(1)} MB installed`).toBeLessThanOrEqual(100 * MB);
     await commandRuns(join(modules, '.bin', 'petstore-conformance'), server, envFile);
