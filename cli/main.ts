@@ -3,11 +3,26 @@
  * (0 conformant, 1 violations, 2 usage or configuration, 3 unreachable or blocked). Every error is printed the same
  * way (cli/args.ts `errorReport`), the usage only after a usage error.
  */
+import { ENVIRONMENT } from '../config/environment.js';
 import { ExitCode } from '../errors/catalogue.js';
 import { toolVersion } from '../http/user-agent.js';
 import { errorReport, suggestion, TOOL, UsageError, usageText } from './args.js';
 import { COMMANDS, suiteList } from './commands.js';
 import { processOutput, type Output } from './output.js';
+
+/** The variables of config/environment.ts, by name, in lines under the heading. */
+function environmentNames(): string {
+  const lines: string[] = [];
+  let line = ' ';
+  for (const name of ENVIRONMENT.flatMap((v) => v.names)) {
+    if (line.length + name.length + 2 > 118) {
+      lines.push(line);
+      line = ' ';
+    }
+    line += ` ${name},`;
+  }
+  return [...lines, line.replace(/,$/, '')].join('\n');
+}
 
 /** The top-level help: every command's usage, generated from its options table, then what they share. */
 function topLevelHelp(): string {
@@ -20,10 +35,8 @@ ${COMMANDS.map((c) => usageText(c, '  ')).join('\n')}
 
 With no --target (and no PETSTORE_TARGET) run starts an embedded reference Pet Store and runs against it.
 Suites: ${suiteList}.
-Environment: PETSTORE_TARGET, PETSTORE_API_KEY_FREE|PRO|BUSINESS|ENTERPRISE, PETSTORE_ENTERPRISE_LIMITS=rpm/rpd,
-             PETSTORE_PRODUCTION_URL, PETSTORE_SEED, PETSTORE_RUNS, PETSTORE_MAX_DURATION, PETSTORE_BUDGET,
-             PETSTORE_CONCURRENCY (a .env file is read too); HTTPS_PROXY, HTTP_PROXY, NO_PROXY, NODE_EXTRA_CA_CERTS,
-             PETSTORE_ACCEPT_ENCODING (default gzip).
+Environment (a .env file is read too; each variable's meaning: docs/reference.md):
+${environmentNames()}
 Exit codes: 0 conformant, 1 violations, 2 usage or configuration error, 3 target unreachable (TLS, proxy) or run
             blocked (including a reached --max-duration, a target that keeps slowing down, and a run that left
             suites out under --require-complete), 130 or 143 stopped by SIGINT or SIGTERM (every report written; a

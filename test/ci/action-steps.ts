@@ -4,7 +4,8 @@
  * $GITHUB_STEP_SUMMARY files), so that a test exercises the very script a workflow runs. Steps that `uses:` another
  * action (setup-node, upload-artifact) are the runner's to run: they are returned for the tests to check, not run.
  * The install step (`npm ci` in the action's directory) is not run either: the tests run from a checkout that is
- * installed and built already, and `npm ci` there would replace the node_modules they run from.
+ * installed and built already, and `npm ci` there would replace the node_modules they run from (it is run in a copy
+ * of a release tag's checkout by test/build/install.test.ts).
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';

@@ -26,14 +26,15 @@ describe('action.yml', () => {
     expect(actionSchemaErrors(`${actionText()}\nrunz: 1\n`).join('\n')).toMatch(/runz/);
   });
 
-  it('composite: Node set up, the tool installed with npm ci from its own checkout, reports uploaded always', () => {
+  it('composite: Node set up, the runtime installed with npm ci from its own checkout, reports uploaded always', () => {
     const action = readAction();
     expect(action.runs.using).toBe('composite');
     const steps = action.runs.steps;
     expect(steps[0]!.uses).toMatch(/^actions\/setup-node@v\d+$/);
     const install = steps.find((s) => s.id === 'install')!;
     expect(install['working-directory']).toBe(expression('github.action_path'));
-    expect(install.run).toMatch(/^npm ci\b/);
+    // A release tag's build: the lock file's runtime dependencies only, no scripts (test/build/install.test.ts runs it).
+    expect(install.run).toMatch(/^\s*npm ci --omit=dev --ignore-scripts\b/m);
     const upload = steps.find((s) => s.uses?.startsWith('actions/upload-artifact@'))!;
     expect(upload.if).toMatch(/^always\(\)/);
     expect(upload.with!.path).toBe(expression('inputs.reports-dir'));

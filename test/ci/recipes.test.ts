@@ -36,7 +36,8 @@ function invocations(script: string, vars: Record<string, string>): [string, str
     let line = raw;
     for (const [k, v] of Object.entries(vars)) line = line.split(k).join(v);
     const ws = words(line);
-    const at = ws.findIndex((w) => /^petstore-conformance(@[\d.]+)?$/.test(w));
+    // The command by name (on the PATH) or by the path of a pinned install's bin.
+    const at = ws.findIndex((w) => /(^|\/)petstore-conformance$/.test(w));
     if (at >= 0) found.push([ws[at + 1]!, ws.slice(at + 2)]);
   }
   return found;
@@ -126,20 +127,23 @@ describe('examples/sharded-load.yml (GitHub Actions matrix)', () => {
     expect(upload.with).toMatchObject({ name: `shard-${expr('matrix.shard')}`, path: 'shard/' });
   });
 
-  it('every job checks out and installs before it calls the command; the merge takes exactly the N shard folders', () => {
+  it('every job installs the pinned release before it calls the command; the merge takes exactly the N shard folders', () => {
     const checked: string[] = [];
     for (const [name, job] of Object.entries(w.jobs)) {
-      const calls = job.steps.findIndex((s) => s.run?.includes('npx petstore-conformance'));
+      const calls = job.steps.findIndex((s) => invocations(s.run ?? '', {}).length > 0);
       if (calls < 0) continue;
       checked.push(name);
-      const checkout = job.steps.findIndex((s) => s.uses?.startsWith('actions/checkout@'));
-      const install = job.steps.findIndex((s) => s.run === 'npm ci');
-      expect(checkout, name).toBeGreaterThanOrEqual(0);
-      expect(install, name).toBeGreaterThan(checkout);
+      const install = job.steps.findIndex((s) => s.run?.includes('npm install --prefix "$RUNNER_TEMP/psc" --omit=dev'));
+      expect(install, name).toBeGreaterThanOrEqual(0);
+      expect(job.steps[install]!.run, name).toContain('"$RUNNER_TEMP/psc/node_modules/.bin" >> "$GITHUB_PATH"');
       expect(calls, name).toBeGreaterThan(install);
     }
     // Both jobs call the command: the loop checked them, it did not skip them all.
     expect(checked.sort()).toEqual(['load', 'merge']);
+    // The install names a release's tarball, pinned by its version.
+    expect((doc.toJS() as { env: Record<string, string> }).env.PSC_TARBALL).toMatch(
+      /\/releases\/download\/v(\d+\.\d+\.\d+)\/petstore-conformance-\1\.tgz$/,
+    );
     const merge = w.jobs.merge!;
     expect(merge.needs).toBe('load');
     expect(merge.if).toBe(expr('!cancelled()'));

@@ -6,7 +6,7 @@
  * for a platform the bundled one does not run on.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -69,6 +69,38 @@ export function browserExecutable(): string {
 }
 
 /**
+ * The fonts the browser draws with: DejaVu (the dejavu-fonts-ttf package, a development dependency, so `npm ci` brings
+ * it: Sans, Serif and Mono, with ✓ U+2713 and ✗ U+2717), and whatever fonts the bundled build unpacked beside itself.
+ * The fontconfig file the bundled build carries points at the directories of the platform it was made for, absent
+ * here, so page text drew nothing on a machine without system fonts. Written into the profile folder, with the font
+ * cache beside it, and gone with it; returns the file's path.
+ */
+function writeFontconfig(profile: string, browserDir: string): string {
+  const dejavu = join(dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+  const dirs = [dejavu, join(browserDir, 'fonts')].filter((d) => existsSync(d));
+  const alias = (generic: string, family: string) =>
+    `  <alias><family>${generic}</family><prefer><family>${family}</family></prefer></alias>`;
+  const file = join(profile, 'fonts.conf');
+  writeFileSync(
+    file,
+    [
+      '<?xml version="1.0"?>',
+      '<!DOCTYPE fontconfig SYSTEM "fonts.dtd">',
+      '<fontconfig>',
+      ...dirs.map((d) => `  <dir>${d}</dir>`),
+      `  <cachedir>${join(profile, 'fontconfig-cache')}</cachedir>`,
+      alias('sans-serif', 'DejaVu Sans'),
+      alias('system-ui', 'DejaVu Sans'),
+      alias('serif', 'DejaVu Serif'),
+      alias('monospace', 'DejaVu Sans Mono'),
+      '</fontconfig>',
+      '',
+    ].join('\n'),
+  );
+  return file;
+}
+
+/**
  * A headless browser with a fresh profile, closed and removed by the returned `close`. Its arguments are the package's
  * own (the binary is built for them: single process, SwiftShader for graphics) plus the offline flags.
  */
@@ -76,12 +108,12 @@ export async function launchBrowser(): Promise<{ context: BrowserContext; close:
   const executablePath = browserExecutable();
   const { default: bundled } = await import('@sparticuz/chromium');
   const profile = mkdtempSync(join(tmpdir(), 'psc-chromium-'));
-  const fonts = join(dirname(executablePath), 'fonts');
+  const fontconfig = writeFontconfig(profile, dirname(executablePath));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath,
     headless: true,
     args: [...(process.env.PSC_CHROMIUM ? ['--no-sandbox'] : bundled.args), ...OFFLINE_FLAGS],
-    env: existsSync(fonts) ? { ...process.env, FONTCONFIG_PATH: fonts } : process.env,
+    env: { ...process.env, FONTCONFIG_FILE: fontconfig, FONTCONFIG_PATH: dirname(fontconfig) },
   });
   return {
     context,
