@@ -466,7 +466,7 @@ export const rateLimitLimitPlan: Check<ResponseEvidence> = defineCheck({
   area: 'response',
   title: "X-RateLimit-Limit is one of the key's plan limits (per minute or per day).",
   appliesTo: {
-    what: "answers to a key of known plan carrying X-RateLimit-Limit (not 401s)",
+    what: 'answers to a key of known plan carrying X-RateLimit-Limit (not 401s)',
     test: ({ exchange: ex, plan }) =>
       plan !== null &&
       rateLimitApplies(ex) &&

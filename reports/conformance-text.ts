@@ -9,6 +9,7 @@ import type { Finding } from '../checks/check.js';
 import { baselineLines } from './baseline.js';
 import { exchangesWith, type ConformanceReport, type Defect } from './conformance-report.js';
 import { VERDICT_HEADING, VERDICT_WORD } from './verdict.js';
+import { cellText, EVIDENCE_WORD, type EvidenceCell, type EvidenceState, OPERATIONS } from './evidence.js';
 import { keyMeasured, quotaMeasured, whyNotMeasured } from '../runner/rate-limit-results.js';
 
 function pad(s: string | number, n: number, right = false): string {
@@ -222,6 +223,7 @@ export function renderTerminalSummary(report: ConformanceReport): string {
   out.push(row('total', report.totals));
   out.push('');
   if (report.baseline) out.push(...baselineLines(report.baseline), '');
+  out.push(...evidenceLines(report));
   out.push(...notMeasuredLines(report, '  - '));
   const word = VERDICT_WORD[report.verdict];
   out.push(
@@ -235,12 +237,71 @@ export function renderTerminalSummary(report: ConformanceReport): string {
  * when nothing was left out.
  */
 function notMeasuredLines(report: ConformanceReport, bullet: string): string[] {
-  if (report.notMeasured.length === 0) return [];
+  const byDesign = report.notMeasuredByDesign ?? [];
+  const design = byDesign.length
+    ? ['Not measured, by design (the verdict stands):', ...byDesign.map((l) => `${bullet}${l}`), '']
+    : [];
+  if (report.notMeasured.length === 0) return design;
   const why =
     report.verdict === 'incomplete'
       ? 'the verdict is INCOMPLETE: nothing vouches for these'
       : 'nothing vouches for these either';
-  return [`Not measured (${why}):`, ...report.notMeasured.map((l) => `${bullet}${l}`), ''];
+  return [`Not measured (${why}):`, ...report.notMeasured.map((l) => `${bullet}${l}`), '', ...design];
+}
+
+/** The states of the table of evidence, in the order the summaries count them. */
+const STATES: readonly EvidenceState[] = ['proven', 'violated', 'warned', 'observed', 'not-exercised', 'left-out'];
+
+/**
+ * The table of evidence in the terminal: how many clause cells (a clause on an operation) are in each state, then each
+ * clause that nothing exercised or a limit left out, with its operations and why (a proven cell needs no words; a
+ * failing one is a defect above).
+ */
+function evidenceLines(report: ConformanceReport): string[] {
+  const cells = report.evidence?.cells ?? [];
+  if (cells.length === 0) return [];
+  const count = (s: EvidenceState) => cells.filter((c) => c.state === s).length;
+  const out = [
+    `Evidence per clause and operation: ${STATES.map((s) => `${count(s)} ${EVIDENCE_WORD[s].slice(2)}`).join(', ')}`,
+  ];
+  for (const state of ['not-exercised', 'left-out'] as const) {
+    const byClause = new Map<string, { ops: string[]; why: string }>();
+    for (const c of cells) {
+      if (c.state !== state) continue;
+      const g = byClause.get(c.clause) ?? { ops: [], why: c.why ?? '' };
+      g.ops.push(c.operation);
+      byClause.set(c.clause, g);
+    }
+    for (const [clause, g] of byClause)
+      out.push(`  ${EVIDENCE_WORD[state]}: ${clause} on ${g.ops.join(', ')}${g.why ? ` — ${g.why}` : ''}`);
+  }
+  out.push('');
+  return out;
+}
+
+/** The table of evidence in Markdown: one row per clause, one column per operation, folded. */
+function evidenceMarkdown(report: ConformanceReport): string[] {
+  const cells = report.evidence?.cells ?? [];
+  if (cells.length === 0) return [];
+  const ops = OPERATIONS;
+  const byClause = new Map<string, Map<string, EvidenceCell>>();
+  for (const c of cells) byClause.set(c.clause, (byClause.get(c.clause) ?? new Map()).set(c.operation, c));
+  const count = (s: EvidenceState) => cells.filter((c) => c.state === s).length;
+  return [
+    '<details><summary>Evidence per clause and operation: ' +
+      STATES.map((s) => `${count(s)} ${EVIDENCE_WORD[s].slice(2)}`).join(', ') +
+      '</summary>',
+    '',
+    `| clause | ${ops.join(' | ')} |`,
+    `|---|${ops.map(() => '---').join('|')}|`,
+    ...[...byClause].map(
+      ([clause, row]) =>
+        `| \`${clause}\` | ${ops.map((op) => (row.has(op) ? cellText(row.get(op)!) : '')).join(' | ')} |`,
+    ),
+    '',
+    '</details>',
+    '',
+  ];
 }
 
 /** Rows of the Markdown table at most: the summary fits a screen; the JSON report has every defect. */
@@ -263,6 +324,7 @@ export function renderMarkdown(report: ConformanceReport): string {
     `**${defectCount(report, 'violation')}**, ${defectCount(report, 'warning')}, ${report.totals.observations} observations; ${report.totals.exchanges} exchanges in all.`,
     '',
     ...notMeasuredLines(report, '- '),
+    ...evidenceMarkdown(report),
   ];
   const b = report.baseline;
   if (b) {

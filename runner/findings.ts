@@ -95,7 +95,13 @@ export class FindingLog {
     this.tally(checkId, applies === true ? null : applies, operation, 1, passed ? 1 : 0);
   }
 
-  private tally(checkId: string, clause: string | null, operation: OperationId | null, applied: number, passed: number) {
+  private tally(
+    checkId: string,
+    clause: string | null,
+    operation: OperationId | null,
+    applied: number,
+    passed: number,
+  ) {
     const k = `${checkId} ${clause ?? '*'} ${operation ?? '-'}`;
     const c = this.judgedCounts.get(k);
     if (c) {

@@ -67,7 +67,9 @@ function outcomeOf(r: SuiteResult, seed: number, strict: boolean): SuiteOutcome 
   for (const op of ALL_OPERATIONS) {
     for (const check of allChecks) {
       if (check.level === 'observation' || check.area === 'run') continue;
-      const mine = r.findings.filter((f) => f.checkId === check.id && (f.operation ?? def.operations[0]) === op);
+      const mine = r.findings.filter(
+        (f) => f.level !== 'observation' && f.checkId === check.id && (f.operation ?? def.operations[0]) === op,
+      );
       findings.push(...mine);
       if (mine.some((f) => failsRun(f.level, strict))) failedTests++;
     }

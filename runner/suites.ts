@@ -107,4 +107,3 @@ export function suiteDefinition(name: SuiteName): SuiteDefinition {
 export function suiteEstimate(name: SuiteName, runs: number): SuiteEstimate | null {
   return suiteDefinition(name).estimate?.(runs) ?? null;
 }
-
