@@ -9,7 +9,7 @@ import type { Finding } from '../checks/check.js';
 import { baselineLines } from './baseline.js';
 import { exchangesWith, type ConformanceReport, type Defect } from './conformance-report.js';
 import { VERDICT_HEADING, VERDICT_WORD } from './verdict.js';
-import { cellText, EVIDENCE_WORD, type EvidenceCell, type EvidenceState, OPERATIONS } from './evidence.js';
+import { EVIDENCE_WORD, type EvidenceState } from './evidence.js';
 import { keyMeasured, quotaMeasured, whyNotMeasured } from '../runner/rate-limit-results.js';
 
 function pad(s: string | number, n: number, right = false): string {
@@ -253,17 +253,16 @@ function notMeasuredLines(report: ConformanceReport, bullet: string): string[] {
 const STATES: readonly EvidenceState[] = ['proven', 'violated', 'warned', 'observed', 'not-exercised', 'left-out'];
 
 /**
- * The table of evidence in the terminal: how many clause cells (a clause on an operation) are in each state, then each
- * clause that nothing exercised or a limit left out, with its operations and why (a proven cell needs no words; a
- * failing one is a defect above).
+ * The table of evidence in words: how many clause cells (a clause on an operation) are in each state, then each clause
+ * that nothing exercised or a limit left out, with its operations and why (a proven cell needs no words; a failing one
+ * is a defect). The JSON report holds every cell; the HTML page draws them all.
  */
-function evidenceLines(report: ConformanceReport): string[] {
+function evidenceSummary(report: ConformanceReport): { head: string; gaps: string[] } | null {
   const cells = report.evidence?.cells ?? [];
-  if (cells.length === 0) return [];
+  if (cells.length === 0) return null;
   const count = (s: EvidenceState) => cells.filter((c) => c.state === s).length;
-  const out = [
-    `Evidence per clause and operation: ${STATES.map((s) => `${count(s)} ${EVIDENCE_WORD[s].slice(2)}`).join(', ')}`,
-  ];
+  const head = `Evidence per clause and operation: ${STATES.map((s) => `${count(s)} ${EVIDENCE_WORD[s].slice(2)}`).join(', ')}`;
+  const gaps: string[] = [];
   for (const state of ['not-exercised', 'left-out'] as const) {
     const byClause = new Map<string, { ops: string[]; why: string }>();
     for (const c of cells) {
@@ -273,35 +272,28 @@ function evidenceLines(report: ConformanceReport): string[] {
       byClause.set(c.clause, g);
     }
     for (const [clause, g] of byClause)
-      out.push(`  ${EVIDENCE_WORD[state]}: ${clause} on ${g.ops.join(', ')}${g.why ? ` — ${g.why}` : ''}`);
+      gaps.push(`${EVIDENCE_WORD[state]}: ${clause} on ${g.ops.join(', ')}${g.why ? ` — ${g.why}` : ''}`);
   }
-  out.push('');
-  return out;
+  return { head, gaps };
 }
 
-/** The table of evidence in Markdown: one row per clause, one column per operation, folded. */
+function evidenceLines(report: ConformanceReport): string[] {
+  const e = evidenceSummary(report);
+  return e ? [e.head, ...e.gaps.map((g) => `  ${g}`), ''] : [];
+}
+
+/** Clauses not exercised or left out the Markdown summary lists at most (it fits a screen). */
+const MARKDOWN_GAPS = 8;
+
 function evidenceMarkdown(report: ConformanceReport): string[] {
-  const cells = report.evidence?.cells ?? [];
-  if (cells.length === 0) return [];
-  const ops = OPERATIONS;
-  const byClause = new Map<string, Map<string, EvidenceCell>>();
-  for (const c of cells) byClause.set(c.clause, (byClause.get(c.clause) ?? new Map()).set(c.operation, c));
-  const count = (s: EvidenceState) => cells.filter((c) => c.state === s).length;
-  return [
-    '<details><summary>Evidence per clause and operation: ' +
-      STATES.map((s) => `${count(s)} ${EVIDENCE_WORD[s].slice(2)}`).join(', ') +
-      '</summary>',
-    '',
-    `| clause | ${ops.join(' | ')} |`,
-    `|---|${ops.map(() => '---').join('|')}|`,
-    ...[...byClause].map(
-      ([clause, row]) =>
-        `| \`${clause}\` | ${ops.map((op) => (row.has(op) ? cellText(row.get(op)!) : '')).join(' | ')} |`,
-    ),
-    '',
-    '</details>',
-    '',
-  ];
+  const e = evidenceSummary(report);
+  if (!e) return [];
+  const shown = e.gaps.slice(0, MARKDOWN_GAPS).map((g) => `- ${cell(g, 200)}`);
+  const more =
+    e.gaps.length > MARKDOWN_GAPS
+      ? [`- … and ${e.gaps.length - MARKDOWN_GAPS} more in the JSON report's evidence`]
+      : [];
+  return [`${e.head}.`, ...(shown.length ? ['', ...shown, ...more] : []), ''];
 }
 
 /** Rows of the Markdown table at most: the summary fits a screen; the JSON report has every defect. */

@@ -219,8 +219,3 @@ export const EVIDENCE_WORD: Readonly<Record<EvidenceState, string>> = {
   'not-exercised': '– not exercised',
   'left-out': '○ left out',
 };
-
-/** A cell as one short text: its word, and its count when proven. */
-export function cellText(c: EvidenceCell): string {
-  return c.state === 'proven' ? `${EVIDENCE_WORD.proven} (${c.passed})` : EVIDENCE_WORD[c.state];
-}
