@@ -128,13 +128,19 @@ export interface CheckDefinition<E> {
 }
 
 /**
- * What evidence a check judges: `test` says whether it applies to this evidence (true: to all of the check's clauses;
- * a clause id: to that one only, e.g. body-schema to the schema of the answer's status; false: it judges nothing
- * there). `what` says it in words, for a report that must say why a check judged nothing ("429 answers").
+ * Whether a check applies to a piece of evidence: false, it judges nothing there; true, it bears on all its clauses
+ * (cited and covered); a list of clause ids, on those only (body-schema: the schema of the answer's status, and the
+ * PetStatus enum only where a Pet is).
+ */
+export type Applies = boolean | readonly string[];
+
+/**
+ * What evidence a check judges: `test` says whether it applies to this evidence (see Applies). `what` says it in words,
+ * for a report that must say why a check judged nothing ("429 answers").
  */
 export interface AppliesTo<E> {
   readonly what: string;
-  readonly test: (evidence: E) => boolean | string;
+  readonly test: (evidence: E) => Applies;
   /** The operation the evidence bears on, when it is not its exchange's (a path variant resembling one). */
   readonly operation?: (evidence: E) => OperationId | null;
 }
@@ -149,10 +155,10 @@ export interface Check<E> extends CheckDefinition<E> {
   /** What evidence it judges, in words (its declaration's, or every piece of evidence it is given). */
   readonly appliesToWhat: string;
   /**
-   * Whether it applies to this evidence: false, true (all its clauses) or the one clause it bears on. Never throws: a
+   * Whether it applies to this evidence (see Applies). Never throws: a
    * declaration that fails on odd evidence says it applies, so the check's own guard reports what went wrong.
    */
-  applies(evidence: E): boolean | string;
+  applies(evidence: E): Applies;
   /** The operation the evidence bears on (its declaration's, else evidenceOperation's). */
   operationOf(evidence: E): OperationId | null;
 }
@@ -331,7 +337,7 @@ export function defineCheck<E>(definition: CheckDefinition<E>): Check<E> {
     clause: definition.clauses[0],
     level: definition.levels[0],
     appliesToWhat: definition.appliesTo?.what ?? EVERY_EVIDENCE,
-    applies(evidence: E): boolean | string {
+    applies(evidence: E): Applies {
       if (!definition.appliesTo) return true;
       try {
         return definition.appliesTo.test(evidence);

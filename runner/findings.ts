@@ -5,7 +5,7 @@
  * reports: what is kept does not grow with the run's length.
  */
 import type { OperationId } from '../spec/contract.js';
-import { type Finding, type Level, withoutResponse } from '../checks/check.js';
+import { type Applies, type Finding, type Level, withoutResponse } from '../checks/check.js';
 import { signatureKey } from '../checks/registry.js';
 
 export interface OperationStats {
@@ -16,7 +16,7 @@ export interface OperationStats {
 
 /**
  * What a check judged on one operation: the pieces of evidence it applied to (its `appliesTo`), and those it passed
- * (no finding at all). `clause` is the one clause the evidence bore on, or null for all the check's clauses. The table
+ * (no finding at all). `clause` is a clause the evidence bore on, or null for all the check's clauses. The table
  * of evidence (reports/evidence.ts) proves a clause only from these counts: counters, never exchange lists.
  */
 export interface EvidenceCount {
@@ -88,11 +88,11 @@ export class FindingLog {
 
   /**
    * A check judged a piece of evidence: `applies` is what its declaration said (false: it judged nothing there; true:
-   * all its clauses; a clause id: that one), `passed` whether it found nothing.
+   * all its clauses; a list: those clauses), `passed` whether it found nothing.
    */
-  judged(checkId: string, applies: boolean | string, operation: OperationId | null, passed: boolean): void {
+  judged(checkId: string, applies: Applies, operation: OperationId | null, passed: boolean): void {
     if (applies === false) return;
-    this.tally(checkId, applies === true ? null : applies, operation, 1, passed ? 1 : 0);
+    for (const clause of applies === true ? [null] : applies) this.tally(checkId, clause, operation, 1, passed ? 1 : 0);
   }
 
   private tally(

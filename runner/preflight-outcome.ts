@@ -19,14 +19,9 @@ export function preflightOutcome(ex: Exchange, key: PlanKey, seed: number): Suit
   const operation = ex.operation ?? 'listPets';
   const evidence: EvidenceCount[] = [];
   const found = applyResponseChecks({ exchange: ex, plan: key.limits, now: Date.now() }, (check, applies, passed) => {
-    if (applies !== false)
-      evidence.push({
-        checkId: check.id,
-        clause: applies === true ? null : applies,
-        operation,
-        applied: 1,
-        passed: passed ? 1 : 0,
-      });
+    if (applies === false) return;
+    for (const clause of applies === true ? [null] : applies)
+      evidence.push({ checkId: check.id, clause, operation, applied: 1, passed: passed ? 1 : 0 });
   }).map((f) => ({
     ...f,
     caseClass: f.caseClass ?? CASE,

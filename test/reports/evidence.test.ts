@@ -61,6 +61,11 @@ describe('the table of evidence', () => {
     const t = evidenceTable(await judged('getPet', (ctx) => ctx.check(exchange({ operation: 'getPet', status: 401 }))));
     expect(cellOf(t.cells, '2-error-schema', 'getPet')?.state).toBe('proven');
     expect(cellOf(t.cells, '2-pet-schema', 'getPet')?.state).toBe('not-exercised');
+    expect(cellOf(t.cells, '2-petstatus-enum', 'getPet')?.state).toBe('not-exercised');
+    const pet = evidenceTable(await judged('getPet', (ctx) => ctx.check(exchange({ operation: 'getPet' }))));
+    expect(cellOf(pet.cells, '2-pet-schema', 'getPet')).toMatchObject({ state: 'proven', passed: 1 });
+    expect(cellOf(pet.cells, '2-petstatus-enum', 'getPet')).toMatchObject({ state: 'proven', passed: 1 });
+    expect(cellOf(pet.cells, '2-error-schema', 'getPet')?.state).toBe('not-exercised');
     expect(cellOf(t.cells, '5-www-authenticate', 'getPet')?.state).toBe('proven');
   });
 
