@@ -677,6 +677,7 @@ export const dailyQuota: Check<DailyQuotaEvidence> = defineCheck({
   levels: ['violation', 'observation'],
   area: 'rate-limit',
   title: "A key gets about its plan's requests per day, then 429 with Retry-After and a Reset at the day's end.",
+  appliesTo: { what: 'a key whose daily quota was exceeded (a daily refusal)', test: (ev) => !!ev.rejection },
   run: (ev) => {
     if (!ev.limits || typeof ev.accepted !== 'number') return [];
     const D = ev.limits.requestsPerDay;
