@@ -16,6 +16,11 @@ export const authRejected: Check<AuthEvidence> = defineCheck({
   levels: ['violation'],
   area: 'auth',
   title: 'A missing or invalid key gets 401.',
+  // A 429 says nothing about the key either way.
+  appliesTo: {
+    what: 'answers to a missing or invalid key (not 429s)',
+    test: ({ exchange: ex, variant }) => !variant.valid && statusOf(ex) !== null && statusOf(ex) !== 429,
+  },
   run: ({ exchange: ex, variant }) => {
     const status = statusOf(ex);
     // 429 is documented for every operation: it says nothing about the key.
@@ -41,6 +46,10 @@ export const authValidAccepted: Check<AuthEvidence> = defineCheck({
   levels: ['violation'],
   area: 'auth',
   title: 'A valid key (scheme name in any case) is not answered 401 or 403.',
+  appliesTo: {
+    what: 'answers to a valid key (not 429s)',
+    test: ({ exchange: ex, variant }) => variant.valid && statusOf(ex) !== null && statusOf(ex) !== 429,
+  },
   run: ({ exchange: ex, variant }) => {
     const status = statusOf(ex);
     if (!variant.valid || (status !== 401 && status !== 403)) return [];

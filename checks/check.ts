@@ -119,7 +119,30 @@ export interface CheckDefinition<E> {
   readonly area: Area;
   /** One line: what the check verifies. */
   readonly title: string;
+  /**
+   * When the check applies (default: to every piece of evidence it is given): a clause is proven on an operation only
+   * by evidence a check of it applied to and passed, so a check about 429 answers proves nothing where none came.
+   */
+  readonly appliesTo?: AppliesTo<E>;
   run(evidence: E): Finding[];
+}
+
+/**
+ * Whether a check applies to a piece of evidence: false, it judges nothing there; true, it bears on all its clauses
+ * (cited and covered); a list of clause ids, on those only (body-schema: the schema of the answer's status, and the
+ * PetStatus enum only where a Pet is).
+ */
+export type Applies = boolean | readonly string[];
+
+/**
+ * What evidence a check judges: `test` says whether it applies to this evidence (see Applies). `what` says it in words,
+ * for a report that must say why a check judged nothing ("429 answers").
+ */
+export interface AppliesTo<E> {
+  readonly what: string;
+  readonly test: (evidence: E) => Applies;
+  /** The operation the evidence bears on, when it is not its exchange's (a path variant resembling one). */
+  readonly operation?: (evidence: E) => OperationId | null;
 }
 
 export interface Check<E> extends CheckDefinition<E> {
@@ -129,6 +152,15 @@ export interface Check<E> extends CheckDefinition<E> {
   readonly level: Level;
   readonly covers: readonly string[];
   readonly signature: 'case' | 'operation';
+  /** What evidence it judges, in words (its declaration's, or every piece of evidence it is given). */
+  readonly appliesToWhat: string;
+  /**
+   * Whether it applies to this evidence (see Applies). Never throws: a
+   * declaration that fails on odd evidence says it applies, so the check's own guard reports what went wrong.
+   */
+  applies(evidence: E): Applies;
+  /** The operation the evidence bears on (its declaration's, else evidenceOperation's). */
+  operationOf(evidence: E): OperationId | null;
 }
 
 /** A check over any evidence: what catalogues of checks over different evidence types hold. */
@@ -273,6 +305,24 @@ function exchangeOf(evidence: unknown): Exchange | null {
   return ex && typeof ex === 'object' && 'request' in ex ? (ex as Exchange) : null;
 }
 
+const isExchange = (x: unknown): x is Exchange => !!x && typeof x === 'object' && 'request' in x;
+
+/**
+ * The operation a piece of evidence is about, for the table of evidence: its exchange's (or the create's, the refusal's,
+ * the known state's of a burst, the first 429's, the first of its exchanges'); null when it names none (the run counts
+ * it for its suite's first operation, as it does a finding without one).
+ */
+export function evidenceOperation(evidence: unknown): OperationId | null {
+  const ev = evidence as Record<string, unknown> | null;
+  if (!ev || typeof ev !== 'object') return null;
+  const list = Array.isArray(ev.exchanges) ? ev.exchanges : [];
+  for (const x of [ev.exchange, ev.create, ev.rejection, ev.known, ev.first429, list[0]])
+    if (isExchange(x)) return x.operation;
+  return null;
+}
+
+const EVERY_EVIDENCE = 'every piece of evidence it is given';
+
 /**
  * Freezes a check and guards its run: a bug of the harness on some odd evidence becomes a visible warning of that
  * check (fails with --strict), never a crash and never a violation of the target.
@@ -286,6 +336,22 @@ export function defineCheck<E>(definition: CheckDefinition<E>): Check<E> {
     signature: definition.signature ?? (definition.area === 'response' ? 'operation' : 'case'),
     clause: definition.clauses[0],
     level: definition.levels[0],
+    appliesToWhat: definition.appliesTo?.what ?? EVERY_EVIDENCE,
+    applies(evidence: E): Applies {
+      if (!definition.appliesTo) return true;
+      try {
+        return definition.appliesTo.test(evidence);
+      } catch {
+        return true;
+      }
+    },
+    operationOf(evidence: E): OperationId | null {
+      try {
+        return definition.appliesTo?.operation?.(evidence) ?? evidenceOperation(evidence);
+      } catch {
+        return null;
+      }
+    },
     run(evidence: E): Finding[] {
       try {
         return definition.run(evidence);

@@ -248,6 +248,10 @@ export const notStricterThanPlan: Check<NotStricterEvidence> = defineCheck({
   levels: ['violation', 'observation'],
   area: 'rate-limit',
   title: "A key pacing itself under its plan's rate gets no 429, and a rested key gets its plan's whole limit.",
+  appliesTo: {
+    what: 'a key paced under its plan, or counted from rest to its refusal',
+    test: (ev) => ev.kind === 'paced' || !!ev.account,
+  },
   run: (ev) => {
     if (ev.kind === 'paced') {
       if (!ev.rejection) return [];
@@ -314,6 +318,11 @@ export const burstEnforced: Check<BurstEvidence> = defineCheck({
   levels: ['violation', 'observation'],
   area: 'rate-limit',
   title: 'From a known Remaining R, a prompt burst is accepted R times (plus what refill explains), then gets 429.',
+  // A burst that never got its refusal did not exceed the limit within a window: it proves no enforcement.
+  appliesTo: {
+    what: 'a key whose limit was exceeded within a window (a burst refused)',
+    test: (ev) => ev.kind === 'burst' && ev.rejection !== null,
+  },
   run: (ev) => {
     if (ev.kind === 'skipped') {
       return [
@@ -668,6 +677,7 @@ export const dailyQuota: Check<DailyQuotaEvidence> = defineCheck({
   levels: ['violation', 'observation'],
   area: 'rate-limit',
   title: "A key gets about its plan's requests per day, then 429 with Retry-After and a Reset at the day's end.",
+  appliesTo: { what: 'a key whose daily quota was exceeded (a daily refusal)', test: (ev) => !!ev.rejection },
   run: (ev) => {
     if (!ev.limits || typeof ev.accepted !== 'number') return [];
     const D = ev.limits.requestsPerDay;

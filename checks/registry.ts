@@ -1,5 +1,5 @@
 /** Every check, by id: the one catalogue the suites, the reports, the load tally and the tests read. Ids are unique. */
-import type { AnyCheck, Check, Finding } from './check.js';
+import type { AnyCheck, Applies, Check, Finding } from './check.js';
 import { authChecks } from './auth.js';
 import { createChecks } from './create.js';
 import { getChecks } from './get.js';
@@ -46,12 +46,16 @@ export function responseChecksById(ids: readonly string[]): readonly Check<Respo
   return responseChecks.filter((c) => ids.includes(c.id));
 }
 
-/** Runs every response check on one exchange. */
-export function applyResponseChecks(ev: ResponseEvidence): Finding[] {
+/** What a response check did with one exchange: whether it applied (to which clauses) and passed. */
+export type ResponseTally = (check: Check<ResponseEvidence>, applies: Applies, passed: boolean) => void;
+
+/** Runs every response check on one exchange; `tally` is told what each applied to and passed (the evidence table). */
+export function applyResponseChecks(ev: ResponseEvidence, tally?: ResponseTally): Finding[] {
   const out: Finding[] = [];
   for (const c of responseChecks) {
     const found = c.run(ev);
     if (found.length > 0) out.push(...found);
+    if (tally) tally(c, c.applies(ev), found.length === 0);
   }
   return out;
 }

@@ -80,6 +80,14 @@ export const statusDocumented: Check<ResponseEvidence> = defineCheck({
   signature: 'case',
   area: 'response',
   title: 'The status is one the operation documents (429 everywhere).',
+  // A 5xx is no-5xx's, a 4xx to a request the spec does not define a gap: neither proves the documented statuses.
+  appliesTo: {
+    what: 'answers below 500 to requests the spec defines',
+    test: ({ exchange: ex }) => {
+      const status = statusOf(ex);
+      return status !== null && ex.operation !== null && status < 500 && !(status >= 400 && requestOutsideSpec(ex));
+    },
+  },
   run: ({ exchange: ex }) => {
     const status = statusOf(ex);
     if (status === null || ex.operation === null) return [];
@@ -109,6 +117,7 @@ export const no5xx: Check<ResponseEvidence> = defineCheck({
   signature: 'case',
   area: 'response',
   title: 'The target never answers with a 5xx.',
+  appliesTo: { what: 'HTTP answers', test: ({ exchange: ex }) => statusOf(ex) !== null },
   run: ({ exchange: ex }) => {
     const status = statusOf(ex);
     if (status === null || status < 500 || status > 599) return [];
@@ -129,6 +138,7 @@ export const transportOk: Check<ResponseEvidence> = defineCheck({
   signature: 'case',
   area: 'response',
   title: 'The target answers with HTTP: no reset, timeout, refusal or invalid HTTP.',
+  appliesTo: { what: 'requests sent', test: () => true },
   run: ({ exchange: ex }) => {
     if (!ex.error && ex.response) return [];
     const what = ex.error ? `${ex.error.code}: ${String(ex.error.message).slice(0, 160)}` : 'no response recorded';
@@ -153,6 +163,7 @@ export const contentTypeJson: Check<ResponseEvidence> = defineCheck({
   levels: ['violation'],
   area: 'response',
   title: 'A documented JSON response has Content-Type application/json (parameters allowed).',
+  appliesTo: { what: 'documented JSON answers', test: ({ exchange: ex }) => jsonBodyDocumented(ex) },
   run: ({ exchange: ex }) => {
     if (!jsonBodyDocumented(ex)) return [];
     const h = readHeader(ex, 'content-type');
@@ -177,6 +188,7 @@ export const jsonParses: Check<ResponseEvidence> = defineCheck({
   levels: ['violation'],
   area: 'response',
   title: 'The body of a documented JSON response parses as JSON.',
+  appliesTo: { what: 'documented JSON answers', test: ({ exchange: ex }) => jsonBodyDocumented(ex) },
   run: ({ exchange: ex }) => {
     if (!jsonBodyDocumented(ex) || ex.response!.json !== undefined) return [];
     const why = ex.response!.jsonError ?? 'not JSON';
@@ -201,6 +213,16 @@ export const bodySchema: Check<ResponseEvidence> = defineCheck({
   levels: ['violation'],
   area: 'response',
   title: 'The body matches the schema documented for the operation and status (Pet, Pets or Error).',
+  // Each body bears on the schema of its status only: a 401's Error proves nothing of the Pet schema or its enum.
+  appliesTo: {
+    what: 'documented JSON answers that parse',
+    test: ({ exchange: ex }) => {
+      if (!jsonBodyDocumented(ex) || jsonOf(ex) === undefined) return false;
+      const name = schemaNameOf(ex.operation, statusOf(ex));
+      if (!name) return true;
+      return name === 'Error' ? [schemaClause.Error] : [schemaClause[name], '2-petstatus-enum'];
+    },
+  },
   run: ({ exchange: ex }) => {
     const json = jsonOf(ex);
     if (!jsonBodyDocumented(ex) || json === undefined) return [];
@@ -243,6 +265,10 @@ export const int64Exact: Check<ResponseEvidence> = defineCheck({
   levels: ['violation'],
   area: 'response',
   title: 'Every id and categoryId of a Pet is an integer within int64, judged on its exact digits.',
+  appliesTo: {
+    what: 'answers carrying a Pet',
+    test: ({ exchange: ex }) => statusOf(ex) !== 429 && petsOf(ex).length > 0,
+  },
   run: ({ exchange: ex }) => {
     if (statusOf(ex) === 429) return [];
     const bad: string[] = [];
@@ -287,6 +313,13 @@ export const errorStatusMatches: Check<ResponseEvidence> = defineCheck({
   area: 'response',
   title:
     'The status field of an Error body equals the HTTP status (on a 429 whose body is not a complete Error, a warning).',
+  appliesTo: {
+    what: '4xx answers with a JSON object body',
+    test: ({ exchange: ex }) => {
+      const status = statusOf(ex);
+      return status !== null && status >= 400 && status <= 499 && isObject(jsonOf(ex));
+    },
+  },
   run: ({ exchange: ex }) => {
     const status = statusOf(ex);
     const json = jsonOf(ex);
@@ -324,6 +357,7 @@ export const rateLimitHeadersPresent: Check<ResponseEvidence> = defineCheck({
   levels: ['violation', 'warning'],
   area: 'response',
   title: 'X-RateLimit-Limit, -Remaining and -Reset are present on every response, each a non-negative integer.',
+  appliesTo: { what: 'answers to the API operations', test: ({ exchange: ex }) => rateLimitApplies(ex) },
   run: ({ exchange: ex }) => {
     if (!rateLimitApplies(ex)) return [];
     // Each header single and all digits (rateLimitValue reads them as the loop below judges them): nothing to say.
@@ -360,6 +394,11 @@ export const rateLimitRemainingRange: Check<ResponseEvidence> = defineCheck({
   levels: ['violation'],
   area: 'response',
   title: '0 <= X-RateLimit-Remaining <= X-RateLimit-Limit.',
+  appliesTo: {
+    what: 'answers carrying X-RateLimit-Limit and -Remaining',
+    test: ({ exchange: ex }) =>
+      rateLimitApplies(ex) && rateLimitValue(ex, 'limit') !== null && rateLimitValue(ex, 'remaining') !== null,
+  },
   run: ({ exchange: ex }) => {
     if (!rateLimitApplies(ex)) return [];
     const limit = rateLimitValue(ex, 'limit');
@@ -385,6 +424,10 @@ export const rateLimitResetEpoch: Check<ResponseEvidence> = defineCheck({
   levels: ['violation'],
   area: 'response',
   title: 'X-RateLimit-Reset is Unix epoch seconds, not in the past and at most a day ahead of the Date header.',
+  appliesTo: {
+    what: 'answers carrying X-RateLimit-Reset',
+    test: ({ exchange: ex }) => rateLimitApplies(ex) && rateLimitValue(ex, 'reset') !== null,
+  },
   run: ({ exchange: ex, now }) => {
     if (!rateLimitApplies(ex)) return [];
     const reset = rateLimitValue(ex, 'reset');
@@ -423,6 +466,16 @@ export const rateLimitLimitPlan: Check<ResponseEvidence> = defineCheck({
   levels: ['violation'],
   area: 'response',
   title: "X-RateLimit-Limit is one of the key's plan limits (per minute or per day).",
+  appliesTo: {
+    what: 'answers to a key of known plan carrying X-RateLimit-Limit (not 401s)',
+    test: ({ exchange: ex, plan }) =>
+      plan !== null &&
+      rateLimitApplies(ex) &&
+      ex.keyPlan !== 'none' &&
+      ex.keyPlan !== 'invalid' &&
+      statusOf(ex) !== 401 &&
+      rateLimitValue(ex, 'limit') !== null,
+  },
   run: ({ exchange: ex, plan }) => {
     // Requests without a valid key have no plan (gap-8-401-rate-limited); nor has one the target did not recognise
     // (a 401): judging it against the plan would echo the 401 (auth-valid-accepted judges that).
@@ -453,6 +506,7 @@ export const retryAfterValid: Check<ResponseEvidence> = defineCheck({
   levels: ['violation'],
   area: 'response',
   title: 'A 429 carries Retry-After as delta-seconds or an HTTP-date (RFC 9110 §10.2.3).',
+  appliesTo: { what: '429 answers', test: ({ exchange: ex }) => statusOf(ex) === 429 },
   run: ({ exchange: ex }) => {
     if (statusOf(ex) !== 429) return [];
     const h = readHeader(ex, 'retry-after');
@@ -478,6 +532,7 @@ export const errorBody429Json: Check<ResponseEvidence> = defineCheck({
   area: 'response',
   title:
     'A 429 body is JSON in application/json: every body is JSON (section 1), and 429 is among the errors that carry an Error (section 7).',
+  appliesTo: { what: '429 answers', test: ({ exchange: ex }) => statusOf(ex) === 429 },
   run: ({ exchange: ex }) => {
     if (statusOf(ex) !== 429) return [];
     const h = readHeader(ex, 'content-type');
@@ -503,6 +558,10 @@ export const errorBody429: Check<ResponseEvidence> = defineCheck({
   levels: ['warning'],
   area: 'response',
   title: "A 429's JSON body should be an Error (section 7 rule 3 leaves its format open: a warning only).",
+  appliesTo: {
+    what: '429 answers with a JSON body',
+    test: ({ exchange: ex }) => statusOf(ex) === 429 && jsonOf(ex) !== undefined,
+  },
   run: ({ exchange: ex }) => {
     if (statusOf(ex) !== 429) return [];
     // A body that is not JSON at all is error-body-429-json's violation.
@@ -527,6 +586,7 @@ export const wwwAuthenticate: Check<ResponseEvidence> = defineCheck({
   levels: ['warning'],
   area: 'response',
   title: 'A 401 carries WWW-Authenticate with a Bearer challenge.',
+  appliesTo: { what: '401 answers', test: ({ exchange: ex }) => statusOf(ex) === 401 },
   run: ({ exchange: ex }) => {
     if (statusOf(ex) !== 401) return [];
     const values = readHeader(ex, 'www-authenticate');
@@ -553,6 +613,13 @@ export const deprecationHeaders: Check<ResponseEvidence> = defineCheck({
   levels: ['observation'],
   area: 'response',
   title: 'Records the Deprecation, Sunset and Link headers the deprecated getPet answers with.',
+  appliesTo: {
+    what: 'getPet answers below 500',
+    test: ({ exchange: ex }) => {
+      const status = statusOf(ex);
+      return ex.operation === 'getPet' && status !== null && status >= 200 && status <= 499;
+    },
+  },
   run: ({ exchange: ex }) => {
     const status = statusOf(ex);
     if (ex.operation !== 'getPet' || status === null || status < 200 || status > 499) return [];
@@ -593,6 +660,7 @@ export const extraFields: Check<ResponseEvidence> = defineCheck({
   levels: ['observation'],
   area: 'response',
   title: 'Records body properties beyond the Pet or Error schema.',
+  appliesTo: { what: 'documented JSON answers', test: ({ exchange: ex }) => jsonBodyDocumented(ex) },
   run: ({ exchange: ex }) => {
     if (!jsonBodyDocumented(ex)) return [];
     const name = schemaNameOf(ex.operation, statusOf(ex));

@@ -55,6 +55,11 @@ export const noOperationWithoutKey: Check<RobustEvidence> = defineCheck({
   levels: ['violation'],
   area: 'robustness',
   title: 'A request without a key (a path variant, another method, any Accept or body) is never answered 2xx.',
+  appliesTo: {
+    what: 'answers to requests without a key',
+    test: ({ exchange: ex }) => statusOf(ex) !== null,
+    operation: ({ exchange: ex, resembles }) => resembles ?? ex.operation,
+  },
   run: ({ exchange: ex, what, resembles }) => {
     const status = statusOf(ex);
     if (status === null || status < 200 || status > 299) return [];

@@ -51,6 +51,11 @@ export interface ReferenceOptions {
    * only 'newest-first' lets a client see the pets it just created in a list.
    */
   listOrder?: ListOrder;
+  /**
+   * Every request is handled this many ms after it arrives, default 0: a slow target (the network, a busy backend),
+   * too slow for a client with a few requests in flight to exceed a large limit within a short window.
+   */
+  answerDelayMs?: number;
 }
 
 export type ListOrder = 'oldest-first' | 'newest-first';
@@ -69,6 +74,7 @@ export interface ResolvedReferenceOptions {
   /** Decimal digits of an int64. */
   readonly idStart: string;
   readonly listOrder: ListOrder;
+  readonly answerDelayMs: number;
 }
 
 export interface ReferenceServer {
@@ -116,6 +122,9 @@ function resolveOptions(o: ReferenceOptions): ResolvedReferenceOptions {
   const listOrder = o.listOrder ?? 'oldest-first';
   if (listOrder !== 'oldest-first' && listOrder !== 'newest-first')
     throw new Error(`reference: unknown listOrder ${JSON.stringify(listOrder)}`);
+  const answerDelayMs = o.answerDelayMs ?? 0;
+  if (!Number.isFinite(answerDelayMs) || answerDelayMs < 0)
+    throw new Error(`reference: answerDelayMs must be a number ≥ 0, got ${answerDelayMs}`);
   const keys = o.keys ?? generateKeys();
   if (new Set(keys.map((k) => k.key)).size !== keys.length) throw new Error('reference: duplicate keys');
   return Object.freeze({
@@ -131,6 +140,7 @@ function resolveOptions(o: ReferenceOptions): ResolvedReferenceOptions {
     seedPets,
     idStart: idStart.toString(),
     listOrder,
+    answerDelayMs,
   });
 }
 
@@ -155,16 +165,23 @@ export async function startReferenceServer(
   });
   const store = new PetStore(seams.firstId ?? BigInt(opts.idStart), opts.listOrder === 'newest-first');
   store.seed(opts.seedPets, clock.now());
+  const handle = createHandler({
+    store,
+    limiter,
+    keys: new Map(opts.keys.map((k) => [k.key, k])),
+    seams,
+    maxBodyBytes: MAX_BODY_BYTES,
+    clock,
+  });
+  const delay = opts.answerDelayMs;
   const server = createServer(
     { keepAliveTimeout: 5_000 },
-    createHandler({
-      store,
-      limiter,
-      keys: new Map(opts.keys.map((k) => [k.key, k])),
-      seams,
-      maxBodyBytes: MAX_BODY_BYTES,
-      clock,
-    }),
+    delay > 0
+      ? (req, res) => {
+          req.on('error', () => {}); // a client that goes away while its request waits must not crash the server
+          clock.later(delay, () => handle(req, res));
+        }
+      : handle,
   );
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -7,12 +7,12 @@
  * observations grouped.
  */
 import type * as vl from 'vega-lite';
-import { allChecks } from '../checks/registry.js';
-import { isRateSuite, SUITES } from '../config/config.js';
-import type { Area, Finding } from '../checks/check.js';
+import { checkById } from '../checks/registry.js';
+import type { Finding } from '../checks/check.js';
 import { parseLossless, stringifyLossless } from '../http/lossless.js';
 import { type KeyRateLimitResult, keyMeasured, whyNotMeasured } from '../runner/rate-limit-results.js';
 import { type Clause, clauses } from '../spec/clauses.js';
+import { EVIDENCE_WORD, type EvidenceState, evidenceTable, OPERATIONS } from './evidence.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
 import { defectBlocks, replayFileLine, replayLine, specWords, whereSeen } from './conformance-text.js';
 import { renderSvg } from './charts.js';
@@ -24,76 +24,13 @@ import { VERDICT_WORD } from './verdict.js';
 /** The JSON report as the run writes it: the run's limits are there when the run command wrote it. */
 export type HtmlInput = ConformanceReport & { readonly run?: RunLimitsReport };
 
-type CellState =
-  | 'violated'
-  | 'warned'
-  | 'observed'
-  | 'proven'
-  | 'not-measured'
-  | 'left-out'
-  | 'elsewhere'
-  | 'not-applicable';
+type CellState = EvidenceState | 'elsewhere' | 'not-applicable';
 
 const CELL_WORD: Readonly<Record<CellState, string>> = {
-  violated: '✗ violated',
-  warned: '! warned',
-  observed: '· observed',
-  proven: '✓ proven',
-  'not-measured': '– not measured',
-  'left-out': '○ left out',
+  ...EVIDENCE_WORD,
   elsewhere: '≡ covered elsewhere',
   'not-applicable': '',
 };
-
-/** The column of the rate-limit and quota suites. */
-const PLANS_COLUMN = 'rate-limit plans';
-const OPERATIONS = ['listPets', 'createPet', 'getPet'] as const;
-
-/** Which columns a check of an area speaks for (a response check judges every operation's responses). */
-function areaColumns(area: Area): readonly string[] {
-  switch (area) {
-    case 'listPets':
-    case 'createPet':
-    case 'getPet':
-      return [area];
-    case 'rate-limit':
-      return [PLANS_COLUMN];
-    case 'run':
-      return [];
-    default:
-      return OPERATIONS;
-  }
-}
-
-/**
- * The suites a check of an area runs in: a response check judges every response of any suite (none needed); the others
- * judge only what their own suite sends, so a column is proven for them only when that suite ran.
- */
-function areaSuites(area: Area): readonly string[] | null {
-  switch (area) {
-    case 'response':
-      return null;
-    case 'rate-limit':
-      return SUITES.filter(isRateSuite);
-    default:
-      return [area];
-  }
-}
-
-/** Clause id → column → the suites that must have run for a check citing or covering it to have judged that column. */
-const CLAUSE_COLUMNS: ReadonlyMap<string, ReadonlyMap<string, (readonly string[] | null)[]>> = (() => {
-  const m = new Map<string, Map<string, (readonly string[] | null)[]>>();
-  for (const c of allChecks)
-    for (const id of [...c.clauses, ...c.covers]) {
-      const cols = m.get(id) ?? new Map<string, (readonly string[] | null)[]>();
-      for (const col of areaColumns(c.area)) cols.set(col, [...(cols.get(col) ?? []), areaSuites(c.area)]);
-      m.set(id, cols);
-    }
-  return m;
-})();
-
-const columnOf = (f: Finding): string =>
-  f.suite && isRateSuite(f.suite) ? PLANS_COLUMN : (f.operation ?? PLANS_COLUMN);
 
 const anchor = (i: number) => `defect-${i + 1}`;
 
@@ -116,70 +53,73 @@ export interface MapCell {
   /** Where its evidence is (#defect-N, #observations), or null. */
   readonly href: string | null;
   readonly title: string;
+  /** Pieces of evidence a check of the clause applied to and passed here (a proven cell's count). */
+  readonly passed: number;
 }
 
-/** The spec as a map: one row per clause, one cell per column, from the report and the registries alone. */
+/** Whether a finding bears on a clause: it cites it, or its check covers it (as the table of evidence reads it). */
+function bearsOn(f: Finding, clause: string): boolean {
+  if (f.clause === clause) return true;
+  try {
+    return f.level !== 'observation' && checkById(f.checkId).covers.includes(clause);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The spec as a map: one row per clause, one cell per operation, drawn from the report's table of evidence (a report
+ * written before it had one proves nothing: its cells say what failed, and not exercised otherwise).
+ */
 export function clauseMap(
   report: HtmlInput,
   cards: readonly Defect[],
 ): { columns: string[]; rows: { clause: Clause; cells: MapCell[] }[] } {
-  const columns = [...OPERATIONS, PLANS_COLUMN];
+  const columns = [...OPERATIONS];
   const cardOf = cardOfFinding(cards);
-  const byCell = new Map<string, number[]>();
-  report.findings.forEach((f, i) => {
-    const k = `${f.clause} ${columnOf(f)}`;
-    byCell.set(k, [...(byCell.get(k) ?? []), i]);
-  });
-  const ran = new Set(report.suites.filter((x) => x.exchanges > 0).map((x) => x.name));
-  const leftOutText = [...report.notMeasured, ...(report.run?.budget.leftOut ?? [])].join('\n');
-  const exercised = (col: string): boolean =>
-    col === PLANS_COLUMN
-      ? (report.rateLimits ?? []).some((r) => r.suite === 'quota' || keyMeasured(r))
-      : (report.operations[col]?.exchanges ?? 0) > 0;
-  const leftOut = (col: string): boolean =>
-    col === PLANS_COLUMN ? /rate-limit|quota/.test(leftOutText) : new RegExp(`\\b${col}\\b`).test(leftOutText);
+  const table = report.evidence ?? evidenceTable({ findings: report.findings, counts: [] });
+  const byCell = new Map(table.cells.map((c) => [`${c.clause} ${c.operation}`, c]));
   const rows = clauses.map((clause) => ({
     clause,
     cells: columns.map((col): MapCell => {
-      const found = byCell.get(`${clause.id} ${col}`) ?? [];
-      const pick = (level: Finding['level']) => found.find((i) => report.findings[i]!.level === level);
-      for (const [level, state] of [
-        ['violation', 'violated'],
-        ['warning', 'warned'],
-      ] as const) {
-        const i = pick(level);
-        if (i !== undefined) {
-          const card = cardOf.get(i);
-          return {
-            state,
-            href: card === undefined ? null : `#${anchor(card)}`,
-            title: report.findings[i]!.message.split('\n')[0]!,
-          };
-        }
-      }
-      const obs = pick('observation');
-      if (obs !== undefined)
-        return { state: 'observed', href: '#observations', title: report.findings[obs]!.message.split('\n')[0]! };
-      const needs = CLAUSE_COLUMNS.get(clause.id)?.get(col);
-      const applies = needs !== undefined;
-      if (!applies) {
+      const cell = byCell.get(`${clause.id} ${col}`);
+      if (!cell) {
         if (clause.coverage && col === columns[0])
-          return { state: 'elsewhere', href: null, title: `${clause.coverage.by}: ${clause.coverage.why}` };
-        return { state: 'not-applicable', href: null, title: 'no check of this clause applies to this column' };
+          return { state: 'elsewhere', href: null, title: `${clause.coverage.by}: ${clause.coverage.why}`, passed: 0 };
+        return { state: 'not-applicable', href: null, title: 'no check of this clause applies here', passed: 0 };
       }
-      const judged = needs.some((suites) => suites === null || suites.some((x) => ran.has(x)));
-      if (judged && exercised(col) && clause.level !== 'gap')
-        return { state: 'proven', href: null, title: 'checked on every exchange of this column; nothing failed' };
-      if (leftOut(col)) return { state: 'left-out', href: '#run', title: 'a limit or a policy left it out' };
-      return {
-        state: 'not-measured',
-        href: null,
-        title: clause.level === 'gap' ? 'no behaviour of this gap was recorded' : 'not exercised in this run',
-      };
+      const level = cell.state === 'violated' ? 'violation' : cell.state === 'warned' ? 'warning' : 'observation';
+      const i =
+        cell.state === 'violated' || cell.state === 'warned' || cell.state === 'observed'
+          ? report.findings.findIndex((f) => f.level === level && f.operation === col && bearsOn(f, clause.id))
+          : -1;
+      const f = i >= 0 ? report.findings[i]! : null;
+      const card = f ? cardOf.get(i) : undefined;
+      const title =
+        cell.state === 'proven'
+          ? `proven: ${cell.passed} piece(s) of evidence a check of it applied to passed here; nothing failed`
+          : f
+            ? f.message.split('\n')[0]!
+            : (cell.why ?? (cell.state === 'observed' ? 'a check applied but could only observe' : ''));
+      const href =
+        cell.state === 'left-out'
+          ? '#run'
+          : f && f.level !== 'observation'
+            ? card === undefined
+              ? null
+              : `#${anchor(card)}`
+            : f
+              ? '#observations'
+              : null;
+      return { state: cell.state, href, title, passed: cell.passed };
     }),
   }));
   return { columns, rows };
 }
+
+/** A cell's words on the page: a proven cell with its count. */
+const cellWord = (c: MapCell): string =>
+  c.state === 'proven' ? `${CELL_WORD.proven} (${c.passed})` : CELL_WORD[c.state];
 
 /** Why this pass says little, when it does: most requests refused, or whole suites left out. */
 function meansLittle(report: HtmlInput): string[] {
@@ -392,7 +332,7 @@ h1{font-size:22px;margin:.2em 0}h2{font-size:17px;margin:1.4em 0 .4em;border-bot
 .v-incomplete,.v-blocked{background:#fff8e1;border:1px solid #f57f17}.banner{background:#fff3e0;border:2px solid #e65100;padding:8px 12px;border-radius:6px}
 table{border-collapse:collapse;margin:6px 0;font-size:13px}td,th{border:1px solid #ddd;padding:3px 7px;text-align:left;vertical-align:top}th{background:#f5f5f5}
 .muted{color:#777}.map td.c{white-space:nowrap;font-size:12px}.map a{color:inherit}
-.violated{background:#ffcdd2}.warned{background:#ffe0b2}.observed{background:#e3f2fd}.proven{background:#e8f5e9}.not-measured{color:#999}.left-out{background:#eee;color:#666}.elsewhere{color:#555}.not-applicable{background:#fafafa}
+.violated{background:#ffcdd2}.warned{background:#ffe0b2}.observed{background:#e3f2fd}.proven{background:#e8f5e9}.not-exercised{color:#999}.left-out{background:#eee;color:#666}.elsewhere{color:#555}.not-applicable{background:#fafafa}
 .card{border:1px solid #ccc;border-left:5px solid #c62828;border-radius:4px;padding:10px 12px;margin:10px 0}.card.warning{border-left-color:#ef6c00}
 .meta{color:#555;margin:0 0 6px}blockquote{margin:4px 0;padding:4px 10px;border-left:3px solid #999;color:#333;font-style:italic}
 .exchange{display:grid;grid-template-columns:1fr 1fr;gap:8px}pre{background:#f7f7f7;padding:6px;overflow:auto;max-height:320px;font-size:12px;margin:2px 0;white-space:pre-wrap;word-break:break-all}
@@ -416,13 +356,16 @@ export async function renderConformanceHtml(
   const banner = meansLittle(report);
   const run = report.run;
   const target = report.target.embedded ? `embedded reference server (${report.target.url})` : report.target.url;
+  // "complete" only when nothing at all was left out: neither a suite nor a part the budget cut short.
   const complete = run?.stop
     ? `stopped by a limit: ${run.stop.message} [${run.stop.code}]`
     : report.verdict === 'blocked'
       ? 'could not go on (blocked)'
       : report.notMeasured.length > 0
         ? 'incomplete: parts were left out'
-        : 'complete';
+        : (run?.budget.leftOut.length ?? 0) > 0
+          ? 'every suite ran, but the budget cut parts short (below)'
+          : 'complete';
   const keys = (run?.keys ?? []).map((k) => `${k.plan} ${k.sent}`).join(' · ');
   const mapRows = map.rows
     .map(
@@ -430,7 +373,7 @@ export async function renderConformanceHtml(
         `${i === 0 || map.rows[i - 1]!.clause.section !== r.clause.section ? `<tr class="section"><th colspan="${map.columns.length + 2}">section ${esc(r.clause.section)}</th></tr>` : ''}<tr data-clause="${esc(r.clause.id)}"><td><b>${esc(r.clause.id)}</b> <span class="muted">${esc(r.clause.level)}</span></td><td class="words">${esc(r.clause.text)}</td>${r.cells
           .map(
             (c) =>
-              `<td class="c ${c.state}" title="${esc(c.title)}">${c.href ? `<a href="${c.href}">${CELL_WORD[c.state]}</a>` : CELL_WORD[c.state]}</td>`,
+              `<td class="c ${c.state}" title="${esc(c.title)}">${c.href ? `<a href="${c.href}">${cellWord(c)}</a>` : cellWord(c)}</td>`,
           )
           .join('')}</tr>`,
     )
@@ -460,12 +403,13 @@ export async function renderConformanceHtml(
 ${banner.length ? `<div class="banner" id="means-little"><strong>This pass means little.</strong><ul>${banner.map((b) => `<li>${esc(b)}</li>`).join('')}</ul></div>` : ''}
 <section id="run"><table class="facts">${head.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>
 ${report.notMeasured.length ? `<h4>Not measured</h4><ul>${report.notMeasured.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
+${report.notMeasuredByDesign?.length ? `<h4>Not measured, by design (the verdict stands)</h4><ul>${report.notMeasuredByDesign.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
 ${run?.budget.leftOut.length ? `<h4>Left out by the budget</h4><ul>${run.budget.leftOut.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
 ${report.errors.length ? `<h4>Errors</h4><ul>${report.errors.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
 ${report.notes.length ? `<h4>Notes</h4><ul>${report.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
 </section>
 <h2>The spec as a map</h2>
-<p class="muted">One row per clause of the spec, one column per operation and one for the rate-limit plans. ✓ a check of the clause judged every exchange of the column and nothing failed; ✗ and ! link to the defect; · a gap's behaviour was observed; – a check applies but nothing here measured it; ○ a limit or a policy left it out; ≡ covered by the contract or the configuration (hover for how); blank: no check of the clause applies to the column.</p>
+<p class="muted">One row per clause of the spec, one column per operation, drawn from the report's table of evidence. ✓ a check of the clause applied to that many pieces of evidence here (an answer, a burst) and passed, and none failed; ✗ and ! link to the defect; · a gap's behaviour was observed, or a check applied but could only observe; – nothing here met what the clause's checks apply to (no 429, no 401…); ○ a limit or a policy left it out (hover for why); ≡ covered by the contract or the configuration (hover for how); blank: no check of the clause applies to the operation.</p>
 <table class="map"><thead><tr><th>clause</th><th>the spec says</th>${map.columns.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>
 ${mapRows}
 </tbody></table>

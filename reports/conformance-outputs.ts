@@ -13,7 +13,7 @@ import { blocksRun, isInterruption, type Stop } from '../runner/limits.js';
 import type { Exchange } from '../http/exchange.js';
 import type { RunOutcome } from '../runner/outcome.js';
 import { preflightOutcome } from '../runner/preflight-outcome.js';
-import { notMeasured as whatWasNotMeasured } from './completeness.js';
+import { notMeasuredByDesign, suitesLeftOut, notMeasured as whatWasNotMeasured } from './completeness.js';
 import { verdictExitCode } from './verdict.js';
 import { applyBaseline } from './baseline.js';
 import { buildConformanceReport, type ConformanceReport, type ConnectionFacts } from './conformance-report.js';
@@ -97,13 +97,14 @@ export function runReportOf(r: ConductedRun): RunReport {
   // A deadline reached, a target slowing down or a signal blocks the run (exit 3, or the signal's code): what ran is
   // reported, not judged complete.
   const blocked = limits.stop !== null && blocksRun(limits.stop.code);
-  const notMeasured = whatWasNotMeasured({
+  const completeness = {
     requested: r.requested,
     leftOutUpFront: r.leftOutUpFront,
     outcomes,
     coverage: snapshot?.coverage ?? {},
     randomCut: limits.stop !== null || outcomes.some((o) => o.meta.stopped) || (snapshot?.leftOut.length ?? 0) > 0,
-  });
+  };
+  const notMeasured = whatWasNotMeasured(completeness);
   const built = buildConformanceReport({
     tool: { name: 'petstore-conformance', version: r.toolVersion, invocation: config.invocation },
     target: { url: config.target!, embedded: r.embedded },
@@ -120,6 +121,8 @@ export function runReportOf(r: ConductedRun): RunReport {
     notes: r.notes,
     connection: r.connection,
     notMeasured,
+    leftOutSuites: suitesLeftOut(completeness),
+    notMeasuredByDesign: notMeasuredByDesign(outcomes),
     stoppedBlocking: blocked,
     ...(snapshot ? { traffic: snapshot.traffic } : {}),
   });

@@ -11,6 +11,7 @@ import type { TrafficSnapshot } from '../runner/traffic.js';
 import { type Defect, exchangeKeys, groupDefects } from './defects.js';
 import type { BaselineState } from './baseline.js';
 import { type ConformanceVerdict, decideVerdict } from './verdict.js';
+import { type EvidenceTable, evidenceTable, type SuiteLeftOut } from './evidence.js';
 
 /** 2: `defects` are causes, each with its signatures and what it was also seen as (1: one entry per signature). */
 export const CONFORMANCE_SCHEMA_VERSION = 2;
@@ -60,6 +61,16 @@ export interface ConformanceReport {
    * when not empty, the run is not called conformant (verdict `incomplete`, unless it failed or was blocked).
    */
   readonly notMeasured: readonly string[];
+  /**
+   * What the tool never measures by design (a limit beyond a bounded burst), and why: named in every output, it leaves
+   * the verdict as it is.
+   */
+  readonly notMeasuredByDesign?: readonly string[];
+  /**
+   * The table of evidence, per clause and operation (reports/evidence.ts): proven (with its count), violated, warned,
+   * observed, not exercised or left out (with why); and per check. Every output reads it.
+   */
+  readonly evidence: EvidenceTable;
   /** The exit code the verdict gives (set by the command, with --require-complete in mind). */
   readonly exitCode?: number;
   readonly totals: OperationTotals;
@@ -115,6 +126,10 @@ export function buildConformanceReport(input: {
   connection?: ConnectionFacts;
   /** What the run's limits or policies left out (see ConformanceReport.notMeasured). */
   notMeasured?: readonly string[];
+  /** The suites among those that were left out, in whole or in part (the table of evidence says where). */
+  leftOutSuites?: readonly SuiteLeftOut[];
+  /** What the tool never measures by design (see ConformanceReport.notMeasuredByDesign). */
+  notMeasuredByDesign?: readonly string[];
   /** A limit stopped the run in a way that blocks it (the deadline, a slowing target). */
   stoppedBlocking?: boolean;
   traffic?: TrafficSnapshot;
@@ -156,6 +171,11 @@ export function buildConformanceReport(input: {
       .map(([op]) => op),
   );
   const notMeasured = input.notMeasured ?? [];
+  const evidence = evidenceTable({
+    findings,
+    counts: input.outcomes.flatMap((o) => o.meta.evidence ?? []),
+    leftOut: input.leftOutSuites ?? [],
+  });
   const verdict = decideVerdict({
     defects,
     strict: input.strict,
@@ -174,6 +194,8 @@ export function buildConformanceReport(input: {
     durationMs: Math.round(input.durationMs),
     verdict,
     notMeasured,
+    ...(input.notMeasuredByDesign?.length ? { notMeasuredByDesign: input.notMeasuredByDesign } : {}),
+    evidence,
     totals,
     operations,
     suites: input.outcomes.map((o) => ({

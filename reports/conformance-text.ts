@@ -9,6 +9,7 @@ import type { Finding } from '../checks/check.js';
 import { baselineLines } from './baseline.js';
 import { exchangesWith, type ConformanceReport, type Defect } from './conformance-report.js';
 import { VERDICT_HEADING, VERDICT_WORD } from './verdict.js';
+import { EVIDENCE_WORD, type EvidenceState } from './evidence.js';
 import { keyMeasured, quotaMeasured, whyNotMeasured } from '../runner/rate-limit-results.js';
 
 function pad(s: string | number, n: number, right = false): string {
@@ -222,6 +223,7 @@ export function renderTerminalSummary(report: ConformanceReport): string {
   out.push(row('total', report.totals));
   out.push('');
   if (report.baseline) out.push(...baselineLines(report.baseline), '');
+  out.push(...evidenceLines(report));
   out.push(...notMeasuredLines(report, '  - '));
   const word = VERDICT_WORD[report.verdict];
   out.push(
@@ -235,12 +237,63 @@ export function renderTerminalSummary(report: ConformanceReport): string {
  * when nothing was left out.
  */
 function notMeasuredLines(report: ConformanceReport, bullet: string): string[] {
-  if (report.notMeasured.length === 0) return [];
+  const byDesign = report.notMeasuredByDesign ?? [];
+  const design = byDesign.length
+    ? ['Not measured, by design (the verdict stands):', ...byDesign.map((l) => `${bullet}${l}`), '']
+    : [];
+  if (report.notMeasured.length === 0) return design;
   const why =
     report.verdict === 'incomplete'
       ? 'the verdict is INCOMPLETE: nothing vouches for these'
       : 'nothing vouches for these either';
-  return [`Not measured (${why}):`, ...report.notMeasured.map((l) => `${bullet}${l}`), ''];
+  return [`Not measured (${why}):`, ...report.notMeasured.map((l) => `${bullet}${l}`), '', ...design];
+}
+
+/** The states of the table of evidence, in the order the summaries count them. */
+const STATES: readonly EvidenceState[] = ['proven', 'violated', 'warned', 'observed', 'not-exercised', 'left-out'];
+
+/**
+ * The table of evidence in words: how many clause cells (a clause on an operation) are in each state, then each clause
+ * that nothing exercised or a limit left out, with its operations and why (a proven cell needs no words; a failing one
+ * is a defect). The JSON report holds every cell; the HTML page draws them all.
+ */
+function evidenceSummary(report: ConformanceReport): { head: string; gaps: string[] } | null {
+  const cells = report.evidence?.cells ?? [];
+  if (cells.length === 0) return null;
+  const count = (s: EvidenceState) => cells.filter((c) => c.state === s).length;
+  const head = `Evidence per clause and operation: ${STATES.map((s) => `${count(s)} ${EVIDENCE_WORD[s].slice(2)}`).join(', ')}`;
+  const gaps: string[] = [];
+  for (const state of ['not-exercised', 'left-out'] as const) {
+    const byClause = new Map<string, { ops: string[]; why: string }>();
+    for (const c of cells) {
+      if (c.state !== state) continue;
+      const g = byClause.get(c.clause) ?? { ops: [], why: c.why ?? '' };
+      g.ops.push(c.operation);
+      byClause.set(c.clause, g);
+    }
+    for (const [clause, g] of byClause)
+      gaps.push(`${EVIDENCE_WORD[state]}: ${clause} on ${g.ops.join(', ')}${g.why ? ` — ${g.why}` : ''}`);
+  }
+  return { head, gaps };
+}
+
+function evidenceLines(report: ConformanceReport): string[] {
+  const e = evidenceSummary(report);
+  return e ? [e.head, ...e.gaps.map((g) => `  ${g}`), ''] : [];
+}
+
+/** Clauses not exercised or left out the Markdown summary lists at most (it fits a screen). */
+const MARKDOWN_GAPS = 8;
+
+function evidenceMarkdown(report: ConformanceReport): string[] {
+  const e = evidenceSummary(report);
+  if (!e) return [];
+  const shown = e.gaps.slice(0, MARKDOWN_GAPS).map((g) => `- ${cell(g, 200)}`);
+  const more =
+    e.gaps.length > MARKDOWN_GAPS
+      ? [`- … and ${e.gaps.length - MARKDOWN_GAPS} more in the JSON report's evidence`]
+      : [];
+  return [`${e.head}.`, ...(shown.length ? ['', ...shown, ...more] : []), ''];
 }
 
 /** Rows of the Markdown table at most: the summary fits a screen; the JSON report has every defect. */
@@ -263,6 +316,7 @@ export function renderMarkdown(report: ConformanceReport): string {
     `**${defectCount(report, 'violation')}**, ${defectCount(report, 'warning')}, ${report.totals.observations} observations; ${report.totals.exchanges} exchanges in all.`,
     '',
     ...notMeasuredLines(report, '- '),
+    ...evidenceMarkdown(report),
   ];
   const b = report.baseline;
   if (b) {

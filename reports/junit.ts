@@ -1,19 +1,20 @@
 /**
  * JUnit XML of a conformance report, for CI: one test case per defect (a cause, with every signature it was seen as in
  * its text), failing for a violation (and for a warning with --strict) unless a baseline lists it (then skipped, the
- * known defect named: a run with only known defects has no failure), one passing test case per check of the registry
- * that reported nothing (not even as a consequence folded under another defect) in a suite that ran, a skipped one per
- * check whose suite did not run, and a skipped one per thing the run left out. Harness errors are errors of their own
+ * known defect named: a run with only known defects has no failure), one test case per check of the registry that
+ * reported nothing (not even as a consequence folded under another defect): passing when the table of evidence shows
+ * it applied to something and passed, skipped with why otherwise (nothing it applies to came, or a limit left it
+ * out), and a skipped one per thing the run left out or never measures by design. Harness errors are errors of their own
  * test case. The report's verdict is a property of the test suite. Built from the report, so the XML says what the
  * terminal says, no more and no less.
  */
-import { type AnyCheck, failsRun } from '../checks/check.js';
-import { dailyQuota } from '../checks/rate-limit.js';
+import { failsRun } from '../checks/check.js';
 import { ExitCode } from '../errors/catalogue.js';
 import { blocksRun, type StopCode } from '../runner/limits.js';
 import { allChecks, canFail } from '../checks/registry.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
 import { defectBlock } from './conformance-text.js';
+import type { CheckEvidence } from './evidence.js';
 
 const escapeXml = (s: string): string =>
   // XML 1.0 has no escape for most control characters: they are dropped (the JSON report keeps the exact bytes).
@@ -45,14 +46,12 @@ function defectCase(report: ConformanceReport, d: Defect): Case {
   return { ...base, ...(fails ? { failure: { message, text } } : { out: `${message}\n${text}` }) };
 }
 
-/**
- * The suites whose evidence a check judges (null: every suite's exchanges): a check of a suite that did not run, or
- * sent nothing, measured nothing and passes nothing.
- */
-function suitesOf(c: AnyCheck): readonly string[] | null {
-  if (c.area === 'response' || c.area === 'run') return null;
-  if (c.area === 'rate-limit') return c.id === dailyQuota.id ? ['quota'] : ['rate-limit'];
-  return [c.area];
+/** Why a check that passed nothing is skipped. */
+function skipWords(e: CheckEvidence | undefined): string {
+  if (!e) return 'not exercised: the report holds no evidence of it';
+  if (e.state === 'left-out') return `left out: ${e.why ?? ''}`;
+  if (e.state === 'observed') return `observed only: ${e.why ?? ''}`;
+  return `not exercised: ${e.why ?? ''}`;
 }
 
 function renderCase(c: Case): string {
@@ -97,21 +96,23 @@ export function renderJunit(report: ConformanceReport & RunStop): string {
   const stopped = stopCase(report);
   if (stopped) cases.push(stopped);
   const reported = new Set(report.defects.flatMap((d) => [...d.signatures, ...d.alsoSeenAs].map((s) => s.checkId)));
-  const ran = new Set(report.suites.filter((s) => s.exchanges > 0).map((s) => s.name));
+  // A check passes only on evidence it applied to and passed (the table of evidence, reports/evidence.ts); one that
+  // judged nothing is skipped, saying why, never passed.
+  const judged = new Map(report.evidence.checks.map((e) => [e.checkId, e]));
   for (const c of allChecks) {
     if (reported.has(c.id) || !canFail(c)) continue;
-    const suites = suitesOf(c);
-    const measured = suites === null ? ran.size > 0 : suites.some((s) => ran.has(s));
+    const e = judged.get(c.id);
+    if (e?.state === 'failed') continue;
     cases.push({
       classname: 'petstore-conformance.checks',
       name: `${c.id} [${c.clause}]`,
-      ...(measured
-        ? {}
-        : { skipped: `not measured: the ${suites?.join(' or ') ?? ''} suite sent nothing in this run` }),
+      ...(e?.state === 'passed' ? {} : { skipped: skipWords(e) }),
     });
   }
   for (const l of report.notMeasured)
     cases.push({ classname: 'petstore-conformance.not-measured', name: l, skipped: `not measured: ${l}` });
+  for (const l of report.notMeasuredByDesign ?? [])
+    cases.push({ classname: 'petstore-conformance.not-measured', name: l, skipped: `not measured by design: ${l}` });
   for (const e of report.errors) cases.push({ classname: 'petstore-conformance.harness', name: 'harness', error: e });
   // A run that exits 3 without a harness error (a limit blocked it, or --require-complete and something was left
   // out) is an error of the run itself: CI shows what the exit code says. A stop that blocks the run (a deadline, a

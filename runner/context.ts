@@ -251,6 +251,7 @@ export class RunContext {
   /** Runs a behavioural check on its evidence and records what it finds (as a case of `caseClass`, when given). */
   judge<E>(check: Check<E>, evidence: E, caseClass?: string): Finding[] {
     const found = check.run(evidence);
+    this.log.judged(check.id, check.applies(evidence), check.operationOf(evidence), found.length === 0);
     this.record(caseClass === undefined ? found : found.map((f) => ({ ...f, caseClass: f.caseClass ?? caseClass })));
     return found;
   }
@@ -280,7 +281,11 @@ export class RunContext {
 
   /** Applies every response check to an exchange and records what they find. */
   check(ex: Exchange): void {
-    this.record(applyResponseChecks({ exchange: ex, plan: this.planOf(ex), now: Date.now() }));
+    this.record(
+      applyResponseChecks({ exchange: ex, plan: this.planOf(ex), now: Date.now() }, (check, applies, passed) =>
+        this.log.judged(check.id, applies, ex.operation, passed),
+      ),
+    );
     this.log.count(ex.operation, 'checksApplied', responseChecks.length);
   }
 

@@ -5,13 +5,26 @@
  * reports: what is kept does not grow with the run's length.
  */
 import type { OperationId } from '../spec/contract.js';
-import { type Finding, type Level, withoutResponse } from '../checks/check.js';
+import { type Applies, type Finding, type Level, withoutResponse } from '../checks/check.js';
 import { signatureKey } from '../checks/registry.js';
 
 export interface OperationStats {
   exchanges: number;
   checksApplied: number;
   cases: number;
+}
+
+/**
+ * What a check judged on one operation: the pieces of evidence it applied to (its `appliesTo`), and those it passed
+ * (no finding at all). `clause` is a clause the evidence bore on, or null for all the check's clauses. The table
+ * of evidence (reports/evidence.ts) proves a clause only from these counts: counters, never exchange lists.
+ */
+export interface EvidenceCount {
+  readonly checkId: string;
+  readonly clause: string | null;
+  readonly operation: OperationId | null;
+  applied: number;
+  passed: number;
 }
 
 /** Distinct messages kept per observation signature; the rest are counted in `occurrences`. */
@@ -43,6 +56,8 @@ export class FindingLog {
   /** Occurrences per signature and level (see occurrenceKey), including findings that were not kept. */
   readonly occurrences = new Map<string, number>();
   readonly stats = new Map<OperationId | 'none', OperationStats>();
+  /** Per check, clause and operation, what the checks applied to and passed (see EvidenceCount). */
+  private readonly judgedCounts = new Map<string, EvidenceCount>();
 
   /** Keeps at most this many findings of one signature; the rest are counted. */
   constructor(private readonly perSignatureLimit = 100) {}
@@ -68,6 +83,36 @@ export class FindingLog {
       this.count(op, 'cases', s.cases);
     }
     for (const f of other.items) this.keep(f, occurrenceKey(f));
+    for (const c of other.judgedCounts.values()) this.tally(c.checkId, c.clause, c.operation, c.applied, c.passed);
+  }
+
+  /**
+   * A check judged a piece of evidence: `applies` is what its declaration said (false: it judged nothing there; true:
+   * all its clauses; a list: those clauses), `passed` whether it found nothing.
+   */
+  judged(checkId: string, applies: Applies, operation: OperationId | null, passed: boolean): void {
+    if (applies === false) return;
+    for (const clause of applies === true ? [null] : applies) this.tally(checkId, clause, operation, 1, passed ? 1 : 0);
+  }
+
+  private tally(
+    checkId: string,
+    clause: string | null,
+    operation: OperationId | null,
+    applied: number,
+    passed: number,
+  ) {
+    const k = `${checkId} ${clause ?? '*'} ${operation ?? '-'}`;
+    const c = this.judgedCounts.get(k);
+    if (c) {
+      c.applied += applied;
+      c.passed += passed;
+    } else this.judgedCounts.set(k, { checkId, clause, operation, applied, passed });
+  }
+
+  /** What the checks applied to and passed, per check, clause and operation (copies). */
+  evidence(): EvidenceCount[] {
+    return [...this.judgedCounts.values()].map((c) => ({ ...c }));
   }
 
   private keep(f: Finding, occ: string): void {

@@ -6,17 +6,22 @@
 import { type Finding, failsRun } from '../checks/check.js';
 import type { HarnessErrorCode } from '../errors/catalogue.js';
 import { allChecks } from '../checks/registry.js';
-import { contract } from '../spec/contract.js';
-import type { OperationStats } from './findings.js';
+import { contract, type OperationId } from '../spec/contract.js';
+import type { EvidenceCount, OperationStats } from './findings.js';
 import type { Stop } from './limits.js';
 import type { RateLimitResult } from './rate-limit-results.js';
 import type { RunResult, RunSnapshot, SuiteResult } from './run.js';
-import { suiteChecks, suiteDefinition } from './suites.js';
+import { suiteDefinition } from './suites.js';
 
 export interface SuiteMeta {
   readonly suite: string;
   readonly stats: Readonly<Record<string, OperationStats>>;
   readonly occurrences: Readonly<Record<string, number>>;
+  /**
+   * What each check applied to and passed, per clause and operation (evidence about no operation counted for the
+   * suite's first, as its findings are): what the table of evidence proves clauses from (reports/evidence.ts).
+   */
+  readonly evidence?: readonly EvidenceCount[];
   readonly exchanges: number;
   readonly durationMs: number;
   readonly aborted: { readonly code: HarnessErrorCode; readonly message: string } | null;
@@ -46,20 +51,25 @@ export interface RunOutcome {
 
 const ALL_OPERATIONS = [...contract.operations.keys()];
 const RUN_CHECKS = new Set(allChecks.filter((c) => c.area === 'run').map((c) => c.id));
+const RESPONSE_CHECKS = new Set(allChecks.filter((c) => c.area === 'response').map((c) => c.id));
 
 /**
  * A suite's result as the reports take it: the violations and warnings in a fixed order (by operation, then by check
  * in the registry's order; a finding with no operation counts for the suite's first operation), the observations
- * apart, and how many (operation, check) pairs fail at this strictness.
+ * apart, and how many (operation, check) pairs fail at this strictness. Every check the suite judged is reported,
+ * whatever its area: the listPets suite judges the create checks on the pets it seeds, and a cause found there is
+ * the suite's finding as much as the consequence it leads to.
  */
 function outcomeOf(r: SuiteResult, seed: number, strict: boolean): SuiteOutcome {
   const def = suiteDefinition(r.suite);
   const findings: Finding[] = [];
   let failedTests = 0;
   for (const op of ALL_OPERATIONS) {
-    for (const check of suiteChecks(def)) {
-      if (check.level === 'observation') continue;
-      const mine = r.findings.filter((f) => f.checkId === check.id && (f.operation ?? def.operations[0]) === op);
+    for (const check of allChecks) {
+      if (check.level === 'observation' || check.area === 'run') continue;
+      const mine = r.findings.filter(
+        (f) => f.level !== 'observation' && f.checkId === check.id && (f.operation ?? def.operations[0]) === op,
+      );
       findings.push(...mine);
       if (mine.some((f) => failsRun(f.level, strict))) failedTests++;
     }
@@ -74,6 +84,7 @@ function outcomeOf(r: SuiteResult, seed: number, strict: boolean): SuiteOutcome 
       suite: r.suite,
       stats: r.stats,
       occurrences: r.occurrences,
+      evidence: evidenceOf(r, def.operations[0] ?? null),
       exchanges: r.exchanges,
       durationMs: r.durationMs,
       aborted: r.aborted,
@@ -85,6 +96,17 @@ function outcomeOf(r: SuiteResult, seed: number, strict: boolean): SuiteOutcome 
     findings,
     failedTests,
   };
+}
+
+/**
+ * The suite's evidence counts with an operation for each: a behavioural check's evidence about no operation (a key's
+ * limits) counts for the suite's first operation; a response check's (an exchange with no operation: a path variant)
+ * for none, as no operation's answer.
+ */
+function evidenceOf(r: SuiteResult, first: OperationId | null): EvidenceCount[] {
+  return (r.evidence ?? []).flatMap((c) =>
+    c.operation !== null ? [c] : RESPONSE_CHECKS.has(c.checkId) || first === null ? [] : [{ ...c, operation: first }],
+  );
 }
 
 /** The run's result as the reports take it; its suites in the order of their names (the order of their reports). */

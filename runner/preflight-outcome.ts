@@ -6,6 +6,7 @@
 import { applyResponseChecks, responseChecks } from '../checks/registry.js';
 import type { PlanKey } from '../config/config.js';
 import type { Exchange } from '../http/exchange.js';
+import type { EvidenceCount } from './findings.js';
 import type { SuiteOutcome } from './outcome.js';
 
 /** The outcome's name in the report's suites (not a suite one can ask for: the preflight always runs). */
@@ -15,16 +16,22 @@ const PREFLIGHT = 'preflight';
 const CASE = "preflight: the run's first GET /pets";
 
 export function preflightOutcome(ex: Exchange, key: PlanKey, seed: number): SuiteOutcome {
-  const found = applyResponseChecks({ exchange: ex, plan: key.limits, now: Date.now() }).map((f) => ({
+  const operation = ex.operation ?? 'listPets';
+  const evidence: EvidenceCount[] = [];
+  const found = applyResponseChecks({ exchange: ex, plan: key.limits, now: Date.now() }, (check, applies, passed) => {
+    if (applies === false) return;
+    for (const clause of applies === true ? [null] : applies)
+      evidence.push({ checkId: check.id, clause, operation, applied: 1, passed: passed ? 1 : 0 });
+  }).map((f) => ({
     ...f,
     caseClass: f.caseClass ?? CASE,
   }));
-  const operation = ex.operation ?? 'listPets';
   return {
     meta: {
       suite: PREFLIGHT,
       stats: { [operation]: { exchanges: 1, checksApplied: responseChecks.length, cases: 1 } },
       occurrences: {},
+      evidence,
       exchanges: 1,
       durationMs: ex.durationMs,
       aborted: null,

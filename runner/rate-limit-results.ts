@@ -19,6 +19,8 @@ export interface KeyRateLimitResult {
     readonly accepted: number;
     readonly allowance: number;
     readonly first429AtRequest: number | null;
+    /** From the start of its known state's request to the end of its last answer, ms (the rate the target gave). */
+    readonly elapsedMs?: number;
   } | null;
   readonly retryAfterSeconds: number | null;
   /** Time spent waiting (rest, Retry-After), ms. */
@@ -69,8 +71,30 @@ export interface ScenarioReturn {
  * reports say "not measured" and why, never ✓.
  */
 export function keyMeasured(r: Pick<KeyRateLimitResult, 'burst' | 'paced' | 'requests'>): boolean {
-  return r.requests > 0 && (r.burst !== null || r.paced.got429);
+  return r.requests > 0 && ((r.burst !== null && r.burst.first429AtRequest !== null) || r.paced.got429);
 }
+
+/**
+ * Whether the suite set out to measure the key's enforcement and could not exercise it: its burst ran, and no refusal
+ * came within its cap (the target too slow for a burst to exceed the limit within a window, or a limiter that refills
+ * as fast as it is asked). What nothing exercised is not vouched for: the run is INCOMPLETE unless it failed.
+ */
+export function keyNotExercised(r: Pick<KeyRateLimitResult, 'burst' | 'paced' | 'requests'>): boolean {
+  return r.requests > 0 && r.burst !== null && r.burst.first429AtRequest === null && !r.paced.got429;
+}
+
+/** A key's rates in words: what exceeding its limit within a window needs, and what the target gave its burst. */
+export function exerciseRates(r: Pick<KeyRateLimitResult, 'burst' | 'limit' | 'windowSeconds'>): string {
+  const need = `exceeding ${r.limit} per ${r.windowSeconds} s within a window needs more than ${perSecond(r.limit, r.windowSeconds * 1000)} requests/s`;
+  const b = r.burst;
+  if (!b || b.elapsedMs === undefined || b.elapsedMs <= 0) return need;
+  return `${need}; the target answered ${b.accepted} in ${(b.elapsedMs / 1000).toFixed(1)} s, ${perSecond(b.accepted, b.elapsedMs)} requests/s`;
+}
+
+const perSecond = (n: number, ms: number): string => {
+  const rate = (n * 1000) / ms;
+  return rate >= 10 ? rate.toFixed(0) : rate.toFixed(1);
+};
 
 /** Why a key was not measured, in a few words (its note, else what it could not measure, else that it sent nothing). */
 export function whyNotMeasured(r: Pick<KeyRateLimitResult, 'note' | 'unmeasured' | 'requests'>): string {

@@ -14,7 +14,7 @@ import { Pacer } from '../http/pacing.js';
 import { sleep } from '../http/waits.js';
 import { planRun, rateLimitNeed } from './budget.js';
 import { RunContext, type RunSettings } from './context.js';
-import type { OperationStats } from './findings.js';
+import type { EvidenceCount, OperationStats } from './findings.js';
 import { type Lanes, lanesOf } from './lanes.js';
 import { Ledger, type LedgerSnapshot } from './ledger.js';
 import { isRunStopped, type LimitSettings, RunLimits, type Stop, UNLIMITED } from './limits.js';
@@ -35,6 +35,8 @@ export interface SuiteResult {
   readonly findings: readonly Finding[];
   readonly stats: Readonly<Record<string, OperationStats>>;
   readonly occurrences: Readonly<Record<string, number>>;
+  /** What each check applied to and passed, per clause and operation (counters: reports/evidence.ts). */
+  readonly evidence: readonly EvidenceCount[];
   readonly exchanges: number;
   readonly rateLimits: readonly RateLimitResult[];
   readonly durationMs: number;
@@ -151,6 +153,7 @@ export class Run {
       findings: ctx.log.all(),
       stats: Object.fromEntries(ctx.log.stats),
       occurrences: Object.fromEntries(ctx.log.occurrences),
+      evidence: ctx.log.evidence(),
       exchanges: ctx.exchangeCount,
       rateLimits,
       durationMs: performance.now() - t0,

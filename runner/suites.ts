@@ -1,12 +1,10 @@
 /**
- * The suites by name: which operations each exercises, which checks it can report, its scenario, and what it sends
- * (its estimate, for sharing a request budget). The run (runner/run.ts) runs them, for the command and the project's
- * own tests alike.
+ * The suites by name: which operations each exercises, its scenario (a suite reports every check it judges:
+ * runner/outcome.ts), and what it sends (its estimate, for sharing a request budget). The run (runner/run.ts) runs
+ * them, for the command and the project's own tests alike.
  */
 import type { SuiteName } from '../config/config.js';
 import type { OperationId } from '../spec/contract.js';
-import { allChecks } from '../checks/registry.js';
-import type { Check } from '../checks/check.js';
 import type { RunContext } from './context.js';
 import type { SuiteEstimate } from './limits.js';
 import type { ScenarioReturn } from './rate-limit-results.js';
@@ -25,8 +23,6 @@ export interface SuiteDefinition {
   readonly title: string;
   /** Operations the suite must execute cases for; zero cases for one of them fails the suite. */
   readonly operations: readonly OperationId[];
-  /** Check areas the suite reports besides the response checks applied to every exchange. */
-  readonly areas: readonly Check<unknown>['area'][];
   /** The scenario: it records its findings as it goes and returns what else it measured (rate-limit suites). */
   readonly run: (ctx: RunContext) => Promise<ScenarioReturn> | Promise<void>;
   /**
@@ -43,7 +39,6 @@ const definitions: SuiteDefinition[] = [
     name: 'auth',
     title: 'Authentication on every operation',
     operations: ALL_OPS,
-    areas: ['auth'],
     run: authScenario,
     estimate: (r) => ({ coverage: authCoverage(), explore: authExplore(r) }),
   },
@@ -51,7 +46,6 @@ const definitions: SuiteDefinition[] = [
     name: 'listPets',
     title: 'GET /pets',
     operations: ['listPets'],
-    areas: ['listPets'],
     run: listPetsScenario,
     estimate: (r) => ({ coverage: listPetsCoverage(), explore: listPetsExplore(r) }),
   },
@@ -59,7 +53,6 @@ const definitions: SuiteDefinition[] = [
     name: 'createPet',
     title: 'POST /pets',
     operations: ['createPet'],
-    areas: ['createPet'],
     run: createPetScenario,
     estimate: (r) => ({ coverage: createPetCoverage(), explore: createPetExplore(r) }),
   },
@@ -67,7 +60,6 @@ const definitions: SuiteDefinition[] = [
     name: 'getPet',
     title: 'GET /pets/{petId} (deprecated)',
     operations: ['getPet'],
-    areas: ['getPet', 'createPet'],
     run: getPetScenario,
     estimate: (r) => ({ coverage: getPetCoverage(), explore: getPetExplore(r) }),
   },
@@ -75,7 +67,6 @@ const definitions: SuiteDefinition[] = [
     name: 'stateful',
     title: 'Model-based sequences',
     operations: ['createPet'],
-    areas: ['stateful', 'createPet', 'listPets'],
     run: statefulScenario,
     estimate: (r) => ({ coverage: statefulCoverage(), explore: statefulExplore(r) }),
   },
@@ -83,7 +74,6 @@ const definitions: SuiteDefinition[] = [
     name: 'robustness',
     title: 'The inputs real services break on (robustness catalogue)',
     operations: ALL_OPS,
-    areas: ['robustness', 'auth', 'createPet', 'getPet'],
     run: robustnessScenario,
     // The robustness catalogue: each case once, whatever the seed and --runs; no random phase.
     estimate: () => ({ coverage: robustnessCoverage(), explore: 0 }),
@@ -92,7 +82,6 @@ const definitions: SuiteDefinition[] = [
     name: 'rate-limit',
     title: 'Rate limits per plan key (section 8)',
     operations: ['listPets'],
-    areas: ['rate-limit'],
     run: rateLimitScenario,
     estimate: null,
   },
@@ -100,7 +89,6 @@ const definitions: SuiteDefinition[] = [
     name: 'quota',
     title: 'Daily quota of the smallest plan key (section 8, opt-in)',
     operations: ['listPets'],
-    areas: ['rate-limit'],
     run: quotaScenario,
     estimate: null,
   },
@@ -118,9 +106,4 @@ export function suiteDefinition(name: SuiteName): SuiteDefinition {
 /** What a suite sends for a --runs (null for a suite with no estimate: the rate-limit suites). */
 export function suiteEstimate(name: SuiteName, runs: number): SuiteEstimate | null {
   return suiteDefinition(name).estimate?.(runs) ?? null;
-}
-
-/** The checks a suite can report, response checks first. */
-export function suiteChecks(def: SuiteDefinition): Check<unknown>[] {
-  return allChecks.filter((c) => c.area === 'response' || def.areas.includes(c.area)) as Check<unknown>[];
 }

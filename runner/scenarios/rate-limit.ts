@@ -626,6 +626,7 @@ async function burst(k: KeyRun, prev: Reading): Promise<Reading | null> {
     accepted,
     allowance: burstAllowance(elapsedMs, k.L, k.W),
     first429AtRequest: rejection ? b.readings.indexOf(rejection) + 1 : null,
+    elapsedMs,
   };
   if (k.shared.keysShared) {
     unmeasured(k, "burst against its Remaining and plan: other keys' requests were shown to count against its limit");

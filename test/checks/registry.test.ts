@@ -64,6 +64,23 @@ describe('registry', () => {
     expect(uncovered).toEqual([]);
   });
 
+  it('every response check declares when it applies (it sees every answer; most judge some only)', () => {
+    for (const c of responseChecks) {
+      expect(c.appliesToWhat, c.id).not.toBe('every piece of evidence it is given');
+      expect(c.appliesToWhat.length, c.id).toBeGreaterThan(5);
+    }
+    // A check about 429 answers applies to a 429 only; www-authenticate to a 401 only.
+    for (const id of ['retry-after-valid', 'error-body-429-json']) {
+      expect(checkById(id).applies(evidence({ status: 429 })), id).toBe(true);
+      expect(checkById(id).applies(evidence({ status: 200 })), id).toBe(false);
+    }
+    expect(checkById('www-authenticate').applies(evidence({ status: 401 }))).toBe(true);
+    expect(checkById('www-authenticate').applies(evidence({ status: 404 }))).toBe(false);
+    // A limit check applies to a key whose limit was exceeded within a window: a burst that got its refusal.
+    expect(checkById('rl-burst-enforced').appliesToWhat).toMatch(/exceeded within a window/);
+    expect(checkById('rl-burst-enforced').applies({ kind: 'burst', rejection: null })).toBe(false);
+  });
+
   it('responseChecks are the response area, applied by applyResponseChecks', () => {
     expect(allChecks.filter((c) => c.area === 'response')).toEqual(responseChecks);
     const found = applyResponseChecks(

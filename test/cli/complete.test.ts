@@ -63,10 +63,19 @@ describe('a Free-key-only run with the default budget', () => {
       /<testcase classname="petstore-conformance.run" name="verdict">\n\s+<error message="INCOMPLETE with --require-complete: rate-limit: not run/,
     );
     expect(xml).toMatch(/<testcase classname="petstore-conformance.not-measured" name="rate-limit: not run/);
-    // The rate-limit checks passed nothing: their suite sent nothing.
+    // The rate-limit checks passed nothing: their suite was left out, and the case says why.
     expect(xml).toMatch(
-      /<testcase classname="petstore-conformance.checks" name="rl-burst-enforced \[[^\]]+\]">\n\s+<skipped message="not measured: the rate-limit suite sent nothing in this run"\/>/,
+      /<testcase classname="petstore-conformance.checks" name="rl-burst-enforced \[[^\]]+\]">\n\s+<skipped message="left out: rate-limit: not run: /,
     );
+    // Nor did anything about 429 answers pass where none came (the evidence says so, cell by cell).
+    if ((report.traffic?.keys ?? []).every((k) => (k.totals['429'] ?? 0) === 0)) {
+      expect(xml).not.toMatch(
+        /<testcase classname="petstore-conformance.checks" name="retry-after-valid \[[^\]]+\]"\/>/,
+      );
+      expect(report.evidence.cells.filter((c) => c.clause === '7-429-retry-after').map((c) => c.state)).not.toContain(
+        'proven',
+      );
+    }
     expect(readFileSync(join(dir, 'summary.md'), 'utf8')).toMatch(
       /## Pet Store conformance: ⚠️ Incomplete[\s\S]*Not measured[\s\S]*- rate-limit: not run/,
     );

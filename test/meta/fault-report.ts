@@ -4,31 +4,35 @@
  */
 import type { SuiteName } from '../../config/config.js';
 import { planKeys, startReferenceServer } from '../../reference/server.js';
-import { buildConformanceReport, type ConformanceReport, type SuiteOutcome } from '../../reports/conformance-report.js';
+import { buildConformanceReport, type ConformanceReport } from '../../reports/conformance-report.js';
+import { Ledger } from '../../runner/ledger.js';
+import { runOutcome } from '../../runner/outcome.js';
 import { runSuite, type SuiteResult } from '../../runner/run.js';
 
-/** The report of suite results, as `run` builds it from what the suites hand over. */
+/**
+ * The report of suite results, as `run` builds it from what the suites hand over: the command's own `runOutcome`
+ * (runner/outcome.ts, as suites/run.suite.ts calls it), then the report, so what these tests count is what the command
+ * writes (never a copy of the outcome).
+ */
 export function reportOf(
   results: readonly SuiteResult[],
   target: string,
   seed: number,
   runs: number,
+  strict = false,
 ): ConformanceReport {
-  const outcomes: SuiteOutcome[] = results.map((r) => ({
-    meta: { ...r, seed, observations: [] },
-    findings: r.findings,
-    failedTests: 0,
-  }));
+  const snapshot = { sent: 0, creates: 0, stop: null, ...new Ledger().snapshot() };
+  const outcome = runOutcome({ results, errors: [], snapshot }, seed, strict);
   return buildConformanceReport({
     tool: { name: 'petstore-conformance', version: 'test' },
     target: { url: target, embedded: false },
     seed,
     runs,
-    strict: false,
+    strict,
     startedAt: new Date(),
     durationMs: 0,
-    outcomes,
-    errors: [],
+    outcomes: outcome.outcomes,
+    errors: outcome.errors,
     notes: [],
   });
 }

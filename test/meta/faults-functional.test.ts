@@ -98,6 +98,18 @@ test('every check that can fail is named by a fault', () => {
   expect(orphans).toEqual([]);
 });
 
+// A suite reports every check it judges: the listPets suite creates the pets it lists, and the create checks judge
+// those creates. The cause (createPet answers 200) is its defect, never only the consequence (an undocumented status).
+test('--suite listPets against create-200 reports create-201 as the defect', async () => {
+  const r = await runAgainstReference('listPets', { faults: ['create-200'], windowSeconds: 5, runs: 10 });
+  const report = reportOf([r], 'reference', 42, 10);
+  expect(report.defects.map((d) => d.checkId)).toEqual(['create-201']);
+  expect([...report.defects[0]!.signatures, ...report.defects[0]!.alsoSeenAs].map((s) => s.checkId)).toContain(
+    'status-documented',
+  );
+  expect(report.verdict).toBe('violations');
+});
+
 test('violations carry the shrunk counterexample, seed and path', async () => {
   const r = await runAgainstReference('createPet', { faults: ['create-200'], windowSeconds: 5 });
   // The coverage phase meets the defect first (no counterexample to shrink there); the random phase shrinks it.

@@ -1,6 +1,6 @@
 /** What a run left out (cli/completeness.ts), which makes the verdict INCOMPLETE, on synthetic outcomes. */
 import { describe, expect, it } from 'vitest';
-import { notMeasured } from '../../reports/completeness.js';
+import { notMeasured, notMeasuredByDesign } from '../../reports/completeness.js';
 import type { SuiteOutcome } from '../../reports/conformance-report.js';
 import type { KeyRateLimitResult } from '../../runner/rate-limit-results.js';
 import { suiteDefinition } from '../../runner/suites.js';
@@ -120,5 +120,42 @@ describe('notMeasured', () => {
       "rate-limit: the pro key's limits (300 per 60 s): left out: the run spent its request budget (--budget)",
     ]);
     expect(run([tooLarge])).toEqual(['rate-limit: measured no key (enterprise: limit too large for a bounded burst)']);
+  });
+
+  it('a key whose burst met no refusal was not exercised: named with the rates, unless its burst failed', () => {
+    const slow = key({
+      plan: 'business',
+      key: 'business',
+      limit: 1000,
+      burst: { fromRemaining: 999, accepted: 1510, allowance: 2000, first429AtRequest: null, elapsedMs: 120_000 },
+      recovered: null,
+      note: 'no refusal within the burst cap',
+    });
+    const run = (rows: KeyRateLimitResult[], findings: unknown[] = []) =>
+      notMeasured({
+        requested: ['rate-limit'],
+        leftOutUpFront: [],
+        outcomes: [{ ...outcome('rate-limit', 70, { rateLimits: rows }), findings } as unknown as SuiteOutcome],
+        coverage: {},
+        randomCut: false,
+      });
+    expect(run([key({}), slow])).toEqual([
+      "rate-limit: the business key's enforcement (1000 per 60 s) was not exercised: no 429 within its burst of 1510 accepted requests; exceeding 1000 per 60 s within a window needs more than 17 requests/s; the target answered 1510 in 120.0 s, 13 requests/s",
+    ]);
+    // Its burst judged a violation (more accepted than any limiter may grant): the verdict is that violation's.
+    expect(run([key({}), slow], [{ level: 'violation', keyPlan: 'business', checkId: 'rl-burst-enforced' }])).toEqual(
+      [],
+    );
+  });
+
+  it('a limit beyond a bounded burst is named as not measured by design, apart from what makes the run incomplete', () => {
+    const enterprise = key({ plan: 'enterprise', key: 'enterprise', limit: 1_000_000, burst: null, requests: 0 });
+    const outcomes = [outcome('rate-limit', 70, { rateLimits: [key({}), enterprise] })];
+    expect(notMeasuredByDesign(outcomes)).toEqual([
+      "rate-limit: the enterprise key's limits (1000000 per 60 s): beyond what a bounded burst measures (more than 2000 requests per window), by design",
+    ]);
+    expect(
+      notMeasured({ requested: ['rate-limit'], leftOutUpFront: [], outcomes, coverage: {}, randomCut: false }),
+    ).toEqual([]);
   });
 });

@@ -13,6 +13,7 @@ import { invalidCase } from '../../runner/scenarios/create-pet.js';
 import { queryCase } from '../../runner/scenarios/list-pets.js';
 import type { ListQuery } from '../../generators/index.js';
 import type { SuiteMeta } from '../../runner/outcome.js';
+import type { EvidenceCount } from '../../runner/findings.js';
 import type { RateLimitResult } from '../../runner/rate-limit-results.js';
 import { exchange, NOW_S } from '../checks/fixtures.js';
 
@@ -20,19 +21,32 @@ const LIMITS = { requestsPerMinute: 5, requestsPerDay: 8 };
 
 /** Findings as a suite records them: through a run context that knows its suite. */
 async function recorded(suite: string, record: (ctx: RunContext) => void): Promise<Finding[]> {
+  return (await judged(suite, record)).findings;
+}
+
+/** The findings, and what the checks applied to and passed (the table of evidence's counts), as a suite records them. */
+async function judged(
+  suite: string,
+  record: (ctx: RunContext) => void,
+): Promise<{ findings: Finding[]; evidence: EvidenceCount[] }> {
   const key = { plan: 'enterprise' as const, key: new ApiKey('k', 'enterprise'), limits: LIMITS };
   const ctx = new Run({ target: 'http://127.0.0.1:9/v1', keys: [key], key, seed: 1, runs: 1, strict: false }).context(
     suite,
   );
   try {
     record(ctx);
-    return [...ctx.log.all()];
+    return { findings: [...ctx.log.all()], evidence: ctx.log.evidence() };
   } finally {
     await ctx.close();
   }
 }
 
-function reportOf(suite: string, findings: Finding[], rateLimits: RateLimitResult[] = []) {
+function reportOf(
+  suite: string,
+  findings: Finding[],
+  rateLimits: RateLimitResult[] = [],
+  evidence: EvidenceCount[] = [],
+) {
   const meta: SuiteMeta = {
     suite,
     stats: { listPets: { exchanges: 9, checksApplied: 9, cases: 1 } },
@@ -43,6 +57,7 @@ function reportOf(suite: string, findings: Finding[], rateLimits: RateLimitResul
     seed: 7,
     observations: [],
     rateLimits,
+    evidence,
   };
   return buildConformanceReport({
     tool: { name: 'petstore-conformance', version: '0' },
@@ -225,7 +240,7 @@ describe('JUnit: one test case per defect', () => {
   const cases = (xml: string) => [...xml.matchAll(/<testcase classname="[^"]*" name="([^"]*)"/g)].map((m) => m[1]!);
   const silentChecks = allChecks.filter(canFail);
 
-  it('a defect seen on many exchanges is one failing case; every check that reported nothing is a passing case', async () => {
+  it('a defect seen on many exchanges is one failing case; every check that reported nothing is a case of its own', async () => {
     const findings = await recorded('getPet', (ctx) => {
       for (let i = 0; i < 5; i++) ctx.check(exchange({ operation: 'getPet', status: 500 }));
       ctx.check(exchange({ operation: 'listPets', headers: { 'x-ratelimit-limit': undefined } }));
@@ -245,11 +260,25 @@ describe('JUnit: one test case per defect', () => {
     expect(xml).toMatch(/no-5xx · getPet/);
   });
 
-  it('a clean run is one passing case per check', async () => {
-    const findings = await recorded('listPets', (ctx) => ctx.check(exchange({ operation: 'getPet', status: 404 })));
-    const xml = renderJunit(reportOf('listPets', findings));
+  it('a clean run is one case per check: passing where it applied and passed, skipped saying why where it judged nothing', async () => {
+    const { findings, evidence } = await judged('listPets', (ctx) =>
+      ctx.check(exchange({ operation: 'getPet', status: 404 })),
+    );
+    const xml = renderJunit(reportOf('listPets', findings, [], evidence));
     expect(cases(xml)).toHaveLength(silentChecks.length);
     expect(xml).toContain('failures="0"');
+    // The 404 was judged by status-documented, and passed; no 429 came, so nothing about 429 answers passed.
+    expect(xml).toMatch(/<testcase classname="petstore-conformance.checks" name="status-documented \[[^\]]+\]"\/>/);
+    for (const id of ['retry-after-valid', 'error-body-429-json', 'error-body-429'])
+      expect(xml).toMatch(
+        new RegExp(`name="${id} \\[[^\\]]+\\]">\\n\\s+<skipped message="not exercised: it applies to 429 answers`),
+      );
+    expect(xml).toMatch(
+      /name="www-authenticate \[[^\]]+\]">\n\s+<skipped message="not exercised: it applies to 401 answers/,
+    );
+    // Without the counts, a report proves nothing: every check is skipped, none passes.
+    const bare = renderJunit(reportOf('listPets', findings));
+    expect(bare).not.toMatch(/name="status-documented \[[^\]]+\]"\/>/);
   });
 
   it('escapes what the target sent and drops what XML cannot carry', async () => {
