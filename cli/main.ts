@@ -18,7 +18,8 @@ ${COMMANDS.map((c) => usageText(c, '  ')).join('\n')}
   ${TOOL} COMMAND --help          that command's options, each with its meaning
   ${TOOL} --version
 
-With no --target (and no PETSTORE_TARGET) run starts an embedded reference Pet Store and runs against it.
+With no --target (and no PETSTORE_TARGET) run starts an embedded reference Pet Store and runs against it; in CI
+(CI=true) only when asked for with --embedded, so that a forgotten target cannot pass.
 Suites: ${suiteList}.
 Environment: PETSTORE_TARGET, PETSTORE_API_KEY_FREE|PRO|BUSINESS|ENTERPRISE, PETSTORE_ENTERPRISE_LIMITS=rpm/rpd,
              PETSTORE_PRODUCTION_URL, PETSTORE_SEED, PETSTORE_RUNS, PETSTORE_MAX_DURATION, PETSTORE_BUDGET,

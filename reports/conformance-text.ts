@@ -7,7 +7,7 @@ import { clause } from '../spec/clauses.js';
 import { INSECURE_LINE } from '../http/transport.js';
 import type { Finding } from '../checks/check.js';
 import { baselineLines } from './baseline.js';
-import { exchangesWith, type ConformanceReport, type Defect } from './conformance-report.js';
+import { exchangesWith, type ConformanceReport, type Defect, type RunFailure } from './conformance-report.js';
 import { VERDICT_HEADING, VERDICT_WORD } from './verdict.js';
 import { keyMeasured, quotaMeasured, whyNotMeasured } from '../runner/rate-limit-results.js';
 
@@ -254,6 +254,8 @@ const cell = (text: string, max = 90) => {
 /** The $GITHUB_STEP_SUMMARY: the defects as a table, the baseline's state and the totals, in a screen. */
 export function renderMarkdown(report: ConformanceReport): string {
   const word = VERDICT_HEADING[report.verdict];
+  // A run that could not start or go on: why, and what to do, first; a table of nothing would hide it.
+  if (report.failure) return failureMarkdown(report, report.failure, word);
   const out = [
     `## Pet Store conformance: ${word}`,
     '',
@@ -331,4 +333,20 @@ export function rateLimitLines(report: ConformanceReport): string[] {
   }
   out.push('');
   return out;
+}
+
+/** The job summary of a run that could not start or go on: the verdict in words, the error, and its remedy. */
+function failureMarkdown(report: ConformanceReport, f: RunFailure, word: string): string {
+  const target = report.target.url
+    ? `Target \`${report.target.url}\`${report.target.embedded ? ' (embedded reference server)' : ''}`
+    : 'No target';
+  return `${[
+    `## Pet Store conformance: ${word}`,
+    '',
+    `**Exit ${f.exitCode}** \`${f.code}\`: ${cell(f.message, 400)}`,
+    '',
+    `**What to do:** ${cell(f.remedy, 400)}`,
+    '',
+    `${target} · seed \`${report.seed}\` · ${(report.durationMs / 1000).toFixed(1)} s`,
+  ].join('\n')}\n`;
 }
