@@ -388,14 +388,7 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
   );
 
   const isCi = isCiEnv(env);
-  // In CI a missing target is a forgotten variable far more often than a wish to test the tool itself: a green gate
-  // against the embedded server would test nothing real. Checked last, so that any other mistake is named first.
-  if (isCi && target === null && !flags.embedded)
-    fail(
-      'no target: in CI (CI=true) the embedded server runs only when asked for: give --target URL (or PETSTORE_TARGET), or pass --embedded (in the GitHub Action, target: embedded)',
-    );
-
-  return Object.freeze({
+  const config: Config = Object.freeze({
     target,
     keys: Object.freeze(keys),
     suites: Object.freeze(suites.length > 0 ? (suites as SuiteName[]) : [...DEFAULT_SUITES]),
@@ -425,6 +418,13 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     progress: loadProgress(flags, env),
     invocation: invocationOf(env, flags.script),
   });
+  // In CI a missing target is a forgotten variable far more often than a wish to test the tool itself: a green gate
+  // against the embedded server would test nothing real. Checked last, so that any other mistake is named first.
+  if (isCi && target === null && !flags.embedded)
+    fail(
+      'no target: in CI (CI=true) the embedded server runs only when asked for: give --target URL (or PETSTORE_TARGET), or pass --embedded (in the GitHub Action, target: embedded)',
+    );
+  return config;
 }
 
 const TOOL_NAME = 'petstore-conformance';
