@@ -166,7 +166,7 @@ describe('exit 3: the run cannot start or go on, and its reports say why (verdic
     expect(xmlProblem(xml)).toBeNull();
     expect(xml).toMatch(/<error message="[^"]*(ENOTDIR|EEXIST)[^"]*\[PSC_HARNESS\]"\/>/);
     expect(xml).toContain('<property name="verdict" value="blocked"/>');
-  });
+  }, 120_000);
 });
 
 describe('exit 3 once the suites run: the reports already say why (a stop of the run)', () => {
@@ -188,7 +188,7 @@ describe('exit 3 once the suites run: the reports already say why (a stop of the
     } finally {
       await server.close();
     }
-  });
+  }, 120_000);
 
   it('a target that keeps slowing down', async () => {
     const server = await startReferenceServer({ keys });
@@ -202,5 +202,5 @@ describe('exit 3 once the suites run: the reports already say why (a stop of the
       await proxy.close();
       await server.close();
     }
-  });
+  }, 120_000);
 });
