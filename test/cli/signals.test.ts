@@ -244,6 +244,9 @@ describe('a signal during load --profile smoke', () => {
       expect(report.scenarios.at(-1)!.partial ?? '').toMatch(/cut short after/);
       expect(report.interrupted?.leftOut.some((l) => /plan-rate: did not start/.test(l))).toBe(true);
       expect(readFileSync(join(reportDir, 'summary.md'), 'utf8')).toMatch(interrupted);
+      // Headlined INTERRUPTED, never FAIL: a stopped night is no verdict on the target.
+      expect(readFileSync(join(reportDir, 'summary.md'), 'utf8')).toMatch(/^## Load smoke: INTERRUPTED/m);
+      expect(run.stdout()).not.toMatch(/FAIL/);
       expect(readFileSync(join(reportDir, 'report.html'), 'utf8')).toMatch(interrupted);
       expect(run.stdout()).toMatch(interrupted);
     },
