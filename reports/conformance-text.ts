@@ -308,7 +308,7 @@ export function rateLimitLines(report: ConformanceReport): string[] {
       // ✓ only for a daily quota seen to its end: a run stopped before (or refused up front) measured nothing.
       const mark = failed ? '✗' : quotaMeasured(r) ? '✓' : '–';
       out.push(
-        `  ${mark} ${r.plan} daily quota ${r.requestsPerDay}: ${quotaMeasured(r) || failed ? '' : `not measured (stopped: ${r.stopped ?? 'nothing sent'}); `}accepted ${r.accepted} of ${r.sent} sent; daily Retry-After ${r.dailyRetryAfterSeconds ?? '-'} s`,
+        `  ${mark} ${r.plan} daily quota ${r.requestsPerDay}: ${quotaMeasured(r) || failed ? '' : `not measured (stopped: ${r.stopped ?? 'nothing sent'}); `}accepted ${r.accepted} of ${r.sent} sent; ${r.dailyRetryAfterSeconds === null ? 'no Retry-After on the daily 429' : `daily Retry-After ${r.dailyRetryAfterSeconds} s`}`,
       );
       continue;
     }
@@ -325,7 +325,7 @@ export function rateLimitLines(report: ConformanceReport): string[] {
       : 'no burst';
     const paced = `paced ${r.paced.sent} in ${(r.paced.spanMs / 1000).toFixed(1)} s${r.paced.got429 ? ' (got a 429)' : ' with no 429'}`;
     out.push(
-      `  ${failed ? '✗' : '✓'} ${head}: ${paced}; ${burst}; Retry-After ${r.retryAfterSeconds ?? '-'} s, waited ${(r.waitedMs / 1000).toFixed(1)} s, recovered ${r.recovered ?? '-'}; ${r.requests} requests${r.note ? ` — ${r.note}` : ''}`,
+      `  ${failed ? '✗' : '✓'} ${head}: ${paced}; ${burst}; ${r.retryAfterSeconds === null ? 'no Retry-After' : `Retry-After ${r.retryAfterSeconds} s`}, waited ${(r.waitedMs / 1000).toFixed(1)} s, recovered ${r.recovered ?? '-'}; ${r.requests} requests${r.note ? ` — ${r.note}` : ''}`,
     );
     // What the key proved, and what could not be measured and why.
     for (const p of r.proven) out.push(`      proven: ${p}`);
