@@ -31,7 +31,7 @@ export interface RunSettings {
   /** Most shrinking steps that resend requests, per failing property. */
   readonly shrinkBudget?: number;
   readonly onWait?: (ms: number, reason: string) => void;
-  /** Told of every finding as it is recorded (the run's progress counts distinct defects: suites/progress-feed.ts). */
+  /** Told of every finding as it is recorded (the run's progress counts defects: suites/progress-feed.ts). */
   readonly onRecord?: (findings: readonly Finding[]) => void;
   /** HTTP client limits (defaults in http/client.ts); tests against hostile targets shorten them. */
   readonly connectTimeoutMs?: number;
