@@ -233,7 +233,7 @@ export class RunContext {
     }));
     if (this.scope) this.scope.push(...stamped);
     else this.log.add(stamped);
-    // The run's progress counts distinct defects as they are found (issue 22).
+    // The run's progress counts defects as they are found (the CLI groups the findings it is sent) (issue 22).
     this.settings.onRecord?.(stamped);
   }
 
