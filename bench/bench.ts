@@ -38,7 +38,7 @@ for (const [name, suites] of !wanted('default')
       ['all default suites', ''],
     ] as const)) {
   const out = join(dir, `${name}.json`);
-  const r = await runCli(['run', '--seed', '7', '--json', out, ...(suites ? ['--suite', suites] : [])]);
+  const r = await runCli(['run', '--embedded', '--seed', '7', '--json', out, ...(suites ? ['--suite', suites] : [])]);
   const rep = report(out);
   results[`default run (${name})`] = {
     exit: r.code,

@@ -23,7 +23,7 @@ export interface PageFigures {
 async function measure(dir: string, name: string, args: readonly string[]): Promise<PageFigures> {
   const json = join(dir, `${name}.json`);
   // Time enough for the long run (the default 30 minutes could stop a slow machine's run short of its length).
-  const run = await runCli(['run', '--seed', '7', '--max-duration', '60m', '--json', json, ...args]);
+  const run = await runCli(['run', '--embedded', '--seed', '7', '--max-duration', '60m', '--json', json, ...args]);
   if (run.code !== 0) throw new Error(`bench html: \`run ${args.join(' ')}\` exited ${run.code}, not 0`);
   const report = JSON.parse(readFileSync(json, 'utf8')) as HtmlInput;
   const times: number[] = [];

@@ -40,13 +40,13 @@ export async function benchSignalStop(dir: string): Promise<Record<string, unkno
   const cases = [
     {
       name: 'run (all default suites, embedded, --har --json --junit --replay-dir), SIGTERM after 500 requests',
-      args: ['run', '--har', 'h.har', '--json', 'r.json', '--junit', 'j.xml', '--replay-dir', 'rep'],
+      args: ['run', '--embedded', '--har', 'h.har', '--json', 'r.json', '--junit', 'j.xml', '--replay-dir', 'rep'],
       ready: /^progress: .*\b([5-9]\d{2}|\d{4,}) requests/,
       written: (cwd: string) => ['h.har', 'r.json', 'j.xml'].every((f) => existsSync(join(cwd, f))),
     },
     {
       name: 'load --profile smoke, SIGTERM during its first scenario',
-      args: ['load', '--profile', 'smoke', '--out', 'out'],
+      args: ['load', '--embedded', '--profile', 'smoke', '--out', 'out'],
       ready: /^load: mix, /,
       written: (cwd: string) =>
         existsSync(join(cwd, 'out')) &&

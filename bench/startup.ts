@@ -100,7 +100,7 @@ export async function benchStartup(dir: string, cwd = process.cwd()): Promise<St
       target.suite.push(firstHarStart(har) - t.spawnedAt);
       target.wall.push(t.ms);
       const eHar = join(dir, `startup-embedded-${i}.har`);
-      const e = await cli(cwd, ['run', '--suite', 'auth', '--seed', '7', '--har', eHar], {});
+      const e = await cli(cwd, ['run', '--embedded', '--suite', 'auth', '--seed', '7', '--har', eHar], {});
       codes.push(e.code);
       embedded.suite.push(firstHarStart(eHar) - e.spawnedAt);
       embedded.wall.push(e.ms);

@@ -160,7 +160,11 @@ export function errorReport(e: unknown): { line: string; usage: string | null; e
       usage: e instanceof UsageError ? e.usage : null,
       exitCode: e.exitCode,
     };
-  return { line: scrub(`internal error: ${(e as Error)?.stack ?? String(e)}`), usage: null, exitCode: exitCodeOf(e) };
+  return {
+    line: scrub(`internal error [PSC_HARNESS]: ${(e as Error)?.stack ?? String(e)}`),
+    usage: null,
+    exitCode: exitCodeOf(e),
+  };
 }
 
 /** errorReport as the text a command writes to its stderr. */

@@ -38,6 +38,10 @@ export const runCommandSpec = command({
   summary: 'runs the conformance suites against a target (with none given, against an embedded reference Pet Store)',
   flags: {
     target: { type: 'string', value: 'URL', help: 'base URL ending in /v1 (or PETSTORE_TARGET)' },
+    embedded: {
+      type: 'boolean',
+      help: 'run against the embedded reference Pet Store (the default without a target, except in CI, where it is asked for)',
+    },
     suite: {
       type: 'string',
       multiple: true,
@@ -124,6 +128,10 @@ export const loadCommandSpec = command({
       help: 'the profile: a built-in one, or a profile file (default smoke)',
     },
     target: { type: 'string', value: 'URL', help: 'base URL ending in /v1 (default: an embedded reference server)' },
+    embedded: {
+      type: 'boolean',
+      help: 'run against an embedded reference server (the default without a target, except in CI, where it is asked for)',
+    },
     out: {
       type: 'string',
       default: 'reports',

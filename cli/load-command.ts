@@ -95,7 +95,12 @@ export async function loadCommand(argv: string[], io: LoadCommandIo = {}): Promi
     const startAt = parseStartAt(values['start-at']);
     if (startAt && !shard) stderr.write('note: --start-at without --shard: the run waits for it all the same\n');
     const config = loadConfig(
-      { target: values.target, allowProduction: values['allow-production'], envFile: values['env-file'] },
+      {
+        target: values.target,
+        embedded: values.embedded,
+        allowProduction: values['allow-production'],
+        envFile: values['env-file'],
+      },
       io.env ?? readEnv(values['env-file']),
     );
     allowedOnTarget(config, 'load', true);

@@ -33,7 +33,8 @@ ${COMMANDS.map((c) => usageText(c, '  ')).join('\n')}
   ${TOOL} COMMAND --help          that command's options, each with its meaning
   ${TOOL} --version
 
-With no --target (and no PETSTORE_TARGET) run starts an embedded reference Pet Store and runs against it.
+With no --target (and no PETSTORE_TARGET) run starts an embedded reference Pet Store and runs against it; in CI
+(CI=true) only when asked for with --embedded, so that a forgotten target cannot pass.
 Suites: ${suiteList}.
 Environment (a .env file is read too; each variable's meaning: docs/reference.md):
 ${environmentNames()}

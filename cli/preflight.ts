@@ -2,13 +2,14 @@
  * Before any suite runs: is the target there, does it take the key, and can the key's remaining quota cover the run?
  * A run that cannot finish is scaled down or refused up front rather than failing halfway (or getting a key banned).
  */
-import { type Config, keyVariable, type PlanKey, type SuiteName } from '../config/config.js';
+import type { Config, PlanKey, SuiteName } from '../config/config.js';
 import { HarnessError } from '../errors/catalogue.js';
 import { HttpClient, UNREACHABLE_CODES } from '../http/client.js';
 import type { Exchange } from '../http/exchange.js';
 import { rateLimitNumber } from '../http/rate-limit-headers.js';
 import { listPets } from '../runner/requests.js';
 import { reachFailure } from '../runner/reach.js';
+import { refusedKeyError } from '../runner/key-refusal.js';
 
 export interface PreflightResult {
   readonly remaining: number | null;
@@ -55,7 +56,8 @@ export async function preflight(
     if (ex.error)
       notes.push(`the first request failed (${ex.error.code}); the suites will report what the target does`);
     const status = ex.response?.status;
-    if (status === 401 || status === 403) throw refusedKey(config, key, status, ex.response?.bodyText ?? '');
+    if (status === 401 || status === 403)
+      throw refusedKeyError(config.target!, key, status, ex.response?.bodyText ?? '');
     const remaining = rateLimitNumber(ex, 'remaining');
     let runs = config.runs;
     if (remaining !== null && key.limits) {
@@ -79,23 +81,4 @@ export async function preflight(
   } finally {
     await client.close();
   }
-}
-
-/**
- * The preflight's key was refused. A 401 is what section 7 answers a missing or invalid key: a wrong key is a
- * configuration error (exit 2, naming the variable). Only when the target says so — a 403 (the spec's answer to a bad
- * key is 401: a 403 refuses a key it knows), or an answer that speaks of a ban — is the key blocked (exit 3).
- */
-function refusedKey(config: Config, key: PlanKey, status: number, body: string): HarnessError {
-  const variable = keyVariable(key.plan);
-  const said = /\bban(ned)?\b/i.test(body) ? 'it says the key is banned' : status === 403 ? 'forbidden' : null;
-  if (said !== null)
-    return new HarnessError(
-      'PSC_KEY_BANNED',
-      `the ${key.plan} key (${key.key.placeholder}) was refused with ${status} by ${config.target} (${said}): a banned key is lifted only by waiting, or use another key of the plan`,
-    );
-  return new HarnessError(
-    'PSC_CONFIG',
-    `${variable}: ${config.target} refused the ${key.plan} key with ${status} (section 7: a missing or invalid key): check the value of ${variable}`,
-  );
 }

@@ -63,6 +63,18 @@ export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boo
   // written with what it has; a second signal ends the process at once, the partial HAR removed. Lines of the
   // command's own go above the live status line while it is drawn (cli/progress.ts).
   let progress: RunProgress | null = null;
+  // From the first second (issue 29): the suites about to run and the time, before the server, the preflight and
+  // vitest are ready; the worker's snapshots take over once they come.
+  if (out.status)
+    progress = createRunProgress(out.status, loaded.progress, {
+      ci: loaded.isCi,
+      startedAt: startedAt.getTime(),
+      starting: loaded.suites,
+      countDefects: async () => {
+        const { groupDefects } = await import('../reports/defects.js');
+        return (findings) => groupDefects({ findings }).length;
+      },
+    });
   const interrupt = new Interrupt({
     startedAt: t0,
     announce: (line) => (progress ? progress.line(`${TOOL}: ${line}`) : out.error(line)),
@@ -113,7 +125,7 @@ export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boo
     // The run's first exchange: in the HAR, and judged with the others (runner/preflight-outcome.ts).
     har?.append([pre.exchange]);
     // The suites' estimates load every scenario (and with them the checks and ajv): after the preflight, not before it.
-    const [{ planRun, rateLimitNeed }, { RATE_LIMIT_MINIMUM, suiteDefinition }] = await Promise.all([
+    const [{ estimateRequests, planRun, rateLimitNeed }, { RATE_LIMIT_MINIMUM, suiteDefinition }] = await Promise.all([
       import('../runner/budget.js'),
       import('../runner/suites.js'),
     ]);
@@ -131,6 +143,8 @@ export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boo
       out.progress(`note: ${plan.leftOut}`);
     }
     const { reserved } = plan;
+    // The functional suites' planned requests (within the budget) tell the status line how much is left.
+    progress?.planned(Math.min(estimateRequests(functional.map(suiteDefinition), plan.runs), room ?? Infinity));
     notes.push(...plan.notes);
     // Each note once: --runs scaled by the quota and then by the budget is one note (cli/run-notes.ts).
     notes.splice(0, notes.length, ...runNotes(notes));
@@ -173,7 +187,6 @@ export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boo
       `running ${config.suites.join(', ')} against ${config.target} (seed ${config.seed}, runs ${plan.runs}, concurrency ${concurrency}${config.concurrency === null ? ` from the ${key.plan} key's limits` : ''})`,
     );
     const ready = await suites;
-    if (out.status) progress = createRunProgress(out.status, config.progress, { ci: config.isCi });
     // A signal during the start-up: no suite starts (the reports say each did not run); later, the limits stop them.
     const { outcome, errors } = interrupt.interruption ? { outcome: null, errors: [] } : await ready.run(worker);
     // A signal after the suites ended stopped nothing: the reports are then those of a whole run.

@@ -99,6 +99,8 @@ export interface ProgressSettings {
 
 export interface Flags {
   target?: string | undefined;
+  /** --embedded: run against the embedded reference server (under CI it runs only when asked for). */
+  embedded?: boolean | undefined;
   suite?: string[] | string | undefined;
   seed?: string | undefined;
   runs?: string | undefined;
@@ -246,12 +248,62 @@ export function keyEnv(
   return env;
 }
 
+/** Where a run's reports go: the files its flags ask for and the CI job's summary page. */
+export interface ReportPaths {
+  readonly jsonReport: string | null;
+  readonly htmlReport: string | null;
+  readonly junitReport: string | null;
+  readonly stepSummaryFile: string | null;
+}
+
+/**
+ * The reports the flags ask for, read without judging anything else: a run whose configuration is refused still
+ * writes them (saying why, cli/run-command.ts). Lenient on purpose: a mistake here leaves that report out, nothing
+ * more (the configuration's own reading names it).
+ */
+export function reportPathsOf(flags: Flags): ReportPaths {
+  let env: Env = process.env;
+  try {
+    env = readEnv(flags.envFile);
+  } catch {
+    // An unreadable env file is the configuration's error to name; the summary page then comes from the process.
+  }
+  let htmlReport: string | null = flags.html ?? null;
+  try {
+    htmlReport = htmlReportOf(flags);
+  } catch {
+    // --html with --no-html: the page the user named, if any.
+  }
+  return {
+    jsonReport: flags.json || null,
+    htmlReport: htmlReport || null,
+    junitReport: flags.junit || null,
+    stepSummaryFile: stepSummaryFileOf(env),
+  };
+}
+
+/** The target the flags or the environment name, as given (for the reports of a run refused before it is read). */
+export function targetTextOf(flags: Flags): string {
+  try {
+    return flags.target ?? readEnv(flags.envFile).PETSTORE_TARGET ?? '';
+  } catch {
+    return flags.target ?? '';
+  }
+}
+
+/** CI=true (GitHub Actions, GitLab, most runners) or CI=1. */
+export const isCiEnv = (env: Env): boolean => env.CI === 'true' || env.CI === '1';
+
 export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile)): Config {
   const rawTarget = flags.target ?? env.PETSTORE_TARGET;
   const targetName = flags.target !== undefined ? '--target' : 'PETSTORE_TARGET';
   // Set but empty is an unset CI variable, not a request for the embedded server: a green run would test nothing real.
   if (rawTarget !== undefined && rawTarget.trim() === '')
-    fail(`${targetName} is set but empty: give the base URL ending in /v1, or unset it for the embedded server`);
+    fail(
+      `${targetName} is set but empty: give the base URL ending in /v1, or pass --embedded to run against the tool's own reference server`,
+    );
+  if (flags.embedded && rawTarget !== undefined)
+    fail(`--embedded and ${targetName} contradict each other: give one (the embedded server, or the target's URL)`);
   const target = rawTarget === undefined ? null : parseTarget(rawTarget, targetName);
 
   const enterpriseText = env.PETSTORE_ENTERPRISE_LIMITS;
@@ -335,7 +387,8 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     (text, name) => parseInteger(text, name, 1, MAX_CONCURRENCY),
   );
 
-  return Object.freeze({
+  const isCi = isCiEnv(env);
+  const config: Config = Object.freeze({
     target,
     keys: Object.freeze(keys),
     suites: Object.freeze(suites.length > 0 ? (suites as SuiteName[]) : [...DEFAULT_SUITES]),
@@ -354,7 +407,7 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     allowProduction: flags.allowProduction === true,
     rateWindowSeconds,
     rateWindowGiven: windowText !== undefined && windowText !== '',
-    isCi: env.CI === 'true' || env.CI === '1',
+    isCi,
     stepSummaryFile: stepSummaryFileOf(env),
     maxDurationMs,
     budget,
@@ -365,6 +418,13 @@ export function loadConfig(flags: Flags = {}, env: Env = readEnv(flags.envFile))
     progress: loadProgress(flags, env),
     invocation: invocationOf(env, flags.script),
   });
+  // In CI a missing target is a forgotten variable far more often than a wish to test the tool itself: a green gate
+  // against the embedded server would test nothing real. Checked last, so that any other mistake is named first.
+  if (isCi && target === null && !flags.embedded)
+    fail(
+      'no target: in CI (CI=true) the embedded server runs only when asked for: give --target URL (or PETSTORE_TARGET), or pass --embedded (in the GitHub Action, target: embedded)',
+    );
+  return config;
 }
 
 const TOOL_NAME = 'petstore-conformance';

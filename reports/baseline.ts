@@ -161,6 +161,7 @@ export function applyBaseline(report: ConformanceReport, file: string, update: b
     failedTests: report.suites.reduce((n, s) => n + s.failedTests, 0),
     baseline,
     leftOut: report.notMeasured,
+    failure: report.failure,
   });
   return { ...report, verdict, baseline };
 }

@@ -3,7 +3,7 @@ import type { LoadRun } from '../load/model.js';
 import { computeFigures } from './figures.js';
 import { comparable } from './history.js';
 import { historyTarget, type HistoryEntry, type LoadReport, type Verdict } from './model.js';
-import { evaluate, type Thresholds } from './thresholds.js';
+import { evaluate, measureOf, type Thresholds } from './thresholds.js';
 
 export function buildReport(
   run: LoadRun,
@@ -23,8 +23,27 @@ export function buildReport(
     // one never passes.
     verdict: run.unavailable
       ? { pass: false, unavailable: true, reasons: [`target unavailable: ${run.unavailable.reason}`], checks: [] }
-      : interruptedVerdict(run, evaluate(figures, earlier, thresholds, run.planned)),
+      : interruptedVerdict(run, untrustedLatency(run, evaluate(figures, earlier, thresholds, run.planned))),
     trend: earlier,
+  };
+}
+
+/**
+ * Latency measured by a generator that could not produce its share (a merged night's flagged shard,
+ * reports/merge.ts) measures the generator: no latency check passes on it, and the reasons say why first.
+ */
+function untrustedLatency(run: LoadRun, verdict: Verdict): Verdict {
+  const untrusted = run.scenarios.filter((s) => s.untrustworthy && s.measures?.includes('latency'));
+  if (untrusted.length === 0) return verdict;
+  return {
+    ...verdict,
+    pass: false,
+    latencyUntrusted: true,
+    checks: verdict.checks.map((c) => (measureOf(c.name) === 'latency' ? { ...c, pass: false } : c)),
+    reasons: [
+      `latency not to be trusted: ${untrusted.map((s) => `${s.title}: ${s.untrustworthy}`).join('; ')}`,
+      ...verdict.reasons,
+    ],
   };
 }
 

@@ -400,6 +400,7 @@ export async function renderConformanceHtml(
 <style>${CSS}</style></head><body>
 <h1>Pet Store conformance report</h1>
 <div class="verdict v-${report.verdict}" id="verdict"><strong>${esc(word)}</strong> · ${esc(cards.filter((d) => d.level === 'violation').length)} defect(s), ${esc(cards.filter((d) => d.level === 'warning').length)} warning defect(s), ${esc(report.totals.observations)} observation(s)</div>
+${report.failure ? `<div class="banner" id="failure"><strong>Exit ${esc(report.failure.exitCode)} [${esc(report.failure.code)}]</strong>: ${esc(report.failure.message)}<br><strong>What to do:</strong> ${esc(report.failure.remedy)}</div>` : ''}
 ${banner.length ? `<div class="banner" id="means-little"><strong>This pass means little.</strong><ul>${banner.map((b) => `<li>${esc(b)}</li>`).join('')}</ul></div>` : ''}
 <section id="run"><table class="facts">${head.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>
 ${report.notMeasured.length ? `<h4>Not measured</h4><ul>${report.notMeasured.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}

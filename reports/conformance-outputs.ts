@@ -7,7 +7,8 @@
  */
 import { appendFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
-import type { Config, PlanKey } from '../config/config.js';
+import type { Config, PlanKey, ReportPaths } from '../config/config.js';
+import { codeOf, exitCodeOf, remedyFor } from '../errors/catalogue.js';
 import { scrub } from '../http/redact.js';
 import { blocksRun, isInterruption, type Stop } from '../runner/limits.js';
 import type { Exchange } from '../http/exchange.js';
@@ -16,7 +17,12 @@ import { preflightOutcome } from '../runner/preflight-outcome.js';
 import { notMeasuredByDesign, suitesLeftOut, notMeasured as whatWasNotMeasured } from './completeness.js';
 import { verdictExitCode } from './verdict.js';
 import { applyBaseline } from './baseline.js';
-import { buildConformanceReport, type ConformanceReport, type ConnectionFacts } from './conformance-report.js';
+import {
+  buildConformanceReport,
+  type ConformanceReport,
+  type ConnectionFacts,
+  type RunFailure,
+} from './conformance-report.js';
 import { renderMarkdown, renderTerminalSummary } from './conformance-text.js';
 import type { HarWriter } from './har.js';
 import { renderJunit } from './junit.js';
@@ -177,6 +183,8 @@ export async function writeRunOutputs(r: ConductedRun, har: HarWriter | null, ou
         dirname(resolve(config.jsonReport ?? config.htmlReport)),
       )
     : Promise.resolve();
+  // Awaited below; a write that fails before then ends the run's outputs, and the page's rejection must not go unheard.
+  html.catch(() => {});
   // One test case per defect; messages quote the target, so the text is scrubbed like the curl lines.
   if (config.junitReport) files.push([config.junitReport, scrub(renderJunit(report))]);
   if (config.stepSummaryFile)
@@ -200,4 +208,94 @@ export async function writeRunOutputs(r: ConductedRun, har: HarWriter | null, ou
   await html;
   if (config.htmlReport) out.progress(`HTML report: ${config.htmlReport}`);
   return report.exitCode;
+}
+
+/** What is known of a run that could not start or go on, for its reports. */
+export interface FailedRun {
+  readonly error: unknown;
+  readonly paths: ReportPaths;
+  readonly target: { readonly url: string; readonly embedded: boolean };
+  readonly seed: number;
+  readonly strict: boolean;
+  readonly maxDurationMs: number;
+  readonly invocation: string;
+  readonly startedAt: Date;
+  readonly durationMs: number;
+  readonly toolVersion: string;
+}
+
+/** The failure as the reports state it: the catalogue's code, exit code and remedy (an unforeseen error is PSC_HARNESS). */
+export function failureOf(error: unknown): RunFailure {
+  const code = codeOf(error);
+  const message = error instanceof Error ? error.message : String(error);
+  return { code, exitCode: exitCodeOf(error), message: scrub(message), remedy: remedyFor(code) };
+}
+
+/** The report of a run that could not start or go on: no suite ran, the verdict error (exit 2) or blocked (exit 3). */
+export function failureReportOf(f: FailedRun): RunReport {
+  const failure = failureOf(f.error);
+  const built = buildConformanceReport({
+    tool: { name: 'petstore-conformance', version: f.toolVersion, invocation: f.invocation },
+    target: f.target,
+    seed: f.seed,
+    runs: 0,
+    strict: f.strict,
+    startedAt: f.startedAt,
+    durationMs: f.durationMs,
+    outcomes: [],
+    errors: [],
+    notes: [],
+    failure,
+  });
+  return {
+    ...built,
+    exitCode: failure.exitCode,
+    requireComplete: false,
+    run: {
+      maxDurationSeconds: Math.round(f.maxDurationMs / 1000),
+      budget: { limit: null, source: 'none', sent: 0, leftOut: [] },
+      maxCreates: null,
+      created: { count: 0, ids: [] },
+      keys: [],
+      stop: null,
+    },
+  };
+}
+
+/**
+ * Writes every report the run was asked for when it could not start or go on (exit 2 or 3: a refused configuration,
+ * an unreachable target, TLS, a refused or banned key, a harness failure), as a signal's stop does: the JSON (verdict
+ * error or blocked, with the code and the remedy), the JUnit (one error case), the job summary and the HTML page. A
+ * report that cannot be written is said on stderr and does not hide the run's own error.
+ */
+export async function writeFailureOutputs(f: FailedRun, out: Outlet): Promise<void> {
+  const report = failureReportOf(f);
+  const { paths } = f;
+  const attempt = (what: string, write: () => void) => {
+    try {
+      write();
+    } catch (e) {
+      out.progress(`could not write ${what}: ${scrub((e as Error)?.message ?? String(e))}`);
+    }
+  };
+  const json = `${JSON.stringify(report, null, 2)}\n`;
+  const file = (path: string, text: string) => () => {
+    mkdirSync(dirname(resolve(path)), { recursive: true });
+    writeFileSync(path, guardSecrets(text, path));
+  };
+  if (paths.jsonReport) attempt(paths.jsonReport, file(paths.jsonReport, json));
+  if (paths.junitReport) attempt(paths.junitReport, file(paths.junitReport, scrub(renderJunit(report))));
+  if (paths.stepSummaryFile) {
+    const summary = paths.stepSummaryFile;
+    attempt('the step summary', () => appendFileSync(summary, guardSecrets(renderMarkdown(report), 'step summary')));
+  }
+  if (paths.htmlReport) {
+    const html = paths.htmlReport;
+    try {
+      mkdirSync(dirname(resolve(html)), { recursive: true });
+      await writeConformanceHtml(JSON.parse(json) as HtmlInput, html, dirname(resolve(paths.jsonReport ?? html)));
+    } catch (e) {
+      out.progress(`could not write ${html}: ${scrub((e as Error)?.message ?? String(e))}`);
+    }
+  }
 }

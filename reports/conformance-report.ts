@@ -27,6 +27,17 @@ export interface OperationTotals {
 
 export type { Defect } from './defects.js';
 
+/**
+ * Why a run could not start or go on, when it could not (exit 2 or 3): the error's catalogue code, its message, and
+ * what to do about it. Every report of such a run says it (reports/conformance-outputs.ts `writeFailureOutputs`).
+ */
+export interface RunFailure {
+  readonly code: string;
+  readonly exitCode: number;
+  readonly message: string;
+  readonly remedy: string;
+}
+
 /** How the run reached the target: what a reader needs to weigh the verdict (an unverified TLS above all). */
 export interface ConnectionFacts {
   /** --insecure: the target's certificate was not verified. */
@@ -56,6 +67,8 @@ export interface ConformanceReport {
   readonly durationMs: number;
   /** Decided once (reports/verdict.ts); every writer and the exit code read it. */
   readonly verdict: ConformanceVerdict;
+  /** Set when the run could not start or go on (verdict error or blocked): why, and what to do. */
+  readonly failure?: RunFailure;
   /**
    * What a limit or a policy left out of the run (whole suites, a key's rate limits, every random phase), and why:
    * when not empty, the run is not called conformant (verdict `incomplete`, unless it failed or was blocked).
@@ -133,6 +146,7 @@ export function buildConformanceReport(input: {
   /** A limit stopped the run in a way that blocks it (the deadline, a slowing target). */
   stoppedBlocking?: boolean;
   traffic?: TrafficSnapshot;
+  failure?: RunFailure;
 }): ConformanceReport {
   const rateLimits = input.outcomes.flatMap((o) => o.meta.rateLimits ?? []);
   const operations: Record<string, OperationTotals> = {};
@@ -182,6 +196,7 @@ export function buildConformanceReport(input: {
     blocked: aborted || input.errors.length > 0 || input.stoppedBlocking === true,
     failedTests,
     leftOut: notMeasured,
+    failure: input.failure,
   });
   return {
     schemaVersion: CONFORMANCE_SCHEMA_VERSION,
@@ -193,6 +208,7 @@ export function buildConformanceReport(input: {
     startedAt: input.startedAt.toISOString(),
     durationMs: Math.round(input.durationMs),
     verdict,
+    ...(input.failure ? { failure: input.failure } : {}),
     notMeasured,
     ...(input.notMeasuredByDesign?.length ? { notMeasuredByDesign: input.notMeasuredByDesign } : {}),
     evidence,

@@ -7,7 +7,7 @@ import { clause } from '../spec/clauses.js';
 import { INSECURE_LINE } from '../http/transport.js';
 import type { Finding } from '../checks/check.js';
 import { baselineLines } from './baseline.js';
-import { exchangesWith, type ConformanceReport, type Defect } from './conformance-report.js';
+import { exchangesWith, type ConformanceReport, type Defect, type RunFailure } from './conformance-report.js';
 import { VERDICT_HEADING, VERDICT_WORD } from './verdict.js';
 import { EVIDENCE_WORD, type EvidenceState } from './evidence.js';
 import { keyMeasured, quotaMeasured, whyNotMeasured } from '../runner/rate-limit-results.js';
@@ -307,6 +307,8 @@ const cell = (text: string, max = 90) => {
 /** The $GITHUB_STEP_SUMMARY: the defects as a table, the baseline's state and the totals, in a screen. */
 export function renderMarkdown(report: ConformanceReport): string {
   const word = VERDICT_HEADING[report.verdict];
+  // A run that could not start or go on: why, and what to do, first; a table of nothing would hide it.
+  if (report.failure) return failureMarkdown(report, report.failure, word);
   const out = [
     `## Pet Store conformance: ${word}`,
     '',
@@ -360,7 +362,7 @@ export function rateLimitLines(report: ConformanceReport): string[] {
       // ✓ only for a daily quota seen to its end: a run stopped before (or refused up front) measured nothing.
       const mark = failed ? '✗' : quotaMeasured(r) ? '✓' : '–';
       out.push(
-        `  ${mark} ${r.plan} daily quota ${r.requestsPerDay}: ${quotaMeasured(r) || failed ? '' : `not measured (stopped: ${r.stopped ?? 'nothing sent'}); `}accepted ${r.accepted} of ${r.sent} sent; daily Retry-After ${r.dailyRetryAfterSeconds ?? '-'} s`,
+        `  ${mark} ${r.plan} daily quota ${r.requestsPerDay}: ${quotaMeasured(r) || failed ? '' : `not measured (stopped: ${r.stopped ?? 'nothing sent'}); `}accepted ${r.accepted} of ${r.sent} sent; ${r.dailyRetryAfterSeconds === null ? 'no Retry-After on the daily 429' : `daily Retry-After ${r.dailyRetryAfterSeconds} s`}`,
       );
       continue;
     }
@@ -377,7 +379,7 @@ export function rateLimitLines(report: ConformanceReport): string[] {
       : 'no burst';
     const paced = `paced ${r.paced.sent} in ${(r.paced.spanMs / 1000).toFixed(1)} s${r.paced.got429 ? ' (got a 429)' : ' with no 429'}`;
     out.push(
-      `  ${failed ? '✗' : '✓'} ${head}: ${paced}; ${burst}; Retry-After ${r.retryAfterSeconds ?? '-'} s, waited ${(r.waitedMs / 1000).toFixed(1)} s, recovered ${r.recovered ?? '-'}; ${r.requests} requests${r.note ? ` — ${r.note}` : ''}`,
+      `  ${failed ? '✗' : '✓'} ${head}: ${paced}; ${burst}; ${r.retryAfterSeconds === null ? 'no Retry-After' : `Retry-After ${r.retryAfterSeconds} s`}, waited ${(r.waitedMs / 1000).toFixed(1)} s, recovered ${r.recovered ?? '-'}; ${r.requests} requests${r.note ? ` — ${r.note}` : ''}`,
     );
     // What the key proved, and what could not be measured and why.
     for (const p of r.proven) out.push(`      proven: ${p}`);
@@ -385,4 +387,20 @@ export function rateLimitLines(report: ConformanceReport): string[] {
   }
   out.push('');
   return out;
+}
+
+/** The job summary of a run that could not start or go on: the verdict in words, the error, and its remedy. */
+function failureMarkdown(report: ConformanceReport, f: RunFailure, word: string): string {
+  const target = report.target.url
+    ? `Target \`${report.target.url}\`${report.target.embedded ? ' (embedded reference server)' : ''}`
+    : 'No target';
+  return `${[
+    `## Pet Store conformance: ${word}`,
+    '',
+    `**Exit ${f.exitCode}** \`${f.code}\`: ${cell(f.message, 400)}`,
+    '',
+    `**What to do:** ${cell(f.remedy, 400)}`,
+    '',
+    `${target} · seed \`${report.seed}\` · ${(report.durationMs / 1000).toFixed(1)} s`,
+  ].join('\n')}\n`;
 }

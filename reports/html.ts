@@ -6,7 +6,7 @@ import type { ScenarioResult, StatusClass } from '../load/model.js';
 import { STATUS_CLASSES } from '../load/model.js';
 import type { Chart } from './charts.js';
 import type { LoadReport } from './model.js';
-import { trendNote } from './summary.js';
+import { nightHeadline, trendNote } from './summary.js';
 
 /** The flag of one shard's scenario in a merged report, or nothing. */
 function healthFlag(report: LoadReport, scenario: string, shard: number | null): string {
@@ -72,7 +72,7 @@ th{background:#f5f5f5}.muted{color:#777}figure{margin:10px 0}figcaption{font-wei
 export function renderHtml(report: LoadReport, charts: readonly Chart[]): string {
   const v = report.verdict;
   const f = report.figures;
-  const word = v.unavailable ? 'TARGET UNAVAILABLE' : v.pass ? 'PASS' : 'FAIL';
+  const { word } = nightHeadline(report);
   const target = report.target.embedded ? `embedded reference server (${report.target.url})` : report.target.url;
   const rateRows = report.scenarios
     .filter((s) => s.requested.overallRate !== null)
@@ -91,7 +91,7 @@ export function renderHtml(report: LoadReport, charts: readonly Chart[]): string
 <title>Load report ${esc(report.profile)} ${esc(report.createdAt)}: ${word}</title>
 <style>${CSS}</style></head><body>
 <h1>Pet Store load report — ${esc(report.profile)}</h1>
-<div class="verdict ${v.unavailable ? 'unavailable' : v.pass ? 'pass' : 'fail'}" id="verdict"><strong>${word}</strong>
+<div class="verdict ${v.unavailable || report.interrupted ? 'unavailable' : v.pass ? 'pass' : 'fail'}" id="verdict"><strong>${word}</strong>
 ${
   v.unavailable
     ? `<p>No performance verdict: the target was not there to measure, which is not a regression. ${
@@ -240,10 +240,16 @@ ${table(
   ['night', 'pass', 'p99 ms', 'throughput req/s', 'error rate', 'non-conformant'],
   [
     ...report.trend,
-    { createdAt: report.createdAt, pass: v.pass, figures: f, ...(v.unavailable ? { unavailable: true } : {}) },
+    {
+      createdAt: report.createdAt,
+      pass: v.pass,
+      figures: f,
+      ...(v.unavailable ? { unavailable: true } : {}),
+      ...(report.interrupted ? { interrupted: true } : {}),
+    },
   ].map((n) => [
     n.createdAt,
-    'unavailable' in n ? 'target unavailable' : n.pass ? 'pass' : 'FAIL',
+    'interrupted' in n ? 'interrupted' : 'unavailable' in n ? 'target unavailable' : n.pass ? 'pass' : 'FAIL',
     num(n.figures.p99LatencyMs),
     num(n.figures.throughputRps),
     n.figures.errorRate,

@@ -12,7 +12,7 @@ import { failsRun } from '../checks/check.js';
 import { ExitCode } from '../errors/catalogue.js';
 import { blocksRun, type StopCode } from '../runner/limits.js';
 import { allChecks, canFail } from '../checks/registry.js';
-import type { ConformanceReport, Defect } from './conformance-report.js';
+import type { ConformanceReport, Defect, RunFailure } from './conformance-report.js';
 import { defectBlock } from './conformance-text.js';
 import type { CheckEvidence } from './evidence.js';
 
@@ -92,6 +92,8 @@ function stopCase(report: RunStop): Case | null {
 }
 
 export function renderJunit(report: ConformanceReport & RunStop): string {
+  // A run that could not start or go on is one error, its message and remedy: no check measured anything.
+  if (report.failure) return junitDocument(report, [failureCase(report.failure)]);
   const cases: Case[] = report.defects.map((d) => defectCase(report, d));
   const stopped = stopCase(report);
   if (stopped) cases.push(stopped);
@@ -133,6 +135,20 @@ export function renderJunit(report: ConformanceReport & RunStop): string {
         : `INCOMPLETE with --require-complete: ${report.notMeasured.join('; ')}`;
     cases.push({ classname: 'petstore-conformance.run', name: 'verdict', error: why });
   }
+  return junitDocument(report, cases);
+}
+
+/** The one test case of a run that could not start or go on (exit 2 or 3): the error, its code and what to do. */
+function failureCase(f: RunFailure): Case {
+  return {
+    classname: 'petstore-conformance.run',
+    name: f.exitCode === ExitCode.usage ? 'configuration' : 'run started',
+    error: `${f.message} [${f.code}]`,
+    out: `${f.message} [${f.code}]\nWhat to do: ${f.remedy}`,
+  };
+}
+
+function junitDocument(report: ConformanceReport, cases: readonly Case[]): string {
   const failures = cases.filter((c) => c.failure).length;
   const errors = cases.filter((c) => c.error).length;
   const skipped = cases.filter((c) => c.skipped).length;

@@ -69,6 +69,11 @@ export interface Verdict {
   readonly unavailable?: boolean;
   /** How many earlier nights the thresholds relative to the trend need (thresholds trend.minNights). */
   readonly relativeFromNights?: number;
+  /**
+   * Scenarios measuring latency were marked untrustworthy (a merged night's shard could not generate its share): the
+   * latency checks do not pass, whatever the figures read.
+   */
+  readonly latencyUntrusted?: boolean;
   readonly reasons: readonly string[];
   readonly checks: readonly ThresholdCheck[];
 }

@@ -1,5 +1,6 @@
 /** summary.md: the verdict and key figures in a few lines of Markdown, fit for $GITHUB_STEP_SUMMARY or a chat message. */
 import { GENERATOR_BOUND_CPU_PERCENT, type LoadReport } from './model.js';
+import { measureOf } from './thresholds.js';
 
 const num = (v: number | null, unit = '') => (v === null ? '–' : `${v}${unit}`);
 
@@ -22,12 +23,32 @@ export function trendNote(report: LoadReport): string {
     : `No earlier nights to compare with yet; every threshold is absolute.${when}`;
 }
 
+/**
+ * The night's headline word, for every writer (summary, terminal, HTML): an interrupted night is INTERRUPTED and one
+ * without its target TARGET UNAVAILABLE (neither is a verdict on the target); a night whose latency cannot be trusted
+ * says so, and is FAIL only when something else failed too.
+ */
+export function nightHeadline(report: LoadReport): { readonly word: string; readonly mark: string } {
+  const v = report.verdict;
+  if (report.interrupted) return { word: 'INTERRUPTED', mark: '⏹️' };
+  if (v.unavailable) return { word: 'TARGET UNAVAILABLE', mark: '⚠️' };
+  if (v.pass) return { word: 'PASS', mark: '✅' };
+  if (v.latencyUntrusted) {
+    const others = v.checks.some((c) => !c.pass && measureOf(c.name) !== 'latency') || report.figures.responses === 0;
+    return others
+      ? { word: 'FAIL, LATENCY NOT TO BE TRUSTED', mark: '❌' }
+      : { word: 'LATENCY NOT TO BE TRUSTED', mark: '⚠️' };
+  }
+  return { word: 'FAIL', mark: '❌' };
+}
+
 export function renderSummary(report: LoadReport): string {
   const v = report.verdict;
   const f = report.figures;
+  const headline = nightHeadline(report);
   const target = report.target.embedded ? 'embedded reference server' : report.target.url;
   const lines = [
-    `## Load ${report.profile}: ${v.unavailable ? 'TARGET UNAVAILABLE ⚠️' : v.pass ? 'PASS ✅' : 'FAIL ❌'}`,
+    `## Load ${report.profile}: ${headline.word} ${headline.mark}`,
     '',
     `Target ${target} · ${report.createdAt} · ${report.scenarios.length} scenarios · ${f.responses} responses`,
     '',
@@ -43,6 +64,8 @@ export function renderSummary(report: LoadReport): string {
       ...v.reasons.map((r) => `- ${r}`),
       '',
     );
+  else if (report.interrupted)
+    lines.push('**Interrupted:** not a verdict on the target.', '', ...v.reasons.map((r) => `- ${r}`), '');
   else if (!v.pass) lines.push('**Why it failed:**', '', ...v.reasons.map((r) => `- ${r}`), '');
   for (const w of report.merge?.warnings ?? []) lines.push(`> ⚠️ ${w}`, '');
   // A single run's generator at a core measures itself: said here, where the night is read (a merge flags its shards).

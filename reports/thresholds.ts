@@ -110,6 +110,8 @@ const MEASURE_OF: Readonly<Record<string, Measure>> = {
   'accepted before the first 429 ÷ limit': 'limiter',
   'accepted ÷ limit per window above the rate': 'limiter',
 };
+/** What a threshold check judges (latency, throughput, the limiter), or null for the checks of every run. */
+export const measureOf = (checkName: string): Measure | null => MEASURE_OF[checkName] ?? null;
 const ABOVE_RATE = new Set(['accepted before the first 429 ÷ limit', 'accepted ÷ limit per window above the rate']);
 
 /** Judges the figures; `earlier` are previous runs of the same profile and target, oldest first. */

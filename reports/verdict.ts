@@ -3,8 +3,11 @@
  * a baseline is applied to it) from what the run found and what it measured; every writer (terminal, JSON, JUnit,
  * Markdown, the HTML page, the exit code) reads it and none works it out again, so they cannot disagree.
  *
- * - blocked: the run could not go on (a key banned, the time budget, a slowing target, a harness failure): exit 3;
- *   stopped by a signal (SIGINT, SIGTERM), the signal's code (130, 143), once every report is written.
+ * - error: the run could not start for a mistake of its configuration (a flag, a variable, a key the target calls
+ *   invalid): exit 2, the reports saying which and what to do.
+ * - blocked: the run could not start or go on (the target unreachable, TLS, a key banned, the time budget, a slowing
+ *   target, a harness failure): exit 3; stopped by a signal (SIGINT, SIGTERM), the signal's code (130, 143), once
+ *   every report is written.
  * - violations: a defect that fails the run (with --baseline: one the baseline does not list): exit 1.
  * - incomplete: nothing failed, but a limit (request budget, time, keys) or a policy left out a whole suite, a key's
  *   rate limits or every random phase: nothing vouches for what was left out, so the run is not called conformant.
@@ -16,7 +19,7 @@ import { failsRun } from '../checks/check.js';
 import { ExitCode, exitCodeFor, type SIGNAL_CODES, type StopSignal } from '../errors/catalogue.js';
 import type { BaselineState } from './baseline.js';
 
-export type ConformanceVerdict = 'conformant' | 'known-defects' | 'incomplete' | 'violations' | 'blocked';
+export type ConformanceVerdict = 'conformant' | 'known-defects' | 'incomplete' | 'violations' | 'blocked' | 'error';
 
 export interface VerdictInput {
   readonly defects: readonly { readonly level: 'violation' | 'warning' | 'observation'; readonly signature: string }[];
@@ -28,9 +31,12 @@ export interface VerdictInput {
   readonly baseline?: BaselineState | undefined;
   /** What a limit or a policy left out of the run (whole suites, keys' rate limits, every random phase), and why. */
   readonly leftOut: readonly string[];
+  /** The run could not start or go on (its exit code, 2 or 3): nothing else it found is a verdict. */
+  readonly failure?: { readonly exitCode: number } | undefined;
 }
 
 export function decideVerdict(v: VerdictInput): ConformanceVerdict {
+  if (v.failure) return v.failure.exitCode === ExitCode.usage ? 'error' : 'blocked';
   if (v.blocked) return 'blocked';
   const failing = v.baseline
     ? v.baseline.new.length > 0
@@ -53,6 +59,8 @@ export function verdictExitCode(
   switch (verdict) {
     case 'blocked':
       return interruptedBy ? exitCodeFor(interruptedBy) : ExitCode.blocked;
+    case 'error':
+      return ExitCode.usage;
     case 'violations':
       return ExitCode.violations;
     case 'incomplete':
@@ -69,6 +77,7 @@ export const VERDICT_WORD: Readonly<Record<ConformanceVerdict, string>> = {
   incomplete: 'INCOMPLETE',
   violations: 'NOT CONFORMANT',
   blocked: 'BLOCKED',
+  error: 'NOT RUN (configuration error)',
 };
 
 /** The verdict's heading in the Markdown summary. */
@@ -78,4 +87,5 @@ export const VERDICT_HEADING: Readonly<Record<ConformanceVerdict, string>> = {
   incomplete: '⚠️ Incomplete',
   violations: '❌ Not conformant',
   blocked: '⛔ Blocked',
+  error: '⛔ Not run: configuration error',
 };

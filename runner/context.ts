@@ -31,7 +31,7 @@ export interface RunSettings {
   /** Most shrinking steps that resend requests, per failing property. */
   readonly shrinkBudget?: number;
   readonly onWait?: (ms: number, reason: string) => void;
-  /** Told of every finding as it is recorded (the run's progress counts distinct defects: suites/progress-feed.ts). */
+  /** Told of every finding as it is recorded (the run's progress counts defects: suites/progress-feed.ts). */
   readonly onRecord?: (findings: readonly Finding[]) => void;
   /** HTTP client limits (defaults in http/client.ts); tests against hostile targets shorten them. */
   readonly connectTimeoutMs?: number;
@@ -233,7 +233,7 @@ export class RunContext {
     }));
     if (this.scope) this.scope.push(...stamped);
     else this.log.add(stamped);
-    // The run's progress counts distinct defects as they are found (issue 22).
+    // The run's progress counts defects as they are found (the CLI groups the findings it is sent) (issue 22).
     this.settings.onRecord?.(stamped);
   }
 

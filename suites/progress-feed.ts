@@ -17,8 +17,13 @@ export interface ProgressSnapshot {
   /** Requests the suites sent so far, and the run's budget for them (null: none). */
   readonly sent: number;
   readonly budget: number | null;
-  /** Distinct defects (signatures of violations and warnings) found so far. */
-  readonly defects: number;
+  /** Distinct signatures of the violations and warnings found so far. */
+  readonly signatures: number;
+  /**
+   * Findings (violations and warnings) first seen since the last snapshot, a few per signature: the CLI groups what it
+   * was sent into defects as the report does (reports/defects.ts), so that the status line counts defects.
+   */
+  readonly findings: readonly Finding[];
   /** What the run waits for, and until when (epoch ms). */
   readonly waiting: { readonly reason: string; readonly untilMs: number } | null;
   /** A suite that has just started or ended. */
@@ -26,10 +31,13 @@ export interface ProgressSnapshot {
 }
 
 const EVERY_MS = 1000;
+/** Findings sent per signature: enough for the grouping to fold consequences on their shared exchanges. */
+const SAMPLES_PER_SIGNATURE = 3;
 
 export class ProgressFeed {
   private readonly running = new Set<string>();
-  private readonly signatures = new Set<string>();
+  private readonly signatures = new Map<string, number>();
+  private fresh: Finding[] = [];
   private waiting: ProgressSnapshot['waiting'] = null;
   private last = '';
   private readonly timer: NodeJS.Timeout;
@@ -61,7 +69,13 @@ export class ProgressFeed {
 
   /** Findings as they are recorded: violations and warnings counted once per signature. */
   readonly found = (findings: readonly Finding[]): void => {
-    for (const f of findings) if (f.level !== 'observation') this.signatures.add(signatureKey(f));
+    for (const f of findings) {
+      if (f.level === 'observation') continue;
+      const key = signatureKey(f);
+      const seen = this.signatures.get(key) ?? 0;
+      this.signatures.set(key, seen + 1);
+      if (seen < SAMPLES_PER_SIGNATURE) this.fresh.push(f);
+    }
   };
 
   /** A wait begins (pacing, Retry-After, a window): `reason` says for what. */
@@ -77,13 +91,15 @@ export class ProgressFeed {
       running: [...this.running],
       sent: this.sent(),
       budget: this.budget,
-      defects: this.signatures.size,
+      signatures: this.signatures.size,
+      findings: this.fresh,
       waiting: this.waiting,
       event,
     };
     const text = JSON.stringify(snap);
     if (event === null && text === this.last) return;
     this.last = text;
+    this.fresh = [];
     this.send(`${PROGRESS_MARK}${text}`);
   }
 }

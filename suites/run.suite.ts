@@ -29,7 +29,7 @@ if (!provided)
 test(
   `conformance: ${provided.suites.join(', ')}`,
   async ({ task }) => {
-    // The run's progress (suites under way, requests, distinct defects, waits) goes to the command as it happens.
+    // The run's progress (suites under way, requests, defects, waits) goes to the command as it happens.
     let run: Run | null = null;
     const feed = new ProgressFeed(() => run?.limits.requests ?? 0, provided.limits.maxRequests);
     run = new Run(

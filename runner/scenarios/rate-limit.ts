@@ -894,7 +894,7 @@ async function recover(k: KeyRun, rejection: Reading): Promise<null> {
   if (k.result.recovered && found.length === 0) {
     proven(
       k,
-      `accepted after waiting Retry-After ${k.result.retryAfterSeconds ?? '(none; waited for the reset)'} s${pure ? ', having sent nothing after its 429' : ` after ${k.sentAfter429} request${k.sentAfter429 === 1 ? '' : 's'} following its 429`}${rejected > 1 ? `, the ${rejected} rejected requests not counted` : ''}`,
+      `accepted after waiting ${k.result.retryAfterSeconds === null ? 'for the reset (the 429 carried no Retry-After)' : `Retry-After ${k.result.retryAfterSeconds} s`}${pure ? ', having sent nothing after its 429' : ` after ${k.sentAfter429} request${k.sentAfter429 === 1 ? '' : 's'} following its 429`}${rejected > 1 ? `, the ${rejected} rejected requests not counted` : ''}`,
     );
   }
   return null;

@@ -9,9 +9,13 @@ import { runOptions } from '../../cli/run-command.js';
 import { readJson } from '../support/artifacts.js';
 import { tempDir } from '../support/temp-dir.js';
 
+/** The environment of a developer's machine: no PETSTORE_ variable, and no CI (which asks for --embedded). */
+const developerEnv = () =>
+  Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PETSTORE_') && k !== 'CI'));
+
 test('`petstore-conformance run` with no configuration passes against the embedded server, with reports', () => {
   const dir = tempDir('psc-run-');
-  const env = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('PETSTORE_')));
+  const env = developerEnv();
   const r = spawnSync(
     process.execPath,
     [
@@ -63,6 +67,31 @@ test('`petstore-conformance run` with no configuration passes against the embedd
   expect(report.evidence.cells.find((c) => c.clause === '7-429-retry-after' && c.operation === 'listPets')?.state).toBe(
     'proven',
   );
+}, 130_000);
+
+test('in CI the embedded server runs only when asked for: no target exits 2 naming --target and --embedded', () => {
+  const dir = tempDir('psc-run-ci-');
+  const env = { ...developerEnv(), CI: 'true' };
+  const json = join(dir, 'r.json');
+  const refused = spawnSync(process.execPath, ['bin/petstore-conformance.js', 'run', '--json', json], {
+    env,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  expect(refused.status, refused.stderr).toBe(2);
+  expect(refused.stderr).toMatch(
+    /no target: in CI .*--target URL \(or PETSTORE_TARGET\), or pass --embedded .*\[PSC_CONFIG\]/,
+  );
+  // Nothing ran, and the report says why.
+  expect(refused.stdout).not.toMatch(/embedded reference server at/);
+  expect(readJson<ConformanceReport>(json)).toMatchObject({ verdict: 'error', failure: { code: 'PSC_CONFIG' } });
+  const asked = spawnSync(
+    process.execPath,
+    ['bin/petstore-conformance.js', 'run', '--embedded', '--suite', 'auth', '--runs', '3', '--json', json],
+    { env, encoding: 'utf8', timeout: 120_000 },
+  );
+  expect(asked.status, asked.stderr).toBe(0);
+  expect(readJson<ConformanceReport>(json)).toMatchObject({ verdict: 'conformant', target: { embedded: true } });
 }, 130_000);
 
 test('a bad flag exits 2 naming it; --help lists the commands', () => {

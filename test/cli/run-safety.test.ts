@@ -68,6 +68,7 @@ test('PETSTORE_RATE_WINDOW_SECONDS sets the embedded server window (the rate-lim
   const json = join(dir, 'r.json');
   const { code } = await runMain([
     'run',
+    '--embedded',
     '--env-file',
     envFile,
     '--suite',

@@ -3,6 +3,7 @@
  * by the catalogue's codes, so a code added or removed without its row fails tsc), the row states its exit code, and
  * each code is provoked through the real path that throws it, so a code nothing throws cannot stay.
  */
+import { writeFileSync } from 'node:fs';
 import { createServer, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -206,6 +207,15 @@ const table: Record<HarnessErrorCode, { exit: number; provoke: () => Promise<See
   // A signal stops the run through the guard, its reports written (test/cli/signals.test.ts spawns the command).
   PSC_SIGINT: { exit: 130, provoke: () => viaSignal('SIGINT') },
   PSC_SIGTERM: { exit: 143, provoke: () => viaSignal('SIGTERM') },
+  // Anything the harness did not foresee: here a report that cannot be written (its folder is a file).
+  PSC_HARNESS: {
+    exit: 3,
+    provoke: () => {
+      const d = tempDir('psc-errors-harness-');
+      writeFileSync(join(d, 'file'), '');
+      return viaMain(['run', '--embedded', '--suite', 'auth', '--runs', '1', '--json', join(d, 'file', 'r.json')]);
+    },
+  },
   PSC_SECRET_LEAK: {
     exit: 3,
     provoke: async () => {

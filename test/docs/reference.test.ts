@@ -95,15 +95,10 @@ describe('the pages written by hand', () => {
     // Flags of the tool, in code spans; other tools' flags (curl's, npm's) sit in code blocks, left out here.
     const prose = read(page).replace(/```[\s\S]*?```/g, '');
     const named = [...prose.matchAll(/`[^`\n]*`/g)].flatMap((m) => [...m[0].matchAll(/(?<![\w-])--([a-z][a-z-]*)/g)]);
-    const unknown = named.map((m) => m[1]!).filter((n) => !flags.has(n) && !OTHER_TOOLS.has(n) && !PENDING.has(n));
+    const unknown = named.map((m) => m[1]!).filter((n) => !flags.has(n) && !OTHER_TOOLS.has(n));
     expect(unknown).toEqual([]);
   });
 });
 
 /** Flags of other tools the pages quote in code spans: curl's and npm's. */
 const OTHER_TOOLS = new Set(['compressed', 'cacert', 'omit', 'prefix', 'ignore-scripts', 'no-save']);
-/**
- * `run --embedded` (issue 29, item 1), which the README names and another branch of the same issue adds to
- * cli/commands.ts; once it is there, this entry changes nothing and can go.
- */
-const PENDING = new Set(['embedded']);

@@ -47,24 +47,42 @@ describe('load against a target that is not there', () => {
     expect(readdirSync(out)).not.toContain('history.json');
   }, 120_000);
 
-  it('a target that refuses every key: exit 3 naming the refusals', async () => {
+  /** A target that answers every request with `status` and this Error body. */
+  async function refusing<T>(status: number, body: string, fn: (url: string) => Promise<T>): Promise<T> {
     const server: Server = createServer((_req, res) => {
-      res.writeHead(401, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' });
-      res.end('{"code":"unauthorized","message":"no","status":401}');
+      res.writeHead(status, { 'content-type': 'application/json', 'www-authenticate': 'Bearer' });
+      res.end(body);
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
-      const out = tempDir('psc-load-refused-');
-      const url = `http://127.0.0.1:${(server.address() as { port: number }).port}/v1`;
-      const r = await runCli(['load', '--target', url, '--out', out], userEnv(generateKeys()));
-      expect(r.status, r.stderr).toBe(3);
-      expect(r.stderr).toMatch(
-        /^petstore-conformance: target unavailable: .* refused every key \(free \(\$PETSTORE_API_KEY_FREE: 401\).* \[PSC_KEY_BANNED\]$/m,
-      );
-      expect(onlyReport(out).verdict.unavailable).toBe(true);
+      return await fn(`http://127.0.0.1:${(server.address() as { port: number }).port}/v1`);
     } finally {
       await new Promise<void>((r) => server.close(() => r()));
     }
+  }
+
+  it('a key the target refuses as invalid (401): exit 2 naming its variable, as run does, nothing sent', async () => {
+    await refusing(401, '{"code":"unauthorized","message":"invalid API key","status":401}', async (url) => {
+      const out = tempDir('psc-load-invalid-');
+      const r = await runCli(['load', '--target', url, '--out', out], userEnv(generateKeys()));
+      expect(r.status, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(
+        /^petstore-conformance: PETSTORE_API_KEY_\w+: .* refused the \w+ key with 401 \(section 7: a missing or invalid key\): check the value of PETSTORE_API_KEY_\w+ \[PSC_CONFIG\]$/m,
+      );
+      expect(r.stderr).not.toMatch(/banned/);
+    });
+  }, 120_000);
+
+  it('a target that says every key is banned: exit 3 naming the refusals, a report with no performance verdict', async () => {
+    await refusing(403, '{"code":"banned","message":"API key temporarily banned","status":403}', async (url) => {
+      const out = tempDir('psc-load-refused-');
+      const r = await runCli(['load', '--target', url, '--out', out], userEnv(generateKeys()));
+      expect(r.status, r.stderr).toBe(3);
+      expect(r.stderr).toMatch(
+        /^petstore-conformance: .* refused every key as banned or forbidden \(free \(\$PETSTORE_API_KEY_FREE: 403\).* \[PSC_KEY_BANNED\]$/m,
+      );
+      expect(onlyReport(out).verdict.unavailable).toBe(true);
+    });
   }, 120_000);
 
   it('a target that goes away mid-night: the night ends as "target unavailable" with what was measured, exit 3', async () => {

@@ -73,3 +73,31 @@ test('no ✓ for a key nothing measured: it says "not measured" and why, with th
     '  – enterprise limit 5000/60 s: not measured — limit too large for a bounded burst; 0 requests',
   );
 });
+
+test('a 429 without Retry-After reads as plain words, never "Retry-After - s"', () => {
+  const row: KeyRateLimitResult = {
+    suite: 'rate-limit',
+    plan: 'free',
+    key: 'free',
+    limit: 60,
+    windowSeconds: 60,
+    paced: { sent: 48, spanMs: 53_000, got429: false },
+    burst: { fromRemaining: 11, accepted: 11, allowance: 0, first429AtRequest: 12 },
+    retryAfterSeconds: null,
+    waitedMs: 6000,
+    recovered: true,
+    requests: 64,
+    durationMs: 66_000,
+    note: null,
+    proven: [],
+    unmeasured: [],
+  };
+  const lines = rateLimitLines({ rateLimits: [row], findings: [] } as unknown as ConformanceReport);
+  expect(lines[1]).toMatch(/; no Retry-After, waited 6\.0 s, recovered true;/);
+  expect(lines.join('\n')).not.toMatch(/Retry-After - s|Retry-After - /);
+  const withIt = rateLimitLines({
+    rateLimits: [{ ...row, retryAfterSeconds: 5 }],
+    findings: [],
+  } as unknown as ConformanceReport);
+  expect(withIt[1]).toMatch(/; Retry-After 5 s, waited 6\.0 s/);
+});

@@ -71,7 +71,7 @@ describe('the conformance HTML page in headless Chromium', () => {
   it('a conformant embedded run: quiet, offline, every clause row, no card, the key charts drawn', async () => {
     const dir = tempDir('psc-chtml-');
     const json = join(dir, 'r.json');
-    const r = await runMain(['run', '--json', json]);
+    const r = await runMain(['run', '--embedded', '--json', json]);
     expect(r.code, r.out.text()).toBe(0);
     const report = readJson<RunReport>(json);
     expect(report.verdict).toBe('conformant');

@@ -21,7 +21,18 @@ describe('the HTML page of a conformance run', () => {
   it('is rebuilt byte for byte from the JSON report by `report html`', async () => {
     const dir = tempDir('psc-chtml-');
     const json = join(dir, 'r.json');
-    const run = await runMain(['run', '--suite', 'listPets', '--runs', '5', '--seed', '7', '--json', json]);
+    const run = await runMain([
+      'run',
+      '--embedded',
+      '--suite',
+      'listPets',
+      '--runs',
+      '5',
+      '--seed',
+      '7',
+      '--json',
+      json,
+    ]);
     expect(run.code, run.out.text()).toBe(0);
     expect(run.stderr).toContain(`HTML report: ${join(dir, 'r.html')}`);
     const written = readFileSync(join(dir, 'r.html'), 'utf8');
@@ -89,7 +100,7 @@ describe('the HTML page of a conformance run', () => {
   it('--html FILE writes the page without --json', async () => {
     const dir = tempDir('psc-chtml-');
     const html = join(dir, 'sub', 'page.html');
-    const run = await runMain(['run', '--suite', 'getPet', '--runs', '5', '--html', html]);
+    const run = await runMain(['run', '--embedded', '--suite', 'getPet', '--runs', '5', '--html', html]);
     expect(run.code, run.out.text()).toBe(0);
     const text = readFileSync(html, 'utf8');
     expect(text).toMatch(/^<!doctype html>/);
@@ -98,11 +109,11 @@ describe('the HTML page of a conformance run', () => {
     expect(text).not.toMatch(/<link|src=|href="http|@import|url\(/i);
     // --no-html turns the page beside --json off; with --html too, the command says they contradict (exit 2).
     const json = join(dir, 'only.json');
-    const off = await runMain(['run', '--suite', 'getPet', '--runs', '5', '--json', json, '--no-html']);
+    const off = await runMain(['run', '--embedded', '--suite', 'getPet', '--runs', '5', '--json', json, '--no-html']);
     expect(off.code, off.out.text()).toBe(0);
     expect(existsSync(json)).toBe(true);
     expect(existsSync(join(dir, 'only.html'))).toBe(false);
-    const both = await runMain(['run', '--html', html, '--no-html']);
+    const both = await runMain(['run', '--embedded', '--html', html, '--no-html']);
     expect(both.code).toBe(2);
     expect(both.stderr).toMatch(/--html and --no-html contradict each other/);
   }, 60_000);
@@ -113,7 +124,7 @@ describe('the HTML page of a conformance run', () => {
     const dir = tempDir('psc-chtml-');
     const json = join(dir, 'r.json');
     const har = join(dir, 'exchanges', 'run #1.har');
-    const run = await runMain(['run', '--suite', 'getPet', '--runs', '5', '--json', json, '--har', har]);
+    const run = await runMain(['run', '--embedded', '--suite', 'getPet', '--runs', '5', '--json', json, '--har', har]);
     expect(run.code, run.out.text()).toBe(0);
     // Kept relative to the JSON's folder; the page beside it links it from there...
     expect(readJson<RunReport>(json).harFile).toBe('exchanges/run #1.har');

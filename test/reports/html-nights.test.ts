@@ -80,7 +80,10 @@ let smokeReport: LoadReport;
 beforeAll(async () => {
   const out = tempDir('psc-nights-');
   expect(
-    await loadCommand(['--profile', 'smoke', '--out', out, '--thresholds', 'load-thresholds.json'], quiet),
+    await loadCommand(
+      ['--embedded', '--profile', 'smoke', '--out', out, '--thresholds', 'load-thresholds.json'],
+      quiet,
+    ),
   ).toBeLessThan(2);
   const first = readdirSync(out).find((d) => /^\d{4}-/.test(d))!;
   smokeReport = readJson<LoadReport>(join(out, first, 'report.json'));

@@ -5,6 +5,7 @@ import { reportCommand } from '../../cli/report-command.js';
 import { decodeHistogram, mergeHistograms } from '../../load/histogram.js';
 import { buildReport } from '../../reports/build-report.js';
 import { flagShards, mergeReports, reportFile } from '../../reports/merge.js';
+import type { ScenarioResult } from '../../load/model.js';
 import type { LoadReport } from '../../reports/model.js';
 import { reportSchemaErrors } from '../../reports/report-schema.js';
 import { renderSummary } from '../../reports/summary.js';
@@ -167,5 +168,66 @@ describe('a single run whose generator peaked near a core', () => {
       /mix, 50 connections \(enterprise key\): the load generator's CPU peaked at 98\.5% of a core/,
     );
     expect(summary.match(/CPU peaked/g)).toHaveLength(1);
+  });
+});
+
+describe('the headline of a night that is no verdict on the target', () => {
+  const scenarios = (mixOverrides: Partial<ScenarioResult> = {}) => [
+    mixScenario('mix-connections-10', [[1, 1000]], mixOverrides),
+    planScenario(0.9, 54, 0, 4),
+    planScenario(2, 60, 180, 8),
+  ];
+
+  it("a merged night whose shards' latency cannot be trusted says so and does not pass on latency", async () => {
+    // The same figures, trusted, pass: only the shards' flag changes the verdict.
+    const trusted = buildReport(syntheticRun(scenarios()), DEFAULT_THRESHOLDS, []);
+    expect(trusted.verdict.pass, trusted.verdict.reasons.join('\n')).toBe(true);
+    const report = buildReport(
+      syntheticRun(
+        scenarios({
+          untrustworthy:
+            'shard 1, shard 2 could not generate their share: the latency measured is that of a saturated generator or an unplanned load, not to be trusted',
+        }),
+      ),
+      DEFAULT_THRESHOLDS,
+      [],
+    );
+    expect(reportSchemaErrors(report)).toEqual([]);
+    expect(report.verdict).toMatchObject({ pass: false, latencyUntrusted: true });
+    expect(report.verdict.checks.find((c) => c.name === 'p99 latency (ms)')?.pass).toBe(false);
+    // What latency does not judge still passes on its figures.
+    expect(report.verdict.checks.find((c) => c.name === 'error rate')?.pass).toBe(true);
+    expect(report.verdict.reasons[0]).toMatch(/^latency not to be trusted: mix mix-connections-10: shard 1, shard 2/);
+    const summary = renderSummary(report);
+    expect(summary).toMatch(/^## Load smoke: LATENCY NOT TO BE TRUSTED ⚠️/m);
+    expect(summary).not.toMatch(/PASS/);
+    const dir = tempDir('psc-untrusted-');
+    await writeReportFiles(report, dir);
+    expect(readFileSync(join(dir, 'report.html'), 'utf8')).toMatch(/<strong>LATENCY NOT TO BE TRUSTED<\/strong>/);
+  });
+
+  it('an interrupted night is INTERRUPTED, not FAIL', async () => {
+    const report = buildReport(
+      {
+        ...syntheticRun(scenarios()),
+        interrupted: {
+          signal: 'SIGTERM',
+          message: 'the run was interrupted by SIGTERM after 3.0 s',
+          leftOut: ['plan-rate: did not start'],
+        },
+      },
+      DEFAULT_THRESHOLDS,
+      [],
+    );
+    expect(report.verdict.pass).toBe(false);
+    const summary = renderSummary(report);
+    expect(summary).toMatch(/^## Load smoke: INTERRUPTED ⏹️/m);
+    expect(summary).toMatch(/interrupted by SIGTERM after 3\.0 s/);
+    expect(summary).not.toMatch(/FAIL|Why it failed/);
+    const dir = tempDir('psc-interrupted-');
+    await writeReportFiles(report, dir);
+    const html = readFileSync(join(dir, 'report.html'), 'utf8');
+    expect(html).toMatch(/<strong>INTERRUPTED<\/strong>/);
+    expect(html).not.toMatch(/>FAIL</);
   });
 });
