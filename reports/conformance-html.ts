@@ -422,7 +422,10 @@ export async function renderConformanceHtml(
       ? 'could not go on (blocked)'
       : report.notMeasured.length > 0
         ? 'incomplete: parts were left out'
-        : 'complete';
+        : // "complete" only when nothing was left out: random cases the budget cut are left out too (listed below).
+          run?.budget.leftOut.length
+          ? 'not complete: the request budget left parts out (listed below)'
+          : 'complete';
   const keys = (run?.keys ?? []).map((k) => `${k.plan} ${k.sent}`).join(' · ');
   const mapRows = map.rows
     .map(

@@ -1,6 +1,6 @@
 /** The one verdict (reports/verdict.ts) and the plan that decides what fits a budget (runner/budget.ts). */
 import { describe, expect, it } from 'vitest';
-import { fitRateLimit, rateLimitNeed } from '../../runner/budget.js';
+import { estimateRequests, fitRateLimit, rateLimitNeed } from '../../runner/budget.js';
 import { RATE_LIMIT_MINIMUM, suiteDefinition } from '../../runner/suites.js';
 import { decideVerdict, verdictExitCode } from '../../reports/verdict.js';
 import { FUNCTIONAL_SUITES } from '../../config/config.js';
@@ -74,7 +74,7 @@ describe('fitRateLimit: coverage first, then each key’s rate limits, then the 
     expect(fitRateLimit(functional, 100, coverage + 131, free)).toEqual({ reserve: 131 });
     const short = fitRateLimit(functional, 100, 249, free, 'the request budget (250)');
     expect('leftOut' in short && short.leftOut).toBe(
-      `rate-limit: not run: its keys need about 131 requests (free ≈ 128, and 3 without a key), but the request budget (250) leaves ${249 - coverage} after the functional suites' coverage phases (${coverage}); give --budget ${coverage + 132} or more, or --suite without rate-limit to leave it out on purpose`,
+      `rate-limit: not run: its keys need about 131 requests (free ≈ 128, and 3 without a key), but the request budget (250) leaves ${249 - coverage} after the functional suites' coverage phases (${coverage}); give --budget ${estimateRequests(functional, 10) + 132} or more, or --suite without rate-limit to leave it out on purpose`,
     );
   });
 });
