@@ -143,7 +143,8 @@ export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boo
         PREFLIGHT_REQUESTS + Object.values(plan.suiteEstimates).reduce((n, e) => n + e.coverage + e.explore, 0);
       const rateKeys = suites.includes('rate-limit') ? need.perKey.length : 0;
       const time = planTime(
-        functionalRequests + (rateKeys > 0 ? need.total : 0),
+        functionalRequests,
+        rateKeys > 0 ? need.total : 0,
         key.limits?.requestsPerMinute ?? null,
         config.rateWindowSeconds,
         rateKeys,

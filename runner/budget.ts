@@ -259,6 +259,7 @@ const REQUEST_SECONDS = 0.02;
  */
 export function planTime(
   functionalRequests: number,
+  rateLimitRequests: number,
   perWindow: number | null,
   windowSeconds: number,
   rateLimitKeys: number,
@@ -266,7 +267,8 @@ export function planTime(
   const functionalWaits = perWindow ? Math.max(0, Math.ceil(functionalRequests / perWindow) - 1) : 0;
   const rateLimitWaits = rateLimitKeys > 0 ? 1 + 2 * rateLimitKeys : 0;
   const waitingSeconds = (functionalWaits + rateLimitWaits) * windowSeconds;
-  return { seconds: Math.round(waitingSeconds + functionalRequests * REQUEST_SECONDS), waitingSeconds };
+  const sending = (functionalRequests + rateLimitRequests) * REQUEST_SECONDS;
+  return { seconds: Math.round(waitingSeconds + sending), waitingSeconds };
 }
 
 /** A duration in words: `45 s`, `3 min 20 s`. */
