@@ -53,14 +53,14 @@ export async function replayCommand(argv: string[], out: Output): Promise<number
   const judge: ReplayJudge = file.judge ?? { by: 'response', checks: judged.filter(isResponseCheck) };
   return judge.by === 'suite'
     ? replaySuite(file, judge, judged, config, out)
-    : replayRequest(file, file.request!, judge.checks, config, out);
+    : replayRequest(file, file.request!, judge, config, out);
 }
 
 /** The defect judged by its one request: resent byte for byte, its answer judged by the response checks. */
 async function replayRequest(
   file: ReplayFile,
   request: ReplayRequest,
-  judged: readonly string[],
+  judge: Exclude<ReplayJudge, { by: 'suite' }>,
   config: Config,
   out: Output,
 ): Promise<number> {
@@ -97,15 +97,32 @@ async function replayRequest(
     if (reach) throw reach;
     if (ex.error && UNREACHABLE_CODES.has(ex.error.code))
       throw new HarnessError('PSC_UNREACHABLE', `target unreachable: ${config.target} (${ex.error.code})`);
-    const findings = applyResponseChecks({ exchange: ex, plan: used?.limits ?? null, now: Date.now() }).filter(
-      (f) => f.level !== 'observation',
-    );
+    const judged = judge.checks;
+    const responseFindings = applyResponseChecks({ exchange: ex, plan: used?.limits ?? null, now: Date.now() });
+    // A create's echo is judged as the run judged it: the answer against the NewPet sent (read from the bytes).
+    const createFindings =
+      judge.by === 'create'
+        ? judge.checks.flatMap(
+            (id) => checkById(id).run({ exchange: ex, sent: judge.sent, nameEdge: false }) as Finding[],
+          )
+        : [];
+    const findings = [...createFindings, ...responseFindings].filter((f) => f.level !== 'observation');
     const applied = [...judged];
     const lines = [
       `replayed ${request.method} ${request.path} → ${ex.response?.status ?? ex.error?.code}`,
-      `compared: the answer to this one request, by the response checks (${applied.join(', ') || 'none of them names the defect'}; the recorded answer was ${file.exchanges?.[0]?.status ?? 'not kept'})`,
+      judge.by === 'create'
+        ? `compared: the answer to this create with the NewPet sent (name ${JSON.stringify(judge.sent.name).slice(0, 80)}, categoryId ${judge.sent.categoryId}${judge.sent.status === undefined ? '' : `, status ${judge.sent.status}`}), by ${applied.join(', ')}; the response checks too`
+        : `compared: the answer to this one request, by the response checks (${applied.join(', ') || 'none of them names the defect'}; the recorded answer was ${file.exchanges?.[0]?.status ?? 'not kept'})`,
     ];
     const hit = findings.find((f) => f.checkId === file.checkId) ?? findings.find((f) => judged.includes(f.checkId));
+    if (!hit && judge.by === 'create' && ex.response?.status !== 201) {
+      // No 201, no echo to compare: neither still there nor gone.
+      lines.push(
+        `not judged: the create was answered ${ex.response?.status ?? ex.error?.code}, not 201: there is no echo to compare`,
+      );
+      out.result(`${lines.join('\n')}\n`);
+      return ExitCode.blocked;
+    }
     const others = findings.filter((f) => !judged.includes(f.checkId));
     if (hit) {
       lines.push(`✗ ${hit.checkId} [${hit.clause}] ${hit.message.replace(/\n/g, ' — ')}`);

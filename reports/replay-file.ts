@@ -10,6 +10,8 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExchangeRef, Finding } from '../checks/check.js';
 import { responseChecks } from '../checks/registry.js';
+import { judgedByOneCreate, type SentPet, sentPetOf } from '../checks/create.js';
+import { parseLossless } from '../http/lossless.js';
 import { isRateSuite } from '../config/config.js';
 import type { ConformanceReport, Defect } from './conformance-report.js';
 import { defectBlocks } from './conformance-text.js';
@@ -29,7 +31,8 @@ export interface ReplayRequest {
 
 /**
  * How `replay` judges the defect again. `response`: the request alone shows it (a response check judges one answer):
- * resend it and apply the response checks. `suite`: no single request shows it (a check over a sequence, or an answer
+ * resend it and apply the response checks. `create`: a create's answer against the NewPet it sent (create-echo): resend
+ * it and judge the answer with those create checks and the NewPet, as the run did. `suite`: no single request shows it (a check over a sequence, or an answer
  * only a burst provokes): run `suite` with `seed` and `runs`, bounded, and look for the defect's checks.
  */
 export type ReplayJudge =
@@ -37,6 +40,12 @@ export type ReplayJudge =
       readonly by: 'response';
       /** The response checks that showed the defect on this request's answer (its own, or what it was also seen as). */
       readonly checks: readonly string[];
+    }
+  | {
+      readonly by: 'create';
+      /** The create checks that judge the answer (checks/create.ts judgedByOneCreate) and the NewPet they compare with. */
+      readonly checks: readonly string[];
+      readonly sent: SentPet;
     }
   | {
       readonly by: 'suite';
@@ -121,6 +130,17 @@ function exampleOf(report: ConformanceReport, d: Defect): Finding | null {
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** The NewPet a create request sent, read losslessly from its bytes; null when it is none. */
+function sentOfRequest(ref: ExchangeRef): SentPet | null {
+  const text = requestOf(ref).bodyText;
+  if (text === undefined) return null;
+  try {
+    return sentPetOf(parseLossless(text));
+  } catch {
+    return null;
+  }
+}
+
 /** A finding's request as the file keeps it, with its body as text when it is text (int64 digits as sent). */
 function requestOf(ref: ExchangeRef): ReplayRequest {
   const r = ref.request;
@@ -165,6 +185,9 @@ export function judgeOf(report: ConformanceReport, d: Defect, f: Finding): Repla
       ]
     : [];
   const suite = f.suite;
+  // A create's echo: the NewPet sent (every int64 digit, read losslessly from the bytes) against what came back.
+  const sent = ex?.request && judgedByOneCreate.some((c) => c.id === f.checkId) ? sentOfRequest(ex) : null;
+  if (sent) return { by: 'create', checks: [f.checkId], sent };
   if (checks.length > 0 && ex?.status !== 429 && (suite === null || !isRateSuite(suite)))
     return { by: 'response', checks };
   const why =
