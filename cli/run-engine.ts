@@ -141,7 +141,9 @@ export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boo
       const suites = config.suites.filter((s) => !leftOut.some((l) => l.startsWith(`${s}: `)));
       const functionalRequests =
         PREFLIGHT_REQUESTS + Object.values(plan.suiteEstimates).reduce((n, e) => n + e.coverage + e.explore, 0);
-      const rateKeys = suites.includes('rate-limit') ? need.perKey.length : 0;
+      // Keys whose limits a bounded burst can measure (a larger limit is not measured by design: no requests).
+      const measured = need.perKey.filter((k) => k.requests > 0).map((k) => k.label);
+      const rateKeys = suites.includes('rate-limit') ? measured.length : 0;
       const time = planTime(
         functionalRequests,
         rateKeys > 0 ? need.total : 0,
@@ -151,7 +153,7 @@ export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boo
       );
       const measures = [
         ...(kept.length > 0 ? [`${kept.join(', ')} (runs ${plan.runs}, on the ${key.plan} key)`] : []),
-        ...(rateKeys > 0 ? [`the rate limits of the ${need.perKey.map((k) => k.label).join(', ')} key(s)`] : []),
+        ...(rateKeys > 0 ? [`the rate limits of the ${measured.join(', ')} key${rateKeys === 1 ? '' : 's'}`] : []),
         ...suites.filter((s) => s === 'quota'),
       ];
       const line =

@@ -46,7 +46,7 @@ describe('a Free-key-only run with the default budget', () => {
     ]);
     expect(code, out.text()).toBe(3);
     expect(stderr).toMatch(
-      /^plan: measures auth, listPets \(runs \d+, on the free key\); the rate limits of the free key\(s\); leaves out createPet, getPet, stateful, robustness; about \d+ requests of a budget of 250, about \d+ (s|min)/m,
+      /^plan: measures auth, listPets \(runs \d+, on the free key\); the rate limits of the free key; leaves out createPet, getPet, stateful, robustness; about \d+ requests of a budget of 250, about \d+ (s|min)/m,
     );
     expect(report.run.budget.limit).toBe(250);
     expect(report.run.budget.sent).toBeLessThanOrEqual(250);
