@@ -121,10 +121,17 @@ describe.concurrent('every fault: its defect replayed exits 1 against the faulty
           const envFile = writeEnvFile(join(dir, '.env'), keys, env);
           const file = await defectFile(fault, dir, envFile, options);
           const how = readJson<ReplayFile>(file).judge?.by;
+          // A create's echo is judged by its create, as the run judged it; a 429's shape by the burst of its suite.
+          if (fault.catches === 'create-echo') expect(how).toBe('create');
+          if (fault.suite === 'rate-limit') expect(how).toBe('suite');
           const faulty = await replayAgainst(file, envFile, options, [fault.id]);
           expect(faulty.code, `faulty (${how}):\n${faulty.out.text()}`).toBe(1);
           expect(faulty.stdout).toMatch(/^reproduced: /m);
           expect(faulty.stdout).toMatch(/^compared: /m);
+          if (fault.id === 'create-int64-rounded')
+            expect(faulty.stdout).toMatch(
+              /^✗ create-echo \[4\.2-create-echo\] received categoryId (\d+) \(sent (?!\1)\d+\)/m,
+            );
           const clean = await replayAgainst(file, envFile, options, []);
           expect(clean.code, `faultless (${how}):\n${clean.out.text()}`).toBe(0);
           expect(clean.stdout).toMatch(/^not reproduced: .* is gone/m);
@@ -135,9 +142,9 @@ describe.concurrent('every fault: its defect replayed exits 1 against the faulty
   }
 });
 
-test('an unreachable target: exit 3, for a file judged by its request and for one judged by its suite', async () => {
+test('an unreachable target: exit 3, whichever way the file is judged (its request, its create, its suite)', async () => {
   const modes: string[] = [];
-  for (const id of ['create-200', 'create-int64-rounded']) {
+  for (const id of ['create-200', 'create-int64-rounded', 'get-not-retrievable']) {
     const fault = faults.find((f) => f.id === id)!;
     const dir = tempDir('psc-replay-unreachable-');
     const { options, keys } = setupOf(fault);
@@ -150,5 +157,5 @@ test('an unreachable target: exit 3, for a file judged by its request and for on
     const r = await runMain(['replay', file, '--target', url, '--env-file', envFile]);
     expect(r.code, r.out.text()).toBe(3);
   }
-  expect(modes.sort()).toEqual(['response', 'suite']);
+  expect(modes.sort()).toEqual(['create', 'response', 'suite']);
 }, 300_000);
