@@ -51,6 +51,13 @@ export async function replayCommand(argv: string[], out: Output): Promise<number
   const judged = [file.checkId, ...(file.alsoSeenAs ?? [])];
   // A file of version 1 knows no judge: its request, judged by the defect's checks that judge one answer.
   const judge: ReplayJudge = file.judge ?? { by: 'response', checks: judged.filter(isResponseCheck) };
+  if (judge.by === 'response' && judge.checks.length === 0) {
+    // A file written before files said how to judge them, of a defect no single answer shows: nothing to compare.
+    out.result(
+      `not judged: ${file.checkId} judges what several requests gathered, and this file (version ${file.replayVersion}) names no suite to rerun: rerun the run with --seed ${file.seed}\n`,
+    );
+    return ExitCode.blocked;
+  }
   return judge.by === 'suite'
     ? replaySuite(file, judge, judged, config, out)
     : replayRequest(file, file.request!, judge, config, out);

@@ -2,7 +2,7 @@
 // replayed against a fresh faulty reference, exits 1 (still there), and against a fresh faultless one, exits 0 (gone).
 // Fresh servers: a replay must carry what it needs (the lead-up, the suite and seed), not lean on the state the run left.
 // The faults run side by side, a few at a time (most of a rate-limit replay is waiting for its 2 s windows).
-import { readdirSync } from 'node:fs';
+import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { type Fault, faults } from '../../reference/faults.js';
@@ -159,3 +159,22 @@ test('an unreachable target: exit 3, whichever way the file is judged (its reque
   }
   expect(modes.sort()).toEqual(['create', 'response', 'suite']);
 }, 300_000);
+
+test('a file of version 1 of a defect no single answer shows: not judged (exit 3), never "gone"', async () => {
+  const dir = tempDir('psc-replay-v1-');
+  const file = join(dir, 'r.json');
+  writeFileSync(
+    file,
+    JSON.stringify({
+      replayVersion: 1,
+      checkId: 'create-retrievable',
+      seed: 7,
+      operation: 'getPet',
+      request: { method: 'GET', path: '/pets/1', headers: {}, bodyBase64: null },
+    }),
+  );
+  const envFile = writeEnvFile(join(dir, '.env'), generateKeys());
+  const r = await runMain(['replay', file, '--target', 'http://127.0.0.1:9/v1', '--env-file', envFile]);
+  expect(r.code, r.out.text()).toBe(3);
+  expect(r.stdout).toMatch(/^not judged: create-retrievable .* rerun the run with --seed 7$/m);
+});
