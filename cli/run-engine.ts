@@ -88,6 +88,10 @@ export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boo
     outputs.catch(() => {});
     return outputs;
   };
+  // The suites' estimates (they load every scenario, the checks and ajv) for the plan said before the first request:
+  // loaded while the embedded server starts and vitest is created.
+  const planning = Promise.all([import('../runner/budget.js'), import('../runner/suites.js')]);
+  planning.catch(() => {});
   const suites = prepareSuites(
     har,
     () => void loadOutputs(),
@@ -110,7 +114,7 @@ export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boo
     const functional = config.suites.filter(isFunctionalSuite);
     // The plan is said before the first request (the preflight's): what it measures, leaves out and how long it takes.
     const [{ fitDefault, planRun, planTime, durationWords, rateLimitNeed }, { RATE_LIMIT_MINIMUM, suiteDefinition }] =
-      await Promise.all([import('../runner/budget.js'), import('../runner/suites.js')]);
+      await planning;
     const planFor = (remaining: number | null, runs: number) => {
       const need = config.suites.includes('rate-limit')
         ? rateLimitNeed(config.keys, RATE_LIMIT_MINIMUM)
