@@ -463,3 +463,19 @@ function hasMorePages(ex: Exchange, shown: number): boolean {
   if (Number.isFinite(total) && total > shown) return true;
   return Object.keys(h).some((k) => /cursor|next-page|page-token/i.test(k));
 }
+
+/**
+ * The checks a create's own request and answer show whole, with nothing else to know (no lead-up, no state of the
+ * run): a replay resends the create and judges its answer with them again (reports/replay-file.ts, judge `create`).
+ */
+export const judgedByOneCreate: readonly Check<CreateEvidence>[] = [createEcho];
+
+/** What a NewPet body sent, as the create checks compare it (categoryId by its exact digits), or null if it is none. */
+export function sentPetOf(body: unknown): SentPet | null {
+  if (!isObject(body) || typeof body.name !== 'string' || typeof body.categoryId === 'string') return null;
+  const category = exactId(body.categoryId);
+  if (category === null) return null;
+  const status = body.status;
+  if (status !== undefined && typeof status !== 'string') return null;
+  return { name: body.name, categoryId: category.toString(), ...(status !== undefined && { status }) };
+}

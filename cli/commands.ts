@@ -183,10 +183,15 @@ export const reportHtmlCommandSpec = command({
 
 export const replayCommandSpec = command({
   name: 'replay',
-  summary: 'resends the exact bytes of a saved failing request and checks the answer again',
+  summary: 'judges a saved defect again: resends its request, or reruns the suite that found it (exit 1: still there)',
   positionals: 'FILE',
   flags: {
     target: { type: 'string', value: 'URL', help: 'send it here instead of the target it was recorded against' },
+    'max-duration': {
+      type: 'string',
+      value: 'D',
+      help: 'the longest a replay that reruns the suite that found the defect may take, e.g. 90s, 5m (default 30m)',
+    },
     'env-file': ENV_FILE,
     ca: CA_FILE,
     insecure: { type: 'boolean', help: "do not verify the target's TLS certificate" },

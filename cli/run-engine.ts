@@ -100,6 +100,10 @@ export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boo
     outputs.catch(() => {});
     return outputs;
   };
+  // The suites' estimates (they load every scenario, the checks and ajv) for the plan said before the first request:
+  // loaded while the embedded server starts and vitest is created.
+  const planning = Promise.all([import('../runner/budget.js'), import('../runner/suites.js')]);
+  planning.catch(() => {});
   const suites = prepareSuites(
     har,
     () => void loadOutputs(),
@@ -120,31 +124,87 @@ export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boo
     const leftOutUpFront = settled.leftOut;
     const key = functionalKey(config)!;
     const functional = config.suites.filter(isFunctionalSuite);
+    // The plan is said before the first request (the preflight's): what it measures, leaves out and how long it takes.
+    const [
+      { estimateRequests, fitDefault, planRun, planTime, durationWords, rateLimitNeed },
+      { RATE_LIMIT_MINIMUM, suiteDefinition },
+    ] = await planning;
+    const planFor = (remaining: number | null, runs: number) => {
+      const need = config.suites.includes('rate-limit')
+        ? rateLimitNeed(config.keys, RATE_LIMIT_MINIMUM)
+        : { total: 0, perKey: [] };
+      const budget = requestBudget(config, key, remaining, server !== null, need.perKey);
+      const room = budget.limit === null ? null : budget.limit - PREFLIGHT_REQUESTS;
+      // A default budget keeps whole suites with real random phases rather than scaling every one to nothing.
+      const fit =
+        budget.source === 'quota'
+          ? fitDefault(
+              functional.map(suiteDefinition),
+              runs,
+              room,
+              need,
+              `the default request budget (${budget.limit}, a quarter of the ${key.plan} key's daily quota)`,
+            )
+          : { functional, rateLimit: need.total > 0, leftOut: [] as string[] };
+      const kept = functional.filter((s) => fit.functional.includes(s));
+      // Every case class of every functional suite first, then each key's rate limits; the random phases share the rest.
+      const plan = planRun(
+        kept.map(suiteDefinition),
+        runs,
+        room,
+        fit.rateLimit ? need : { total: 0, perKey: [] },
+        budget.limit,
+      );
+      const leftOut = [...fit.leftOut, ...(plan.leftOut === null ? [] : [plan.leftOut])];
+      const suites = config.suites.filter((s) => !leftOut.some((l) => l.startsWith(`${s}: `)));
+      const functionalRequests =
+        PREFLIGHT_REQUESTS + Object.values(plan.suiteEstimates).reduce((n, e) => n + e.coverage + e.explore, 0);
+      // Keys whose limits a bounded burst can measure (a larger limit is not measured by design: no requests).
+      const measured = need.perKey.filter((k) => k.requests > 0).map((k) => k.label);
+      const rateKeys = suites.includes('rate-limit') ? measured.length : 0;
+      const time = planTime(
+        functionalRequests,
+        rateKeys > 0 ? need.total : 0,
+        key.limits?.requestsPerMinute ?? null,
+        config.rateWindowSeconds,
+        rateKeys,
+      );
+      const measures = [
+        ...(kept.length > 0 ? [`${kept.join(', ')} (runs ${plan.runs}, on the ${key.plan} key)`] : []),
+        ...(rateKeys > 0 ? [`the rate limits of the ${measured.join(', ')} key${rateKeys === 1 ? '' : 's'}`] : []),
+        ...suites.filter((s) => s === 'quota'),
+      ];
+      const line =
+        `plan: measures ${measures.join('; ') || 'nothing'}; leaves out ${leftOut.length > 0 ? leftOut.map((l) => l.split(':')[0]).join(', ') : 'nothing'}; ` +
+        `about ${functionalRequests + (rateKeys > 0 ? need.total : 0)} requests${budget.limit === null ? '' : ` of a budget of ${budget.limit}`}, ` +
+        `about ${durationWords(time.seconds)}${time.waitingSeconds > 0 ? ` (${durationWords(time.waitingSeconds)} of it waiting for rate-limit windows of ${config.rateWindowSeconds} s)` : ''}`;
+      return { budget, room, plan, leftOut, suites, line };
+    };
+    const announced = planFor(null, config.runs);
+    out.progress(announced.line);
     const pre = await preflight(config, key, functional);
     notes.push(...pre.notes);
     // The run's first exchange: in the HAR, and judged with the others (runner/preflight-outcome.ts).
     har?.append([pre.exchange]);
-    // The suites' estimates load every scenario (and with them the checks and ajv): after the preflight, not before it.
-    const [{ estimateRequests, planRun, rateLimitNeed }, { RATE_LIMIT_MINIMUM, suiteDefinition }] = await Promise.all([
-      import('../runner/budget.js'),
-      import('../runner/suites.js'),
-    ]);
-    const need = config.suites.includes('rate-limit')
-      ? rateLimitNeed(config.keys, RATE_LIMIT_MINIMUM)
-      : { total: 0, perKey: [] };
-    const budget = requestBudget(config, key, pre.remaining, server !== null, need.perKey);
-    const room = budget.limit === null ? null : budget.limit - PREFLIGHT_REQUESTS;
-    // Every case class of every functional suite first, then each key's rate limits; the random phases share the rest.
-    const plan = planRun(functional.map(suiteDefinition), pre.runs, room, need, budget.limit);
-    if (plan.leftOut !== null) {
-      config = Object.freeze({ ...config, suites: config.suites.filter((s) => s !== 'rate-limit') });
+    const planned = planFor(pre.remaining, pre.runs);
+    // The preflight may have learnt that less of the day is left: the plan that stands is said again when it changed.
+    if (planned.line !== announced.line)
+      out.progress(`${planned.line.replace(/^plan:/, 'plan (after the preflight):')}`);
+    const { budget, room, plan } = planned;
+    if (planned.leftOut.length > 0) {
+      config = Object.freeze({ ...config, suites: planned.suites });
       // In the report once, among what was not measured; said now too, before the run spends its budget.
-      leftOutUpFront.push(plan.leftOut);
-      out.progress(`note: ${plan.leftOut}`);
+      leftOutUpFront.push(...planned.leftOut);
+      for (const l of planned.leftOut) out.progress(`note: ${l}`);
     }
     const { reserved } = plan;
     // The functional suites' planned requests (within the budget) tell the status line how much is left.
-    progress?.planned(Math.min(estimateRequests(functional.map(suiteDefinition), plan.runs), room ?? Infinity));
+    progress?.planned(
+      Math.min(
+        estimateRequests(config.suites.filter(isFunctionalSuite).map(suiteDefinition), plan.runs),
+        room ?? Infinity,
+      ),
+    );
     notes.push(...plan.notes);
     // Each note once: --runs scaled by the quota and then by the budget is one note (cli/run-notes.ts).
     notes.splice(0, notes.length, ...runNotes(notes));

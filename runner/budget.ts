@@ -138,8 +138,74 @@ export function fitRateLimit(
     leftOut:
       `rate-limit: not run: its keys need about ${need.total} requests (${keys}, and ${unauthenticated} without a key), ` +
       `but ${label} leaves ${Math.max(0, room - coverage)} after the functional suites' coverage phases (${coverage}); ` +
-      `give --budget ${coverage + need.total + 1} or more, or --suite without rate-limit to leave it out on purpose`,
+      `give --budget ${wholeBudget(functional, runs, need)} or more, or --suite without rate-limit to leave it out on purpose`,
   };
+}
+
+/**
+ * The fewest runs a default plan gives the random phases (or --runs, when smaller): a property run once or twice
+ * tells little beyond the coverage phase, and a plan that scales them to 1 measures what it claims in name only.
+ */
+export const MIN_RUNS = 10;
+
+/**
+ * The budget that holds the whole run with the random phases at MIN_RUNS (or --runs, when smaller): the preflight, every
+ * coverage phase, the rate-limit suite's minimum and the random phases. What an advice to raise --budget names.
+ */
+export function wholeBudget(functional: readonly Estimated[], runs: number, need: RateLimitNeed): number {
+  return 1 + estimateRequests(functional, Math.min(runs, MIN_RUNS)) + need.total;
+}
+
+/** The suites a default budget keeps, and each suite it cannot hold, with why. */
+export interface DefaultFit {
+  /** The functional suites kept, in their order. */
+  readonly functional: readonly string[];
+  /** Whether the rate-limit suite's minimum is kept. */
+  readonly rateLimit: boolean;
+  /** Each suite left out, as `<suite>: not run: why` (the completeness list reads the suite before the colon). */
+  readonly leftOut: readonly string[];
+}
+
+/**
+ * A default budget (no --budget: a quarter of the key's day) that cannot hold every suite with the random phases at
+ * MIN_RUNS keeps whole suites rather than scaling every random phase to nothing: first the rate-limit suite's minimum
+ * (the key's limits are what a small plan's user most needs measured), then the functional suites in their order,
+ * each with its coverage and its random phases at MIN_RUNS, while they fit. The rest is left out and named, so the
+ * verdict says INCOMPLETE and the plan says so before anything is sent. `room`: the budget less the preflight.
+ */
+export function fitDefault(
+  functional: readonly Estimated[],
+  runs: number,
+  room: number | null,
+  need: RateLimitNeed,
+  budget: string,
+): DefaultFit {
+  const floor = Math.min(runs, MIN_RUNS);
+  const cost = (s: Estimated) => estimateRequests([s], floor);
+  const all = { functional: functional.map((s) => s.name), rateLimit: need.total > 0, leftOut: [] };
+  if (room === null || estimateRequests(functional, floor) + need.total <= room) return all;
+  const whole = wholeBudget(functional, runs, need);
+  const advice = `give --budget ${whole} for the whole run, or run the functional suites on a paid-plan key (README: "Free key: two jobs")`;
+  let left = room;
+  const leftOut: string[] = [];
+  const rateLimit = need.total > 0 && need.total <= left;
+  if (rateLimit) left -= need.total;
+  else if (need.total > 0)
+    leftOut.push(
+      `rate-limit: not run: its keys need about ${need.total} requests, more than ${budget} holds; ${advice}`,
+    );
+  const kept: string[] = [];
+  for (const s of functional) {
+    const c = cost(s);
+    if (c <= left) {
+      kept.push(s.name);
+      left -= c;
+    } else
+      leftOut.push(
+        `${s.name}: not run: it needs about ${c} requests at runs ${floor}, and ${budget} has ${Math.max(0, left)} left${rateLimit ? " after the rate-limit suite's minimum" : ''} and the suites before it; ${advice}`,
+      );
+  }
+  return { functional: kept, rateLimit, leftOut };
 }
 
 /** A run's plan: the functional suites' (planBudget) within what the rate-limit suite's reserve leaves. */
@@ -174,4 +240,40 @@ export function planRun(
       : label,
   );
   return { ...plan, reserved, leftOut: 'leftOut' in rateLimit ? rateLimit.leftOut : null };
+}
+
+/** How long a plan should take, and how much of it is waiting for rate-limit windows (seconds, rough). */
+export interface PlanTime {
+  readonly seconds: number;
+  readonly waitingSeconds: number;
+}
+
+/** A request's round trip as the estimate counts it (a remote target; loopback is quicker). */
+const REQUEST_SECONDS = 0.02;
+
+/**
+ * A plan's time, window waits included: the functional suites pace the functional key at its per-window limit (each
+ * window's worth beyond the first waits for the next window); the rate-limit suite paces every key through about one
+ * window and then, one key at a time, waits for a fresh window for its burst and for the Retry-After that follows
+ * (about two windows a key). Rough on purpose: said before the run, so that a Free key's minutes surprise no one.
+ */
+export function planTime(
+  functionalRequests: number,
+  rateLimitRequests: number,
+  perWindow: number | null,
+  windowSeconds: number,
+  rateLimitKeys: number,
+): PlanTime {
+  const functionalWaits = perWindow ? Math.max(0, Math.ceil(functionalRequests / perWindow) - 1) : 0;
+  const rateLimitWaits = rateLimitKeys > 0 ? 1 + 2 * rateLimitKeys : 0;
+  const waitingSeconds = (functionalWaits + rateLimitWaits) * windowSeconds;
+  const sending = (functionalRequests + rateLimitRequests) * REQUEST_SECONDS;
+  return { seconds: Math.round(waitingSeconds + sending), waitingSeconds };
+}
+
+/** A duration in words: `45 s`, `3 min 20 s`. */
+export function durationWords(seconds: number): string {
+  const s = Math.max(1, Math.round(seconds));
+  if (s < 60) return `${s} s`;
+  return `${Math.floor(s / 60)} min${s % 60 ? ` ${s % 60} s` : ''}`;
 }

@@ -5,7 +5,8 @@
  * inputs (the tool replaced by a recorder): the command it starts is a real subcommand with real flags, checked with
  * the CLI's own parser and configuration loader.
  */
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { Ajv, type ErrorObject } from 'ajv';
 import { parseDocument } from 'yaml';
@@ -17,6 +18,7 @@ import { plannedSeconds, profileNamed } from '../../load/profiles.js';
 import { contract } from '../../spec/contract.js';
 import { readAction, recordingActionPath, runActionSteps, workflowSchemaErrors } from './action-steps.js';
 import { tempDir } from '../support/temp-dir.js';
+import { startReferenceServer } from '../../reference/server.js';
 
 const stringMap = { type: 'object', additionalProperties: { type: ['string', 'number', 'boolean'] } } as const;
 
@@ -70,6 +72,7 @@ const workflowSchema = {
         required: ['runs-on', 'steps'],
         properties: {
           name: { type: 'string' },
+          if: { type: 'string' },
           'runs-on': { type: 'string' },
           'timeout-minutes': { type: 'integer', minimum: 1 },
           env: stringMap,
@@ -114,6 +117,7 @@ interface Step {
   env?: Record<string, string>;
 }
 interface Job {
+  if?: string;
   'timeout-minutes'?: number;
   env?: Record<string, string>;
   steps: Step[];
@@ -296,6 +300,59 @@ describe('what each example does', () => {
     for (const s of steps) expect(s.run ?? '', 'the exit code is the gate').not.toMatch(/\|\|\s*true/);
     expect(JSON.stringify(w)).not.toMatch(/continue-on-error/);
   });
+
+  it('staging gate: two jobs, a per-release functional gate on a paid-plan key and a daily rate-limit job on the Free key', async () => {
+    const w = load('staging-gate.yml');
+    expect(Object.keys(w.on)).toEqual(expect.arrayContaining(['push', 'schedule']));
+    const jobs = toolSteps(w).map(({ job, step }) => ({
+      keys: Object.keys(job.env ?? {}).filter((k) => k.startsWith('PETSTORE_API_KEY_')),
+      suites: step.with!.suites,
+      if: job.if,
+    }));
+    expect(jobs).toEqual([
+      {
+        keys: ['PETSTORE_API_KEY_PRO'],
+        suites: 'auth,listPets,createPet,getPet,stateful,robustness',
+        if: "github.event_name != 'schedule'",
+      },
+      { keys: ['PETSTORE_API_KEY_FREE'], suites: 'rate-limit', if: "github.event_name != 'push'" },
+    ]);
+  });
+
+  // As written: each job's tool step, run by the action's own script with the real tool, against the reference server
+  // with the keys the job names and no other (the window compressed to 2 s, told through the environment).
+  it('staging gate: each job passes as written against the reference with the keys it names', async () => {
+    const w = load('staging-gate.yml');
+    const server = await startReferenceServer({ windowSeconds: 2 });
+    try {
+      for (const { job, step } of toolSteps(w)) {
+        const workspace = tempDir('psc-gate-');
+        mkdirSync(join(workspace, '.github'), { recursive: true });
+        // The baseline the gate names: no known defect (the reference has none).
+        writeFileSync(join(workspace, '.github', 'petstore-known-defects.yml'), '[]\n');
+        const env: Record<string, string> = { PETSTORE_RATE_WINDOW_SECONDS: '2' };
+        for (const [name, value] of Object.entries(job.env ?? {})) {
+          const plan = /^PETSTORE_API_KEY_([A-Z]+)$/.exec(name)?.[1]?.toLowerCase();
+          if (plan) env[name] = server.keys.find((k) => k.plan === plan)!.key;
+          else if (name === 'PETSTORE_PRODUCTION_URL') env[name] = 'https://api.petstore.example/v1';
+          else env[name] = fill(String(value));
+        }
+        const withInputs = Object.fromEntries(
+          Object.entries(step.with ?? {}).map(([k, v]) => [
+            k,
+            String(v).includes('vars.STAGING_URL') ? server.url : fill(String(v)),
+          ]),
+        );
+        const r = await runActionSteps(withInputs, { workspace, env, timeoutMs: 600_000 });
+        expect(r.code, `${step.name}:\n${r.log}`).toBe(0);
+        expect(r.outputs['exit-code'], r.log).toBe('0');
+        expect(r.log).toMatch(/^plan: measures /m);
+        expect(r.log).toMatch(/^Result: CONFORMANT/m);
+      }
+    } finally {
+      await server.close();
+    }
+  }, 900_000);
 
   it('nightly: scheduled load --profile nightly, reports uploaded, history restored and saved by the cache', async () => {
     const w = load('nightly-load.yml');

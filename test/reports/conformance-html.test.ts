@@ -72,6 +72,14 @@ describe('the HTML page of a conformance run', () => {
     });
     expect(stopped).toMatch(/id="means-little"[\s\S]*stopped early: time budget reached/);
     expect(stopped).toContain('stopped by a limit: time budget reached [PSC_MAX_DURATION]');
+    // "complete" only when nothing was left out: random cases the budget cut are left out too (issue 29).
+    expect(await renderConformanceHtml(report)).toContain('<th>run</th><td>complete</td>');
+    const cut = await renderConformanceHtml({
+      ...report,
+      run: { ...report.run, budget: { ...report.run.budget, leftOut: ['createPet: random cases after 12 of 57'] } },
+    });
+    expect(cut).not.toContain('<td>complete</td>');
+    expect(cut).toContain('<th>run</th><td>not complete: the request budget left parts out (listed below)</td>');
     // The traffic counts every exchange the suites judged (the preflight's answer came before the run's clock).
     const answers = (report.traffic?.keys ?? []).reduce(
       (n, k) => n + Object.values(k.totals).reduce((a, b) => a + b, 0),

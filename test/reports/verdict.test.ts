@@ -1,6 +1,14 @@
 /** The one verdict (reports/verdict.ts) and the plan that decides what fits a budget (runner/budget.ts). */
 import { describe, expect, it } from 'vitest';
-import { fitRateLimit, rateLimitNeed } from '../../runner/budget.js';
+import {
+  durationWords,
+  estimateRequests,
+  fitDefault,
+  fitRateLimit,
+  planRun,
+  planTime,
+  rateLimitNeed,
+} from '../../runner/budget.js';
 import { RATE_LIMIT_MINIMUM, suiteDefinition } from '../../runner/suites.js';
 import { decideVerdict, verdictExitCode } from '../../reports/verdict.js';
 import { FUNCTIONAL_SUITES } from '../../config/config.js';
@@ -74,7 +82,60 @@ describe('fitRateLimit: coverage first, then each key’s rate limits, then the 
     expect(fitRateLimit(functional, 100, coverage + 131, free)).toEqual({ reserve: 131 });
     const short = fitRateLimit(functional, 100, 249, free, 'the request budget (250)');
     expect('leftOut' in short && short.leftOut).toBe(
-      `rate-limit: not run: its keys need about 131 requests (free ≈ 128, and 3 without a key), but the request budget (250) leaves ${249 - coverage} after the functional suites' coverage phases (${coverage}); give --budget ${coverage + 132} or more, or --suite without rate-limit to leave it out on purpose`,
+      `rate-limit: not run: its keys need about 131 requests (free ≈ 128, and 3 without a key), but the request budget (250) leaves ${249 - coverage} after the functional suites' coverage phases (${coverage}); give --budget ${estimateRequests(functional, 10) + 132} or more, or --suite without rate-limit to leave it out on purpose`,
     );
+  });
+});
+
+describe('fitDefault: a default budget keeps whole suites with random phases of 10 runs, never scales them to nothing', () => {
+  const functional = FUNCTIONAL_SUITES.map(suiteDefinition);
+  const free = rateLimitNeed(
+    [{ plan: 'free', limits: { requestsPerMinute: 60, requestsPerDay: 1000 } }],
+    RATE_LIMIT_MINIMUM,
+  );
+  const at10 = (names: readonly string[]) =>
+    estimateRequests(
+      functional.filter((s) => names.includes(s.name)),
+      10,
+    );
+
+  it('a Free key’s quarter-day (250): the rate-limit minimum, then the suites in order while each fits whole', () => {
+    const fit = fitDefault(functional, 100, 249, free, 'the default request budget (250)');
+    expect(fit.rateLimit).toBe(true);
+    expect(fit.functional).toEqual(['auth', 'listPets']);
+    expect(131 + at10(fit.functional)).toBeLessThanOrEqual(249);
+    // The next suite in order would not have fitted.
+    expect(131 + at10([...fit.functional, 'createPet'])).toBeGreaterThan(249);
+    expect(fit.leftOut.map((l) => l.split(':')[0])).toEqual(['createPet', 'getPet', 'stateful', 'robustness']);
+    for (const l of fit.leftOut)
+      expect(l).toContain(`give --budget ${1 + at10(FUNCTIONAL_SUITES) + 131} for the whole run`);
+    // What is kept, planned, gets random phases of 10 runs or more.
+    const kept = functional.filter((s) => fit.functional.includes(s.name));
+    expect(planRun(kept, 100, 249, free).runs).toBeGreaterThanOrEqual(10);
+  });
+  it('keeps everything when everything fits at 10 runs, and when there is no budget', () => {
+    const room = at10(FUNCTIONAL_SUITES) + 131;
+    expect(fitDefault(functional, 100, room, free, 'b')).toEqual({
+      functional: [...FUNCTIONAL_SUITES],
+      rateLimit: true,
+      leftOut: [],
+    });
+    expect(fitDefault(functional, 100, null, free, 'b').leftOut).toEqual([]);
+  });
+  it('a budget too small for the rate-limit minimum leaves it out, named, and still fits suites', () => {
+    const fit = fitDefault(functional, 100, 100, free, 'the default request budget (101)');
+    expect(fit.rateLimit).toBe(false);
+    expect(fit.leftOut[0]).toMatch(/^rate-limit: not run: its keys need about 131 requests/);
+    expect(fit.functional.length).toBeGreaterThan(0);
+  });
+});
+
+describe('planTime: window waits said before the run', () => {
+  it('the functional key’s windows beyond the first, and about 1 + 2 windows a rate-limit key', () => {
+    expect(planTime(60, 0, 60, 60, 0)).toEqual({ seconds: 1, waitingSeconds: 0 });
+    expect(planTime(110, 131, 60, 60, 1).waitingSeconds).toBe((1 + 3) * 60);
+    expect(planTime(500, 0, null, 60, 0).waitingSeconds).toBe(0);
+    expect(durationWords(250)).toBe('4 min 10 s');
+    expect(durationWords(45)).toBe('45 s');
   });
 });
