@@ -72,7 +72,7 @@ export async function replayCommand(argv: string[], out: Output): Promise<number
     if (reach) throw reach;
     if (ex.error && UNREACHABLE_CODES.has(ex.error.code))
       throw new HarnessError('PSC_UNREACHABLE', `target unreachable: ${config.target} (${ex.error.code})`);
-    const findings = applyResponseChecks({ exchange: ex, plan: used?.limits ?? null, now: Date.now() }).filter(
+    const findings = applyResponseChecks({ exchange: ex, plan: used?.limits ?? null }).filter(
       (f) => f.level !== 'observation',
     );
     const lines = [`replayed ${file.request.method} ${file.request.path} → ${ex.response?.status ?? ex.error?.code}`];

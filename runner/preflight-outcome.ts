@@ -15,7 +15,7 @@ const PREFLIGHT = 'preflight';
 const CASE = "preflight: the run's first GET /pets";
 
 export function preflightOutcome(ex: Exchange, key: PlanKey, seed: number): SuiteOutcome {
-  const found = applyResponseChecks({ exchange: ex, plan: key.limits, now: Date.now() }).map((f) => ({
+  const found = applyResponseChecks({ exchange: ex, plan: key.limits }).map((f) => ({
     ...f,
     caseClass: f.caseClass ?? CASE,
   }));
