@@ -17,7 +17,10 @@ export const TREND_RATIO = 4;
 export const TREND_MIN_GROWTH_MS = 250;
 export const TREND_SPAN_MS = 20_000;
 export const TREND_MIN_WINDOWS = 4;
-/** The run's own event loop lagging this long while the answers slowed names the host, not the target. */
+/**
+ * The run's own event loop lagging this long while the answers slowed, and at least half as long as they grew (a
+ * stalled loop reads an answer late by as much as it stalled, no more), names the host, not the target.
+ */
 export const HOST_LAG_MS = 100;
 
 /** One window of answers of one class of request. */
@@ -97,9 +100,9 @@ const r1 = (n: number) => Math.round(n * 10) / 10;
 const secs = (ms: number) => `${r1(ms / 1000)} s`;
 
 /** Who slowed down, as the message says it: the host when the run's own loop lagged or the target runs on it. */
-function hostCause(host: LatencyTrendEvidence['host']): string | null {
+function hostCause(host: LatencyTrendEvidence['host'], growthMs: number): string | null {
   if (host.embedded) return 'the target is the embedded server, on this host: the host slowed down, not a target';
-  if (host.lagMs !== null && host.lagMs >= HOST_LAG_MS)
+  if (host.lagMs !== null && host.lagMs >= HOST_LAG_MS && host.lagMs >= growthMs / 2)
     return `this host is the likelier cause: the run's own event loop lagged up to ${Math.round(host.lagMs)} ms meanwhile`;
   return null;
 }
@@ -125,7 +128,7 @@ export const latencyTrend: Check<LatencyTrendEvidence> = defineCheck<LatencyTren
     const figures =
       `${cls}: median latency ${r1(baselineMs)} ms over its first answers, ${r1(last.medianMs)} ms over the last ` +
       `${last.answers} (after ${ev.answers}), rising over ${rising.length} windows for ${secs(spanMs)}`;
-    const host = hostCause(ev.host);
+    const host = hostCause(ev.host, last.medianMs - baselineMs);
     const after = `after a ${secs(rest.restMs)} rest, ${rest.latenciesMs.length} ${rest.requestClass} answered in ${looked} ms (median)`;
     const message = still
       ? `${host ? 'the answers' : 'the target'} slowed down progressively (${figures}); ${after}, still slow` +

@@ -27,7 +27,6 @@ import type { Lanes } from './lanes.js';
 import type { Ledger } from './ledger.js';
 import { isRunStopped, type RunLimits, type ScopedLimits } from './limits.js';
 import { reachFailure } from './reach.js';
-import { listPets } from './requests.js';
 import type { RestGate } from './rest.js';
 import type { LatencyTrend, Slowing } from './trend.js';
 
@@ -263,22 +262,21 @@ export const REST_LOOK_REQUESTS = 3;
 const LOOK_OPTIONS: SendOptions = { pace: false, resendOn429: false, burst: true, restLook: true };
 
 /**
- * The look after a rest: the run's other requests held back and those on the wire answered, a pause, then a few
- * ordinary requests alone: the request that showed the slowing when it is a plain read, else the plainest read (GET
- * /pets?limit=1), with its key. Still slow stops the run; quick again is a warning and the run goes on.
+ * The look after a rest: the run's other requests held back and those on the wire answered, a pause, then the request
+ * that showed the slowing, sent again a few times alone (like with like: its own class of request, compared with that
+ * class's earliest answers; a creation creates again, within --max-creates). Still slow stops the run; quick again is a
+ * warning and the run goes on.
  */
 async function lookAgain(p: PathParts, whole: Send, req: OutgoingRequest, slowing: Slowing): Promise<void> {
   const { rest, runLimits, trend } = p;
   let settled = false;
   try {
-    const ask =
-      req.method === 'GET' && req.body == null && req.rawTarget === undefined ? req : listPets(req.auth, '?limit=1');
     const answers = await rest.rest(async () => {
       await sleep(REST_MS, runLimits.interrupted);
       const got: Exchange[] = [];
       for (let i = 0; i < REST_LOOK_REQUESTS && !runLimits.stop; i++) {
         try {
-          got.push(await whole(ask, LOOK_OPTIONS));
+          got.push(await whole(req, LOOK_OPTIONS));
         } catch (e) {
           if (isRunStopped(e)) break;
           throw e;

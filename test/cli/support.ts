@@ -100,6 +100,15 @@ export interface CountingProxy {
 }
 
 /**
+ * A target that keeps slowing down over time, for countingProxy: each answer held 10 ms × 2^(s / doublingS), s the
+ * seconds since the first request (0.1 s after 20 s, 0.4 s after 30 s with the default).
+ */
+export const slowingDown =
+  (doublingS = 5) =>
+  (_n: number, sinceFirstMs: number): number =>
+    10 * 2 ** (sinceFirstMs / 1000 / doublingS);
+
+/**
  * A forward to `upstream` (a base URL ending in /v1) that counts what it receives and delays the n-th answer by
  * n × stepMs: a target that slows down progressively when stepMs > 0. `delay` may instead say how long to hold the
  * n-th answer, `sinceFirstMs` after the first request came (a target slow for a while). `dropDate`: the answers carry

@@ -178,12 +178,18 @@ describe('confirmed after a rest', () => {
   });
 
   it("names the host when the run's own event loop lagged, or the target is the embedded server", () => {
-    const lagged = new LatencyTrend({ lag: lagOf(420) });
+    // A loop that stalls 150 ms reads an answer at most 150 ms late: it cannot explain latency grown by 800 ms.
+    const little = new LatencyTrend({ lag: lagOf(150) });
+    const grew = feed(little, leaking())!;
+    expect(little.settle(grew.slowing, look(little, grew.slowing, [900, 950, 1000])).finding?.message).toMatch(
+      /^the target slowed down progressively .*still slow\n/,
+    );
+    const lagged = new LatencyTrend({ lag: lagOf(620) });
     const hit = feed(lagged, leaking())!;
     const stopped = lagged.settle(hit.slowing, look(lagged, hit.slowing, [900, 950, 1000]));
     expect(stopped.stop).toBe(true);
     expect(stopped.finding?.message).toMatch(
-      /^the answers slowed down progressively \(.*still slow; this host is the likelier cause: the run's own event loop lagged up to 420 ms meanwhile\n/,
+      /^the answers slowed down progressively \(.*still slow; this host is the likelier cause: the run's own event loop lagged up to 620 ms meanwhile\n/,
     );
     const embedded = new LatencyTrend({ lag: quiet, embedded: true });
     const busy = feed(embedded, leaking())!;
