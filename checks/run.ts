@@ -13,7 +13,7 @@ import type { Exchange } from '../http/exchange.js';
  * (constant latency), a spike, or a host stalled for a few seconds is no trend. It is then confirmed by a look after
  * a rest: a target that answers quickly again was busy, not slowing.
  */
-export const TREND_RATIO = 4;
+export const TREND_RATIO = 2;
 export const TREND_MIN_GROWTH_MS = 250;
 export const TREND_SPAN_MS = 20_000;
 export const TREND_MIN_WINDOWS = 4;

@@ -3,7 +3,7 @@
  * (method, path template, status: `requestClass`); oversized and deeply nested bodies, a deliberate burst's requests
  * and transport failures join none (their latencies say nothing of a trend). Each class gathers its answers in windows
  * of TREND_WINDOW_MS (TREND_WINDOW_ANSWERS at least); once a class's windows show growth that held (checks/run.ts
- * `growthHeld`: 20 s of rising medians at least, up to 4 times its earliest and 250 ms above), the request path rests
+ * `growthHeld`: 20 s of rising medians at least, up to twice its earliest and 250 ms above), the request path rests
  * the run and looks again (runner/request-path.ts), and `settle` judges what the look saw: still slow stops the run
  * with a `latency-trend` warning; quick again is a warning of a busy target or host, and the run goes on (the windows
  * start over: another 20 s must hold). Times are the exchanges' own (when each was answered), never a later clock.
