@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { TREND_SPAN_MS } from '../../checks/run.js';
 import type { Exchange } from '../../http/exchange.js';
-import type { LagSource } from '../../runner/lag.js';
+import { eventLoopLag, type LagSource } from '../../runner/lag.js';
 import { RestGate } from '../../runner/rest.js';
 import { LatencyTrend, nestingDepth, requestClass, type Slowing } from '../../runner/trend.js';
 
@@ -232,5 +232,18 @@ describe('the run at rest', () => {
     const first = gate.rest(() => new Promise((r) => setTimeout(r, 10)));
     expect(await gate.rest(async () => 'second')).toBeNull();
     await first;
+  });
+});
+
+describe("the run's own event-loop lag", () => {
+  it('a loop blocked for 300 ms is seen to lag that long at least, over the span that holds the block', async () => {
+    const lag = eventLoopLag();
+    const from = Date.now();
+    // Let the monitor's timer run once, then block the loop: it cannot fire again before the block ends.
+    await new Promise((r) => setTimeout(r, 50));
+    const until = Date.now() + 300;
+    while (Date.now() < until);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(lag.maxBetween(from, Date.now())).toBeGreaterThanOrEqual(250);
   });
 });
