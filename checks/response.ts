@@ -25,8 +25,6 @@ export interface ResponseEvidence {
   readonly exchange: Exchange;
   /** Limits of the key's plan when known (enterprise: as configured); null when unknown. */
   readonly plan: PlanLimits | null;
-  /** Epoch ms on the local clock when the response arrived. */
-  readonly now: number;
 }
 
 /** Allowed clock difference between the target and the reference time, seconds. */
@@ -423,23 +421,29 @@ export const rateLimitResetEpoch: Check<ResponseEvidence> = defineCheck({
   clauses: ['8-header-reset'],
   levels: ['violation'],
   area: 'response',
-  title: 'X-RateLimit-Reset is Unix epoch seconds, not in the past and at most a day ahead of the Date header.',
+  title: 'X-RateLimit-Reset is Unix epoch seconds, not in the past and at most a day ahead when it was answered.',
   appliesTo: {
     what: 'answers carrying X-RateLimit-Reset',
     test: ({ exchange: ex }) => rateLimitApplies(ex) && rateLimitValue(ex, 'reset') !== null,
   },
-  run: ({ exchange: ex, now }) => {
+  run: ({ exchange: ex }) => {
     if (!rateLimitApplies(ex)) return [];
     const reset = rateLimitValue(ex, 'reset');
     if (reset === null) return [];
+    // Judged at the moment of the answer, never by a later clock (a run's end, a replay): the target's Date when it
+    // sent one; else this machine's clock around the exchange, answered after its request started and before its
+    // body was read (a stalled event loop only widens that span).
     const date = responseDate(ex);
-    const refMs = date ?? (Number.isFinite(now) ? now : null);
-    if (refMs === null) return [];
-    const ref = Math.floor(refMs / 1000);
-    const lo = BigInt(ref - RESET_SKEW_S);
-    const hi = BigInt(ref + LONGEST_WINDOW_S + RESET_SKEW_S);
+    const earliest = date ?? ex.startedAt;
+    const latest = date ?? ex.startedAt + ex.durationMs;
+    if (!Number.isFinite(earliest) || !Number.isFinite(latest)) return [];
+    const from = Math.floor(earliest / 1000);
+    const to = Math.floor(latest / 1000);
+    const lo = BigInt(from - RESET_SKEW_S);
+    const hi = BigInt(to + LONGEST_WINDOW_S + RESET_SKEW_S);
     if (reset >= lo && reset <= hi) return [];
-    const refName = date !== null ? 'the Date header' : 'the local clock';
+    const ref = reset < lo ? from : to;
+    const refName = date !== null ? 'the Date header' : 'the local clock when it was answered';
     let why: string;
     if (reset > hi && reset >= BigInt(ref) * 100n) why = 'looks like milliseconds';
     else if (reset < lo && reset <= BigInt(LONGEST_WINDOW_S) * 400n)

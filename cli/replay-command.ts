@@ -105,7 +105,7 @@ async function replayRequest(
     if (ex.error && UNREACHABLE_CODES.has(ex.error.code))
       throw new HarnessError('PSC_UNREACHABLE', `target unreachable: ${config.target} (${ex.error.code})`);
     const judged = judge.checks;
-    const responseFindings = applyResponseChecks({ exchange: ex, plan: used?.limits ?? null, now: Date.now() });
+    const responseFindings = applyResponseChecks({ exchange: ex, plan: used?.limits ?? null });
     // A create's echo is judged as the run judged it: the answer against the NewPet sent (read from the bytes).
     const createFindings =
       judge.by === 'create'

@@ -240,6 +240,7 @@ export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boo
       suites: config.suites,
       concurrency,
       stopChannel,
+      embedded: server !== null,
     });
     const connection = connectionFacts(config);
     for (const line of connection.lines) out.progress(line);

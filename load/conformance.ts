@@ -222,7 +222,6 @@ export class ConformanceTally {
     const ev: ResponseEvidence = {
       exchange: loadExchange(op, status, rawHeaders, body, this.keyPlan),
       plan: null,
-      now: Date.now(),
     };
     const failing = new Map<string, { clause: string; message: string }>();
     for (const check of body === null ? headerChecks : allChecks) {

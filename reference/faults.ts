@@ -66,7 +66,7 @@ function readsFields(
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 /** How much later each answer of the slows-down fault comes than the one before. */
-const SLOWDOWN_MS = 6;
+const SLOWDOWN_MS = 8;
 
 const delay = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 

@@ -5,7 +5,9 @@
  *
  * Choices (the spec leaves them open):
  * - Windows start with a key's first request (and restart with the first request after they expire), not on clock
- *   boundaries: a rested key always gets its whole limit in one burst.
+ *   boundaries: a rested key always gets its whole limit in one burst. The clock-aligned fixed window
+ *   ('fixed-window-aligned', as many fixed-window limiters keep theirs) is the exception: every key's window ends on
+ *   the same multiple of the window since the epoch, and its Reset names that boundary, however soon it comes.
  * - Rejected requests are not counted in either window.
  * - The headers describe the minute window, except when the day window has fewer requests left (or is the reason
  *   for a 429): then Limit/Remaining/Reset describe the day window (Reset = the end of the key's day window).
@@ -20,7 +22,12 @@
  */
 import type { PlanLimits } from '../spec/contract.js';
 
-export type LimiterAlgorithm = 'fixed-window' | 'sliding-window' | 'token-bucket' | 'token-bucket-static-reset';
+export type LimiterAlgorithm =
+  | 'fixed-window'
+  | 'sliding-window'
+  | 'token-bucket'
+  | 'token-bucket-static-reset'
+  | 'fixed-window-aligned';
 
 /** Every algorithm, for the server's options and `serve --algorithm`. */
 export const LIMITER_ALGORITHMS: readonly LimiterAlgorithm[] = Object.freeze([
@@ -28,6 +35,7 @@ export const LIMITER_ALGORITHMS: readonly LimiterAlgorithm[] = Object.freeze([
   'sliding-window',
   'token-bucket',
   'token-bucket-static-reset',
+  'fixed-window-aligned',
 ]);
 
 /** Defects the limiter can be told to have: each field is a seam of the server (seams.ts) that one fault sets. */
@@ -238,6 +246,7 @@ export class RateLimiter {
     if (algorithm === 'fixed-window') return new FixedWindow(windowMs, this.defects);
     if (algorithm === 'sliding-window') return new SlidingWindow(windowMs, this.defects);
     if (algorithm === 'token-bucket-static-reset') return new StaticResetBucket(windowMs, this.defects);
+    if (algorithm === 'fixed-window-aligned') return new AlignedWindow(windowMs, this.defects);
     return new TokenBucket(windowMs, this.defects);
   }
 
@@ -340,5 +349,41 @@ export class RateLimiter {
       waitMs,
       dayRemaining: 0,
     };
+  }
+}
+
+/**
+ * A fixed window aligned to the clock: windows are the whole multiples of the window since the epoch, the same for
+ * every key, so a key's first Reset may come a moment after its first request (a burst near the boundary gets most of
+ * two windows' worth). Reset = the end of the current window.
+ */
+export class AlignedWindow implements Meter {
+  private start = -Infinity;
+  private count = 0;
+  constructor(
+    private readonly windowMs: number,
+    private readonly defects: LimiterDefects = {},
+  ) {}
+  fits(now: number, limit: number): boolean {
+    const start = Math.floor(now / this.windowMs) * this.windowMs;
+    if (start !== this.start) {
+      // As FixedWindow: charged rejections (a defect) carry into the new window; a never-resetting counter keeps all.
+      const carry = this.defects.neverResets ? this.count : Math.max(0, this.count - limit);
+      this.count = this.defects.chargeRejected || this.defects.neverResets ? carry : 0;
+      this.start = start;
+    }
+    return this.count < limit;
+  }
+  take(): void {
+    this.count++;
+  }
+  remaining(_now: number, limit: number): number {
+    return Math.max(0, limit - this.count);
+  }
+  resetAt(): number {
+    return this.start + this.windowMs;
+  }
+  waitMs(now: number): number {
+    return this.start + this.windowMs - now;
   }
 }

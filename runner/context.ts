@@ -46,6 +46,8 @@ export interface RunSettings {
   readonly exchangeSink?: ExchangeSink;
   /** Marks the names of the pets the run creates, wherever the case allows (--name-prefix); none by default. */
   readonly namePrefix?: string;
+  /** The target is the embedded server, on this host: a slow-down is the host's (runner/trend.ts). */
+  readonly embedded?: boolean;
 }
 
 /** Exchanges a part of a suite may number before the next part's numbers begin (see RunContext.part). */
@@ -135,6 +137,7 @@ export class RunContext {
       limits: this.guard,
       ledger: run.ledger,
       trend: run.trend,
+      rest: run.rest,
       pacer: run.pacer,
       lanes: this.shared.lanes,
       sink: this.shared.sink,
@@ -282,7 +285,7 @@ export class RunContext {
   /** Applies every response check to an exchange and records what they find. */
   check(ex: Exchange): void {
     this.record(
-      applyResponseChecks({ exchange: ex, plan: this.planOf(ex), now: Date.now() }, (check, applies, passed) =>
+      applyResponseChecks({ exchange: ex, plan: this.planOf(ex) }, (check, applies, passed) =>
         this.log.judged(check.id, applies, ex.operation, passed),
       ),
     );

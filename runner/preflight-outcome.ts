@@ -18,7 +18,7 @@ const CASE = "preflight: the run's first GET /pets";
 export function preflightOutcome(ex: Exchange, key: PlanKey, seed: number): SuiteOutcome {
   const operation = ex.operation ?? 'listPets';
   const evidence: EvidenceCount[] = [];
-  const found = applyResponseChecks({ exchange: ex, plan: key.limits, now: Date.now() }, (check, applies, passed) => {
+  const found = applyResponseChecks({ exchange: ex, plan: key.limits }, (check, applies, passed) => {
     if (applies === false) return;
     for (const clause of applies === true ? [null] : applies)
       evidence.push({ checkId: check.id, clause, operation, applied: 1, passed: passed ? 1 : 0 });

@@ -3,13 +3,15 @@
  * each step is a function of the next, and `requestPath` lists them from the outside in. Read top to bottom, a request
  * meets them in this order:
  *
- *   pace and 429 ─ stall ─ judge ─ pace slot ─ lanes ─ backlog ─ limits ─ reach/TLS ─ stop abort ─ ledger and trend
- *   ─ send
+ *   pace and 429 ─ stall ─ judge ─ pace slot ─ lanes ─ backlog ─ rest ─ limits ─ reach/TLS ─ stop abort ─ ledger and
+ *   trend ─ wire ─ send
  *
  * On the way in: the key's pacing slot (wait when its window is spent), a lane (at most --concurrency requests in
- * flight), the exchange sink's backlog, the run's limits (a request that would break one is never sent). On the way
- * out: the exchange is counted, handed to the sink and the ledger (per-key spend, created ids), and the latency trend
- * (a target that keeps slowing down stops the run); a request a signal's stop aborted ends the suite, unjudged; a TLS
+ * flight), the exchange sink's backlog, the run's rest (no request goes while the trend looks again at a target that
+ * seemed to slow down), the run's limits (a request that would break one is never sent). On the way out: the exchange
+ * is counted, handed to the sink and the ledger (per-key spend, created ids), and the latency trend (growth that held
+ * in a class of request is looked at again after a rest: still slow stops the run, quick again is a warning); a
+ * request a signal's stop aborted ends the suite, unjudged; a TLS
  * or proxy failure stops the run as the configuration's problem; every response check judges it; a target that keeps
  * timing out stops the suite; a 429 is waited out and the request resent. Nothing here replaces a method of
  * anything: a context builds its path once from its parts.
@@ -20,12 +22,13 @@ import type { HttpClient, OutgoingRequest } from '../http/client.js';
 import { type Exchange, isUnkeyedPlan } from '../http/exchange.js';
 import type { Pacer } from '../http/pacing.js';
 import type { TransportSettings } from '../http/transport.js';
-import { RUN_STOPPED_CODE } from '../http/waits.js';
+import { RUN_STOPPED_CODE, sleep } from '../http/waits.js';
 import type { Lanes } from './lanes.js';
 import type { Ledger } from './ledger.js';
-import type { RunLimits, ScopedLimits } from './limits.js';
+import { isRunStopped, type RunLimits, type ScopedLimits } from './limits.js';
 import { reachFailure } from './reach.js';
-import type { LatencyTrend } from './trend.js';
+import type { RestGate } from './rest.js';
+import type { LatencyTrend, Slowing } from './trend.js';
 
 /** How a request is treated; the defaults suit the functional suites. */
 export interface SendOptions {
@@ -35,6 +38,8 @@ export interface SendOptions {
   readonly resendOn429?: boolean;
   /** One of a deliberate burst of overlapping requests (a race the scenario tests): not held to the run's lanes. */
   readonly burst?: boolean;
+  /** A request of the trend's look after a rest: sent while the run rests, and no answer of the trend's. */
+  readonly restLook?: boolean;
 }
 
 /** Receives a run's exchanges as they are recorded, so that no part of the harness holds them all. */
@@ -58,6 +63,8 @@ export interface PathParts {
   readonly limits: ScopedLimits;
   readonly ledger: Ledger;
   readonly trend: LatencyTrend;
+  /** The run's rest, while the trend looks again at a target that seemed to slow down. */
+  readonly rest: RestGate;
   readonly pacer: Pacer;
   /** Requests in flight at most (--concurrency); null: no bound. */
   readonly lanes: Lanes | null;
@@ -66,12 +73,14 @@ export interface PathParts {
   readonly counted: (ex: Exchange) => void;
   /** The response checks, applied to every exchange, their findings recorded by the context. */
   readonly judged: (ex: Exchange) => void;
-  /** The latency-trend warning, recorded by the context whose request established it (once per run). */
+  /** A latency-trend warning, recorded by the context whose request established it. */
   readonly slowing: (f: Finding) => void;
 }
 
 /** The steps, from the outside in (see the module's comment), over the client's send. */
 export function requestPath(p: PathParts): Send {
+  // The trend's look after a rest sends its requests along the whole path, as every request of the run goes.
+  let whole: Send = () => Promise.reject(new Error('request path: used before it was built'));
   const steps: Step[] = [
     paceAnd429(p),
     stall(),
@@ -79,13 +88,16 @@ export function requestPath(p: PathParts): Send {
     paceSlot(p),
     lanes(p),
     backlog(p),
+    rest(p),
     limits(p),
     reach(p),
     stopAbort(p),
-    ledgerAndTrend(p),
+    ledgerAndTrend(p, (req, options) => whole(req, options)),
+    wire(p),
   ];
   const send: Send = (req) => p.client.send(req);
-  return steps.reduceRight((next, step) => step(next), send);
+  whole = steps.reduceRight((next, step) => step(next), send);
+  return whole;
 }
 
 /** Requests with a deliberately bad key are judged as they come: no pacing, and a 429 there is itself the answer. */
@@ -173,6 +185,22 @@ const backlog =
     return waiting ? waiting.then(() => next(req, options)) : next(req, options);
   };
 
+/** While the run rests (the trend looks again), a request waits here, before the limits judge it. */
+const rest =
+  ({ rest }: PathParts): Step =>
+  (next) =>
+  async (req, options) => {
+    await rest.hold(options.restLook === true);
+    return next(req, options);
+  };
+
+/** What is on the wire: a rest begins once it is all answered. */
+const wire =
+  ({ rest }: PathParts): Step =>
+  (next) =>
+  (req, options) =>
+    rest.wire(() => next(req, options));
+
 /** A request that would break a run limit is never sent (it throws); one that is sent is on the key's account. */
 const limits =
   ({ limits, ledger }: PathParts): Step =>
@@ -209,21 +237,59 @@ const stopAbort =
 
 /**
  * The exchange as recorded: counted, handed to the sink (the context keeps none), on the ledger; and the latency
- * trend, which stops the run when the target keeps slowing down.
+ * trend: growth that held in a class of request is looked at again after a rest (`lookAgain`), which stops the run
+ * when the target is still slow.
  */
 const ledgerAndTrend =
-  ({ counted, sink, ledger, runLimits, trend, slowing }: PathParts): Step =>
+  (p: PathParts, whole: Send): Step =>
   (next) =>
   async (req, options) => {
+    const { counted, sink, ledger, runLimits, trend } = p;
     const ex = await next(req, options);
     counted(ex);
     sink?.push(ex);
     ledger.answered(ex);
     runLimits.afterSend(ex);
-    const warning = runLimits.stop ? null : trend.add(ex);
-    if (warning) {
-      runLimits.halt('PSC_TARGET_SLOWING', warning.message.split('\n')[0]!);
-      slowing(warning);
-    }
+    if (runLimits.stop || options.restLook) return ex;
+    const slowing = trend.add(ex, options.burst === true);
+    if (slowing) await lookAgain(p, whole, req, slowing);
     return ex;
   };
+
+/** How long the run rests before it looks again, and how many requests the look sends, one after the other. */
+export const REST_MS = 2_000;
+export const REST_LOOK_REQUESTS = 3;
+const LOOK_OPTIONS: SendOptions = { pace: false, resendOn429: false, burst: true, restLook: true };
+
+/**
+ * The look after a rest: the run's other requests held back and those on the wire answered, a pause, then the request
+ * that showed the slowing, sent again a few times alone (like with like: its own class of request, compared with that
+ * class's earliest answers; a creation creates again, within --max-creates). Still slow stops the run; quick again is a
+ * warning and the run goes on.
+ */
+async function lookAgain(p: PathParts, whole: Send, req: OutgoingRequest, slowing: Slowing): Promise<void> {
+  const { rest, runLimits, trend } = p;
+  let settled = false;
+  try {
+    const answers = await rest.rest(async () => {
+      await sleep(REST_MS, runLimits.interrupted);
+      const got: Exchange[] = [];
+      for (let i = 0; i < REST_LOOK_REQUESTS && !runLimits.stop; i++) {
+        try {
+          got.push(await whole(req, LOOK_OPTIONS));
+        } catch (e) {
+          if (isRunStopped(e)) break;
+          throw e;
+        }
+      }
+      return got;
+    });
+    if (answers === null || runLimits.stop) return;
+    const { finding, stop } = trend.settle(slowing, trend.restLook(REST_MS, answers, slowing));
+    settled = true;
+    if (finding && stop) runLimits.halt('PSC_TARGET_SLOWING', finding.message.split('\n')[0]!);
+    if (finding) p.slowing(finding);
+  } finally {
+    if (!settled) trend.abandon();
+  }
+}

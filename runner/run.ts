@@ -21,6 +21,7 @@ import { isRunStopped, type LimitSettings, RunLimits, type Stop, UNLIMITED } fro
 import type { RateLimitResult } from './rate-limit-results.js';
 import type { ExchangeSink } from './request-path.js';
 import { RATE_LIMIT_MINIMUM, suiteDefinition } from './suites.js';
+import { RestGate } from './rest.js';
 import { LatencyTrend } from './trend.js';
 
 /** The run's totals, as the reports read them: what was sent and created, per key, what was left out, the stop. */
@@ -86,7 +87,9 @@ export function schedule(names: readonly SuiteName[]): { sideBySide: SuiteName[]
 export class Run {
   readonly ledger = new Ledger();
   readonly limits: RunLimits;
-  readonly trend = new LatencyTrend();
+  readonly trend: LatencyTrend;
+  /** The run's rest, while the trend looks again at a target that seemed to slow down (runner/rest.ts). */
+  readonly rest = new RestGate();
   readonly pacer: Pacer;
   /** The request lanes of the functional suites; the rate-limit suites run alone, with bursts of their own. */
   readonly lanes: Lanes;
@@ -96,6 +99,7 @@ export class Run {
     private readonly options: RunOptions = {},
   ) {
     this.limits = new RunLimits(options.limits ?? UNLIMITED, options.now ?? Date.now, this.ledger);
+    this.trend = new LatencyTrend({ embedded: settings.embedded === true });
     // Every wait of the pacer ends at once when a signal stops the run (RunLimits.interrupted).
     const interrupted = this.limits.interrupted;
     this.pacer = new Pacer({

@@ -33,6 +33,8 @@ export interface WorkerConfig {
   readonly concurrency: number;
   /** The channel on which the CLI stops the run (a signal: suites/stop-channel.ts); none when not given. */
   readonly stopChannel?: string;
+  /** The target is the embedded server, on this host; false when not given. */
+  readonly embedded?: boolean;
 }
 
 declare module 'vitest' {
@@ -70,6 +72,7 @@ export function toWorkerConfig(
     suites: [...(c.suites ?? [])],
     concurrency: c.concurrency ?? 1,
     ...(c.stopChannel !== undefined && { stopChannel: c.stopChannel }),
+    ...(c.embedded !== undefined && { embedded: c.embedded }),
   };
 }
 
@@ -92,5 +95,6 @@ export function workerSettings(w: WorkerConfig): Omit<RunSettings, 'onWait'> {
     windowSeconds: w.windowSeconds,
     namePrefix: w.namePrefix,
     transport: w.transport,
+    embedded: w.embedded === true,
   };
 }

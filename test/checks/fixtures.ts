@@ -25,6 +25,9 @@ export interface ExchangeInit {
   requestHeaders?: Record<string, string>;
   error?: { code: string; message: string };
   keyPlan?: PlanName | 'none' | 'invalid';
+  /** When the request started (epoch ms) and how long until it was answered: by default answered at NOW. */
+  startedAt?: number;
+  durationMs?: number;
 }
 
 const defaults: Record<
@@ -103,8 +106,8 @@ export function exchange(init: ExchangeInit = {}): Exchange {
     },
     response,
     error: init.error ?? null,
-    startedAt: NOW - 10,
-    durationMs: 10,
+    startedAt: init.startedAt ?? NOW - 10,
+    durationMs: init.durationMs ?? 10,
   };
 }
 
@@ -112,5 +115,5 @@ export function evidence(
   init: ExchangeInit = {},
   extra: Partial<Omit<ResponseEvidence, 'exchange'>> = {},
 ): ResponseEvidence {
-  return { exchange: exchange(init), plan: FREE, now: NOW, ...extra };
+  return { exchange: exchange(init), plan: FREE, ...extra };
 }

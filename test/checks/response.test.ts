@@ -7,7 +7,7 @@ import { parseRetryAfter } from '../../http/retry-after.js';
 import * as r from '../../checks/response.js';
 import { allChecks, applyResponseChecks } from '../../checks/registry.js';
 import fc from 'fast-check';
-import { ERROR, evidence, exchange, NOW, NOW_S, PET, type ExchangeInit } from './fixtures.js';
+import { ERROR, evidence, exchange, FREE, NOW, NOW_S, PET, type ExchangeInit } from './fixtures.js';
 
 const run = (check: Check<r.ResponseEvidence>, init: ExchangeInit = {}, extra: Partial<r.ResponseEvidence> = {}) =>
   check.run(evidence(init, extra));
@@ -218,8 +218,9 @@ describe('rate-limit-remaining-range', () => {
 });
 
 describe('rate-limit-reset-epoch', () => {
-  const reset = (value: string, headers: ExchangeInit['headers'] = {}, now = NOW) =>
-    run(r.rateLimitResetEpoch, { headers: { 'x-ratelimit-reset': value, ...headers } }, { now });
+  /** `at`: when the exchange was answered (its request started 10 ms before). */
+  const reset = (value: string, headers: ExchangeInit['headers'] = {}, at = NOW) =>
+    run(r.rateLimitResetEpoch, { headers: { 'x-ratelimit-reset': value, ...headers }, startedAt: at - 10 });
   it('passes epoch seconds within a day, with 5 s skew', () => {
     expect(reset(String(NOW_S + 60))).toEqual([]);
     expect(reset(String(NOW_S - 5))).toEqual([]);
@@ -240,10 +241,36 @@ describe('rate-limit-reset-epoch', () => {
     expect(reset(String(hourLater / 1000 + 30), headers, NOW)).toEqual([]);
     expect(reset(String(NOW_S + 30), headers, NOW)[0]?.message).toContain('the Date header');
   });
-  it('falls back to evidence.now when Date is absent or garbage', () => {
+  it('without a Date, judges by the local clock when the exchange was answered', () => {
     expect(reset(String(NOW_S + 30), { date: undefined })).toEqual([]);
     expect(reset(String(NOW_S + 30), { date: 'yesterday-ish' })).toEqual([]);
-    expect(reset(String(NOW_S - 100), { date: 'garbage' })[0]?.message).toContain('the local clock');
+    expect(reset(String(NOW_S - 100), { date: 'garbage' })[0]?.message).toContain(
+      'the local clock when it was answered',
+    );
+  });
+  it('judges each exchange at its answer, never by a later clock (a run ends, a report is written, a HAR replayed)', () => {
+    // Issue 28: a fixed window's first Reset (3 s after the answer) judged at the end of a 10-minute run.
+    const asked = NOW - 600_000;
+    const at = (headers: ExchangeInit['headers']) =>
+      r.rateLimitResetEpoch.run({ exchange: exchange({ headers, startedAt: asked, durationMs: 10 }), plan: FREE });
+    expect(at({ 'x-ratelimit-reset': String(asked / 1000 + 3), date: undefined })).toEqual([]);
+    // A Reset already in the past when it was answered is still caught, Date or not.
+    const stale = String(asked / 1000 - 6);
+    expect(at({ 'x-ratelimit-reset': stale, date: undefined })[0]?.message).toContain('6 s in the past');
+    expect(at({ 'x-ratelimit-reset': stale, date: new Date(asked).toUTCString() })).toHaveLength(1);
+  });
+  it('a slow answer: the Reset may be made any time between the request and the end of its body', () => {
+    // Requested at NOW, body read 20 s later (a stalled host, a slow body): a Reset of NOW + 1 s was then in the future.
+    const slow = (value: string) =>
+      run(r.rateLimitResetEpoch, {
+        headers: { 'x-ratelimit-reset': value, date: undefined },
+        startedAt: NOW,
+        durationMs: 20_000,
+      });
+    expect(slow(String(NOW_S + 1))).toEqual([]);
+    expect(slow(String(NOW_S + 20 + 86_400 + 5))).toEqual([]);
+    expect(slow(String(NOW_S - 6))[0]?.message).toContain('6 s in the past');
+    expect(slow(String(NOW_S + 20 + 86_400 + 6))[0]?.message).toContain('beyond the longest window');
   });
 });
 
@@ -372,7 +399,7 @@ describe('robustness', () => {
     // Body reaching the checks as a value the client could never produce still yields no throw.
     const ex = exchange();
     const broken = { ...ex, response: { ...ex.response!, headers: null as never, json: { status: Symbol('x') } } };
-    expect(() => applyResponseChecks({ exchange: broken, plan: null, now: NaN })).not.toThrow();
+    expect(() => applyResponseChecks({ exchange: { ...broken, startedAt: NaN }, plan: null })).not.toThrow();
   });
 });
 
@@ -477,9 +504,9 @@ describe('property: any response', () => {
     });
     fc.assert(
       fc.property(arb, ({ operation, status, headers, body, now }) => {
-        const e = exchange({ operation: operation as never, status, headers, body });
+        const e = exchange({ operation: operation as never, status, headers, body, startedAt: now });
         const found = [
-          ...applyResponseChecks({ exchange: e, plan: { requestsPerMinute: 60, requestsPerDay: 1000 }, now }),
+          ...applyResponseChecks({ exchange: e, plan: { requestsPerMinute: 60, requestsPerDay: 1000 } }),
           ...allChecks
             .filter((c) => c.area !== 'response')
             .flatMap((c) =>
@@ -503,10 +530,19 @@ describe('property: any response', () => {
                 limit: 100,
                 actual: 'a',
                 ok: false,
-                first: [e, e],
-                recent: [e],
-                medians: [1, 2, 3],
-                answers: 3,
+                requestClass: 'GET /pets 200',
+                baselineMs: 10,
+                windows: [0, 1, 2, 3, 4].map((i) => ({
+                  startAt: i * 6_000,
+                  endAt: i * 6_000 + 5_000,
+                  medianMs: 10 * 4 ** i,
+                  answers: 5,
+                })),
+                first: e,
+                last: e,
+                answers: 25,
+                rest: { restMs: 2_000, requestClass: 'GET /pets 200', baselineMs: 10, latenciesMs: [900] },
+                host: { lagMs: 5, embedded: false },
               }),
             ),
         ];

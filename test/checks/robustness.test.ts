@@ -11,7 +11,7 @@ import {
   pathVariantAnswer,
 } from '../../checks/robustness.js';
 import { acceptsJson } from '../../checks/tolerance.js';
-import { ERROR, exchange, evidence, FREE, NOW } from './fixtures.js';
+import { ERROR, exchange, evidence, FREE } from './fixtures.js';
 
 const levels = (fs: readonly { level: string }[]) => fs.map((f) => f.level);
 
@@ -114,7 +114,6 @@ describe('Accept values a JSON service cannot serve', () => {
           ...(accept ? { requestHeaders: { accept } } : {}),
         }),
         plan: FREE,
-        now: NOW,
       })
         .filter((f) => f.level === 'violation')
         .map((f) => f.checkId);

@@ -1,5 +1,5 @@
-// The run's guard on its own: hard caps that concurrent sends cannot overrun, a deadline, and a trend detector that
-// stops only a target that keeps slowing down (never a slow one, never a spike).
+// The run's guard on its own: hard caps that concurrent sends cannot overrun, and a deadline (the trend that stops a
+// target that keeps slowing down: test/runner/trend.test.ts).
 import { FUNCTIONAL_SUITES } from '../../config/config.js';
 import { describe, expect, it } from 'vitest';
 import type { OutgoingRequest } from '../../http/client.js';
@@ -8,7 +8,6 @@ import { estimateRequests, planBudget } from '../../runner/budget.js';
 import { blocksRun, isRunStopped, type LimitScope, type LimitSettings, type SuiteState } from '../../runner/limits.js';
 import { Run } from '../../runner/run.js';
 import { suiteDefinition, suiteEstimate } from '../../runner/suites.js';
-import { LatencyTrend, TREND_WINDOW } from '../../runner/trend.js';
 
 const req = (operation: OutgoingRequest['operation'] = 'listPets'): OutgoingRequest => ({
   operation,
@@ -267,32 +266,6 @@ describe('RunGuard', () => {
     tryCall(g);
     g.afterSend(answer(3));
     expect(g.snapshot().byKey.free).toEqual({ sent: 1, headerLimit: 60, headerRemaining: 41, headerReset: 1900000000 });
-  });
-});
-
-describe('LatencyTrend', () => {
-  const feed = (ms: (i: number) => number, n: number) => {
-    const t = new LatencyTrend();
-    for (let i = 0; i < n; i++) {
-      const f = t.add(answer(ms(i)));
-      if (f) return { at: i + 1, finding: f };
-    }
-    return null;
-  };
-
-  it('stops a target that gets a few ms slower with every answer, with the first and last medians', () => {
-    const hit = feed((i) => 2 + 5 * i, 500);
-    expect(hit).not.toBeNull();
-    expect(hit!.at % TREND_WINDOW).toBe(0);
-    expect(hit!.finding.level).toBe('warning');
-    expect(hit!.finding.message).toMatch(/median latency 37 ms over the first 15 answers/);
-  });
-
-  it('never stops a target that is slow but steady, or one that had a spike', () => {
-    expect(feed(() => 900, 500)).toBeNull();
-    expect(feed((i) => (i >= 100 && i < 130 ? 2_000 : 5), 500)).toBeNull();
-    // Noisy but flat.
-    expect(feed((i) => 5 + ((i * 7919) % 40), 500)).toBeNull();
   });
 });
 

@@ -1,5 +1,6 @@
-// Runs that always end, within a request budget: a target that slows down stops the run (exit 3) with the trend as a
-// warning and every report written; --budget and --max-creates are hard caps the target itself can count.
+// Runs that always end, within a request budget: a target that keeps slowing down stops the run (exit 3) with the
+// trend as a warning and every report written, one slow for a few seconds does not; --budget and --max-creates are
+// hard caps the target itself can count.
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,7 +9,15 @@ import { loadConfig, parseDuration } from '../../config/config.js';
 import { isEdgeName, prefixedName } from '../../generators/names.js';
 import { startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import { readHar } from '../support/artifacts.js';
-import { countingProxy, distinctiveKeys, runAgainst, runForReport, tempEnvFile, writeEnvFile } from './support.js';
+import {
+  countingProxy,
+  distinctiveKeys,
+  slowingDown,
+  runAgainst,
+  runForReport,
+  tempEnvFile,
+  writeEnvFile,
+} from './support.js';
 import { tempDir } from '../support/temp-dir.js';
 
 describe('run limits against a real target', () => {
@@ -26,8 +35,9 @@ describe('run limits against a real target', () => {
   const run = (target: string, name: string, extra: string[]) =>
     runForReport(target, envFile, join(dir, `${name}.json`), ['--seed', '5', ...extra]);
 
-  it('a target that slows down by a few ms per answer: exit 3, the trend as a warning, every report written', async () => {
-    const proxy = await countingProxy(server.url, 8);
+  // Real time on purpose: the slow-down must hold 20 s of wall time and still be there after a rest (about 30 s).
+  it('a target that keeps slowing down (twice as slow every 5 s): exit 3, the trend as a warning, every report written', async () => {
+    const proxy = await countingProxy(server.url, slowingDown());
     try {
       const har = join(dir, 'slow.har');
       const md = join(dir, 'slow-junit.xml');
@@ -35,7 +45,7 @@ describe('run limits against a real target', () => {
         '--suite',
         'listPets,createPet',
         '--runs',
-        '30',
+        '100',
         '--max-duration',
         '10m',
         '--har',
@@ -50,8 +60,9 @@ describe('run limits against a real target', () => {
       const trend = report.findings.filter((f) => f.checkId === 'latency-trend');
       expect(trend).toHaveLength(1);
       expect(trend[0]!.level).toBe('warning');
+      // Its figures: the class that slowed, its first and last medians, how long it rose, what the look after a rest saw.
       expect(trend[0]!.message).toMatch(
-        /median latency [\d.]+ ms over the first 15 answers, [\d.]+ ms over the last 15/,
+        /^the (target|answers) slowed down progressively \((GET|POST) \/pets(\/\{petId\})? \d{3}: median latency [\d.]+ ms over its first answers, [\d.]+ ms over the last \d+ \(after \d+\), rising over \d+ windows for [\d.]+ s\); after a 2 s rest, 3 .* answered in [\d.]+ ms \(median\), still slow(; this host is the likelier cause: the run's own event loop lagged up to \d+ ms meanwhile)?\n/,
       );
       expect(out.text()).toMatch(/Stopped early: .*slowed down/);
       expect(out.text()).toMatch(/time budget 600 s/);
@@ -66,7 +77,30 @@ describe('run limits against a real target', () => {
     } finally {
       await proxy.close();
     }
-  }, 120_000);
+  }, 180_000);
+
+  it('a target slow for 5 s that recovers: no stop, no trend', async () => {
+    // Quick for a second, then 200 ms slower with every second for 5 s (up to a second an answer), then quick again:
+    // four lanes see it rise answer after answer, which stopped the run before issue 28.
+    const proxy = await countingProxy(server.url, (_n, since) =>
+      since >= 1_000 && since < 6_000 ? (since - 1_000) / 5 : 0,
+    );
+    try {
+      const { code, out, report } = await run(proxy.url, 'recovers', [
+        '--suite',
+        'listPets,createPet',
+        '--runs',
+        '60',
+        '--concurrency',
+        '4',
+      ]);
+      expect(code, out.text()).toBe(0);
+      expect(report.run.stop?.code).not.toBe('PSC_TARGET_SLOWING');
+      expect(report.findings.filter((f) => f.checkId === 'latency-trend')).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
+  }, 180_000);
 
   it('--max-duration: no request past the deadline, exit 3, and the reports say why', async () => {
     const proxy = await countingProxy(server.url);

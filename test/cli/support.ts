@@ -100,16 +100,41 @@ export interface CountingProxy {
 }
 
 /**
- * A forward to `upstream` (a base URL ending in /v1) that counts what it receives and delays the n-th answer by
- * n × stepMs: a target that slows down progressively when stepMs > 0.
+ * A target that keeps slowing down over time, for countingProxy: each answer held 10 ms × 2^(s / doublingS), s the
+ * seconds since the run's second request, its suites' first (0.16 s after 20 s, 0.64 s after 30 s by default); the
+ * preflight's 10 ms, however long the run takes to start its suites.
  */
-export async function countingProxy(upstream: string, stepMs = 0): Promise<CountingProxy> {
+export function slowingDown(doublingS = 5): (n: number) => number {
+  let from: number | null = null;
+  return (n) => {
+    if (n === 0) return 10;
+    from ??= Date.now();
+    return 10 * 2 ** ((Date.now() - from) / 1000 / doublingS);
+  };
+}
+
+/**
+ * A forward to `upstream` (a base URL ending in /v1) that counts what it receives and delays the n-th answer by
+ * n × stepMs: a target that slows down progressively when stepMs > 0. `delay` may instead say how long to hold the
+ * n-th answer, `sinceFirstMs` after the first request came (a target slow for a while). `dropDate`: the answers carry
+ * no Date header (a service without a clock of its own, as RFC 9110 §6.6.1 allows).
+ */
+export async function countingProxy(
+  upstream: string,
+  delay: number | ((n: number, sinceFirstMs: number) => number) = 0,
+  options: { readonly dropDate?: boolean } = {},
+): Promise<CountingProxy> {
+  const holdFor = typeof delay === 'number' ? (n: number) => n * delay : delay;
+  let firstAt: number | null = null;
   const { createServer: createHttpServer, request } = await import('node:http');
   const up = new URL(upstream);
   const counts = { requests: 0, created: 0 };
   const createdNames: string[] = [];
   const server = createHttpServer((req, res) => {
     const n = counts.requests++;
+    firstAt ??= Date.now();
+    const held = holdFor(n, Date.now() - firstAt);
+    if (options.dropDate) res.sendDate = false;
     const fwd = request(
       { host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers },
       (answer) => {
@@ -121,10 +146,11 @@ export async function countingProxy(upstream: string, stepMs = 0): Promise<Count
             counts.created++;
             createdNames.push((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { name: string }).name);
           }
+          const { date: _date, ...kept } = answer.headers;
           setTimeout(() => {
-            res.writeHead(answer.statusCode ?? 502, answer.headers);
+            res.writeHead(answer.statusCode ?? 502, options.dropDate ? kept : answer.headers);
             res.end(Buffer.concat(chunks));
-          }, n * stepMs);
+          }, held);
         });
       },
     );

@@ -19,7 +19,15 @@ import { ApiKey, registerSecret } from '../../http/redact.js';
 import { planKeys, startReferenceServer } from '../../reference/server.js';
 import { guardSecrets } from '../../reports/secret-gate.js';
 import { runSuite } from '../../runner/run.js';
-import { closedPort, countingProxy, distinctiveKeys, runForReport, runMain, writeEnvFile } from '../cli/support.js';
+import {
+  closedPort,
+  countingProxy,
+  distinctiveKeys,
+  runForReport,
+  runMain,
+  slowingDown,
+  writeEnvFile,
+} from '../cli/support.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const dir = tempDir('psc-errors-');
@@ -65,9 +73,9 @@ async function silentTarget<T>(body: (url: string) => Promise<T>): Promise<T> {
 
 /** A run against the reference server (through `proxyStep` ms of added delay per answer, if any): its exit code and
  * the stop its JSON report names. */
-async function viaRunLimits(flags: string[], proxyStep: number | null = null): Promise<Seen> {
+async function viaRunLimits(flags: string[], slowing = false): Promise<Seen> {
   const server = await startReferenceServer({ keys });
-  const proxy = proxyStep === null ? null : await countingProxy(server.url, proxyStep);
+  const proxy = slowing ? await countingProxy(server.url, slowingDown()) : null;
   const json = join(tempDir('psc-errors-run-'), 'r.json');
   try {
     const target = proxy?.url ?? server.url;
@@ -202,7 +210,8 @@ const table: Record<HarnessErrorCode, { exit: number; provoke: () => Promise<See
   PSC_MAX_DURATION: { exit: 3, provoke: () => viaRunLimits(['--max-duration', '1s']) },
   PSC_TARGET_SLOWING: {
     exit: 3,
-    provoke: () => viaRunLimits(['--suite', 'listPets,createPet', '--runs', '30'], 8),
+    // The slow-down must hold 20 s and outlast a rest: the row takes some 30 s of real time.
+    provoke: () => viaRunLimits(['--suite', 'listPets,createPet', '--runs', '100'], true),
   },
   // A signal stops the run through the guard, its reports written (test/cli/signals.test.ts spawns the command).
   PSC_SIGINT: { exit: 130, provoke: () => viaSignal('SIGINT') },
@@ -236,10 +245,14 @@ describe('the error catalogue', () => {
     expect(exitCodeOf(e)).toBe(row.exit);
   });
 
-  it.each(Object.entries(table))('%s is thrown by a real path, which ends in its exit code', async (code, row) => {
-    const seen = await row.provoke();
-    expect(seen).toEqual({ exit: row.exit, code });
-  });
+  it.each(Object.entries(table))(
+    '%s is thrown by a real path, which ends in its exit code',
+    async (code, row) => {
+      const seen = await row.provoke();
+      expect(seen).toEqual({ exit: row.exit, code });
+    },
+    120_000,
+  );
 
   it('the subclasses carry catalogue codes', () => {
     const blocked = new KeyBlockedError('key free: banned');

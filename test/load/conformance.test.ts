@@ -78,7 +78,7 @@ describe('the tally is the response checks of the catalogue', () => {
     const headers = { ...rl, 'Retry-After': '0.25', 'Content-Type': 'application/json' };
     const body = '{"code":"rate_limited","message":"slow down","status":429}';
     const ex = loadExchange('getPet', 429, headers, body, 'free');
-    const direct = applyResponseChecks({ exchange: ex, plan: null, now: Date.now() })
+    const direct = applyResponseChecks({ exchange: ex, plan: null })
       .filter((f) => f.level === 'violation')
       .map((f) => f.checkId);
     const t = new ConformanceTally(1);

@@ -537,7 +537,7 @@ describe('a 429 is judged once, by the response checks; the rate-limit checks ju
   });
   /** Every check that sees this 429: the response checks, and each rate-limit check it is evidence for. */
   const judged = (ex: ReturnType<typeof exchange>) => [
-    ...applyResponseChecks({ exchange: ex, plan: LIM, now: NOW }),
+    ...applyResponseChecks({ exchange: ex, plan: LIM }),
     ...c.shape429.run({ exchange: ex }),
     ...c.dailyQuota.run(quota(ex)),
     ...c.retryAfterHonoured.run(recovery(ex)),

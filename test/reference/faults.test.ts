@@ -232,7 +232,7 @@ const cases: Record<FaultId, Case> = {
   },
   'get-odd-404': { probe: async (s) => (await get(s, `/pets/${text((await created(s)).json.id)}`)).status === 404 },
   'slows-down': {
-    // 30 answers: without the fault none is held back, with it the last by 29 lags of 6 ms (174 ms), in the server's
+    // 30 answers: without the fault none is held back, with it the last by 29 lags of 8 ms (232 ms), in the server's
     // own time (how long a busy machine takes to answer is no part of it; latency-trend meets the real delay).
     probe: async (s, clock) => {
       for (let i = 0; i < 30; i++) await call(s, 'GET', '/pets?limit=1');

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { RateLimiter, type LimiterAlgorithm, type LimiterDefects } from '../../reference/limiter.js';
 
-const ALGORITHMS: LimiterAlgorithm[] = ['fixed-window', 'sliding-window', 'token-bucket'];
+const ALGORITHMS: LimiterAlgorithm[] = ['fixed-window', 'sliding-window', 'token-bucket', 'fixed-window-aligned'];
 const W = 1000;
 const LIMITS = { requestsPerMinute: 5, requestsPerDay: 1000 };
 const T0 = 1_700_000_000_000;
@@ -178,6 +178,20 @@ test('sliding window weighs the previous window', () => {
   expect(l.take('k', LIMITS, T0 + 1.5 * W).remaining).toBe(1);
   expect(l.take('k', LIMITS, T0 + 1.5 * W).allowed).toBe(true);
   expect(l.take('k', LIMITS, T0 + 1.5 * W).allowed).toBe(false);
+});
+
+test("a clock-aligned fixed window: every key's window ends on the same boundary, which its Reset names", () => {
+  const l = limiter('fixed-window-aligned');
+  // A key's first request 0.9 of a window past a boundary: its window ends 0.1 of a window later, as does another's.
+  const first = l.take('a', LIMITS, T0 + 0.9 * W);
+  expect(first.resetAt).toBe(T0 + W);
+  expect(l.take('b', LIMITS, T0 + 0.95 * W).resetAt).toBe(T0 + W);
+  // A burst across the boundary gets most of two windows' worth.
+  expect(burst(l, 'c', T0 + 0.99 * W) + burst(l, 'c', T0 + W)).toBe(10);
+  const refused = l.take('c', LIMITS, T0 + 1.5 * W);
+  expect(refused.allowed).toBe(false);
+  expect(refused.resetAt).toBe(T0 + 2 * W);
+  expect(refused.waitMs).toBe(0.5 * W);
 });
 
 test('token bucket refills one token per window/limit', () => {

@@ -64,7 +64,7 @@ function found(
 
 /** A finding of body-schema, by the check itself, on a response with this body. */
 function schemaFinding(op: OperationId, status: number, body: string, caseClass: string | null = null): Finding {
-  const [f] = bodySchema.run({ exchange: exchange({ operation: op, status, body, seq: ++seq }), plan: null, now: 0 });
+  const [f] = bodySchema.run({ exchange: exchange({ operation: op, status, body, seq: ++seq }), plan: null });
   expect(f, body).toBeDefined();
   return { ...f!, suite: 'test', caseClass };
 }
