@@ -110,7 +110,8 @@ function hostCause(host: LatencyTrendEvidence['host'], growthMs: number): string
 export const latencyTrend: Check<LatencyTrendEvidence> = defineCheck<LatencyTrendEvidence>({
   id: 'latency-trend',
   clauses: ['harness-time-budget'],
-  levels: ['warning'],
+  // A target that answered quickly again after a rest, on a host that explains the growth, did nothing: an observation.
+  levels: ['warning', 'observation'],
   area: 'run',
   // One trend per run, whatever request showed it.
   signature: 'operation',
@@ -140,6 +141,7 @@ export const latencyTrend: Check<LatencyTrendEvidence> = defineCheck<LatencyTren
         operation: null,
         expected: `latency that does not keep growing (first median ${r1(baselineMs)} ms)`,
         actual: `last median ${r1(last.medianMs)} ms; ${looked} ms after a rest`,
+        ...(!still && host !== null && { level: 'observation' as const }),
       }),
     ];
   },

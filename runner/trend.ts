@@ -162,8 +162,9 @@ export class LatencyTrend {
   }
 
   /**
-   * Judges a slowing with the look after a rest: the `latency-trend` warning when there is one, and whether it stops
-   * the run (growth confirmed: still slow after the rest). Quick again: the run goes on, every class's windows start
+   * Judges a slowing with the look after a rest: the `latency-trend` finding when there is one (an observation when
+   * the target was quick again and the host explains the growth), and whether it stops the run (growth confirmed:
+   * still slow after the rest). Quick again: the run goes on, every class's windows start
    * over. The busy warning is given once per run.
    */
   settle(slowing: Slowing, rest: RestLook | null): { readonly finding: Finding | null; readonly stop: boolean } {
@@ -172,7 +173,7 @@ export class LatencyTrend {
     const lagMs = this.lag.maxBetween(windows[0]?.startAt ?? 0, Date.now());
     const evidence: LatencyTrendEvidence = { ...slowing.evidence, rest, host: { lagMs, embedded: this.embedded } };
     const stop = stopsRun(evidence);
-    const found = latencyTrend.run(evidence).find((f) => f.level !== 'observation') ?? null;
+    const found = latencyTrend.run(evidence)[0] ?? null;
     if (stop) {
       this.stopped = true;
       return { finding: found, stop: found !== null };

@@ -198,6 +198,8 @@ describe('confirmed after a rest', () => {
     expect(warned.finding?.message).toMatch(
       /^the answers slowed down for .*busy, not slowing; the target is the embedded server, on this host: the host slowed down, not a target\n/,
     );
+    // The host's doing, not the target's: recorded, never a warning (--strict would fail on it).
+    expect(warned.finding?.level).toBe('observation');
   });
 });
 
