@@ -6,7 +6,14 @@ import { opLabel, statusOf } from './facts.js';
 export interface AuthEvidence {
   readonly exchange: Exchange;
   /** The Authorization variant sent, e.g. { name: 'missing header', valid: false } or { name: 'lowercase bearer', valid: true }. */
-  readonly variant: { readonly name: string; readonly valid: boolean };
+  readonly variant: {
+    readonly name: string;
+    readonly valid: boolean;
+    /** A near miss of the key (generators/auth.ts NEAR_MISSES): accepting it is an authentication bypass. */
+    readonly nearMiss?: string;
+    /** A second Authorization header was sent: a request HTTP calls malformed (the field is a singleton). */
+    readonly repeated?: string;
+  };
 }
 
 export const authRejected: Check<AuthEvidence> = defineCheck({
@@ -20,12 +27,18 @@ export const authRejected: Check<AuthEvidence> = defineCheck({
     const status = statusOf(ex);
     // 429 is documented for every operation: it says nothing about the key.
     if (variant.valid || status === null || status === 401 || status === 429) return [];
+    // Authorization is a singleton field (RFC 9110 §11.6.2): two of them may be refused as a bad request.
+    if (status === 400 && variant.repeated !== undefined) return [];
     const what = status === 403 ? '403 instead of 401' : String(status);
+    const bypass =
+      status >= 200 && status < 300 && (variant.nearMiss !== undefined || variant.repeated !== undefined)
+        ? ' (an authentication bypass: what is not the key was taken for it)'
+        : '';
     return [
       finding(
         authRejected,
         ex,
-        `received ${what} for ${opLabel(ex)} with ${variant.name}\nthe spec documents 401 for a missing or invalid key`,
+        `received ${what} for ${opLabel(ex)} with ${variant.name}${bypass}\nthe spec documents 401 for a missing or invalid key`,
         {
           expected: '401',
           actual: String(status),

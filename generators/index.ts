@@ -1,6 +1,7 @@
 /** Request generators derived from the contract; each factory takes an optional Contract (default: the loaded one). */
 export {
   AUTH_VARIANTS,
+  NEAR_MISSES,
   authHeader,
   authScheme,
   authVariants,
