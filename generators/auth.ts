@@ -54,7 +54,10 @@ const accentable = (key: string): string | undefined => [...key].find((c) => Obj
  * lookup that trims whitespace (String.prototype.trim) or a collation that ignores it still drops this one.
  */
 export const NEAR_MISSES: Readonly<
-  Record<NearMissKind, { readonly derive: (key: string) => string | null; readonly shown: (variable: string, key: string) => string }>
+  Record<
+    NearMissKind,
+    { readonly derive: (key: string) => string | null; readonly shown: (variable: string, key: string) => string }
+  >
 > = Object.freeze({
   case: {
     derive: (key: string) => {

@@ -49,7 +49,10 @@ const derived = new WeakMap<ApiKey, Map<KeyChange, ApiKey | null>>();
  */
 export function changedKey(key: ApiKey, change: KeyChange): ApiKey | null {
   let byChange = derived.get(key);
-  if (byChange === undefined) derived.set(key, (byChange = new Map()));
+  if (byChange === undefined) {
+    byChange = new Map();
+    derived.set(key, byChange);
+  }
   if (!byChange.has(change)) {
     const value = change.derive(key.reveal());
     byChange.set(

@@ -979,8 +979,7 @@ const catalogue = [
   },
   {
     id: 'create-empty-status-stored',
-    description:
-      'an empty status passes validation (a falsy value is taken for an absent one) and is stored as ""',
+    description: 'an empty status passes validation (a falsy value is taken for an absent one) and is stored as ""',
     catches: 'create-invalid-rejected',
     suite: 'createPet',
     apply: wrap('validate', (prev) => (body) => {
