@@ -43,7 +43,7 @@ export const FAMILY_RULES: readonly FamilyRule[] = [
     cases:
       /^auth: (unknown key|altered key|key in another case|key with one letter accented|key with a trailing no-break space|two Authorization headers, the key first)$/,
     status: '2xx',
-    family: 'a key that is not the key accepted (unknown, altered or a near miss)',
+    family: 'an unknown or altered key accepted',
     reason:
       'an unknown key, an altered one and near misses of the key (another case, an accent, a trailing space, a second header) are one defect: the key is not compared exactly; two lenient comparisons at once (case and trailing space) show as this one defect, their variants listed',
   },
@@ -92,7 +92,8 @@ export const FAMILY_RULES: readonly FamilyRule[] = [
     checks: ['create-invalid-rejected', 'no-5xx'],
     cases: /^invalid body: categoryId( near an integer)?$/,
     status: 'any',
-    family: 'invalid body: a fractional categoryId',
+    // The lone fraction's own words: a baseline that names it still does.
+    family: 'invalid body: categoryId',
     reason:
       'a fraction and one within double precision of an integer accepted together are one defect: the integer is not checked on its digits (a tolerance alone takes only the near ones, its variant listed)',
   },
@@ -101,7 +102,7 @@ export const FAMILY_RULES: readonly FamilyRule[] = [
     checks: ['create-invalid-rejected', 'no-5xx'],
     cases: /^invalid body: (unknown|empty) status$/,
     status: 'any',
-    family: 'invalid body: status outside the enum',
+    family: 'invalid body: unknown status',
     reason:
       'an unknown status and an empty one accepted together are one defect: the enum is not enforced (an empty status alone, taken for an absent one, is its variant)',
   },
@@ -151,7 +152,7 @@ export const FAMILY_RULES: readonly FamilyRule[] = [
     checks: ['no-operation-without-key'],
     cases: /^robustness: upper-case (path|version segment)$/,
     status: 'any',
-    family: 'a path in another case served without a key',
+    family: 'robustness: upper-case path',
     reason:
       '/V1/PETS and /V1/pets served without a key are one defect: the router matches case-insensitively where the authentication layer does not (a prefix alone mounted so shows only /V1/pets)',
   },
