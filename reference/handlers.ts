@@ -10,7 +10,9 @@
  * - The Accept header is not read: every answer is JSON (406 is not documented).
  * - 401 responses carry rate-limit headers from a per-client (remote address) anonymous bucket with the Free plan's
  *   limits; it is reported, never enforced. `WWW-Authenticate: Bearer realm="petstore"`, with error="invalid_token"
- *   when a bearer token was given. The scheme name is case-insensitive (RFC 9110 §11.1).
+ *   when a bearer token was given. The scheme name is case-insensitive (RFC 9110 §11.1). The key is compared exactly:
+ *   only HTTP's optional whitespace around the value is dropped, and two Authorization lines are one field combined
+ *   ("Bearer KEY, Bearer other", RFC 9110 §5.3), which is no key.
  * - listPets: limit must be a decimal integer 1..100 (default 20) and status one of the enum; anything else, or a
  *   repeated parameter, gets 400 Error. Unknown query parameters are ignored. Pets come oldest first (newest first
  *   when the server is started so).
