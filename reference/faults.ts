@@ -920,6 +920,34 @@ const catalogue = [
     }),
   },
   {
+    id: 'auth-key-accent-insensitive',
+    description:
+      "keys are looked up through an accent- and case-insensitive collation (MySQL 8's utf8mb4_0900_ai_ci): the key with one letter accented is served",
+    catches: 'auth-rejected',
+    suite: 'auth',
+    apply: wrap('authenticate', (prev) => (ctx, header, route) => {
+      const a = prev(ctx, header, route);
+      if (a.ok || !a.tokenGiven || header === undefined) return a;
+      const { scheme, token } = splitAuthorization(header);
+      if (scheme.toLowerCase() !== 'bearer') return a;
+      const folded = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+      for (const k of ctx.keys.values()) if (folded(k.key) === folded(token)) return { ok: true, key: k };
+      return a;
+    }),
+  },
+  {
+    id: 'auth-first-header-wins',
+    description:
+      "only the first of two Authorization lines is read (Node's req.headers keeps the first): the key followed by a second, other Authorization is served",
+    catches: 'auth-rejected',
+    suite: 'auth',
+    apply: wrap(
+      'authenticate',
+      (prev) => (ctx, header, route) =>
+        prev(ctx, header === undefined ? header : ctx.res.req.headers.authorization, route),
+    ),
+  },
+  {
     id: 'create-query-merged',
     description:
       "the query string is merged into the request's parameters (Rails' params, PHP's $_REQUEST): POST /pets?name=Q&categoryId=7 with {} as the body creates a pet",

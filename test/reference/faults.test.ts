@@ -359,6 +359,19 @@ const cases: Record<FaultId, Case> = {
   'auth-key-trimmed': {
     probe: async (s) => (await call(s, 'GET', '/pets', { auth: `Bearer ${keyOf(s)}\u00a0` })).status === 200,
   },
+  'auth-key-accent-insensitive': {
+    probe: async (s) =>
+      (await call(s, 'GET', '/pets', { auth: `Bearer ${keyOf(s).replace('e', '\u00e9')}` })).status === 200,
+  },
+  'auth-first-header-wins': {
+    probe: async (s) => {
+      const res = await request(`${s.url}/pets`, {
+        headers: { authorization: [`Bearer ${keyOf(s)}`, 'Bearer other'] },
+      });
+      await res.body.dump();
+      return res.statusCode === 200;
+    },
+  },
   'create-query-merged': {
     probe: async (s) => (await call(s, 'POST', '/pets?name=Q&categoryId=7', { body: '{}' })).status < 300,
   },
