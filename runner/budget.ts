@@ -94,6 +94,13 @@ export function planBudget(
   return { runs: scaled, suiteEstimates, shares: tight ? suiteEstimates : null, notes };
 }
 
+/**
+ * Requests the budget a run is told to give holds beyond the preflight, the coverage phases and the rate-limit
+ * suite's minimum: a random case at least, since a run whose random phases sent nothing is INCOMPLETE
+ * (reports/completeness.ts). What is left goes to the last suite with a random phase still to run (RunLimits.beginSuite).
+ */
+const RANDOM_MINIMUM = 1;
+
 /** The rate-limit suite's minimum, per key and in all: what it cannot measure its keys with less of. */
 export interface RateLimitNeed {
   readonly total: number;
@@ -138,7 +145,7 @@ export function fitRateLimit(
     leftOut:
       `rate-limit: not run: its keys need about ${need.total} requests (${keys}, and ${unauthenticated} without a key), ` +
       `but ${label} leaves ${Math.max(0, room - coverage)} after the functional suites' coverage phases (${coverage}); ` +
-      `give --budget ${coverage + need.total + 1} or more, or --suite without rate-limit to leave it out on purpose`,
+      `give --budget ${coverage + need.total + 1 + RANDOM_MINIMUM} or more, or --suite without rate-limit to leave it out on purpose`,
   };
 }
 

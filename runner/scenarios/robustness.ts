@@ -76,7 +76,7 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
   let id = '1';
 
   // Keys named after prototype properties first (the cheapest classic, and the most often broken): each must get 401.
-  // All of them on the first operation, an inherited function and the prototype itself on every other. createPet's carries a valid body, so it also shows the order of the checks for a
+  // All of them on the first operation, constructor on every other. createPet's carries a valid body, so it also shows the order of the checks for a
   // valid body with an invalid key (401, never a 201). getPet asks for pet 1 until the run has one of its own.
   ctx.guard.phase('coverage: robustness catalogue, prototype-named keys');
   const body = newPetBody({ name: `${markers[0]}-key`, categoryId: '5', nameEdge: false });
