@@ -11,8 +11,10 @@ export interface AuthEvidence {
     readonly valid: boolean;
     /** A near miss of the key (generators/auth.ts NEAR_MISSES): accepting it is an authentication bypass. */
     readonly nearMiss?: string;
-    /** A second Authorization header was sent: a request HTTP calls malformed (the field is a singleton). */
+    /** A second Authorization header was sent (the field is a singleton). */
     readonly repeated?: string;
+    /** A request HTTP lets a recipient refuse as malformed (a repeated Authorization, a byte outside ASCII): 400 is a refusal too. */
+    readonly malformed?: boolean;
   };
 }
 
@@ -27,8 +29,9 @@ export const authRejected: Check<AuthEvidence> = defineCheck({
     const status = statusOf(ex);
     // 429 is documented for every operation: it says nothing about the key.
     if (variant.valid || status === null || status === 401 || status === 429) return [];
-    // Authorization is a singleton field (RFC 9110 §11.6.2): two of them may be refused as a bad request.
-    if (status === 400 && variant.repeated !== undefined) return [];
+    // Authorization is a singleton field (RFC 9110 §11.6.2) and obs-text is obsolete (§5.5): such a request may be
+    // refused as a bad one before any key is looked at.
+    if (status === 400 && variant.malformed === true) return [];
     const what = status === 403 ? '403 instead of 401' : String(status);
     const bypass =
       status >= 200 && status < 300 && (variant.nearMiss !== undefined || variant.repeated !== undefined)

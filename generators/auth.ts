@@ -18,6 +18,11 @@ export interface AuthVariant {
   readonly nearMiss?: NearMissKind;
   /** A second Authorization header sent after the first (a repeated field; it carries no key). */
   readonly repeated?: string;
+  /**
+   * HTTP lets a recipient refuse the request as malformed (400) before any key is looked at: a singleton field
+   * repeated, or a byte outside ASCII in the value (obs-text, RFC 9110 §5.5), which some fronts refuse.
+   */
+  readonly malformed?: true;
 }
 
 export type NearMissKind = 'case' | 'accent' | 'trailing-space';
@@ -107,8 +112,14 @@ export function authVariants(c: Contract = loaded): readonly AuthVariant[] {
   const canonical = s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
   const v = (name: string, template: string | null, valid: boolean): AuthVariant =>
     Object.freeze({ name, template, valid });
-  const near = (name: string, nearMiss: NearMissKind): AuthVariant =>
-    Object.freeze({ name, template: `${canonical} {key}`, valid: false, nearMiss });
+  const near = (name: string, nearMiss: NearMissKind, nonAscii = false): AuthVariant =>
+    Object.freeze({
+      name,
+      template: `${canonical} {key}`,
+      valid: false,
+      nearMiss,
+      ...(nonAscii && { malformed: true }),
+    });
   const others = ['Basic', 'Token'].filter((o) => o.toLowerCase() !== s.toLowerCase());
   return Object.freeze([
     v('header missing', null, false),
@@ -121,13 +132,14 @@ export function authVariants(c: Contract = loaded): readonly AuthVariant[] {
     v('altered key', `${canonical} {key}x`, false),
     // Near misses of the key (a suffix is the altered key above): each must get 401 like any other invalid key.
     near('key in another case', 'case'),
-    near('key with one letter accented', 'accent'),
-    near('key with a trailing no-break space', 'trailing-space'),
+    near('key with one letter accented', 'accent', true),
+    near('key with a trailing no-break space', 'trailing-space', true),
     Object.freeze({
       name: 'two Authorization headers, the key first',
       template: `${canonical} {key}`,
       valid: false,
       repeated: `${canonical} ${UNKNOWN_KEY}`,
+      malformed: true,
     }),
     v('no scheme', '{key}', false),
     v(`${canonical} {key}`, `${canonical} {key}`, true),

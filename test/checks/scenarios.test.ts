@@ -38,7 +38,12 @@ describe('auth-rejected', () => {
       'received 200 for GET /pets with key in another case (an authentication bypass: what is not the key was taken for it)\nthe spec documents 401 for a missing or invalid key',
     );
     expect(authRejected.run({ exchange: exchange({ status: 400 }), variant: near })).toHaveLength(1);
-    const twice = { name: 'two Authorization headers, the key first', valid: false, repeated: 'Bearer other' };
+    const twice = {
+      name: 'two Authorization headers, the key first',
+      valid: false,
+      repeated: 'Bearer other',
+      malformed: true,
+    };
     expect(authRejected.run({ exchange: exchange({ status: 400 }), variant: twice })).toEqual([]);
     expect(authRejected.run({ exchange: exchange(), variant: twice })[0]?.message).toContain('authentication bypass');
   });

@@ -41,6 +41,12 @@ describe('auth variants', () => {
       'key with a trailing no-break space',
       'two Authorization headers, the key first',
     ]);
+    // A 400 refuses them too where HTTP allows it: a byte outside ASCII, a repeated singleton field.
+    expect(near.filter((v) => v.malformed).map((v) => v.name)).toEqual([
+      'key with one letter accented',
+      'key with a trailing no-break space',
+      'two Authorization headers, the key first',
+    ]);
     for (const v of near) {
       expect(v.valid).toBe(false);
       // The case class never holds the key: only its template's placeholder.
