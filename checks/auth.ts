@@ -6,7 +6,16 @@ import { opLabel, statusOf } from './facts.js';
 export interface AuthEvidence {
   readonly exchange: Exchange;
   /** The Authorization variant sent, e.g. { name: 'missing header', valid: false } or { name: 'lowercase bearer', valid: true }. */
-  readonly variant: { readonly name: string; readonly valid: boolean };
+  readonly variant: {
+    readonly name: string;
+    readonly valid: boolean;
+    /** A near miss of the key (generators/auth.ts NEAR_MISSES): accepting it is an authentication bypass. */
+    readonly nearMiss?: string;
+    /** A second Authorization header was sent (the field is a singleton). */
+    readonly repeated?: string;
+    /** A request HTTP lets a recipient refuse as malformed (a repeated Authorization, a byte outside ASCII): 400 is a refusal too. */
+    readonly malformed?: boolean;
+  };
 }
 
 export const authRejected: Check<AuthEvidence> = defineCheck({
@@ -25,12 +34,19 @@ export const authRejected: Check<AuthEvidence> = defineCheck({
     const status = statusOf(ex);
     // 429 is documented for every operation: it says nothing about the key.
     if (variant.valid || status === null || status === 401 || status === 429) return [];
+    // Authorization is a singleton field (RFC 9110 §11.6.2) and obs-text is obsolete (§5.5): such a request may be
+    // refused as a bad one before any key is looked at.
+    if (status === 400 && variant.malformed === true) return [];
     const what = status === 403 ? '403 instead of 401' : String(status);
+    const bypass =
+      status >= 200 && status < 300 && (variant.nearMiss !== undefined || variant.repeated !== undefined)
+        ? ' (an authentication bypass: what is not the key was taken for it)'
+        : '';
     return [
       finding(
         authRejected,
         ex,
-        `received ${what} for ${opLabel(ex)} with ${variant.name}\nthe spec documents 401 for a missing or invalid key`,
+        `received ${what} for ${opLabel(ex)} with ${variant.name}${bypass}\nthe spec documents 401 for a missing or invalid key`,
         {
           expected: '401',
           actual: String(status),

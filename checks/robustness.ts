@@ -4,7 +4,7 @@
  * Where the spec is explicit, a violation: nothing is served without a key (sections 1 and 5), and a pet accepted comes
  * back as the target read it (4.2). Where it is silent, an observation with one line per case: which Content-Types
  * createPet accepts, what Accept values it cannot serve get, the order of 400 and 401, what path variants (a trailing
- * slash) do, how JSON at its edges is answered.
+ * slash) do, what list parameters in another shape get, how JSON at its edges is answered.
  */
 import type { Exchange } from '../http/exchange.js';
 import type { OperationId } from '../spec/contract.js';
@@ -121,6 +121,19 @@ export const pathVariantAnswer = answerObservation(
   { namesOperation: true },
 );
 
+export const queryShapeAnswer = answerObservation(
+  {
+    id: 'query-shape-answer',
+    clauses: ['gap-4-parameter-shapes'],
+    levels: ['observation'],
+    area: 'robustness',
+    title:
+      'Records what listPets answers to its parameters in another shape (arrays in brackets); a 5xx is judged apart.',
+  },
+  ({ exchange: ex, what }, shown) =>
+    `${opLabel(ex)} with ${what} answered ${shown}\nthe spec shows no answer for parameters in another shape than name=value once`,
+);
+
 export const contentTypeAccepted = answerObservation(
   {
     id: 'content-type-accepted',
@@ -218,6 +231,7 @@ export const bodyUnderstood: Check<BodyEvidence> = defineCheck({
 export const robustnessChecks: readonly AnyCheck[] = [
   noOperationWithoutKey,
   pathVariantAnswer,
+  queryShapeAnswer,
   contentTypeAccepted,
   acceptAnswer,
   authBeforeBody,

@@ -1,6 +1,7 @@
 /** Request generators derived from the contract; each factory takes an optional Contract (default: the loaded one). */
 export {
   AUTH_VARIANTS,
+  NEAR_MISSES,
   authHeader,
   authScheme,
   authVariants,
@@ -9,7 +10,7 @@ export {
   type AuthVariant,
 } from './auth.js';
 export { enumMember, notEnumMember } from './enum.js';
-export { beyondDigits, beyondEdges, integerDigits, integerEdges, nonIntegerText } from './integer.js';
+export { beyondDigits, beyondEdges, integerDigits, integerEdges, nearIntegerText, nonIntegerText } from './integer.js';
 export { INT64_EDGES, beyondInt64Digits, int64Digits } from './int64.js';
 export { invalidNewPet, invalidNewPetKinds, markerName, type InvalidBody } from './invalid-new-pet.js';
 export { invalidListQuery, invalidListQueryKinds, validListQuery, type ListQuery } from './list-query.js';

@@ -64,3 +64,18 @@ export function nonIntegerText(): fc.Arbitrary<string> {
   return nonInteger;
 }
 let nonInteger: fc.Arbitrary<string> | undefined;
+
+/**
+ * JSON number texts that denote no integer but lie within a few units of double precision of one, still told apart
+ * from it in a double (1.00000000000001 is 1 + 45 ulps): a validator that converts and then allows a tolerance, or
+ * rounds before it checks, takes them for integers. Integer parts stay small, where a double's ulp is ~1e-15.
+ */
+export function nearIntegerText(): fc.Arbitrary<string> {
+  return fc.constantFrom(
+    '1.00000000000001',
+    '7.00000000000001',
+    '2.99999999999999',
+    '-1.00000000000001',
+    '5.0000000000001',
+  );
+}

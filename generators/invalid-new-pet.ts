@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { contract as loaded, type Contract } from '../spec/contract.js';
 import { enumMember, notEnumMember } from './enum.js';
-import { beyondDigits, integerDigits, nonIntegerText } from './integer.js';
+import { beyondDigits, integerDigits, nearIntegerText, nonIntegerText } from './integer.js';
 import {
   acceptedTypes,
   componentSchema,
@@ -150,7 +150,13 @@ function mutations(p: PropertySpec, valid: fc.Arbitrary<Text>): fc.Arbitrary<Mut
       })),
     );
   }
+  if (values && jsonType(p.schema) === 'string' && !values.includes('')) {
+    // Its own kind: a validator that takes a falsy value for an absent one stores "" (drawn by chance otherwise).
+    out.push(fc.constant({ reason: `empty ${p.name}`, text: constText('""') }));
+  }
   if (jsonType(p.schema) === 'integer') {
+    // Its own kind: a validator that converts to a double and checks "integer" with a tolerance takes these.
+    out.push(nearIntegerText().map((t) => ({ reason: `${p.name} near an integer (${t})`, text: constText(t) })));
     const beyond = String(p.schema.format ?? 'range');
     out.push(
       beyondDigits(integerRange(p.schema)).map((d) => ({

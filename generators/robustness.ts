@@ -17,6 +17,13 @@ export const PROTOTYPE_KEYS: readonly string[] = Object.freeze([
   'valueOf',
 ]);
 
+/**
+ * The one sent on every operation, the most common crash on Node stacks; the others (inherited functions and the
+ * prototype object itself) go on the first operation only, so that the coverage phases fit a Free key's default budget
+ * with room for a random case.
+ */
+export const PROTOTYPE_KEYS_EVERYWHERE: readonly string[] = Object.freeze(['constructor']);
+
 /** Nesting depth of the deep bodies: a few thousand levels, beyond what a recursive parser's stack survives. */
 export const DEEP_LEVELS = 3000;
 /** Length of the very long name, in characters (a few hundred KB). */
@@ -44,6 +51,8 @@ export interface BodyCase {
   readonly body: string | Uint8Array;
   /** Content-Type sent; '' sends none. */
   readonly contentType: string;
+  /** A query string sent with it ('?name=…'): parameters in another place than the body. */
+  readonly query?: string;
   /** For `refuse`: why (create-invalid-rejected's reason); for `either`: what the case is. */
   readonly reason: string;
   readonly marker: string | null;
@@ -71,7 +80,7 @@ export function deeplyNested(levels: number, inner = '0'): string {
 const json = (v: string) => JSON.stringify(v);
 
 /** How many marker names bodyCases asks `mark` for (runner/scenarios/robustness.ts samples this many). */
-export const BODY_MARKERS = 16;
+export const BODY_MARKERS = 19;
 
 /** A valid NewPet of this name in CATEGORY, as newPetBody writes it. */
 const petBody = (name: string): string => newPetBody({ name, categoryId: CATEGORY, nameEdge: false });
@@ -190,6 +199,36 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
       marker: null,
       readings: ok(9),
     }),
+    // Parameters in another place or shape than the body's members (frameworks merge the query string into the
+    // request's parameters, or read a body wrapped in a member named after the resource): the body itself lacks the
+    // required fields, so the spec requires a 400.
+    jsonCase({
+      name: 'fields in the query string, {} as the body',
+      verdict: 'refuse',
+      body: '{}',
+      query: `?name=${encodeURIComponent(m[16]!)}&categoryId=${CATEGORY}`,
+      reason: 'missing name and categoryId (given only in the query string)',
+      marker: m[16]!,
+      readings: null,
+    }),
+    jsonCase({
+      name: 'fields wrapped in a "pet" member',
+      verdict: 'refuse',
+      body: `{"pet":${petBody(m[17]!)}}`,
+      reason: 'missing name and categoryId (given only inside a "pet" member)',
+      marker: m[17]!,
+      readings: null,
+    }),
+    // An integer written with a zero fraction is an integer under JSON Schema: accepting it (as 5) is right, refusing
+    // it is recorded.
+    jsonCase({
+      name: `categoryId with a zero fraction (${CATEGORY}.0)`,
+      verdict: 'either',
+      body: `{"name":${json(m[18]!)},"categoryId":${CATEGORY}.0}`,
+      reason: `a NewPet whose categoryId is written ${CATEGORY}.0 (an integer under JSON Schema)`,
+      marker: null,
+      readings: ok(18),
+    }),
     {
       name: 'no Content-Type',
       topic: 'media-type',
@@ -253,11 +292,16 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
   ];
 }
 
-/** Accept values a JSON service cannot serve, each on every operation: text/html without a key, application/xml with. */
-export const ACCEPT_CASES: readonly { readonly accept: string; readonly keyed: boolean }[] = Object.freeze([
-  { accept: 'text/html', keyed: false },
-  { accept: 'application/xml', keyed: true },
-]);
+/**
+ * Accept values a JSON service cannot serve, each on every operation: text/html without a key and with it (a server
+ * may answer a browser with an HTML page), application/xml with it. `name` is the case class.
+ */
+export const ACCEPT_CASES: readonly { readonly name: string; readonly accept: string; readonly keyed: boolean }[] =
+  Object.freeze([
+    { name: 'Accept text/html', accept: 'text/html', keyed: false },
+    { name: 'Accept text/html with the key', accept: 'text/html', keyed: true },
+    { name: 'Accept application/xml', accept: 'application/xml', keyed: true },
+  ]);
 
 /** A path variant: the request-target sent as is, from the base address's path (e.g. '/v1'). */
 export interface PathVariant {
@@ -273,12 +317,26 @@ export interface PathVariant {
 /** Paths a router may normalise into a documented one; each sent as GET without a key (and with, when alsoKeyed). */
 export const PATH_VARIANTS: readonly PathVariant[] = Object.freeze([
   { name: 'upper-case path', resembles: 'listPets', target: (b: string) => `${b.replace(/v1$/, 'V1')}/PETS` },
+  // The version segment alone in another case: a prefix mounted case-insensitively (Express's default).
+  {
+    name: 'upper-case version segment',
+    resembles: 'listPets',
+    target: (b: string) => `${b.replace(/v1$/, 'V1')}/pets`,
+  },
   { name: 'doubled slash', resembles: 'listPets', target: (b: string) => `${b}//pets` },
   { name: 'dot segment', resembles: 'listPets', target: (b: string) => `${b}/./pets` },
   { name: 'trailing slash', resembles: 'listPets', target: (b: string) => `${b}/pets/`, alsoKeyed: true },
   // Pet 1, whoever's it is: the request carries no key, and only a router that decodes %2F before matching reaches it.
   { name: 'encoded slash', resembles: 'getPet', target: (b: string) => `${b}/pets%2F1` },
   { name: 'encoded dot segment', resembles: 'listPets', target: (b: string) => `${b}/%2e/pets` },
+]);
+
+/**
+ * listPets queries whose parameters come in another shape than name=value once: arrays in brackets, as qs-style
+ * parsers read them (the query as sent). The spec shows no answer; a 5xx is a violation, the rest is recorded.
+ */
+export const QUERY_SHAPES: readonly { readonly name: string; readonly query: string }[] = Object.freeze([
+  { name: 'limit and status in brackets (limit[]=5&status[]=available)', query: '?limit[]=5&status[]=available' },
 ]);
 
 /** petId segments (percent-encoded) a lenient integer parser may read as an id. */

@@ -41,6 +41,8 @@ export interface AuthSpec {
   readonly template: string | null;
   readonly key: ApiKey | null;
   readonly keyPlan: PlanName | 'none' | 'invalid';
+  /** A second Authorization header, sent after the first (a repeated field, as a robustness case); no key in it. */
+  readonly repeated?: string;
 }
 
 export interface OutgoingRequest {
@@ -220,10 +222,20 @@ export class HttpClient {
         recorded.authorization = parts.join(key.placeholder);
       } else wire.authorization = recorded.authorization = template;
     }
-    const request: RecordedRequest =
-      raw === undefined
-        ? { method: req.method, url, path: req.path, headers: recorded, body }
-        : { method: req.method, url, path: req.path, headers: recorded, body, rawTarget: raw };
+    const repeated = req.auth.repeated;
+    const sent: Record<string, string | string[]> =
+      repeated === undefined || wire.authorization === undefined
+        ? wire
+        : { ...wire, authorization: [wire.authorization, repeated] };
+    const request: RecordedRequest = {
+      method: req.method,
+      url,
+      path: req.path,
+      headers: recorded,
+      body,
+      ...(raw !== undefined && { rawTarget: raw }),
+      ...(sent !== wire && { laterLines: [['authorization', repeated!] as const] }),
+    };
     const seq = ++this.seq;
     const startedAt = Date.now();
     const t0 = performance.now();
@@ -231,7 +243,7 @@ export class HttpClient {
     let error: TransportError | null = null;
     try {
       const target = raw ?? requestTarget(this.baseUrl, this.prefix, req.path);
-      const res = await this.dispatch(target, req.method, wire, body, t0);
+      const res = await this.dispatch(target, req.method, sent, body, t0);
       const headers = responseHeaders(res.rawHeaders);
       const coding = headers['content-encoding'];
       const codings = coding === undefined ? NO_CODINGS : contentCodings(coding);
@@ -315,7 +327,7 @@ export class HttpClient {
   private dispatch(
     target: string,
     method: string,
-    headers: Record<string, string>,
+    headers: Record<string, string | string[]>,
     body: Uint8Array | null,
     t0: number,
   ): Promise<RawResponse> {

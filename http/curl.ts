@@ -28,7 +28,7 @@ function ansiQuote(bytes: Uint8Array): string {
 function quoteHeader(name: string, value: string): string {
   const line = `${name}: ${value}`;
   // Only placeholders are expanded by the shell; anything else with a $ is quoted literally.
-  if (/\$PETSTORE_API_KEY_[A-Z]+/.test(value) && !/["\\`]/.test(line)) return `"${line}"`;
+  if (/\$\{?PETSTORE_API_KEY_[A-Z]+/.test(value) && !/["\\`]/.test(line)) return `"${line}"`;
   return singleQuote(line);
 }
 
@@ -39,6 +39,8 @@ export function toCurl(req: RecordedRequest): string {
   // The run asked for compression: curl then decodes the answer as the run did (and sends the same Accept-Encoding).
   if (req.headers['accept-encoding'] !== undefined) parts.splice(3, 0, '--compressed');
   for (const [name, value] of Object.entries(req.headers)) parts.push('-H', quoteHeader(name, value));
+  // curl sends a repeated -H of one name as repeated lines.
+  for (const [name, value] of req.laterLines ?? []) parts.push('-H', quoteHeader(name, value));
   if (req.body !== null) {
     const text = Buffer.from(req.body).toString('utf8');
     const printable = Buffer.from(text, 'utf8').equals(Buffer.from(req.body)) && !/[\x00-\x08\x0b-\x1f\x7f]/.test(text);

@@ -13,6 +13,8 @@ export interface RecordedRequest {
   readonly body: Uint8Array | null;
   /** The request-target as sent when it was given verbatim (OutgoingRequest.rawTarget: dot segments kept). */
   readonly rawTarget?: string;
+  /** Header lines sent after `headers`: a repeated field's later lines (a second Authorization, AuthSpec.repeated). */
+  readonly laterLines?: readonly (readonly [name: string, value: string])[];
 }
 
 export interface RecordedResponse {

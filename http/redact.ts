@@ -9,12 +9,14 @@ const values = new WeakMap<ApiKey, string>();
 
 export class ApiKey {
   readonly placeholder: string;
+  /** `placeholder`: what stands for the value in recorded text (default: the variable $PETSTORE_API_KEY_<LABEL>). */
   constructor(
     value: string,
     readonly label: string,
+    placeholder?: string,
   ) {
     values.set(this, value);
-    this.placeholder = `$PETSTORE_API_KEY_${label.toUpperCase()}`;
+    this.placeholder = placeholder ?? `$${keyVariable(label)}`;
   }
   reveal(): string {
     return values.get(this)!;
@@ -28,6 +30,39 @@ export class ApiKey {
   [inspect.custom](): string {
     return this.toString();
   }
+}
+
+/** The environment variable that holds a plan's key: PETSTORE_API_KEY_FREE. */
+export const keyVariable = (label: string): string => `PETSTORE_API_KEY_${label.toUpperCase()}`;
+
+/** A change of a key's value (null: it does not apply to this value) and the placeholder of the changed value. */
+export interface KeyChange {
+  readonly derive: (value: string) => string | null;
+  readonly shown: (variable: string, value: string) => string;
+}
+
+const derived = new WeakMap<ApiKey, Map<KeyChange, ApiKey | null>>();
+
+/**
+ * A key changed (a near miss of it: another case, an accent), itself a secret: a near miss of a key is nearly the key,
+ * so it is scrubbed from what the target sends and shown only as its placeholder. Made once per key and change.
+ */
+export function changedKey(key: ApiKey, change: KeyChange): ApiKey | null {
+  let byChange = derived.get(key);
+  if (byChange === undefined) {
+    byChange = new Map();
+    derived.set(key, byChange);
+  }
+  if (!byChange.has(change)) {
+    const value = change.derive(key.reveal());
+    byChange.set(
+      change,
+      value === null
+        ? null
+        : registerSecret(new ApiKey(value, key.label, change.shown(keyVariable(key.label), key.reveal()))),
+    );
+  }
+  return byChange.get(change)!;
 }
 
 /** Every secret the process knows, so that text leaving it can be scrubbed as a last gate. */

@@ -889,6 +889,135 @@ const catalogue = [
     ),
   },
 
+  // --- issue 31: near misses of the key, parameters from another place, near-integers, what the catalogue names
+  {
+    id: 'auth-key-case-insensitive',
+    description:
+      "keys are looked up through a case-insensitive collation (a key table in MySQL's default collation): the key with its letters' case changed is served",
+    catches: 'auth-rejected',
+    suite: 'auth',
+    apply: wrap('authenticate', (prev) => (ctx, header, route) => {
+      const a = prev(ctx, header, route);
+      if (a.ok || !a.tokenGiven || header === undefined) return a;
+      const { scheme, token } = splitAuthorization(header);
+      if (scheme.toLowerCase() !== 'bearer') return a;
+      for (const k of ctx.keys.values()) if (k.key.toLowerCase() === token.toLowerCase()) return { ok: true, key: k };
+      return a;
+    }),
+  },
+  {
+    id: 'auth-key-trimmed',
+    description:
+      'the token is trimmed of whitespace before the lookup (String.prototype.trim, or a collation that ignores trailing spaces): the key followed by a no-break space is served',
+    catches: 'auth-rejected',
+    suite: 'auth',
+    apply: wrap('authenticate', (prev) => (ctx, header, route) => {
+      const a = prev(ctx, header, route);
+      if (a.ok || !a.tokenGiven || header === undefined) return a;
+      const { scheme, token } = splitAuthorization(header);
+      const key = scheme.toLowerCase() === 'bearer' ? ctx.keys.get(token.trim()) : undefined;
+      return key ? { ok: true, key } : a;
+    }),
+  },
+  {
+    id: 'auth-key-accent-insensitive',
+    description:
+      "keys are looked up through an accent- and case-insensitive collation (MySQL 8's utf8mb4_0900_ai_ci): the key with one letter accented is served",
+    catches: 'auth-rejected',
+    suite: 'auth',
+    apply: wrap('authenticate', (prev) => (ctx, header, route) => {
+      const a = prev(ctx, header, route);
+      if (a.ok || !a.tokenGiven || header === undefined) return a;
+      const { scheme, token } = splitAuthorization(header);
+      if (scheme.toLowerCase() !== 'bearer') return a;
+      const folded = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
+      for (const k of ctx.keys.values()) if (folded(k.key) === folded(token)) return { ok: true, key: k };
+      return a;
+    }),
+  },
+  {
+    id: 'auth-first-header-wins',
+    description:
+      "only the first of two Authorization lines is read (Node's req.headers keeps the first): the key followed by a second, other Authorization is served",
+    catches: 'auth-rejected',
+    suite: 'auth',
+    apply: wrap(
+      'authenticate',
+      (prev) => (ctx, header, route) =>
+        prev(ctx, header === undefined ? header : ctx.res.req.headers.authorization, route),
+    ),
+  },
+  {
+    id: 'create-query-merged',
+    description:
+      "the query string is merged into the request's parameters (Rails' params, PHP's $_REQUEST): POST /pets?name=Q&categoryId=7 with {} as the body creates a pet",
+    catches: 'create-invalid-rejected',
+    suite: 'robustness',
+    apply: wrap('parseBody', (prev) => (ctx, bytes, contentType) => {
+      const body = prev(ctx, bytes, contentType);
+      const url = ctx.res.req.url ?? '';
+      const q = url.indexOf('?');
+      if (q < 0 || !isObject(body)) return body;
+      const merged: Record<string, unknown> = { ...body };
+      for (const [name, value] of new URLSearchParams(url.slice(q + 1))) {
+        if (Object.hasOwn(merged, name) || !(NEW_PET_FIELDS as readonly string[]).includes(name)) continue;
+        merged[name] = name === 'categoryId' && /^-?\d+$/.test(value) ? new LosslessNumber(value) : value;
+      }
+      return merged;
+    }),
+  },
+  {
+    id: 'create-near-integer-accepted',
+    description:
+      'categoryId is checked for "integer" with a tolerance after converting to a double: 1.00000000000001 is accepted (and stored as 1)',
+    catches: 'create-invalid-rejected',
+    suite: 'createPet',
+    apply: coerceCategoryId((c) => {
+      if (!isLosslessNumber(c) || exactInteger(c) !== null) return undefined;
+      const n = Number((c as LosslessNumber).value);
+      // Only what a double still tells from an integer: beyond 2^53 a fraction is another defect (rounding).
+      if (!Number.isFinite(n) || Number.isInteger(n) || Math.abs(n - Math.round(n)) >= 1e-9) return undefined;
+      return new LosslessNumber(String(Math.round(n)));
+    }),
+  },
+  {
+    id: 'router-version-case-insensitive',
+    description:
+      'the version prefix is mounted case-insensitively (Express routers are by default) while the authentication layer guards the exact prefix: GET /V1/pets lists pets without a key',
+    catches: 'no-operation-without-key',
+    suite: 'robustness',
+    apply: wrap('route', (prev) => (method, path) => {
+      const exact = prev(method, path);
+      if (exact.route !== null) return exact;
+      const mounted = prev(method, path.replace(/^\/v1(?=\/)/i, '/v1'));
+      return mounted.route !== null ? { route: mounted.route, guarded: false } : exact;
+    }),
+  },
+  {
+    id: 'success-html-for-accept',
+    description:
+      'a client asking for text/html with a valid key gets an HTML page of the pets (a server-side view beside the API) instead of JSON',
+    catches: 'content-type-json',
+    suite: 'robustness',
+    apply: wrap('listed', (prev) => (ctx, q, reply) => {
+      const r = prev(ctx, q, reply);
+      if (!/\btext\/html\b/i.test(ctx.res.req.headers.accept ?? '') || r.status !== 200) return r;
+      return { ...r, body: '<!doctype html><title>Pets</title><ul></ul>', contentType: HTML };
+    }),
+  },
+  {
+    id: 'create-empty-status-stored',
+    description: 'an empty status passes validation (a falsy value is taken for an absent one) and is stored as ""',
+    catches: 'create-invalid-rejected',
+    suite: 'createPet',
+    apply: wrap('validate', (prev) => (body) => {
+      if (!isObject(body) || body.status !== '') return prev(body);
+      const { status: _status, ...rest } = body;
+      const v = prev(rest);
+      return v.ok ? { ok: true, pet: { ...v.pet, status: '' } } : v;
+    }),
+  },
+
   // --- limiter behaviour
   {
     id: 'rl-off-by-one',

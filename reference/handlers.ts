@@ -10,7 +10,9 @@
  * - The Accept header is not read: every answer is JSON (406 is not documented).
  * - 401 responses carry rate-limit headers from a per-client (remote address) anonymous bucket with the Free plan's
  *   limits; it is reported, never enforced. `WWW-Authenticate: Bearer realm="petstore"`, with error="invalid_token"
- *   when a bearer token was given. The scheme name is case-insensitive (RFC 9110 §11.1).
+ *   when a bearer token was given. The scheme name is case-insensitive (RFC 9110 §11.1). The key is compared exactly:
+ *   only HTTP's optional whitespace around the value is dropped, and two Authorization lines are one field combined
+ *   ("Bearer KEY, Bearer other", RFC 9110 §5.3), which is no key.
  * - listPets: limit must be a decimal integer 1..100 (default 20) and status one of the enum; anything else, or a
  *   repeated parameter, gets 400 Error. Unknown query parameters are ignored. Pets come oldest first (newest first
  *   when the server is started so).
@@ -232,11 +234,25 @@ function authenticate(ctx: Ctx, header: string | undefined): Auth {
   return key ? { ok: true, key } : { ok: false, tokenGiven: true };
 }
 
-/** "Bearer KEY" → scheme and token (the token is '' when there is none). */
+/**
+ * "Bearer KEY" → scheme and token (the token is '' when there is none). Only HTTP's optional whitespace (space, tab)
+ * is trimmed: a no-break space after the key is part of the token, and no key.
+ */
 export function splitAuthorization(header: string): { scheme: string; token: string; value: string } {
-  const value = header.trim();
+  const value = trimOws(header);
   const sp = value.indexOf(' ');
-  return { value, scheme: sp < 0 ? value : value.slice(0, sp), token: sp < 0 ? '' : value.slice(sp + 1).trim() };
+  return { value, scheme: sp < 0 ? value : value.slice(0, sp), token: sp < 0 ? '' : trimOws(value.slice(sp + 1)) };
+}
+
+const trimOws = (s: string): string => s.replace(/^[ \t]+|[ \t]+$/g, '');
+
+/**
+ * The Authorization field as the request carries it: two header lines are combined as HTTP combines a repeated field
+ * (RFC 9110 §5.3), "Bearer KEY, Bearer other", which is no key; Node's `headers` would keep the first line only.
+ */
+function authorizationField(req: IncomingMessage): string | undefined {
+  const lines = req.headersDistinct.authorization;
+  return lines !== undefined && lines.length > 1 ? lines.join(', ') : req.headers.authorization;
 }
 
 function unauthorized(_ctx: Ctx, tokenGiven: boolean): Reply {
@@ -587,7 +603,7 @@ function handle(base: HandlerContext, req: IncomingMessage, res: ServerResponse)
   const query = q < 0 ? '' : url.slice(q + 1);
   const { route: r, guarded } = seams.route(req.method, path);
   // A path the authentication layer does not guard (under a router fault) is served as if no key were needed.
-  const auth: Auth = guarded ? seams.authenticate(ctx, req.headers.authorization, r) : { ok: true, key: null };
+  const auth: Auth = guarded ? seams.authenticate(ctx, authorizationField(req), r) : { ok: true, key: null };
   if (!auth.ok) {
     const rl = ctx.limiter.take(anonymous(req), FREE, ctx.now, false);
     return send(ctx, seams.unauthorized(ctx, auth.tokenGiven), rl);

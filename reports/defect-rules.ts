@@ -40,10 +40,12 @@ export const FAMILY_RULES: readonly FamilyRule[] = [
   {
     id: 'auth-any-key',
     checks: ['auth-rejected'],
-    cases: /^auth: (unknown key|altered key)$/,
+    cases:
+      /^auth: (unknown key|altered key|key in another case|key with one letter accented|key with a trailing no-break space|two Authorization headers, the key first)$/,
     status: '2xx',
     family: 'an unknown or altered key accepted',
-    reason: 'an unknown key and an altered one are one defect: the key is not checked',
+    reason:
+      'an unknown key, an altered one and near misses of the key (another case, an accent, a trailing space, a second header) are one defect: the key is not compared exactly; two lenient comparisons at once (case and trailing space) show as this one defect, their variants listed',
   },
   {
     id: 'auth-missing-key',
@@ -86,6 +88,25 @@ export const FAMILY_RULES: readonly FamilyRule[] = [
     reason: 'malformed, empty and absent bodies are one defect: the body is not parsed safely',
   },
   {
+    id: 'create-fraction',
+    checks: ['create-invalid-rejected', 'no-5xx'],
+    cases: /^invalid body: categoryId( near an integer)?$/,
+    status: 'any',
+    // The lone fraction's own words: a baseline that names it still does.
+    family: 'invalid body: categoryId',
+    reason:
+      'a fraction and one within double precision of an integer accepted together are one defect: the integer is not checked on its digits (a tolerance alone takes only the near ones, its variant listed)',
+  },
+  {
+    id: 'create-status-enum',
+    checks: ['create-invalid-rejected', 'no-5xx'],
+    cases: /^invalid body: (unknown|empty) status$/,
+    status: 'any',
+    family: 'invalid body: unknown status',
+    reason:
+      'an unknown status and an empty one accepted together are one defect: the enum is not enforced (an empty status alone, taken for an absent one, is its variant)',
+  },
+  {
     id: 'create-int64-edges',
     checks: ['create-invalid-rejected', 'create-201', 'no-5xx'],
     cases: /^invalid body: categoryId (beyond int|.*2\^(53|63))/,
@@ -125,6 +146,15 @@ export const FAMILY_RULES: readonly FamilyRule[] = [
     family: 'JSON nested thousands deep',
     reason:
       'deep nesting as the whole body or inside an unknown member is one defect: a recursive parser with no limit',
+  },
+  {
+    id: 'router-path-case',
+    checks: ['no-operation-without-key'],
+    cases: /^robustness: upper-case (path|version segment)$/,
+    status: 'any',
+    family: 'robustness: upper-case path',
+    reason:
+      '/V1/PETS and /V1/pets served without a key are one defect: the router matches case-insensitively where the authentication layer does not (a prefix alone mounted so shows only /V1/pets)',
   },
   {
     id: 'create-member-case',

@@ -49,7 +49,10 @@ function harEntry(ex: ExchangeData): HarEntry {
       method: ex.request.method,
       url: ex.request.url,
       httpVersion: 'HTTP/1.1',
-      headers: Object.entries(ex.request.headers).map(([name, value]) => ({ name, value })),
+      headers: [...Object.entries(ex.request.headers), ...(ex.request.laterLines ?? [])].map(([name, value]) => ({
+        name,
+        value,
+      })),
       queryString: [...url.searchParams].map(([name, value]) => ({ name, value })),
       ...(body !== null
         ? { postData: { mimeType: ex.request.headers['content-type'] ?? 'application/json', text: body } }

@@ -20,6 +20,7 @@ import {
   contentTypeAccepted,
   noOperationWithoutKey,
   pathVariantAnswer,
+  queryShapeAnswer,
 } from '../../checks/robustness.js';
 import { markerName, newPetBody } from '../../generators/index.js';
 import {
@@ -30,6 +31,8 @@ import {
   PATH_VARIANTS,
   PET_ID_VARIANTS,
   PROTOTYPE_KEYS,
+  PROTOTYPE_KEYS_EVERYWHERE,
+  QUERY_SHAPES,
   type BodyCase,
 } from '../../generators/robustness.js';
 import type { AuthSpec, OutgoingRequest } from '../../http/client.js';
@@ -51,12 +54,14 @@ export function robustnessCoverage(): number {
   // The bodies are counted once: they weigh megabytes, and the budget plan asks again and again.
   bodyCount ??= bodyCases(() => 'm').length;
   return (
-    PROTOTYPE_KEYS.length * contract.operations.size +
+    PROTOTYPE_KEYS.length +
+    PROTOTYPE_KEYS_EVERYWHERE.length * (contract.operations.size - 1) +
     bodyCount +
     SEARCHES +
     ACCEPT_CASES.length * contract.operations.size +
     PATH_VARIANTS.length +
     PATH_VARIANTS.filter((v) => v.alsoKeyed).length +
+    QUERY_SHAPES.length +
     1 + // an undocumented method (DELETE) without a key
     PET_ID_VARIANTS.length +
     1 // a malformed body without a key
@@ -70,8 +75,8 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
   let petId: string | null = null;
   let id = '1';
 
-  // Keys named after prototype properties first (the cheapest classic, and the most often broken), on every
-  // operation: each must get 401. createPet's carries a valid body, so it also shows the order of the checks for a
+  // Keys named after prototype properties first (the cheapest classic, and the most often broken): each must get 401.
+  // All of them on the first operation, constructor on every other. createPet's carries a valid body, so it also shows the order of the checks for a
   // valid body with an invalid key (401, never a 201). getPet asks for pet 1 until the run has one of its own.
   ctx.guard.phase('coverage: robustness catalogue, prototype-named keys');
   const body = newPetBody({ name: `${markers[0]}-key`, categoryId: '5', nameEdge: false });
@@ -81,8 +86,8 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
     getPet: (auth) => req.getPet(auth, id),
   };
 
-  for (const op of contract.operations.keys()) {
-    for (const token of PROTOTYPE_KEYS) {
+  for (const [i, op] of [...contract.operations.keys()].entries()) {
+    for (const token of i === 0 ? PROTOTYPE_KEYS : PROTOTYPE_KEYS_EVERYWHERE) {
       ctx.log.count(op, 'cases');
       const variant = { name: `a key named ${token}`, valid: false };
       await ctx.inCase(`auth: ${variant.name}`, async () => {
@@ -101,8 +106,10 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
   for (const c of cases) {
     ctx.log.count('createPet', 'cases');
     const ex = await ctx.inCase(`robustness: ${c.name}`, async () => {
+      const built = req.createPet(ctx.auth(), null);
       const sent = await ctx.send({
-        ...req.createPet(ctx.auth(), null),
+        ...built,
+        ...(c.query !== undefined && { path: built.path + c.query }),
         body: c.body,
         // After a body of megabytes, a fresh connection: a target that answered before reading it all may close it.
         headers: { 'content-type': c.contentType, ...(c.body.length > ONE_MIB && { connection: 'close' }) },
@@ -128,10 +135,10 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
   // Accept values a JSON service cannot serve, on every operation.
   ctx.guard.phase('coverage: robustness catalogue, Accept values');
   for (const op of contract.operations.keys()) {
-    for (const { accept, keyed } of ACCEPT_CASES) {
+    for (const { name, accept, keyed } of ACCEPT_CASES) {
       ctx.log.count(op, 'cases');
       const what = `Accept: ${accept} ${keyed ? 'and the key' : 'and no key'}`;
-      await ctx.inCase(`robustness: Accept ${accept}`, async () => {
+      await ctx.inCase(`robustness: ${name}`, async () => {
         const built = build[op](keyed ? ctx.auth() : NO_KEY);
         const exchange = await ctx.send({ ...built, headers: { ...built.headers, accept } });
         ctx.judge(acceptAnswer, { exchange, what });
@@ -153,6 +160,14 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
       ctx.judge(noOperationWithoutKey, { exchange, what, resembles: v.resembles });
       ctx.judge(pathVariantAnswer, { exchange, what, resembles: v.resembles });
       if (v.alsoKeyed) ctx.judge(pathVariantAnswer, { exchange: await send(ctx.auth()), what, resembles: v.resembles });
+    });
+  }
+  // List parameters in another shape: never a 5xx (the response checks), whatever else is recorded.
+  for (const shape of QUERY_SHAPES) {
+    ctx.log.count('listPets', 'cases');
+    await ctx.inCase(`robustness: ${shape.name}`, async () => {
+      const exchange = await ctx.send(req.listPets(ctx.auth(), shape.query));
+      ctx.judge(queryShapeAnswer, { exchange, what: shape.name });
     });
   }
   // An undocumented method on a documented path: only ever without a key, and on a pet of the run's own.

@@ -9,6 +9,7 @@ import {
   contentTypeAccepted,
   noOperationWithoutKey,
   pathVariantAnswer,
+  queryShapeAnswer,
 } from '../../checks/robustness.js';
 import { acceptsJson } from '../../checks/tolerance.js';
 import { ERROR, exchange, evidence, FREE } from './fixtures.js';
@@ -90,8 +91,12 @@ describe('the observations say what came, one line each', () => {
     expect(pathVariantAnswer.run({ exchange: slash, what: 'trailing slash' })[0]?.message).toMatch(
       /^GET \/v1\/pets\/ \(trailing slash\) with the key answered 404/,
     );
+    const shaped = exchange({ path: '/pets?limit[]=5&status[]=available', status: 200, body: '[]' });
+    const [shape] = queryShapeAnswer.run({ exchange: shaped, what: 'limit and status in brackets' });
+    expect([shape?.level, shape?.clause]).toEqual(['observation', 'gap-4-parameter-shapes']);
+    expect(shape?.message).toMatch(/^GET \/pets with limit and status in brackets answered 200 application\/json/);
     // A 429 says nothing about the case.
-    for (const c of [contentTypeAccepted, acceptAnswer, authBeforeBody, pathVariantAnswer])
+    for (const c of [contentTypeAccepted, acceptAnswer, authBeforeBody, pathVariantAnswer, queryShapeAnswer])
       expect(c.run({ exchange: exchange({ status: 429 }), what: 'x' }), c.id).toEqual([]);
   });
 });

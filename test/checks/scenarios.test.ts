@@ -31,6 +31,22 @@ describe('auth-rejected', () => {
   it('does not judge valid variants', () => {
     expect(authRejected.run({ exchange: exchange(), variant: valid })).toEqual([]);
   });
+  it('a near miss or a second header served is an authentication bypass; two headers may be refused with 400', () => {
+    const near = { name: 'key in another case', valid: false, nearMiss: 'case' };
+    const [bypass] = authRejected.run({ exchange: exchange(), variant: near });
+    expect(bypass?.message).toBe(
+      'received 200 for GET /pets with key in another case (an authentication bypass: what is not the key was taken for it)\nthe spec documents 401 for a missing or invalid key',
+    );
+    expect(authRejected.run({ exchange: exchange({ status: 400 }), variant: near })).toHaveLength(1);
+    const twice = {
+      name: 'two Authorization headers, the key first',
+      valid: false,
+      repeated: 'Bearer other',
+      malformed: true,
+    };
+    expect(authRejected.run({ exchange: exchange({ status: 400 }), variant: twice })).toEqual([]);
+    expect(authRejected.run({ exchange: exchange(), variant: twice })[0]?.message).toContain('authentication bypass');
+  });
 });
 
 describe('auth-valid-accepted', () => {

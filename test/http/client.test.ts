@@ -8,14 +8,22 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import fc from 'fast-check';
 import { HttpClient, requestTarget } from '../../http/client.js';
 import { toCurl } from '../../http/curl.js';
-import { ApiKey } from '../../http/redact.js';
+import { ApiKey, changedKey, scrub } from '../../http/redact.js';
+import { NEAR_MISSES } from '../../generators/auth.js';
 import { returnedPet, usableId } from '../../runner/pets.js';
 import * as req from '../../runner/requests.js';
 
 const BIG = '9007199254740993'; // 2^53 + 1: JSON.parse would read 9007199254740992
 let server: Server;
 let base: string;
-const seen: { method: string; url: string; auth: string | undefined; type?: string; body: string }[] = [];
+const seen: {
+  method: string;
+  url: string;
+  auth: string | undefined;
+  lines: string[] | undefined;
+  type?: string;
+  body: string;
+}[] = [];
 
 beforeAll(async () => {
   server = createServer((rq, rs) => {
@@ -23,7 +31,15 @@ beforeAll(async () => {
     rq.on('data', (c) => (body += c));
     rq.on('end', () => {
       const type = rq.headers['content-type'];
-      seen.push({ method: rq.method!, url: rq.url!, auth: rq.headers.authorization, body, ...(type && { type }) });
+      const lines = rq.headersDistinct.authorization;
+      seen.push({
+        method: rq.method!,
+        url: rq.url!,
+        auth: rq.headers.authorization,
+        lines,
+        body,
+        ...(type && { type }),
+      });
       if (rq.url === '/v1/redirect') {
         rs.writeHead(302, { location: 'http://127.0.0.2:1/elsewhere' }).end();
         return;
@@ -160,6 +176,46 @@ describe('toCurl', () => {
     expect(seen.length).toBe(before + 1);
     expect(seen.at(-1)!.body).toBe(body);
     expect(seen.at(-1)!.auth).toBe('Bearer psk_from_env');
+  });
+});
+
+describe('near misses of the key and a repeated Authorization', () => {
+  test('a near miss is sent, recorded as a shell expression of the variable, scrubbed, and replayed by curl', async () => {
+    const key = new ApiKey('psk_near_secret', 'pro');
+    const upper = changedKey(key, NEAR_MISSES.case)!;
+    expect(changedKey(key, NEAR_MISSES.case)).toBe(upper);
+    const client = new HttpClient({ baseUrl: base });
+    const ex = await client.send(req.listPets({ template: 'Bearer {key}', key: upper, keyPlan: 'invalid' }));
+    await client.close();
+    expect(seen.at(-1)!.auth).toBe('Bearer PSK_NEAR_SECRET');
+    expect(ex.request.headers.authorization).toBe(`Bearer \${PETSTORE_API_KEY_PRO~~}`);
+    expect(JSON.stringify(ex).toLowerCase()).not.toContain('psk_near_secret');
+    // A target that echoes the near miss back is scrubbed as it would be for the key.
+    expect(scrub('got PSK_NEAR_SECRET')).toBe(`got \${PETSTORE_API_KEY_PRO~~}`);
+    const curl = toCurl(ex.request);
+    await promisify(execFile)('bash', ['-c', curl.replace(/^curl /, 'curl -o /dev/null ')], {
+      env: { ...process.env, PETSTORE_API_KEY_PRO: 'psk_from_env' },
+      timeout: 10_000,
+    });
+    expect(seen.at(-1)!.auth).toBe('Bearer PSK_FROM_ENV');
+  });
+
+  test('a second Authorization is sent as a second line, recorded, and kept by curl', async () => {
+    const key = new ApiKey('psk_twice_secret', 'free');
+    const client = new HttpClient({ baseUrl: base });
+    const ex = await client.send(
+      req.listPets({ template: 'Bearer {key}', key, keyPlan: 'invalid', repeated: 'Bearer other' }),
+    );
+    await client.close();
+    expect(seen.at(-1)!.lines).toEqual(['Bearer psk_twice_secret', 'Bearer other']);
+    expect(ex.request.headers.authorization).toBe('Bearer $PETSTORE_API_KEY_FREE');
+    expect(ex.request.laterLines).toEqual([['authorization', 'Bearer other']]);
+    const curl = toCurl(ex.request);
+    await promisify(execFile)('bash', ['-c', curl.replace(/^curl /, 'curl -o /dev/null ')], {
+      env: { ...process.env, PETSTORE_API_KEY_FREE: 'psk_from_env' },
+      timeout: 10_000,
+    });
+    expect(seen.at(-1)!.lines).toEqual(['Bearer psk_from_env', 'Bearer other']);
   });
 });
 

@@ -40,6 +40,12 @@ export const alsoTrips: Readonly<Record<string, Readonly<Record<string, string>>
     'create-invalid-rejected': 'echo: the 500 for the deep body that must be refused fails both no-5xx and its 400',
   },
   'html-error-page': { 'json-parses': 'echo: the HTML page fails both its Content-Type and the JSON it must be' },
+  'success-html-for-accept': {
+    'json-parses': 'echo: the HTML page fails both its Content-Type and the JSON it must be',
+  },
+  'create-empty-status-stored': {
+    'body-schema': 'also: the stored empty status, outside the enum, comes back in Pet bodies',
+  },
   'rl-limit-constant': {
     'rate-limit-remaining-range': 'also: Remaining counts the real plan limit, above the 100 shown',
   },

@@ -353,6 +353,43 @@ const cases: Record<FaultId, Case> = {
       }
     },
   },
+  'auth-key-case-insensitive': {
+    probe: async (s) => (await call(s, 'GET', '/pets', { auth: `Bearer ${keyOf(s).toUpperCase()}` })).status === 200,
+  },
+  'auth-key-trimmed': {
+    probe: async (s) => (await call(s, 'GET', '/pets', { auth: `Bearer ${keyOf(s)}\u00a0` })).status === 200,
+  },
+  'auth-key-accent-insensitive': {
+    probe: async (s) =>
+      (await call(s, 'GET', '/pets', { auth: `Bearer ${keyOf(s).replace('e', '\u00e9')}` })).status === 200,
+  },
+  'auth-first-header-wins': {
+    probe: async (s) => {
+      const res = await request(`${s.url}/pets`, {
+        headers: { authorization: [`Bearer ${keyOf(s)}`, 'Bearer other'] },
+      });
+      await res.body.dump();
+      return res.statusCode === 200;
+    },
+  },
+  'create-query-merged': {
+    probe: async (s) => (await call(s, 'POST', '/pets?name=Q&categoryId=7', { body: '{}' })).status < 300,
+  },
+  'create-near-integer-accepted': { probe: invalidAccepted('{"name":"x","categoryId":1.00000000000001}') },
+  'router-version-case-insensitive': {
+    probe: async (s) => {
+      const res = await request(`${s.url.replace(/\/v1$/, '')}/V1/pets`);
+      await res.body.dump();
+      return res.statusCode === 200;
+    },
+  },
+  'success-html-for-accept': {
+    probe: async (s) =>
+      (await call(s, 'GET', '/pets', { headers: { accept: 'text/html' } })).headers['content-type']!.startsWith(
+        'text/html',
+      ),
+  },
+  'create-empty-status-stored': { probe: invalidAccepted('{"name":"x","categoryId":1,"status":""}') },
   'rl-off-by-one': { options: tight(3), probe: async (s) => (await admitted(s, 10)) > 3 },
   'rl-stricter': { options: tight(3), probe: async (s) => (await admitted(s, 10)) < 3 },
   'rl-not-enforced': { options: tight(3), probe: async (s) => (await admitted(s, 10)) === 10 },

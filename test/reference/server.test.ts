@@ -1,3 +1,4 @@
+import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { generateKeys, startReferenceServer, type ReferenceServer } from '../../reference/server.js';
 import { validateSchema } from '../../spec/validators.js';
@@ -64,6 +65,8 @@ describe('authentication', () => {
     ['no scheme', 'KEY', false],
     ['empty token', 'Bearer ', false],
     ['unknown key', 'Bearer psk_free_00000000000000000000000000000000', true],
+    // Only HTTP's optional whitespace is trimmed: a no-break space after the key is part of the token.
+    ['the key and a trailing no-break space', 'Bearer KEY\u00a0', true],
   ];
   for (const [name, auth, tokenGiven] of bad) {
     test(`401 for ${name}`, async () => {
@@ -85,6 +88,19 @@ describe('authentication', () => {
       }
     });
   }
+
+  test('near misses of the key get 401: another case, and the key in the first of two Authorization headers', async () => {
+    const key = keyOf(server, 'free');
+    const upper = await call(server, 'GET', '/pets', { auth: `Bearer ${key.toUpperCase()}` });
+    expectError(upper, 401);
+    // Two header lines are one field combined (RFC 9110 §5.3), "Bearer KEY, Bearer other": no key.
+    const res = await request(`${server.url}/pets`, {
+      headers: { authorization: [`Bearer ${key}`, 'Bearer other'] },
+    });
+    await res.body.dump();
+    expect(res.statusCode).toBe(401);
+    expect(res.headers['www-authenticate']).toBe('Bearer realm="petstore", error="invalid_token"');
+  });
 
   test('the scheme is case-insensitive', async () => {
     for (const scheme of ['bearer', 'BEARER', 'Bearer', 'beArer']) {

@@ -110,6 +110,39 @@ describe('families and server-wide defects', () => {
     ]);
   });
 
+  it('near misses of the key accepted with an unknown key are one defect; a near miss alone names its variant', () => {
+    const near = ['key in another case', 'key with one letter accented', 'key with a trailing no-break space'];
+    const all = OPS.flatMap((op) =>
+      ['unknown key', 'altered key', ...near, 'two Authorization headers, the key first'].map((v) =>
+        found('auth-rejected', op, `auth: ${v}`, [ref(op, 200)]),
+      ),
+    );
+    expect(grouped(all)).toHaveLength(1);
+    const alone = grouped(OPS.map((op) => found('auth-rejected', op, 'auth: key in another case', [ref(op, 200)])));
+    expect(alone).toHaveLength(1);
+    expect(alone[0]).toMatchObject({ serverWide: true, variants: ['auth: key in another case'] });
+  });
+
+  it('families of issue 31: fractions near an integer or not, an empty or unknown status, a path in another case', () => {
+    const create = (c: string) => found('create-invalid-rejected', 'createPet', c, [ref('createPet', 201)]);
+    expect(
+      grouped([create('invalid body: categoryId'), create('invalid body: categoryId near an integer')]),
+    ).toHaveLength(1);
+    expect(grouped([create('invalid body: unknown status'), create('invalid body: empty status')])).toHaveLength(1);
+    // Each alone is one defect, named by its family, its variant listed.
+    expect(grouped([create('invalid body: empty status')])[0]).toMatchObject({
+      variants: ['invalid body: empty status'],
+    });
+    const paths = ['robustness: upper-case path', 'robustness: upper-case version segment'].map((c) =>
+      found('no-operation-without-key', 'listPets', c, [ref('listPets', 200)]),
+    );
+    expect(grouped(paths)).toHaveLength(1);
+    // A fraction accepted and an empty status accepted stay two: two causes.
+    expect(
+      grouped([create('invalid body: categoryId near an integer'), create('invalid body: empty status')]),
+    ).toHaveLength(2);
+  });
+
   it('the same check on every operation, provoked by unrelated requests, stays one defect per operation', () => {
     const findings = [
       found('no-5xx', 'listPets', 'query: limit not a number', [ref('listPets', 500)]),

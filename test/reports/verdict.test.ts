@@ -78,6 +78,7 @@ describe('fitRateLimit: coverage first, then each key’s rate limits, then the 
     expect(big.total).toBe(0);
   });
   it('reserves it when it fits after the coverage, and says plainly why not, with the budget it needs', () => {
+    // The budget it names: the preflight, the coverage, the minimum (131) and one random case.
     expect(fitRateLimit(functional, 100, null, free)).toEqual({ reserve: 0 });
     expect(fitRateLimit(functional, 100, coverage + 131, free)).toEqual({ reserve: 131 });
     const short = fitRateLimit(functional, 100, 249, free, 'the request budget (250)');

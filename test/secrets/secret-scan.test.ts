@@ -44,7 +44,10 @@ describe('a full failing run leaks no key', () => {
   let envFile: string;
 
   beforeAll(async () => {
-    faulty = await startReferenceServer({ keys, faults: ['create-200', 'auth-any-token', 'error-text-plain'] });
+    // The key accepted under other schemes: violations whose requests carry it (Basic, Token, bare). Not any token
+    // accepted: the auth suite's near misses would then make POST /pets's 200s mostly its own, and the documented-status
+    // check on them an echo of auth-rejected rather than of create-201, whose replay is exercised below.
+    faulty = await startReferenceServer({ keys, faults: ['create-200', 'auth-wrong-scheme', 'error-text-plain'] });
     clean = await startReferenceServer({ keys });
     artifacts = tempDir('psc-secrets-');
     // The env file holds the keys by design: it lives outside the scanned directory.
