@@ -99,6 +99,21 @@ function clientId(body: unknown): bigint | undefined {
   return n !== null && n >= INT64_MIN && n <= INT64_MAX ? n : undefined;
 }
 
+/**
+ * A Bearer token the conformant lookup refused, looked up again with both sides folded by `fold` (a collation, a
+ * trim): a near miss of a valid key is served as that key.
+ */
+function bearerKeyMatchedBy(fold: (s: string) => string): Modifier {
+  return wrap('authenticate', (prev) => (ctx, header, route) => {
+    const a = prev(ctx, header, route);
+    if (a.ok || !a.tokenGiven || header === undefined) return a;
+    const { scheme, token } = splitAuthorization(header);
+    if (scheme.toLowerCase() !== 'bearer') return a;
+    for (const k of ctx.keys.values()) if (fold(k.key) === fold(token)) return { ok: true, key: k };
+    return a;
+  });
+}
+
 /** A fault that coerces a categoryId of the wrong type into a number before validation (undefined: leaves it). */
 function coerceCategoryId(to: (c: unknown) => unknown): Modifier {
   return wrap('validate', (prev) => (body) => {
@@ -896,14 +911,7 @@ const catalogue = [
       "keys are looked up through a case-insensitive collation (a key table in MySQL's default collation): the key with its letters' case changed is served",
     catches: 'auth-rejected',
     suite: 'auth',
-    apply: wrap('authenticate', (prev) => (ctx, header, route) => {
-      const a = prev(ctx, header, route);
-      if (a.ok || !a.tokenGiven || header === undefined) return a;
-      const { scheme, token } = splitAuthorization(header);
-      if (scheme.toLowerCase() !== 'bearer') return a;
-      for (const k of ctx.keys.values()) if (k.key.toLowerCase() === token.toLowerCase()) return { ok: true, key: k };
-      return a;
-    }),
+    apply: bearerKeyMatchedBy((s) => s.toLowerCase()),
   },
   {
     id: 'auth-key-trimmed',
@@ -911,13 +919,7 @@ const catalogue = [
       'the token is trimmed of whitespace before the lookup (String.prototype.trim, or a collation that ignores trailing spaces): the key followed by a no-break space is served',
     catches: 'auth-rejected',
     suite: 'auth',
-    apply: wrap('authenticate', (prev) => (ctx, header, route) => {
-      const a = prev(ctx, header, route);
-      if (a.ok || !a.tokenGiven || header === undefined) return a;
-      const { scheme, token } = splitAuthorization(header);
-      const key = scheme.toLowerCase() === 'bearer' ? ctx.keys.get(token.trim()) : undefined;
-      return key ? { ok: true, key } : a;
-    }),
+    apply: bearerKeyMatchedBy((s) => s.trim()),
   },
   {
     id: 'auth-key-accent-insensitive',
@@ -925,15 +927,7 @@ const catalogue = [
       "keys are looked up through an accent- and case-insensitive collation (MySQL 8's utf8mb4_0900_ai_ci): the key with one letter accented is served",
     catches: 'auth-rejected',
     suite: 'auth',
-    apply: wrap('authenticate', (prev) => (ctx, header, route) => {
-      const a = prev(ctx, header, route);
-      if (a.ok || !a.tokenGiven || header === undefined) return a;
-      const { scheme, token } = splitAuthorization(header);
-      if (scheme.toLowerCase() !== 'bearer') return a;
-      const folded = (s: string) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase();
-      for (const k of ctx.keys.values()) if (folded(k.key) === folded(token)) return { ok: true, key: k };
-      return a;
-    }),
+    apply: bearerKeyMatchedBy((s) => s.normalize('NFD').replace(/\p{M}/gu, '').toLowerCase()),
   },
   {
     id: 'auth-first-header-wins',
@@ -1118,6 +1112,7 @@ export type FaultId = (typeof catalogue)[number]['id'];
  * The coercion classics a web framework's body validation accepts by default (an integer as a numeric string,
  * booleans, null, a one-element array, a number for a string): the reference server's `coercion` setting.
  */
+
 export const COERCION_FAULTS: readonly FaultId[] = [
   'create-categoryid-string-accepted',
   'create-coerce-boolean',
