@@ -3,11 +3,12 @@
  * each step is a function of the next, and `requestPath` lists them from the outside in. Read top to bottom, a request
  * meets them in this order:
  *
- *   pace and 429 ─ stall ─ judge ─ pace slot ─ lanes ─ backlog ─ limits ─ reach/TLS ─ stop abort ─ ledger and trend
- *   ─ send
+ *   pace and 429 ─ stall ─ judge ─ pace slot ─ lanes ─ backlog ─ limits ─ in flight ─ reach/TLS ─ stop abort ─ ledger
+ *   and trend ─ send
  *
  * On the way in: the key's pacing slot (wait when its window is spent), a lane (at most --concurrency requests in
- * flight), the exchange sink's backlog, the run's limits (a request that would break one is never sent). On the way
+ * flight), the exchange sink's backlog, the run's limits (a request that would break one is never sent), the key's count
+ * of requests in flight (every keyed request, paced or not, until its exchange is complete: `KeyFlights.quiet`). On the way
  * out: the exchange is counted, handed to the sink and the ledger (per-key spend, created ids), and the latency trend
  * (a target that keeps slowing down stops the run); a request a signal's stop aborted ends the suite, unjudged; a TLS
  * or proxy failure stops the run as the configuration's problem; every response check judges it; a target that keeps
@@ -18,6 +19,7 @@ import type { Finding } from '../checks/check.js';
 import { TargetStalledError } from '../errors/catalogue.js';
 import type { HttpClient, OutgoingRequest } from '../http/client.js';
 import { type Exchange, isUnkeyedPlan } from '../http/exchange.js';
+import type { KeyFlights } from '../http/in-flight.js';
 import type { Pacer } from '../http/pacing.js';
 import type { TransportSettings } from '../http/transport.js';
 import { RUN_STOPPED_CODE } from '../http/waits.js';
@@ -59,6 +61,8 @@ export interface PathParts {
   readonly ledger: Ledger;
   readonly trend: LatencyTrend;
   readonly pacer: Pacer;
+  /** Every key's requests in flight, for the readings that must start from a quiet key. */
+  readonly flights: KeyFlights;
   /** Requests in flight at most (--concurrency); null: no bound. */
   readonly lanes: Lanes | null;
   readonly sink: ExchangeSink | null;
@@ -80,6 +84,7 @@ export function requestPath(p: PathParts): Send {
     lanes(p),
     backlog(p),
     limits(p),
+    inFlight(p),
     reach(p),
     stopAbort(p),
     ledgerAndTrend(p),
@@ -181,6 +186,25 @@ const limits =
     limits.beforeSend(req);
     ledger.sent(req);
     return next(req, options);
+  };
+
+/** The key of a request with a valid key's secret, for the count of its requests in flight; null: none. */
+export const flightKey = (req: { readonly auth: OutgoingRequest['auth'] }): string | null =>
+  req.auth.key && keyed(req as OutgoingRequest) ? req.auth.key.reveal() : null;
+
+/** Every request sent with a key is in flight on that key until its exchange is complete (answered or failed). */
+const inFlight =
+  ({ flights }: PathParts): Step =>
+  (next) =>
+  async (req, options) => {
+    const key = flightKey(req);
+    if (key === null) return next(req, options);
+    flights.enter(key);
+    try {
+      return await next(req, options);
+    } finally {
+      flights.leave(key);
+    }
   };
 
 /** A TLS or proxy failure is the configuration's, never the target's: it stops the run before a check sees it. */
