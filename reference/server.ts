@@ -51,6 +51,14 @@ export interface ReferenceOptions {
    * only 'newest-first' lets a client see the pets it just created in a list.
    */
   listOrder?: ListOrder;
+  /**
+   * Conformant limiter timings a black-box client must not read as faults (issue 28), default off: the limiter
+   * decides every request when it arrives (enforcement stays exact), but counts it in the Remaining it reports only
+   * once it has answered it, so an answer's Remaining leaves out the key's other requests still being answered.
+   */
+  countAfterAnswer?: boolean;
+  /** Each answer is held back a random 0 to this many ms after the limiter's decision (default 0): answers overlap. */
+  answerJitterMs?: number;
 }
 
 export type ListOrder = 'oldest-first' | 'newest-first';
@@ -69,6 +77,8 @@ export interface ResolvedReferenceOptions {
   /** Decimal digits of an int64. */
   readonly idStart: string;
   readonly listOrder: ListOrder;
+  readonly countAfterAnswer: boolean;
+  readonly answerJitterMs: number;
 }
 
 export interface ReferenceServer {
@@ -116,6 +126,9 @@ function resolveOptions(o: ReferenceOptions): ResolvedReferenceOptions {
   const listOrder = o.listOrder ?? 'oldest-first';
   if (listOrder !== 'oldest-first' && listOrder !== 'newest-first')
     throw new Error(`reference: unknown listOrder ${JSON.stringify(listOrder)}`);
+  const answerJitterMs = o.answerJitterMs ?? 0;
+  if (!Number.isFinite(answerJitterMs) || answerJitterMs < 0 || answerJitterMs > 10_000)
+    throw new Error(`reference: answerJitterMs must be from 0 to 10000 ms, got ${answerJitterMs}`);
   const keys = o.keys ?? generateKeys();
   if (new Set(keys.map((k) => k.key)).size !== keys.length) throw new Error('reference: duplicate keys');
   return Object.freeze({
@@ -131,6 +144,8 @@ function resolveOptions(o: ReferenceOptions): ResolvedReferenceOptions {
     seedPets,
     idStart: idStart.toString(),
     listOrder,
+    countAfterAnswer: o.countAfterAnswer === true,
+    answerJitterMs,
   });
 }
 
@@ -164,6 +179,7 @@ export async function startReferenceServer(
       seams,
       maxBodyBytes: MAX_BODY_BYTES,
       clock,
+      answers: { countAfter: opts.countAfterAnswer, jitterMs: opts.answerJitterMs },
     }),
   );
   await new Promise<void>((resolve, reject) => {
