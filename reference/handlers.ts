@@ -227,7 +227,10 @@ const answering = new WeakMap<HandlerContext, Map<string, number>>();
  */
 function countedAfterAnswer(ctx: Ctx, base: HandlerContext, key: string, rl: Decision): Decision {
   let open = answering.get(base);
-  if (!open) answering.set(base, (open = new Map()));
+  if (!open) {
+    open = new Map();
+    answering.set(base, open);
+  }
   const others = open.get(key) ?? 0;
   open.set(key, others + 1);
   ctx.res.once('close', () => {

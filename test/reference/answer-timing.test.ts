@@ -60,9 +60,15 @@ describe('answer timing', () => {
     const server = await startReferenceServer({ keys: keys(), answerJitterMs: 50 }, clock);
     try {
       const order: string[] = [];
-      const a = call(server, 'GET', '/pets?limit=1').then((r) => (order.push('a'), r));
+      const a = call(server, 'GET', '/pets?limit=1').then((r) => {
+        order.push('a');
+        return r;
+      });
       await until(() => clock.queue.length === 1);
-      const b = call(server, 'GET', '/pets?limit=1').then((r) => (order.push('b'), r));
+      const b = call(server, 'GET', '/pets?limit=1').then((r) => {
+        order.push('b');
+        return r;
+      });
       await until(() => clock.queue.length === 2);
       clock.release(1);
       const rb = await b;
