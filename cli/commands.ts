@@ -96,7 +96,7 @@ export const serveCommandSpec = command({
     window: { type: 'string', value: 'SECONDS', help: 'length of the minute window (default 60)' },
     algorithm: {
       type: 'string',
-      value: 'fixed-window|sliding-window|token-bucket',
+      value: 'fixed-window|fixed-window-aligned|sliding-window|token-bucket|token-bucket-static-reset',
       help: "the rate limiter's algorithm",
     },
     fault: {

@@ -14,8 +14,11 @@
  * whose wait reaches beyond one window (the daily quota, or a ban) is never waited out: it is recorded and the key is
  * not used again. Headers may describe the day window ("the limit in force"): Remaining and rest are read only from
  * headers whose Limit is the plan's per minute. Every request goes through RunContext.send (recorded, every response
- * check applied), unpaced and never resent: each 429 is evidence here. What each key proved, and what could not be
- * measured and why, goes to the results table (KeyRateLimitResult).
+ * check applied), unpaced and never resent: each 429 is evidence here. Every request but a burst's is a reading sent
+ * from a quiet key (no request of the run on it in flight: RunContext.quiet); a burst is judged from the reading it
+ * started from once each of its requests is answered or failed, its count never restarted, per window when the Reset
+ * announced at its start falls within it (crossedBoundary). What each key proved, and what could not be measured and
+ * why, goes to the results table (KeyRateLimitResult).
  */
 import type { PlanKey } from '../../config/config.js';
 import type { PlanName } from '../../spec/contract.js';

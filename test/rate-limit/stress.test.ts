@@ -1,0 +1,144 @@
+/**
+ * The rate-limit suite while CPU hogs keep every core busy (issue 28): against every limiter kind of the reference, on
+ * ten seeds each, no violation and no warning; the same with a limiter that counts a request only after answering it
+ * and answers with jitter (no "stricter than it reported": every reading starts from a quiet key); a default run
+ * against every kind; and the burst faults still caught. Real load, because the races are the point: nothing here
+ * waits on the host being idle. The hogs are child processes, one per core, killed in afterAll (and ending themselves
+ * after a bound in any case).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { DEFAULT_SUITES, roomiestKey } from '../../config/config.js';
+import { generateKeys, LIMITER_ALGORITHMS, planKeys, startReferenceServer } from '../../reference/server.js';
+import { runPlanned } from '../../runner/run.js';
+import { type CpuHogs, startCpuHogs } from '../support/cpu-hogs.js';
+import { PLANS, runRateLimit, SEEDED_TIMEOUT_MS, SEEDS, testKeys } from './support.js';
+
+const WINDOW_S = 2;
+/** The hogs end themselves after this, whatever happens to the test process. */
+const HOGS_MAX_MS = 20 * 60_000;
+
+type Finding = { readonly level: string; readonly checkId: string; readonly message: string };
+const failing = (fs: readonly Finding[]) =>
+  fs.filter((f) => f.level === 'violation' || f.level === 'warning').map((f) => `${f.checkId}: ${f.message}`);
+
+let hogs: CpuHogs | null = null;
+beforeAll(() => {
+  hogs = startCpuHogs(HOGS_MAX_MS);
+});
+afterAll(async () => {
+  await hogs?.stop();
+});
+
+describe.concurrent('under CPU hogs on every core, the faultless reference passes the rate-limit suite', () => {
+  for (const algorithm of LIMITER_ALGORITHMS) {
+    test(
+      `${algorithm} limiter, ${WINDOW_S} s window, ${SEEDS.length} seeds: no violation, no warning, every key measured`,
+      async () => {
+        expect(hogs?.count).toBeGreaterThan(0);
+        const runs = await Promise.all(
+          SEEDS.map((seed) => runRateLimit('rate-limit', { windowSeconds: WINDOW_S, algorithm, plans: PLANS, seed })),
+        );
+        runs.forEach((r, i) => {
+          const seed = `seed ${SEEDS[i]}`;
+          expect(r.aborted, seed).toBeNull();
+          expect(failing(r.findings), seed).toEqual([]);
+          // Measured, not skipped: a pass means each key's burst was judged.
+          for (const x of r.keyResults)
+            expect(x.burst?.first429AtRequest, `${seed}, ${x.key}: ${x.unmeasured.join('; ')}`).toBeGreaterThan(0);
+        });
+      },
+      SEEDED_TIMEOUT_MS,
+    );
+  }
+
+  test(
+    `a limiter that counts a request only after answering it, answers held back up to 20 ms: no "stricter than it reported", ${SEEDS.length} seeds`,
+    async () => {
+      const runs = await Promise.all(
+        SEEDS.map((seed) =>
+          runRateLimit('rate-limit', {
+            windowSeconds: WINDOW_S,
+            algorithm: seed % 2 === 0 ? 'fixed-window' : 'fixed-window-aligned',
+            countAfterAnswer: true,
+            answerJitterMs: 20,
+            plans: PLANS,
+            seed,
+          }),
+        ),
+      );
+      runs.forEach((r, i) => {
+        const seed = `seed ${SEEDS[i]}`;
+        expect(r.aborted, seed).toBeNull();
+        expect(failing(r.findings), seed).toEqual([]);
+        expect(r.findings.filter((f) => /stricter than it reported/.test(f.message)).length, seed).toBe(0);
+        for (const x of r.keyResults) {
+          const at = `${seed}, ${x.key}: ${x.unmeasured.join('; ')}`;
+          expect(x.burst?.first429AtRequest, at).toBeGreaterThan(0);
+          expect(x.burst!.accepted, at).toBeGreaterThanOrEqual(x.burst!.fromRemaining!);
+        }
+      });
+    },
+    SEEDED_TIMEOUT_MS,
+  );
+});
+
+describe.concurrent('under CPU hogs, the burst faults are still caught', () => {
+  for (const algorithm of ['fixed-window', 'fixed-window-aligned'] as const) {
+    for (const fault of ['rl-off-by-one', 'rl-not-enforced'] as const) {
+      test(
+        `${fault} → rl-burst-enforced, ${algorithm} limiter, ${SEEDS.length} seeds`,
+        async () => {
+          const runs = await Promise.all(
+            SEEDS.map((seed) =>
+              runRateLimit('rate-limit', { windowSeconds: WINDOW_S, algorithm, faults: [fault], plans: PLANS, seed }),
+            ),
+          );
+          runs.forEach((r, i) => {
+            const caught = r.findings.filter((f) => f.checkId === 'rl-burst-enforced' && f.level === 'violation');
+            expect(caught.length, `seed ${SEEDS[i]}: ${failing(r.findings).join('\n')}`).toBeGreaterThan(0);
+          });
+        },
+        SEEDED_TIMEOUT_MS,
+      );
+    }
+  }
+});
+
+describe.concurrent('under CPU hogs, a default run against every limiter kind: no violation, no warning', () => {
+  for (const algorithm of LIMITER_ALGORITHMS) {
+    test(
+      `${algorithm} limiter: every default suite, the rate-limit suite measuring each plan's key`,
+      async () => {
+        // The test plans' keys (the rate-limit suite measures them) and an Enterprise key with room for the
+        // functional suites, as the embedded target's roomiest key.
+        const keys = [...testKeys(), ...generateKeys().filter((k) => k.plan === 'enterprise')];
+        const server = await startReferenceServer({ windowSeconds: WINDOW_S, algorithm, keys });
+        try {
+          const all = planKeys(server.keys);
+          const r = await runPlanned(
+            DEFAULT_SUITES,
+            {
+              target: server.url,
+              keys: all,
+              key: roomiestKey(all)!,
+              seed: 7,
+              runs: 20,
+              strict: false,
+              windowSeconds: WINDOW_S,
+            },
+            undefined,
+            { concurrency: 4 },
+          );
+          for (const s of r.results) {
+            expect(s.aborted, s.suite).toBeNull();
+            expect(failing(s.findings), s.suite).toEqual([]);
+          }
+          expect(r.results.map((s) => s.suite)).toContain('rate-limit');
+        } finally {
+          await server.close();
+        }
+      },
+      SEEDED_TIMEOUT_MS,
+    );
+  }
+});
