@@ -711,11 +711,19 @@ async function burst(k: KeyRun, prev: Reading): Promise<Reading | null> {
  * Whether the burst crossed a window boundary, and how its accepted requests fall either side. The Reset the burst's
  * starting response announced (`known`, read from a quiet key) says where a boundary lies: it falls within the burst
  * when it lies, give or take its whole-second rounding, between the burst's first request and its last answer, and
- * answers after it carry a later Reset. A Reset that moves with every answer (a token bucket's "full again") is no
- * boundary unless it was that near. A Remaining that restarts (up beyond what reordering and refill explain) with a
+ * answers after it carry the next window's Reset (a whole window later). A Reset that moves a little with every
+ * answer (a token bucket's "full again", a Reset that follows the clock's second) is no boundary: refill explains
+ * what such a limiter grants. A Remaining that restarts (up beyond what reordering and refill explain) with a
  * later Reset shows a boundary whatever the clocks say. Counting never restarts: every request after `known` is
  * counted, and the bound allows a fresh Limit after the boundary (checks/rate-limit.ts).
  */
+/**
+ * An answer whose Reset is a whole window later than `announced` (give or take a second of rounding): the next window's.
+ * A Reset that moves a little (a token bucket's "full again", a Reset that follows the clock's second) is none.
+ */
+const nextWindow = (k: KeyRun, announced: number, r: Reading): boolean =>
+  r.reset !== null && r.reset >= announced + Math.max(1, k.W - 1);
+
 function crossedBoundary(
   k: KeyRun,
   known: Reading,
@@ -730,7 +738,8 @@ function crossedBoundary(
   const near =
     known.resetAtMs !== null &&
     known.resetAtMs - RESET_ROUNDING_MS <= lastEnd &&
-    known.resetAtMs + RESET_ROUNDING_MS >= known.ex.startedAt;
+    known.resetAtMs + RESET_ROUNDING_MS >= known.ex.startedAt &&
+    minute.some((r) => nextWindow(k, announced, r));
   const slack = 2 * BURST_IN_FLIGHT + refillAllowance(lastEnd - known.ex.startedAt, k.L, k.W);
   let low = known.remaining ?? Infinity;
   let restart = false;
@@ -760,6 +769,9 @@ function windowAccount(k: KeyRun, b: BurstRun, lastEnd: number): WindowAccount |
   // Counting from rest needs a paced request after it: only that pair shows whether the limiter refills (see
   // noteRefillOrRestart); without it a token bucket's refill would read as requests over the plan.
   if (k.result.paced.sent < 1) return null;
+  // One window at most: beyond it any limiter may have refilled (a sliding counter weighs its first window less),
+  // whether or not its headers showed it. A slow host makes the span long; it never makes it look short.
+  if (lastEnd - rested.ex.startedAt > k.W * 1000) return null;
   const lastSeq = Math.max(...b.readings.map((r) => r.ex.seq));
   const counted = k.history.filter((r) => r.ex.seq >= rested.ex.seq && r.ex.seq <= lastSeq && isAccepted(r.ex));
   let low = Infinity;
@@ -794,8 +806,8 @@ interface BurstRun {
  * Remaining seen says the requests in flight use up the window, the next one goes alone: the 429 then comes with
  * nothing else in flight, so no request follows it unseen. Each Remaining is lowered by the requests that overlapped
  * its own (in flight when it was sent, or sent while it was): a target may count those after answering it. An answer
- * with a Reset later than the start's begins the gate of that window, and may grant a fresh Limit: the cap grows by
- * one L. Remaining counts only from headers that describe the minute window (Limit = L): from any other state the
+ * with a Reset later than the start's begins the gate of that Reset; one with the next window's Reset may come with a
+ * fresh Limit: the cap grows by one L. Remaining counts only from headers that describe the minute window (Limit = L): from any other state the
  * cap leaves room for a window boundary crossed unseen (2 × L), so that a limiter that never refuses still shows
  * beyond doubt. The count never restarts: the burst is judged from `start` (see crossedBoundary).
  */
@@ -805,7 +817,7 @@ async function runBurst(k: KeyRun, start: Reading): Promise<BurstRun> {
   const R0 = minuteR(start);
   const base = R0 !== null ? R0 + Math.floor(L / 2) + 10 : 2 * L + 10;
   // The cap grows with the refill elapsed time explains (a token bucket refills during a burst), up to a hard bound,
-  // and by a fresh Limit once an answer showed a later window.
+  // and by a fresh Limit once an answer carried the next window's Reset.
   const hardBase = (R0 ?? L) + 2 * L + 10;
   let crossed = false;
   const capNow = () => {
@@ -844,7 +856,7 @@ async function runBurst(k: KeyRun, start: Reading): Promise<BurstRun> {
           gateReset = r.reset;
         } else gate = gate === null ? low : Math.min(gate, low);
         gateReset ??= r.reset;
-        if (r.reset !== null && start.reset !== null && r.reset > start.reset) crossed = true;
+        if (start.reset !== null && nextWindow(k, start.reset, r)) crossed = true;
       }
       const wake = release;
       settled = new Promise<void>((res) => (release = res));
