@@ -708,6 +708,13 @@ async function burst(k: KeyRun, prev: Reading): Promise<Reading | null> {
 }
 
 /**
+ * An answer whose Reset is a whole window later than `announced` (give or take a second of rounding): the next window's.
+ * A Reset that moves a little (a token bucket's "full again", a Reset that follows the clock's second) is none.
+ */
+const nextWindow = (k: KeyRun, announced: number, r: Reading): boolean =>
+  r.reset !== null && r.reset >= announced + Math.max(1, k.W - 1);
+
+/**
  * Whether the burst crossed a window boundary, and how its accepted requests fall either side. The Reset the burst's
  * starting response announced (`known`, read from a quiet key) says where a boundary lies: it falls within the burst
  * when it lies, give or take its whole-second rounding, between the burst's first request and its last answer, and
@@ -717,13 +724,6 @@ async function burst(k: KeyRun, prev: Reading): Promise<Reading | null> {
  * later Reset shows a boundary whatever the clocks say. Counting never restarts: every request after `known` is
  * counted, and the bound allows a fresh Limit after the boundary (checks/rate-limit.ts).
  */
-/**
- * An answer whose Reset is a whole window later than `announced` (give or take a second of rounding): the next window's.
- * A Reset that moves a little (a token bucket's "full again", a Reset that follows the clock's second) is none.
- */
-const nextWindow = (k: KeyRun, announced: number, r: Reading): boolean =>
-  r.reset !== null && r.reset >= announced + Math.max(1, k.W - 1);
-
 function crossedBoundary(
   k: KeyRun,
   known: Reading,
@@ -807,9 +807,9 @@ interface BurstRun {
  * nothing else in flight, so no request follows it unseen. Each Remaining is lowered by the requests that overlapped
  * its own (in flight when it was sent, or sent while it was): a target may count those after answering it. An answer
  * with a Reset later than the start's begins the gate of that Reset; one with the next window's Reset may come with a
- * fresh Limit: the cap grows by one L. Remaining counts only from headers that describe the minute window (Limit = L): from any other state the
- * cap leaves room for a window boundary crossed unseen (2 × L), so that a limiter that never refuses still shows
- * beyond doubt. The count never restarts: the burst is judged from `start` (see crossedBoundary).
+ * fresh Limit: the cap grows by one L. Remaining counts only from headers that describe the minute window (Limit =
+ * L): from any other state the cap leaves room for a window boundary crossed unseen (2 × L), so that a limiter that
+ * never refuses still shows beyond doubt. The count never restarts: the burst is judged from `start` (see crossedBoundary).
  */
 async function runBurst(k: KeyRun, start: Reading): Promise<BurstRun> {
   const { L, W } = k;
