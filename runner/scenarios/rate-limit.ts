@@ -769,9 +769,6 @@ function windowAccount(k: KeyRun, b: BurstRun, lastEnd: number): WindowAccount |
   // Counting from rest needs a paced request after it: only that pair shows whether the limiter refills (see
   // noteRefillOrRestart); without it a token bucket's refill would read as requests over the plan.
   if (k.result.paced.sent < 1) return null;
-  // One window at most: beyond it any limiter may have refilled (a sliding counter weighs its first window less),
-  // whether or not its headers showed it. A slow host makes the span long; it never makes it look short.
-  if (lastEnd - rested.ex.startedAt > k.W * 1000) return null;
   const lastSeq = Math.max(...b.readings.map((r) => r.ex.seq));
   const counted = k.history.filter((r) => r.ex.seq >= rested.ex.seq && r.ex.seq <= lastSeq && isAccepted(r.ex));
   let low = Infinity;
@@ -780,7 +777,10 @@ function windowAccount(k: KeyRun, b: BurstRun, lastEnd: number): WindowAccount |
     low = Math.min(low, r.remaining ?? low);
     return up;
   });
-  if (!counted.every((r) => minuteHeaders(k, r)) || rose) return null;
+  // One window: every answer counted carries the Reset the rested one did. A sliding counter that rolled over meanwhile
+  // (its Reset moved) weighs what came before less, whether or not its Remaining showed it (16 accepted for 15 from
+  // rest over 3.5 s of a 2 s window, on a slow host).
+  if (!counted.every((r) => minuteHeaders(k, r) && r.reset === rested.reset) || rose) return null;
   return {
     rested: rested.ex,
     by: restedBy,
@@ -804,8 +804,8 @@ interface BurstRun {
  * Sends promptly (at most BURST_IN_FLIGHT in flight) from `start` (read from a quiet key) until the first response
  * that is not accepted, and stops at once; it returns once every request sent is answered or failed. When the lowest
  * Remaining seen says the requests in flight use up the window, the next one goes alone: the 429 then comes with
- * nothing else in flight, so no request follows it unseen. Each Remaining is lowered by the requests that overlapped
- * its own (in flight when it was sent, or sent while it was): a target may count those after answering it. An answer
+ * nothing else in flight, so no request follows it unseen. Each Remaining is lowered by the requests in flight when
+ * its own was sent: the target may have counted those after it, or count them only once it has answered them. An answer
  * with a Reset later than the start's begins the gate of that Reset; one with the next window's Reset may come with a
  * fresh Limit: the cap grows by one L. Remaining counts only from headers that describe the minute window (Limit =
  * L): from any other state the cap leaves room for a window boundary crossed unseen (2 × L), so that a limiter that
@@ -824,7 +824,7 @@ async function runBurst(k: KeyRun, start: Reading): Promise<BurstRun> {
     const fresh = crossed ? L : 0;
     return Math.min(hardBase + fresh, base + fresh + refillAllowance(Date.now() - start.ex.startedAt, L, W));
   };
-  /** The lowest Remaining seen in the latest window, less what overlapped: what is left, whatever the reply order. */
+  /** The lowest Remaining seen in the latest window, less what was in flight alongside: what is left, whatever the reply order. */
   let gate = R0;
   let gateReset = R0 !== null ? start.reset : null;
   let sent = 0;
@@ -841,7 +841,6 @@ async function runBurst(k: KeyRun, start: Reading): Promise<BurstRun> {
         continue;
       }
       const alongside = inFlight;
-      const sentBefore = sent;
       sent++;
       inFlight++;
       const r = await sendNow(k);
@@ -850,7 +849,7 @@ async function runBurst(k: KeyRun, start: Reading): Promise<BurstRun> {
       inFlight--;
       const rem = minuteR(r);
       if (rem !== null) {
-        const low = rem - alongside - (sent - sentBefore - 1);
+        const low = rem - alongside;
         if (r.reset !== null && gateReset !== null && r.reset > gateReset) {
           gate = low;
           gateReset = r.reset;
