@@ -178,6 +178,17 @@ describe.concurrent('under CPU hogs, a default run against every limiter kind: n
             expect(failing(s.findings), s.suite).toEqual([]);
           }
           expect(r.results.map((s) => s.suite)).toContain('rate-limit');
+          // Unless the trend stopped the run (see TREND), the rate-limit suite judged each plan's burst.
+          const findings = r.results.flatMap((s) => s.findings);
+          if (!findings.some((f) => f.checkId === TREND && f.level !== 'observation')) {
+            const measured = r.results
+              .flatMap((s) => s.rateLimits)
+              .filter((x) => x.suite === 'rate-limit' && x.plan !== 'enterprise');
+            expect(measured.map((x) => x.plan).sort()).toEqual(['business', 'free', 'pro']);
+            for (const x of measured)
+              if (x.suite === 'rate-limit')
+                expect(x.burst?.first429AtRequest ?? 0, `${x.key}: ${x.unmeasured.join('; ')}`).toBeGreaterThan(0);
+          }
         } finally {
           await server.close();
         }
