@@ -173,9 +173,24 @@ export type BurstEvidence =
       readonly cap: number;
       /** Plan counting from a rested state, when applicable (see WindowAccount). */
       readonly account: WindowAccount | null;
-      /** The burst crossed a window boundary and was measured again from the new state. */
-      readonly remeasured: boolean;
+      /** The window boundary the burst crossed, or null: then only refill explains more than Remaining. */
+      readonly boundary: BurstBoundary | null;
     };
+
+/**
+ * A window boundary within a burst: the Reset the burst's starting response announced lay within the burst and later
+ * answers carried a later one ('announced'), or Remaining restarted with a later Reset ('restart'). A fixed window may
+ * then grant a fresh Limit after it: the burst is judged per window, never by restarting its count mid-burst (requests
+ * in flight then would be counted on neither side, or on both).
+ */
+export interface BurstBoundary {
+  /** The Reset announced at the burst's start, epoch seconds. */
+  readonly announcedReset: number;
+  readonly by: 'announced' | 'restart';
+  /** Accepted requests answered with that Reset (or none), and with a later one. */
+  readonly acceptedBefore: number;
+  readonly acceptedAfter: number;
+}
 
 export interface ShapeEvidence {
   /** The first response that refused a request over the limit. */
@@ -355,9 +370,21 @@ export const burstEnforced: Check<BurstEvidence> = defineCheck({
     if (R === null) {
       out.push(...againstPlanOnly(ev, allowance, knownLimit, all));
     } else {
-      const upper = R + allowance;
-      const detail = `${ev.accepted} accepted in ${secs(ev.elapsedMs)} from Remaining ${R} (refill allowance ${allowance}${ev.remeasured ? ', measured again after a window boundary' : ''})`;
-      const arithmetic = `at most Remaining ${R} + allowance ${burstAllowanceWords(ev.elapsedMs, L, ev.windowSeconds)} = ${upper}`;
+      const b = ev.boundary ?? null;
+      // Across a window boundary: the old window's Remaining, then a fresh Limit (or, were the burst longer than a
+      // window, what refill explains, if more).
+      const upper = b ? R + Math.max(L, allowance) : R + allowance;
+      const crossing = b
+        ? `${b.acceptedBefore} accepted with the Reset ${b.announcedReset} announced at its start, ${b.acceptedAfter} with a later one: ${b.by === 'announced' ? 'a window boundary it announced' : 'Remaining restarted at a window boundary'}`
+        : '';
+      const detail = b
+        ? `${ev.accepted} accepted in ${secs(ev.elapsedMs)} from Remaining ${R} (${crossing})`
+        : `${ev.accepted} accepted in ${secs(ev.elapsedMs)} from Remaining ${R} (refill allowance ${allowance})`;
+      const arithmetic = b
+        ? L >= allowance
+          ? `at most Remaining ${R} until the boundary + a fresh Limit ${L} after it = ${upper}`
+          : `at most Remaining ${R} + allowance ${burstAllowanceWords(ev.elapsedMs, L, ev.windowSeconds)} (more than a fresh Limit ${L}) = ${upper}`
+        : `at most Remaining ${R} + allowance ${burstAllowanceWords(ev.elapsedMs, L, ev.windowSeconds)} = ${upper}`;
       if (!ev.rejection) {
         if (ev.accepted > upper) {
           out.push(
@@ -385,7 +412,7 @@ export const burstEnforced: Check<BurstEvidence> = defineCheck({
           finding(
             burstEnforced,
             [ev.known, ev.rejection],
-            `received ${statusOf(ev.rejection)} after ${ev.accepted} accepted from the ${ev.plan} key's reported Remaining ${R}: stricter than it reported\nthe spec documents Remaining as the requests remaining in the window`,
+            `received ${statusOf(ev.rejection)} after ${ev.accepted} accepted from the ${ev.plan} key's reported Remaining ${R} (read with none of its requests in flight; ${ev.accepted} < ${R}): stricter than it reported\nthe spec documents Remaining as the requests remaining in the window`,
             {
               expected: `at least ${R} accepted`,
               actual: `${ev.accepted} accepted`,

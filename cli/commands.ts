@@ -5,6 +5,7 @@
  * "did you mean" without loading any command.
  */
 import { DEFAULT_SUITES, SUITES } from '../config/config.js';
+import { LIMITER_ALGORITHMS } from '../reference/limiter.js';
 import type { Flag } from './args.js';
 
 /** The suites in words, from the configuration's list: the default ones, then the opt-in ones. */
@@ -100,7 +101,7 @@ export const serveCommandSpec = command({
     window: { type: 'string', value: 'SECONDS', help: 'length of the minute window (default 60)' },
     algorithm: {
       type: 'string',
-      value: 'fixed-window|sliding-window|token-bucket',
+      value: LIMITER_ALGORITHMS.join('|'),
       help: "the rate limiter's algorithm",
     },
     fault: {

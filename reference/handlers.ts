@@ -209,6 +209,38 @@ export interface HandlerContext {
   readonly maxBodyBytes: number;
   /** The server's time (clock.ts): the wall clock, or a test's. */
   readonly clock: ReferenceClock;
+  /** How answers are timed (server.ts: countAfterAnswer, answerJitterMs); conformant either way. */
+  readonly answers?: AnswerTiming;
+}
+
+export interface AnswerTiming {
+  /** A request counts in the Remaining that answers report only once it is answered. */
+  readonly countAfter: boolean;
+  /** Each answer is held back a random 0 to this many ms after the limiter's decision. */
+  readonly jitterMs: number;
+}
+
+/** Per key, the requests the limiter let through whose answer has not been sent yet (countAfter). */
+const answering = new WeakMap<HandlerContext, Map<string, number>>();
+
+/**
+ * Under countAfter: the request is being answered until its response is finished (or its connection closed); the
+ * Remaining it reports leaves out the key's other requests being answered, as a limiter that counts after answering.
+ */
+function countedAfterAnswer(ctx: Ctx, base: HandlerContext, key: string, rl: Decision): Decision {
+  let open = answering.get(base);
+  if (!open) {
+    open = new Map();
+    answering.set(base, open);
+  }
+  const others = open.get(key) ?? 0;
+  open.set(key, others + 1);
+  ctx.res.once('close', () => {
+    const n = (open.get(key) ?? 1) - 1;
+    if (n <= 0) open.delete(key);
+    else open.set(key, n);
+  });
+  return { ...rl, remaining: Math.min(rl.limit, rl.remaining + others) };
 }
 
 /** One request's view: the server's parts, the time it arrived, its response. */
@@ -609,15 +641,22 @@ function handle(base: HandlerContext, req: IncomingMessage, res: ServerResponse)
     return send(ctx, seams.unauthorized(ctx, auth.tokenGiven), rl);
   }
   // A request served without a key (under an auth fault) is counted in the anonymous bucket, never enforced.
-  const rl = auth.key
+  const taken = auth.key
     ? ctx.limiter.take(auth.key.key, seams.planLimits(ctx, auth.key), ctx.now, true, r?.op)
     : ctx.limiter.take(anonymous(req), FREE, ctx.now, false);
-  if (!rl.allowed) return send(ctx, seams.limited(ctx, rl), rl);
-
-  if (r === null) return send(ctx, errorReply(404, 'not_found', `no route ${req.method ?? ''} ${path}`), rl);
-  if (r.op === 'listPets') return listPets(ctx, query, rl);
-  if (r.op === 'getPet') return getPet(ctx, r.rawId, rl);
-  return createPet(ctx, req, rl).catch((e: unknown) => internalError(ctx, e, rl));
+  const timing = base.answers;
+  const rl =
+    timing?.countAfter && auth.key && taken.allowed ? countedAfterAnswer(ctx, base, auth.key.key, taken) : taken;
+  const answer = (): void | Promise<void> => {
+    if (!rl.allowed) return send(ctx, seams.limited(ctx, rl), rl);
+    if (r === null) return send(ctx, errorReply(404, 'not_found', `no route ${req.method ?? ''} ${path}`), rl);
+    if (r.op === 'listPets') return listPets(ctx, query, rl);
+    if (r.op === 'getPet') return getPet(ctx, r.rawId, rl);
+    return createPet(ctx, req, rl).catch((e: unknown) => internalError(ctx, e, rl));
+  };
+  const hold = timing?.jitterMs ? Math.floor(Math.random() * timing.jitterMs) : 0;
+  if (hold <= 0) return answer();
+  return new Promise<void>((resolve) => ctx.clock.later(hold, resolve)).then(answer);
 }
 
 /** The anonymous bucket of a client (by remote address). */

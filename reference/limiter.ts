@@ -5,13 +5,13 @@
  *
  * Choices (the spec leaves them open):
  * - Windows start with a key's first request (and restart with the first request after they expire), not on clock
- *   boundaries: a rested key always gets its whole limit in one burst. The clock-aligned fixed window
- *   ('fixed-window-aligned', as many fixed-window limiters keep theirs) is the exception: every key's window ends on
- *   the same multiple of the window since the epoch, and its Reset names that boundary, however soon it comes.
+ *   boundaries: a rested key always gets its whole limit in one burst. The aligned fixed window is the exception, as
+ *   many limiters are: every key's windows end at the same wall time (whole multiples of the window since the epoch),
+ *   so a burst near the end of one gets the rest of it and then a fresh limit, at the Reset it announced.
  * - Rejected requests are not counted in either window.
  * - The headers describe the minute window, except when the day window has fewer requests left (or is the reason
  *   for a 429): then Limit/Remaining/Reset describe the day window (Reset = the end of the key's day window).
- * - Reset: fixed window = end of the window; sliding window = end of the current counting window; token bucket =
+ * - Reset: fixed window (aligned or not) = end of the window; sliding window = end of the current counting window; token bucket =
  *   when the bucket is full again; token bucket with a static reset (as a Go service over golang.org/x/time/rate
  *   may send: the bucket has no reset, so the header names the end of the current clock window) = the next multiple
  *   of the window since the epoch, which does not move with the tokens. Always rounded up to whole epoch seconds, so
@@ -24,18 +24,18 @@ import type { PlanLimits } from '../spec/contract.js';
 
 export type LimiterAlgorithm =
   | 'fixed-window'
+  | 'fixed-window-aligned'
   | 'sliding-window'
   | 'token-bucket'
-  | 'token-bucket-static-reset'
-  | 'fixed-window-aligned';
+  | 'token-bucket-static-reset';
 
 /** Every algorithm, for the server's options and `serve --algorithm`. */
 export const LIMITER_ALGORITHMS: readonly LimiterAlgorithm[] = Object.freeze([
   'fixed-window',
+  'fixed-window-aligned',
   'sliding-window',
   'token-bucket',
   'token-bucket-static-reset',
-  'fixed-window-aligned',
 ]);
 
 /** Defects the limiter can be told to have: each field is a seam of the server (seams.ts) that one fault sets. */
@@ -79,12 +79,19 @@ export class FixedWindow implements Meter {
     private readonly windowMs: number,
     private readonly defects: LimiterDefects = {},
   ) {}
+  protected get length(): number {
+    return this.windowMs;
+  }
   fits(now: number, limit: number): boolean {
+    return this.fitsFrom(now, now, limit);
+  }
+  /** Whether one more fits at `now`; a window that ended gives way to one starting at `start`. */
+  protected fitsFrom(start: number, now: number, limit: number): boolean {
     if (now >= this.start + this.windowMs) {
       // Charged rejections (a defect) carry into the new window; a never-resetting counter keeps everything.
       const carry = this.defects.neverResets ? this.count : Math.max(0, this.count - limit);
       this.count = this.defects.chargeRejected || this.defects.neverResets ? carry : 0;
-      this.start = now;
+      this.start = start;
     }
     return this.count < limit;
   }
@@ -99,6 +106,13 @@ export class FixedWindow implements Meter {
   }
   waitMs(now: number): number {
     return this.start + this.windowMs - now;
+  }
+}
+
+/** A fixed window aligned to the clock: windows are whole multiples of its length since the epoch. */
+export class AlignedFixedWindow extends FixedWindow {
+  override fits(now: number, limit: number): boolean {
+    return super.fitsFrom(Math.floor(now / this.length) * this.length, now, limit);
   }
 }
 
@@ -244,9 +258,9 @@ export class RateLimiter {
   private meter(): Meter {
     const { algorithm, windowMs } = this.opts;
     if (algorithm === 'fixed-window') return new FixedWindow(windowMs, this.defects);
+    if (algorithm === 'fixed-window-aligned') return new AlignedFixedWindow(windowMs, this.defects);
     if (algorithm === 'sliding-window') return new SlidingWindow(windowMs, this.defects);
     if (algorithm === 'token-bucket-static-reset') return new StaticResetBucket(windowMs, this.defects);
-    if (algorithm === 'fixed-window-aligned') return new AlignedWindow(windowMs, this.defects);
     return new TokenBucket(windowMs, this.defects);
   }
 
@@ -349,41 +363,5 @@ export class RateLimiter {
       waitMs,
       dayRemaining: 0,
     };
-  }
-}
-
-/**
- * A fixed window aligned to the clock: windows are the whole multiples of the window since the epoch, the same for
- * every key, so a key's first Reset may come a moment after its first request (a burst near the boundary gets most of
- * two windows' worth). Reset = the end of the current window.
- */
-export class AlignedWindow implements Meter {
-  private start = -Infinity;
-  private count = 0;
-  constructor(
-    private readonly windowMs: number,
-    private readonly defects: LimiterDefects = {},
-  ) {}
-  fits(now: number, limit: number): boolean {
-    const start = Math.floor(now / this.windowMs) * this.windowMs;
-    if (start !== this.start) {
-      // As FixedWindow: charged rejections (a defect) carry into the new window; a never-resetting counter keeps all.
-      const carry = this.defects.neverResets ? this.count : Math.max(0, this.count - limit);
-      this.count = this.defects.chargeRejected || this.defects.neverResets ? carry : 0;
-      this.start = start;
-    }
-    return this.count < limit;
-  }
-  take(): void {
-    this.count++;
-  }
-  remaining(_now: number, limit: number): number {
-    return Math.max(0, limit - this.count);
-  }
-  resetAt(): number {
-    return this.start + this.windowMs;
-  }
-  waitMs(now: number): number {
-    return this.start + this.windowMs - now;
   }
 }

@@ -56,6 +56,14 @@ export interface ReferenceOptions {
    * too slow for a client with a few requests in flight to exceed a large limit within a short window.
    */
   answerDelayMs?: number;
+  /**
+   * Conformant limiter timings a black-box client must not read as faults (issue 28), default off: the limiter
+   * decides every request when it arrives (enforcement stays exact), but counts it in the Remaining it reports only
+   * once it has answered it, so an answer's Remaining leaves out the key's other requests still being answered.
+   */
+  countAfterAnswer?: boolean;
+  /** Each answer is held back a random 0 to this many ms after the limiter's decision (default 0): answers overlap. */
+  answerJitterMs?: number;
 }
 
 export type ListOrder = 'oldest-first' | 'newest-first';
@@ -75,6 +83,8 @@ export interface ResolvedReferenceOptions {
   readonly idStart: string;
   readonly listOrder: ListOrder;
   readonly answerDelayMs: number;
+  readonly countAfterAnswer: boolean;
+  readonly answerJitterMs: number;
 }
 
 export interface ReferenceServer {
@@ -125,6 +135,9 @@ function resolveOptions(o: ReferenceOptions): ResolvedReferenceOptions {
   const answerDelayMs = o.answerDelayMs ?? 0;
   if (!Number.isFinite(answerDelayMs) || answerDelayMs < 0)
     throw new Error(`reference: answerDelayMs must be a number ≥ 0, got ${answerDelayMs}`);
+  const answerJitterMs = o.answerJitterMs ?? 0;
+  if (!Number.isFinite(answerJitterMs) || answerJitterMs < 0 || answerJitterMs > 10_000)
+    throw new Error(`reference: answerJitterMs must be from 0 to 10000 ms, got ${answerJitterMs}`);
   const keys = o.keys ?? generateKeys();
   if (new Set(keys.map((k) => k.key)).size !== keys.length) throw new Error('reference: duplicate keys');
   return Object.freeze({
@@ -141,6 +154,8 @@ function resolveOptions(o: ReferenceOptions): ResolvedReferenceOptions {
     idStart: idStart.toString(),
     listOrder,
     answerDelayMs,
+    countAfterAnswer: o.countAfterAnswer === true,
+    answerJitterMs,
   });
 }
 
@@ -172,6 +187,7 @@ export async function startReferenceServer(
     seams,
     maxBodyBytes: MAX_BODY_BYTES,
     clock,
+    answers: { countAfter: opts.countAfterAnswer, jitterMs: opts.answerJitterMs },
   });
   const delay = opts.answerDelayMs;
   const server = createServer(

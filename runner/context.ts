@@ -15,7 +15,7 @@ import { type GeneratedPet, validNewPet } from '../generators/new-pet.js';
 import { FindingLog } from './findings.js';
 import type { Lanes } from './lanes.js';
 import { isRunStopped, type LimitScope, ScopedLimits } from './limits.js';
-import { type ExchangeSink, requestPath, type Send, type SendOptions } from './request-path.js';
+import { type ExchangeSink, flightKey, requestPath, type Send, type SendOptions } from './request-path.js';
 import type { Run } from './run.js';
 
 export type { ExchangeSink, SendOptions } from './request-path.js';
@@ -139,6 +139,7 @@ export class RunContext {
       trend: run.trend,
       rest: run.rest,
       pacer: run.pacer,
+      flights: run.flights,
       lanes: this.shared.lanes,
       sink: this.shared.sink,
       counted: (ex) => {
@@ -299,6 +300,15 @@ export class RunContext {
    */
   send(req: OutgoingRequest, options: SendOptions = {}): Promise<Exchange> {
     return this.path(req, options);
+  }
+
+  /**
+   * Resolves once no request of the run with `auth`'s key is in flight (whichever suite sent it): a Remaining read
+   * after that counts every request the run sent on the key (http/in-flight.ts). At once for a request without a key.
+   */
+  quiet(auth: AuthSpec): Promise<void> {
+    const key = flightKey({ auth });
+    return key === null ? Promise.resolve() : this.run.flights.quiet(key);
   }
 
   /**

@@ -3,15 +3,16 @@
  * each step is a function of the next, and `requestPath` lists them from the outside in. Read top to bottom, a request
  * meets them in this order:
  *
- *   pace and 429 ─ stall ─ judge ─ pace slot ─ lanes ─ backlog ─ rest ─ limits ─ reach/TLS ─ stop abort ─ ledger and
- *   trend ─ wire ─ send
+ *   pace and 429 ─ stall ─ judge ─ pace slot ─ lanes ─ backlog ─ rest ─ limits ─ in flight ─ reach/TLS ─ stop abort ─
+ *   ledger and trend ─ wire ─ send
  *
  * On the way in: the key's pacing slot (wait when its window is spent), a lane (at most --concurrency requests in
  * flight), the exchange sink's backlog, the run's rest (no request goes while the trend looks again at a target that
- * seemed to slow down), the run's limits (a request that would break one is never sent). On the way out: the exchange
- * is counted, handed to the sink and the ledger (per-key spend, created ids), and the latency trend (growth that held
- * in a class of request is looked at again after a rest: still slow stops the run, quick again is a warning); a
- * request a signal's stop aborted ends the suite, unjudged; a TLS
+ * seemed to slow down), the run's limits (a request that would break one is never sent), the key's count of requests
+ * in flight (every keyed request, paced or not, until its exchange is complete: `KeyFlights.quiet`). On the way out:
+ * the exchange is counted, handed to the sink and the ledger (per-key spend, created ids), and the latency trend
+ * (growth that held in a class of request is looked at again after a rest: still slow stops the run, quick again is a
+ * warning); a request a signal's stop aborted ends the suite, unjudged; a TLS
  * or proxy failure stops the run as the configuration's problem; every response check judges it; a target that keeps
  * timing out stops the suite; a 429 is waited out and the request resent. Nothing here replaces a method of
  * anything: a context builds its path once from its parts.
@@ -20,6 +21,7 @@ import type { Finding } from '../checks/check.js';
 import { TargetStalledError } from '../errors/catalogue.js';
 import type { HttpClient, OutgoingRequest } from '../http/client.js';
 import { type Exchange, isUnkeyedPlan } from '../http/exchange.js';
+import type { KeyFlights } from '../http/in-flight.js';
 import type { Pacer } from '../http/pacing.js';
 import type { TransportSettings } from '../http/transport.js';
 import { RUN_STOPPED_CODE, sleep } from '../http/waits.js';
@@ -66,6 +68,8 @@ export interface PathParts {
   /** The run's rest, while the trend looks again at a target that seemed to slow down. */
   readonly rest: RestGate;
   readonly pacer: Pacer;
+  /** Every key's requests in flight, for the readings that must start from a quiet key. */
+  readonly flights: KeyFlights;
   /** Requests in flight at most (--concurrency); null: no bound. */
   readonly lanes: Lanes | null;
   readonly sink: ExchangeSink | null;
@@ -90,6 +94,7 @@ export function requestPath(p: PathParts): Send {
     backlog(p),
     rest(p),
     limits(p),
+    inFlight(p),
     reach(p),
     stopAbort(p),
     ledgerAndTrend(p, (req, options) => whole(req, options)),
@@ -209,6 +214,25 @@ const limits =
     limits.beforeSend(req);
     ledger.sent(req);
     return next(req, options);
+  };
+
+/** The key of a request with a valid key's secret, for the count of its requests in flight; null: none. */
+export const flightKey = (req: { readonly auth: OutgoingRequest['auth'] }): string | null =>
+  req.auth.key && keyed(req as OutgoingRequest) ? req.auth.key.reveal() : null;
+
+/** Every request sent with a key is in flight on that key until its exchange is complete (answered or failed). */
+const inFlight =
+  ({ flights }: PathParts): Step =>
+  (next) =>
+  async (req, options) => {
+    const key = flightKey(req);
+    if (key === null) return next(req, options);
+    flights.enter(key);
+    try {
+      return await next(req, options);
+    } finally {
+      flights.leave(key);
+    }
   };
 
 /** A TLS or proxy failure is the configuration's, never the target's: it stops the run before a check sees it. */

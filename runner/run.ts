@@ -10,6 +10,7 @@
 import { isFunctionalSuite, SUITES, type SuiteName } from '../config/config.js';
 import { type HarnessErrorCode, KeyBlockedError, TargetStalledError } from '../errors/catalogue.js';
 import type { Finding } from '../checks/check.js';
+import { KeyFlights } from '../http/in-flight.js';
 import { Pacer } from '../http/pacing.js';
 import { sleep } from '../http/waits.js';
 import { planRun, rateLimitNeed } from './budget.js';
@@ -91,6 +92,8 @@ export class Run {
   /** The run's rest, while the trend looks again at a target that seemed to slow down (runner/rest.ts). */
   readonly rest = new RestGate();
   readonly pacer: Pacer;
+  /** Each key's requests in flight, whichever suite sent them: the rate-limit readings wait for a quiet key. */
+  readonly flights = new KeyFlights();
   /** The request lanes of the functional suites; the rate-limit suites run alone, with bursts of their own. */
   readonly lanes: Lanes;
 

@@ -14,8 +14,11 @@
  * whose wait reaches beyond one window (the daily quota, or a ban) is never waited out: it is recorded and the key is
  * not used again. Headers may describe the day window ("the limit in force"): Remaining and rest are read only from
  * headers whose Limit is the plan's per minute. Every request goes through RunContext.send (recorded, every response
- * check applied), unpaced and never resent: each 429 is evidence here. What each key proved, and what could not be
- * measured and why, goes to the results table (KeyRateLimitResult).
+ * check applied), unpaced and never resent: each 429 is evidence here. Every request but a burst's is a reading sent
+ * from a quiet key (no request of the run on it in flight: RunContext.quiet); a burst is judged from the reading it
+ * started from once each of its requests is answered or failed, its count never restarted, per window when the Reset
+ * announced at its start falls within it (crossedBoundary). What each key proved, and what could not be measured and
+ * why, goes to the results table (KeyRateLimitResult).
  */
 import type { PlanKey } from '../../config/config.js';
 import type { PlanName } from '../../spec/contract.js';
@@ -40,6 +43,7 @@ import {
   retryAfterHonoured,
   shape429,
   unauthenticatedRateLimited,
+  type BurstBoundary,
   type WindowAccount,
 } from '../../checks/rate-limit.js';
 import { statusOf } from '../../checks/facts.js';
@@ -72,6 +76,8 @@ const PACE = 0.9;
 const MARGIN_MS = 250;
 /** Added to every Retry-After waited for: a whole-second value may be up to a second short (see ROUNDING_MS). */
 const RETRY_MARGIN_MS = 1000;
+/** A Reset in whole epoch seconds lies within this of the real boundary, rounded up or down. */
+const RESET_ROUNDING_MS = 1000;
 /**
  * The burst's 429 is aimed this long before the window that began at the probe ends: a Retry-After of ~4-5 s that
  * is half the real wait (2 s) is still refused after waiting it plus a second, so "too short" shows beyond rounding.
@@ -180,8 +186,19 @@ function newKeyRun(ctx: RunContext, shared: Shared, key: PlanKey, label: string,
   };
 }
 
-/** A request of the key (GET /pets?limit=1 unless said) through the one send path: unpaced, a 429 never resent. */
+/**
+ * A request of the key (GET /pets?limit=1 unless said) through the one send path: unpaced, a 429 never resent. Every
+ * request but a burst's is a reading that a phase starts from or judges (a probe, a paced request, the turn's first,
+ * a probe of another operation, a recovery): it goes out only once no request of the run on the key is in flight, so
+ * that the Remaining it reports counts all of them (RunContext.quiet).
+ */
 async function send(k: KeyRun, request: OutgoingRequest = req.listPets(k.auth, '?limit=1')): Promise<Reading> {
+  await k.ctx.quiet(k.auth);
+  return sendNow(k, request);
+}
+
+/** One request of a burst: it does not wait for the others in flight. */
+async function sendNow(k: KeyRun, request: OutgoingRequest = req.listPets(k.auth, '?limit=1')): Promise<Reading> {
   const r = read(await k.ctx.send(request, { pace: false, resendOn429: false }));
   k.history.push(r);
   return r;
@@ -612,7 +629,7 @@ function noteIsolation(k: KeyRun, last: Reading, known: Reading, shared: boolean
 async function burst(k: KeyRun, prev: Reading): Promise<Reading | null> {
   const b = await runBurst(k, prev);
   const { known, rejection } = b;
-  const after = b.readings.filter((r) => r.ex.seq > known.ex.seq);
+  const after = b.readings;
   const accepted = after.filter((r) => isAccepted(r.ex)).length;
   const lastEnd = Math.max(known.end, ...b.readings.map((r) => r.end));
   const elapsedMs = lastEnd - known.ex.startedAt;
@@ -628,10 +645,20 @@ async function burst(k: KeyRun, prev: Reading): Promise<Reading | null> {
     first429AtRequest: rejection ? b.readings.indexOf(rejection) + 1 : null,
     elapsedMs,
   };
+  if (rejection && rejection.status === null) {
+    // A request of the burst failed (a timeout, a reset): what the target counted of it is unknown.
+    return skip(
+      k,
+      `a request of its burst failed (${rejection.ex.error?.code ?? 'no answer'}) after ${accepted} accepted, so what the target counted is unknown`,
+      'not measured: a request of its burst failed',
+      [known.ex, rejection.ex],
+    );
+  }
   if (k.shared.keysShared) {
     unmeasured(k, "burst against its Remaining and plan: other keys' requests were shown to count against its limit");
   } else {
-    const account = !dailyBurst && !refillSeen && !resetChanged && !b.remeasured ? windowAccount(k, b, lastEnd) : null;
+    const boundary = dailyBurst ? null : crossedBoundary(k, known, after, lastEnd);
+    const account = !dailyBurst && !refillSeen && !resetChanged && !boundary ? windowAccount(k, b, lastEnd) : null;
     const found = k.ctx.judge(burstEnforced, {
       kind: 'burst',
       plan: k.plan,
@@ -646,13 +673,16 @@ async function burst(k: KeyRun, prev: Reading): Promise<Reading | null> {
       elapsedMs,
       cap: b.cap,
       account,
-      remeasured: b.remeasured,
+      boundary,
     });
     if (account) k.ctx.judge(notStricterThanPlan, { kind: 'window', plan: k.plan, limit: k.L, account });
     if (rejection && !dailyBurst && found.length === 0) {
+      const how = boundary
+        ? `across the window boundary announced at its start (${boundary.acceptedBefore} + ${boundary.acceptedAfter} accepted either side)`
+        : `refill allowance ${k.result.burst.allowance}`;
       proven(
         k,
-        `burst from Remaining ${k.result.burst.fromRemaining ?? '?'}: ${accepted} accepted (refill allowance ${k.result.burst.allowance}), then ${rejection.status}${account ? `; ${account.accepted} accepted from rest within one window` : ''}`,
+        `burst from Remaining ${k.result.burst.fromRemaining ?? '?'}: ${accepted} accepted (${how}), then ${rejection.status}${account ? `; ${account.accepted} accepted from rest within one window` : ''}`,
       );
     }
   }
@@ -679,6 +709,56 @@ async function burst(k: KeyRun, prev: Reading): Promise<Reading | null> {
 }
 
 /**
+ * An answer whose Reset is a whole window later than `announced` (give or take a second of rounding): the next window's.
+ * A Reset that moves a little (a token bucket's "full again", a Reset that follows the clock's second) is none.
+ */
+const nextWindow = (k: KeyRun, announced: number, r: Reading): boolean =>
+  r.reset !== null && r.reset >= announced + Math.max(1, k.W - 1);
+
+/**
+ * Whether the burst crossed a window boundary, and how its accepted requests fall either side. The Reset the burst's
+ * starting response announced (`known`, read from a quiet key) says where a boundary lies: it falls within the burst
+ * when it lies, give or take its whole-second rounding, between the burst's first request and its last answer, and
+ * answers after it carry the next window's Reset (a whole window later). A Reset that moves a little with every
+ * answer (a token bucket's "full again", a Reset that follows the clock's second) is no boundary: refill explains
+ * what such a limiter grants. A Remaining that restarts (up beyond what reordering and refill explain) with a
+ * later Reset shows a boundary whatever the clocks say. Counting never restarts: every request after `known` is
+ * counted, and the bound allows a fresh Limit after the boundary (checks/rate-limit.ts).
+ */
+function crossedBoundary(
+  k: KeyRun,
+  known: Reading,
+  readings: readonly Reading[],
+  lastEnd: number,
+): BurstBoundary | null {
+  if (!minuteHeaders(k, known) || known.reset === null) return null;
+  const announced = known.reset;
+  const minute = readings.filter((r) => minuteHeaders(k, r) && r.reset !== null && r.remaining !== null);
+  const later = (r: Reading) => r.reset !== null && r.reset > announced;
+  if (!minute.some(later)) return null;
+  const near =
+    known.resetAtMs !== null &&
+    known.resetAtMs - RESET_ROUNDING_MS <= lastEnd &&
+    known.resetAtMs + RESET_ROUNDING_MS >= known.ex.startedAt &&
+    minute.some((r) => nextWindow(k, announced, r));
+  const slack = 2 * BURST_IN_FLIGHT + refillAllowance(lastEnd - known.ex.startedAt, k.L, k.W);
+  let low = known.remaining ?? Infinity;
+  let restart = false;
+  for (const r of minute) {
+    if (later(r) && r.remaining! > low + slack) restart = true;
+    low = Math.min(low, r.remaining!);
+  }
+  if (!near && !restart) return null;
+  const acceptedAfter = readings.filter((r) => isAccepted(r.ex) && later(r)).length;
+  return {
+    announcedReset: announced,
+    by: near ? 'announced' : 'restart',
+    acceptedBefore: readings.filter((r) => isAccepted(r.ex)).length - acceptedAfter,
+    acceptedAfter,
+  };
+}
+
+/**
  * Counting against the plan from a rested key: only where every accepted response since rest described the minute
  * window, and its Remaining never rose (beyond reordering of requests in flight): a rise is a new window or refill,
  * Reset moved or not.
@@ -698,7 +778,10 @@ function windowAccount(k: KeyRun, b: BurstRun, lastEnd: number): WindowAccount |
     low = Math.min(low, r.remaining ?? low);
     return up;
   });
-  if (!counted.every((r) => minuteHeaders(k, r)) || rose) return null;
+  // One window: every answer counted carries the Reset the rested one did. A sliding counter that rolled over meanwhile
+  // (its Reset moved) weighs what came before less, whether or not its Remaining showed it (16 accepted for 15 from
+  // rest over 3.5 s of a 2 s window, on a slow host).
+  if (!counted.every((r) => minuteHeaders(k, r) && r.reset === rested.reset) || rose) return null;
   return {
     rested: rested.ex,
     by: restedBy,
@@ -709,35 +792,42 @@ function windowAccount(k: KeyRun, b: BurstRun, lastEnd: number): WindowAccount |
 }
 
 interface BurstRun {
-  /** The state the burst is judged from: where it started, or the first response of a window crossed meanwhile. */
+  /** The state the burst is judged from: the turn's first request, read from a quiet key. */
   readonly known: Reading;
-  /** The burst's responses in the order they were sent. */
+  /** The burst's responses (every one after `known`) in the order they were sent, every one settled. */
   readonly readings: Reading[];
   readonly rejection: Reading | null;
   /** Requests sent. */
   readonly cap: number;
-  readonly remeasured: boolean;
 }
 
 /**
- * Sends promptly (at most BURST_IN_FLIGHT in flight) until the first response that is not accepted, and stops at once
- * (requests already in flight complete). When the lowest Remaining seen says the requests in flight use up the window,
- * the next one goes alone: the 429 then comes with nothing else in flight, so no request follows it unseen. A window
- * boundary crossed meanwhile (Reset later, Remaining jumping up) moves the known state to the first response of the
- * new window, once, with a new cap. Remaining counts only from headers that describe the minute window (Limit = L):
- * from any other state the cap leaves room for a window boundary crossed unseen (2 × L), so that a limiter that
- * never refuses still shows beyond doubt.
+ * Sends promptly (at most BURST_IN_FLIGHT in flight) from `start` (read from a quiet key) until the first response
+ * that is not accepted, and stops at once; it returns once every request sent is answered or failed. When the lowest
+ * Remaining seen says the requests in flight use up the window, the next one goes alone: the 429 then comes with
+ * nothing else in flight, so no request follows it unseen. Each Remaining is lowered by the requests in flight when
+ * its own was sent: the target may have counted those after it, or count them only once it has answered them. An answer
+ * with a Reset later than the start's begins the gate of that Reset; one with the next window's Reset may come with a
+ * fresh Limit: the cap grows by one L. Remaining counts only from headers that describe the minute window (Limit =
+ * L): from any other state the cap leaves room for a window boundary crossed unseen (2 × L), so that a limiter that
+ * never refuses still shows beyond doubt. The count never restarts: the burst is judged from `start` (see crossedBoundary).
  */
 async function runBurst(k: KeyRun, start: Reading): Promise<BurstRun> {
   const { L, W } = k;
   const minuteR = (r: Reading) => (r.limit === L ? r.remaining : null);
-  let known = start;
   const R0 = minuteR(start);
-  let cap = R0 !== null ? R0 + Math.floor(L / 2) + 10 : 2 * L + 10;
-  let remeasured = false;
-  let minRemaining = R0;
-  /** The lowest Remaining since the burst (re)started: an upper bound of what is left, whatever the reply order. */
+  const base = R0 !== null ? R0 + Math.floor(L / 2) + 10 : 2 * L + 10;
+  // The cap grows with the refill elapsed time explains (a token bucket refills during a burst), up to a hard bound,
+  // and by a fresh Limit once an answer carried the next window's Reset.
+  const hardBase = (R0 ?? L) + 2 * L + 10;
+  let crossed = false;
+  const capNow = () => {
+    const fresh = crossed ? L : 0;
+    return Math.min(hardBase + fresh, base + fresh + refillAllowance(Date.now() - start.ex.startedAt, L, W));
+  };
+  /** The lowest Remaining seen in the latest window, less what was in flight alongside: what is left, whatever the reply order. */
   let gate = R0;
+  let gateReset = R0 !== null ? start.reset : null;
   let sent = 0;
   let inFlight = 0;
   let stop = false;
@@ -745,51 +835,42 @@ async function runBurst(k: KeyRun, start: Reading): Promise<BurstRun> {
   const readings: Reading[] = [];
   let release = () => {};
   let settled = new Promise<void>((r) => (release = r));
-  // The cap grows with the refill elapsed time explains (a token bucket refills during a burst), up to a hard bound.
-  let hardCap = (R0 ?? L) + 2 * L + 10;
-  const capNow = () => Math.min(hardCap, cap + refillAllowance(Date.now() - known.ex.startedAt, L, W));
   const worker = async () => {
     while (!stop && sent < capNow()) {
       if (inFlight > 0 && gate !== null && gate - inFlight < 1) {
         await settled;
         continue;
       }
+      const alongside = inFlight;
       sent++;
       inFlight++;
-      const r = await send(k);
+      const r = await sendNow(k);
       readings.push(r);
       // What this response says is recorded before the workers waiting on it look again.
       inFlight--;
       const rem = minuteR(r);
-      if (rem !== null) gate = gate === null ? rem : Math.min(gate, rem);
+      if (rem !== null) {
+        const low = rem - alongside;
+        if (r.reset !== null && gateReset !== null && r.reset > gateReset) {
+          gate = low;
+          gateReset = r.reset;
+        } else gate = gate === null ? low : Math.min(gate, low);
+        gateReset ??= r.reset;
+        if (start.reset !== null && nextWindow(k, start.reset, r)) crossed = true;
+      }
       const wake = release;
       settled = new Promise<void>((res) => (release = res));
       wake();
       if (!isAccepted(r.ex)) {
         if (!rejection || r.ex.seq < rejection.ex.seq) rejection = r;
         stop = true;
-        continue;
       }
-      if (rem === null) continue;
-      // Slack: responses of requests in flight together may arrive out of order, and refill between them.
-      const slack = BURST_IN_FLIGHT + 1 + refillAllowance(r.end - known.end, L, W);
-      // Remaining jumping up beyond that is a new window, whether or not the target's Reset moved with it; a Reset moved
-      // later with Remaining up is one too, however small the jump (a fixed window crossed early in the burst).
-      const newReset = r.reset !== null && start.reset !== null && r.reset > start.reset && !remeasured;
-      if (!remeasured && minRemaining !== null && (rem > minRemaining + slack || (newReset && rem > minRemaining))) {
-        remeasured = true;
-        known = r;
-        gate = rem;
-        cap = sent + rem + Math.floor(L / 2) + 10;
-        hardCap = sent + rem + 2 * L + 10;
-      }
-      minRemaining = minRemaining === null ? rem : Math.min(minRemaining, rem);
     }
   };
   k.ctx.log.count('listPets', 'cases');
   await Promise.all(Array.from({ length: BURST_IN_FLIGHT }, worker));
   readings.sort((a, b) => a.ex.seq - b.ex.seq);
-  return { known, readings, rejection: rejection as Reading | null, cap: sent, remeasured };
+  return { known: start, readings, rejection: rejection as Reading | null, cap: sent };
 }
 
 /**

@@ -40,7 +40,7 @@ function burst(accepted: number, over: Partial<Extract<c.BurstEvidence, { kind: 
     elapsedMs: 50,
     cap: 50,
     account: null,
-    remeasured: false,
+    boundary: null,
     ...over,
   };
 }
@@ -139,6 +139,28 @@ describe('rl-burst-enforced', () => {
     const [none] = c.burstEnforced.run(burst(40, { rejection: null, cap: 40 }));
     expect(none?.message).toMatch(/^received no 429 for the free key/);
     expect(none?.level).toBe('violation');
+  });
+  it('across a window boundary announced at the start: the old Remaining, then a fresh Limit, never more', () => {
+    // A fixed window aligned to the clock: 20 left, the Reset falls within the burst, the next window grants 60.
+    const boundary = (before: number, after: number): c.BurstBoundary => ({
+      announcedReset: NOW_S + 1,
+      by: 'announced',
+      acceptedBefore: before,
+      acceptedAfter: after,
+    });
+    expect(c.burstEnforced.run(burst(80, { boundary: boundary(20, 60) }))).toEqual([]);
+    // Without the boundary, the same count is far beyond what refill explains.
+    expect(ids(c.burstEnforced.run(burst(80)))).toEqual(['rl-burst-enforced:violation']);
+    const [f] = c.burstEnforced.run(burst(81, { boundary: boundary(20, 61) }));
+    expect(f?.level).toBe('violation');
+    expect(f?.message).toContain(
+      `81 accepted in 0.05 s from Remaining 20 (20 accepted with the Reset ${NOW_S + 1} announced at its start, 61 with a later one: a window boundary it announced)`,
+    );
+    expect(f?.message).toContain('at most Remaining 20 until the boundary + a fresh Limit 60 after it = 80');
+    // Fewer than the Remaining it reported is stricter, boundary or not.
+    expect(c.burstEnforced.run(burst(19, { boundary: boundary(19, 0) }))[0]?.message).toContain(
+      'stricter than it reported',
+    );
   });
   it('no 429 that refill can explain is an observation, not a verdict', () => {
     const f = c.burstEnforced.run(burst(50, { rejection: null, elapsedMs: 40_000 }));

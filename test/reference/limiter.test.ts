@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { RateLimiter, type LimiterAlgorithm, type LimiterDefects } from '../../reference/limiter.js';
 
-const ALGORITHMS: LimiterAlgorithm[] = ['fixed-window', 'sliding-window', 'token-bucket', 'fixed-window-aligned'];
+const ALGORITHMS: LimiterAlgorithm[] = ['fixed-window', 'fixed-window-aligned', 'sliding-window', 'token-bucket'];
 const W = 1000;
 const LIMITS = { requestsPerMinute: 5, requestsPerDay: 1000 };
 const T0 = 1_700_000_000_000;

@@ -4,7 +4,7 @@ import { validateSchema } from '../../spec/validators.js';
 import { plain } from '../../http/lossless.js';
 import { call, ManualClock, type Reply } from './support.js';
 
-const ALGORITHMS: LimiterAlgorithm[] = ['fixed-window', 'sliding-window', 'token-bucket'];
+const ALGORITHMS: LimiterAlgorithm[] = ['fixed-window', 'fixed-window-aligned', 'sliding-window', 'token-bucket'];
 const WINDOW = 6;
 
 function expect429(r: Reply): number {

@@ -108,7 +108,7 @@ describe('the table of evidence', () => {
       elapsedMs: 30_000,
       cap: 1,
       account: null,
-      remeasured: false,
+      boundary: null,
     };
     const slow = evidenceTable(
       await judged('rate-limit', (ctx) => ctx.judge(burstEnforced, { ...burst, rejection: null })),
