@@ -134,7 +134,10 @@ describe('a Free-key-only default run with the spec’s 60 s window', () => {
       const free = ((report.rateLimits ?? []) as KeyRateLimitResult[]).find((k) => k.key === 'free');
       const named = report.notMeasured.some((n) => n.startsWith('rate-limit'));
       expect(named || (free?.burst?.first429AtRequest ?? 0) > 0, text).toBe(true);
-      expect(report.verdict, text).toBe('incomplete');
+      const defects = report.defects
+        .map((d) => `${d.signature}: ${report.findings[d.findings[0] ?? -1]?.message ?? ''}`)
+        .join('\n');
+      expect(report.verdict, `${text}\n${defects}`).toBe('incomplete');
       expect(code, text).toBe(report.exitCode);
     } finally {
       await proxy.close();
