@@ -210,8 +210,9 @@ const table: Record<HarnessErrorCode, { exit: number; provoke: () => Promise<See
   PSC_MAX_DURATION: { exit: 3, provoke: () => viaRunLimits(['--max-duration', '1s']) },
   PSC_TARGET_SLOWING: {
     exit: 3,
-    // The slow-down must hold 20 s and outlast a rest: the row takes some 30 s of real time.
-    provoke: () => viaRunLimits(['--suite', 'listPets,createPet', '--runs', '100'], true),
+    // The slow-down must hold 20 s and outlast a rest: the row takes some 30 s of real time (enough runs that the run
+    // outlasts it however fast the host).
+    provoke: () => viaRunLimits(['--suite', 'listPets,createPet', '--runs', '1000'], true),
   },
   // A signal stops the run through the guard, its reports written (test/cli/signals.test.ts spawns the command).
   PSC_SIGINT: { exit: 130, provoke: () => viaSignal('SIGINT') },
