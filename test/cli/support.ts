@@ -136,7 +136,8 @@ export async function countingProxy(
     const held = holdFor(n, Date.now() - firstAt);
     if (options.dropDate) res.sendDate = false;
     const fwd = request(
-      { host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.headers },
+      // Raw headers: a repeated field (two Authorization lines) reaches the server as sent, as a transparent proxy passes it.
+      { host: up.hostname, port: up.port, method: req.method, path: req.url, headers: req.rawHeaders },
       (answer) => {
         const chunks: Buffer[] = [];
         answer.on('data', (c: Buffer) => chunks.push(c));
