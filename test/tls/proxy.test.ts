@@ -107,7 +107,7 @@ describe('a target behind a forward proxy', () => {
   test('the embedded reference server is reached directly, whatever the proxy variables say', async () => {
     const dead = `http://127.0.0.1:${await closedPort()}`;
     const r = await runCli(
-      ['run', '--suite', 'getPet', '--runs', '5', '--seed', '2'],
+      ['run', '--embedded', '--suite', 'getPet', '--runs', '5', '--seed', '2'],
       userEnv([], { HTTP_PROXY: dead, HTTPS_PROXY: dead }),
     );
     expect(r.status, r.stderr + r.stdout).toBe(0);
