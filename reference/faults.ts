@@ -1077,6 +1077,14 @@ const catalogue = [
     apply: replace('perRoute', true),
   },
   {
+    id: 'rl-lost-increments',
+    description:
+      "the count is read, then written back 20 ms later (a read-modify-write across an await): a key's requests in flight together lose increments",
+    catches: 'rl-burst-enforced',
+    suite: 'rate-limit',
+    apply: replace('lostIncrementsMs', 20),
+  },
+  {
     id: 'rl-ban-honoured',
     description: 'every 429 bans the key for two windows, even when the client waits what Retry-After said',
     catches: 'rl-honoured-not-banned',

@@ -211,6 +211,8 @@ export interface HandlerContext {
   readonly clock: ReferenceClock;
   /** How answers are timed (server.ts: countAfterAnswer, answerJitterMs); conformant either way. */
   readonly answers?: AnswerTiming;
+  /** Above 0: a key's count is read, then written back this many ms later (LimiterDefects.lostIncrementsMs). */
+  readonly lostIncrementsMs?: number;
 }
 
 export interface AnswerTiming {
@@ -640,13 +642,36 @@ function handle(base: HandlerContext, req: IncomingMessage, res: ServerResponse)
     const rl = ctx.limiter.take(anonymous(req), FREE, ctx.now, false);
     return send(ctx, seams.unauthorized(ctx, auth.tokenGiven), rl);
   }
+  const lag = base.lostIncrementsMs ?? 0;
+  if (auth.key && lag > 0) {
+    // The count read, the request decided and counted once an await has passed (a store's round trip).
+    const write = ctx.limiter.readThenWrite(auth.key.key, seams.planLimits(ctx, auth.key), r?.op);
+    const key = auth.key;
+    return new Promise<void>((resolve) => setTimeout(resolve, lag)).then(() =>
+      respond(base, ctx, req, path, query, r, key, write(ctx.now)),
+    );
+  }
   // A request served without a key (under an auth fault) is counted in the anonymous bucket, never enforced.
   const taken = auth.key
     ? ctx.limiter.take(auth.key.key, seams.planLimits(ctx, auth.key), ctx.now, true, r?.op)
     : ctx.limiter.take(anonymous(req), FREE, ctx.now, false);
+  return respond(base, ctx, req, path, query, r, auth.key, taken);
+}
+
+/** Answers a request once the limiter has decided it (`taken`). */
+function respond(
+  base: HandlerContext,
+  ctx: Ctx,
+  req: IncomingMessage,
+  path: string,
+  query: string,
+  r: Route,
+  key: ReferenceKey | null,
+  taken: Decision,
+): void | Promise<void> {
+  const { seams } = ctx;
   const timing = base.answers;
-  const rl =
-    timing?.countAfter && auth.key && taken.allowed ? countedAfterAnswer(ctx, base, auth.key.key, taken) : taken;
+  const rl = timing?.countAfter && key && taken.allowed ? countedAfterAnswer(ctx, base, key.key, taken) : taken;
   const answer = (): void | Promise<void> => {
     if (!rl.allowed) return send(ctx, seams.limited(ctx, rl), rl);
     if (r === null) return send(ctx, errorReply(404, 'not_found', `no route ${req.method ?? ''} ${path}`), rl);

@@ -55,6 +55,13 @@ export interface LimiterDefects {
   readonly perRoute?: boolean;
   /** Every 429 bans the key for the ban length, even when the client then waits what Retry-After said. */
   readonly banOnLimit?: boolean;
+  /**
+   * Above 0: the count is read, then written back this many ms later (a read-modify-write across an await, as a
+   * limiter over a remote store without an atomic increment): a request whose write lands after another's, both
+   * read before either wrote, writes the count it read plus one over it, and one increment is lost. Only requests
+   * of a key in flight together lose any: one at a time, every request is counted.
+   */
+  readonly lostIncrementsMs?: number;
 }
 
 /** One window of one key. `limit` is passed on every call so that a counter shared by keys stays well-defined. */
@@ -233,6 +240,8 @@ interface KeyState {
   limitedUntil: number;
   strikes: number;
   bannedUntil: number;
+  /** Requests counted so far (for the lostIncrementsMs defect: whether a write landed since a request's read). */
+  writes: number;
   /** The limits the state was created with (used by the shared-counter defect). */
   readonly firstLimits: PlanLimits;
 }
@@ -273,7 +282,7 @@ export class RateLimiter {
         m = { minute: this.meter(), day: new FixedWindow(this.opts.dayWindowMs) };
         this.meters.set(counter, m);
       }
-      s = { ...m, limitedUntil: 0, strikes: 0, bannedUntil: 0, firstLimits: limits };
+      s = { ...m, limitedUntil: 0, strikes: 0, bannedUntil: 0, writes: 0, firstLimits: limits };
       this.states.set(key, s);
     }
     return s;
@@ -283,14 +292,10 @@ export class RateLimiter {
    * Decides one request of `key` at `now`. With enforce=false (the anonymous bucket of unauthenticated clients) the
    * request is counted while there is room and always allowed: the headers are reported, never enforced.
    */
-  take(key: string, limits: PlanLimits, now: number, enforce = true, route = ''): Decision {
+  take(key: string, limits: PlanLimits, now: number, enforce = true, route = '', lost = false): Decision {
     const d = this.defects;
-    const shared = enforce && d.sharedAcrossKeys === true;
-    const own = enforce && d.perRoute ? `${key} ${route}` : key;
-    const s = shared
-      ? this.state('shared', limits)
-      : this.state(own, limits, enforce && d.sharedCounter ? 'shared' : own);
-    if (shared) limits = s.firstLimits;
+    const s = this.stateOf(key, limits, enforce, route);
+    if (enforce && d.sharedAcrossKeys === true) limits = s.firstLimits;
     const perMinute = limits.requestsPerMinute;
     const perDay = limits.requestsPerDay;
 
@@ -314,9 +319,12 @@ export class RateLimiter {
     const fits = minuteFits && (dayFits || d.dailyNotEnforced === true);
     const allowed = fits || !enforce || d.notEnforced === true;
 
-    if (fits || (allowed && enforce)) {
+    if ((fits || (allowed && enforce)) && lost) {
+      s.writes++; // the count it read plus one, written over a write that landed since: nothing added
+    } else if (fits || (allowed && enforce)) {
       s.minute.take(now, enforcedMinute);
       s.day.take(now, perDay);
+      s.writes++;
     } else if (enforce && d.chargeRejected) {
       s.minute.take(now, enforcedMinute);
     }
@@ -344,6 +352,25 @@ export class RateLimiter {
       waitMs,
       dayRemaining,
     };
+  }
+
+  /**
+   * A read-modify-write across an await (the lostIncrementsMs defect): the key's count is read now; the function
+   * returned decides and writes it back later. When a write of the key's landed in between, this one is written over
+   * it from the count read before: the request is answered as the limiter decides, but its increment is lost.
+   */
+  readThenWrite(key: string, limits: PlanLimits, route = ''): (now: number) => Decision {
+    const s = this.stateOf(key, limits, true, route);
+    const seen = s.writes;
+    return (now) => this.take(key, limits, now, true, route, s.writes !== seen);
+  }
+
+  /** The state a request of `key` is counted in (the key's own, unless a defect shares or splits counters). */
+  private stateOf(key: string, limits: PlanLimits, enforce: boolean, route: string): KeyState {
+    const d = this.defects;
+    if (enforce && d.sharedAcrossKeys === true) return this.state('shared', limits);
+    const own = enforce && d.perRoute ? `${key} ${route}` : key;
+    return this.state(own, limits, enforce && d.sharedCounter ? 'shared' : own);
   }
 
   private retryAfterSeconds(waitMs: number): number {

@@ -43,6 +43,7 @@ export const conformantSeams: Seams = Object.freeze({
   sharedCounter: false,
   perRoute: false,
   banOnLimit: false,
+  lostIncrementsMs: 0,
   firstId: undefined,
 });
 

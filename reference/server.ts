@@ -188,6 +188,7 @@ export async function startReferenceServer(
     maxBodyBytes: MAX_BODY_BYTES,
     clock,
     answers: { countAfter: opts.countAfterAnswer, jitterMs: opts.answerJitterMs },
+    lostIncrementsMs: seams.lostIncrementsMs,
   });
   const delay = opts.answerDelayMs;
   const server = createServer(

@@ -102,6 +102,9 @@ const BURST_FAULTS = [
   ['fixed-window', 'rl-off-by-one'],
   ['fixed-window', 'rl-not-enforced'],
   ['fixed-window-aligned', 'rl-not-enforced'],
+  // Lost increments show only while requests are in flight together: the burst's overlap at the server, under hogs,
+  // on a limiter whose refill the bound allows for.
+  ['token-bucket', 'rl-lost-increments'],
 ] as const;
 
 describe.concurrent('under CPU hogs, the burst faults are still caught, on the aligned window too', () => {

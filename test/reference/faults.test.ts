@@ -433,6 +433,12 @@ const cases: Record<FaultId, Case> = {
       return (await created(s)).status === 201;
     },
   },
+  'rl-lost-increments': {
+    options: tight(3),
+    // Ten requests of the key at once (ten connections): the clean limiter admits its 3, the faulty one more.
+    probe: async (s) =>
+      (await Promise.all(Array.from({ length: 10 }, () => get(s, '/pets')))).filter((r) => r.status === 200).length > 3,
+  },
   'rl-ban-honoured': {
     options: tight(1),
     probe: async (s, clock) => {

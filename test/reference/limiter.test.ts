@@ -204,3 +204,19 @@ test('token bucket refills one token per window/limit', () => {
   expect(l.take('k', LIMITS, T0 + 200).allowed).toBe(true);
   expect(l.take('k', LIMITS, T0 + 200).allowed).toBe(false);
 });
+
+describe('a read-modify-write across an await (readThenWrite, the rl-lost-increments fault)', () => {
+  for (const algorithm of ALGORITHMS) {
+    test(`${algorithm}: one at a time every request counts; read together, the writes after the first are lost`, () => {
+      const l = limiter(algorithm);
+      // Sequential: each read after the previous write.
+      for (let i = 0; i < 2; i++) expect(l.readThenWrite('k', LIMITS)(T0).allowed).toBe(true);
+      expect(l.take('k', LIMITS, T0).remaining).toBe(2);
+      // Three reads before any write: one increment of the three lands.
+      const other = limiter(algorithm);
+      const writes = [0, 1, 2].map(() => other.readThenWrite('k', LIMITS));
+      expect(writes.map((w) => w(T0).allowed)).toEqual([true, true, true]);
+      expect(other.take('k', LIMITS, T0).remaining).toBe(3);
+    });
+  }
+});
