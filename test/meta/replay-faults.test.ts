@@ -15,6 +15,7 @@ import { readJson } from '../support/artifacts.js';
 import { tempDir } from '../support/temp-dir.js';
 import { reportOf } from './fault-report.js';
 import { runForReport, runMain, writeEnvFile } from '../cli/support.js';
+import { slots } from '../support/slots.js';
 
 const SEED = 42;
 /** --runs of the runs that find the defects (the replays that rerun a suite run as many). */
@@ -22,18 +23,7 @@ const RUNS = 40;
 
 /** Faults at once: each holds two or three reference servers and a suite busy in this worker. */
 const AT_ONCE = 4;
-let running = 0;
-const waiting: (() => void)[] = [];
-async function slot<T>(fn: () => Promise<T>): Promise<T> {
-  if (running >= AT_ONCE) await new Promise<void>((r) => waiting.push(r));
-  running++;
-  try {
-    return await fn();
-  } finally {
-    running--;
-    waiting.shift()?.();
-  }
-}
+const slot = slots(AT_ONCE);
 
 /** How each kind of fault's servers are set up: keys, windows, and what the replay's env file says of them. */
 function setupOf(fault: Fault): { options: ReferenceOptions; keys: ReferenceKey[]; env: Record<string, string> } {

@@ -13,6 +13,7 @@ import { runSuite } from '../../runner/run.js';
 import type { SuiteName } from '../../config/config.js';
 import type { Exchange } from '../../http/exchange.js';
 import type { KeyRateLimitResult } from '../../runner/rate-limit-results.js';
+import { slots } from '../support/slots.js';
 
 export const PLANS = ['free', 'pro', 'business'] as const;
 /** Verdicts must not depend on luck: every rate-limit test that judges runs on each of these seeds. */
@@ -52,18 +53,7 @@ async function startAtPhaseOf(seed: number): Promise<void> {
  * window measured on a saturated machine would measure the machine (requests taking a good part of the window).
  */
 const MAX_RUNS = 5;
-let running = 0;
-const waiting: (() => void)[] = [];
-async function slot<T>(fn: () => Promise<T>): Promise<T> {
-  if (running >= MAX_RUNS) await new Promise<void>((r) => waiting.push(r));
-  running++;
-  try {
-    return await fn();
-  } finally {
-    running--;
-    waiting.shift()?.();
-  }
-}
+const slot = slots(MAX_RUNS);
 
 /** Per-test timeout for tests that run the suite on every seed. */
 export const SEEDED_TIMEOUT_MS = 600_000;
