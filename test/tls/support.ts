@@ -155,8 +155,8 @@ export async function startFront(upstream: string, options: FrontOptions = {}): 
       res.writeHead(404, { 'content-type': 'text/plain' }).end('no such path on this front');
       return;
     }
-    const headers = { ...req.headers, host: up.host };
-    delete headers['accept-encoding'];
+    // The header lines as sent (a repeated Authorization stays two lines, as a transparent front passes it).
+    const headers = forwardedLines(req.rawHeaders, up.host, ['accept-encoding']);
     const out = httpRequest(
       { host: up.hostname, port: up.port, method: req.method, path: req.url!.slice(prefix.length), headers },
       (upRes) => {
@@ -216,7 +216,13 @@ export async function startForwardProxy(
     if (url.hostname !== '127.0.0.1') return void res.writeHead(403).end();
     requests.push(req.url!);
     const out = httpRequest(
-      { host: url.hostname, port: url.port, method: req.method, path: url.pathname + url.search, headers: req.headers },
+      {
+        host: url.hostname,
+        port: url.port,
+        method: req.method,
+        path: url.pathname + url.search,
+        headers: req.rawHeaders,
+      },
       (upRes) => {
         res.writeHead(upRes.statusCode!, upRes.headers);
         upRes.pipe(res);
@@ -289,4 +295,14 @@ export function runCli(args: readonly string[], env: Record<string, string>, tim
       resolve({ status, stdout, stderr });
     });
   });
+}
+
+/** Header lines to forward: `raw` (name, value, name, value…) as sent but `host` (set to `host`) and `drop`. */
+function forwardedLines(raw: readonly string[], host: string, drop: readonly string[]): string[] {
+  const out: string[] = [];
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    if (name !== 'host' && !drop.includes(name)) out.push(raw[i]!, raw[i + 1]!);
+  }
+  return [...out, 'Host', host];
 }
