@@ -100,6 +100,19 @@ function clientId(body: unknown): bigint | undefined {
 }
 
 /**
+ * A path the conformant router does not know, routed again as `normalise` reads it, outside the authentication
+ * layer (which guards the exact paths only): a variant of a path is served without a key.
+ */
+function routedUnguardedAs(normalise: (path: string) => string): Modifier {
+  return wrap('route', (prev) => (method, path) => {
+    const exact = prev(method, path);
+    if (exact.route !== null) return exact;
+    const again = prev(method, normalise(path));
+    return again.route !== null ? { route: again.route, guarded: false } : exact;
+  });
+}
+
+/**
  * A Bearer token the conformant lookup refused, looked up again with both sides folded by `fold` (a collation, a
  * trim): a near miss of a valid key is served as that key.
  */
@@ -878,12 +891,7 @@ const catalogue = [
       'the router matches paths case-insensitively while the authentication layer guards the exact paths only: GET /V1/PETS lists pets without a key',
     catches: 'no-operation-without-key',
     suite: 'robustness',
-    apply: wrap('route', (prev) => (method, path) => {
-      const exact = prev(method, path);
-      if (exact.route !== null) return exact;
-      const folded = prev(method, path.toLowerCase());
-      return folded.route !== null ? { route: folded.route, guarded: false } : exact;
-    }),
+    apply: routedUnguardedAs((path) => path.toLowerCase()),
   },
   {
     id: 'create-name-truncated-64k',
@@ -980,12 +988,7 @@ const catalogue = [
       'the version prefix is mounted case-insensitively (Express routers are by default) while the authentication layer guards the exact prefix: GET /V1/pets lists pets without a key',
     catches: 'no-operation-without-key',
     suite: 'robustness',
-    apply: wrap('route', (prev) => (method, path) => {
-      const exact = prev(method, path);
-      if (exact.route !== null) return exact;
-      const mounted = prev(method, path.replace(/^\/v1(?=\/)/i, '/v1'));
-      return mounted.route !== null ? { route: mounted.route, guarded: false } : exact;
-    }),
+    apply: routedUnguardedAs((path) => path.replace(/^\/v1(?=\/)/i, '/v1')),
   },
   {
     id: 'success-html-for-accept',
