@@ -156,49 +156,64 @@ function offeredRows(scenarios: readonly ScenarioResult[], t0: number): Row[] {
 
 const dateFormat = '%Y-%m-%d %H:%M';
 
-export async function renderCharts(report: LoadReport): Promise<Chart[]> {
-  const charts: Chart[] = [];
-  const add = async (id: string, title: string, rows: Row[], spec: (values: Row[]) => Spec, note?: string) => {
-    if (rows.length > 0) charts.push({ id, title, ...(note ? { note } : {}), svg: await renderSvg(spec(rows)) });
-  };
-  const scenarioOrder = report.scenarios.map(label);
+/** A chart before it is drawn: its rows and the vega-lite spec of them (a chart with no rows is left out). */
+interface ChartPlan {
+  readonly id: string;
+  readonly title: string;
+  readonly rows: Row[];
+  readonly spec: (values: Row[]) => Spec;
+  readonly note?: string;
+}
 
-  await add(
-    'latency-percentiles',
-    'Latency percentiles of 2xx answers, per scenario (ms, log scale)',
-    latencyRows(report),
-    (values) => ({
+/** A legend over the chart, its labels never cut. */
+const topLegend = { orient: 'top', title: null, labelLimit: LABEL_LIMIT } as const;
+
+function latencyChart(report: LoadReport, scenarioOrder: readonly string[]): ChartPlan {
+  return {
+    id: 'latency-percentiles',
+    title: 'Latency percentiles of 2xx answers, per scenario (ms, log scale)',
+    rows: latencyRows(report),
+    spec: (values) => ({
       width: WIDTH,
       height: { step: 22 },
       data: { values },
       mark: { type: 'point', filled: true, size: 70 },
       encoding: {
-        y: { field: 'scenario', type: 'nominal', sort: scenarioOrder, title: null, axis: { labelLimit: LABEL_LIMIT } },
+        y: {
+          field: 'scenario',
+          type: 'nominal',
+          sort: [...scenarioOrder],
+          title: null,
+          axis: { labelLimit: LABEL_LIMIT },
+        },
         x: { field: 'ms', type: 'quantitative', scale: { type: 'log' }, title: 'ms (log scale)' },
         color: {
           field: 'percentile',
           type: 'nominal',
           sort: PERCENTILES.map(([p]) => p),
           scale: { domain: PERCENTILES.map(([p]) => p), range: PERCENTILE_COLOURS },
-          legend: { orient: 'top', title: null, labelLimit: LABEL_LIMIT },
+          legend: topLegend,
         },
         tooltip: [{ field: 'scenario' }, { field: 'percentile' }, { field: 'ms' }],
       },
     }),
-    'One row per scenario; each dot a percentile. Closed-loop rows show response time, rate rows service time.',
-  );
+    note: 'One row per scenario; each dot a percentile. Closed-loop rows show response time, rate rows service time.',
+  };
+}
 
-  await add(
-    'throughput',
-    'Answers per second over the run (429s included), one chart per scenario (own scale; dashed: the rate asked)',
-    throughputRows(report),
-    (values) => ({
+function throughputChart(report: LoadReport, scenarioOrder: readonly string[]): ChartPlan {
+  return {
+    id: 'throughput',
+    title:
+      'Answers per second over the run (429s included), one chart per scenario (own scale; dashed: the rate asked)',
+    rows: throughputRows(report),
+    spec: (values) => ({
       data: { values },
       facet: {
         row: {
           field: 'scenario',
           type: 'nominal',
-          sort: scenarioOrder,
+          sort: [...scenarioOrder],
           title: null,
           header: {
             labelAngle: 0,
@@ -235,95 +250,145 @@ export async function renderCharts(report: LoadReport): Promise<Chart[]> {
         ],
       },
     }),
-    'Each scenario on its own scale, so a per-plan rate is not flattened by the closed-loop mix; the time axis is shared, gaps are the rests between scenarios.',
-  );
+    note: 'Each scenario on its own scale, so a per-plan rate is not flattened by the closed-loop mix; the time axis is shared, gaps are the rests between scenarios.',
+  };
+}
 
-  const statuses = statusRows(report);
-  const seen = [...new Set(statuses.map((r) => String(r.status)))].sort();
-  await add('status-codes', 'Status codes and errors per second over the run', statuses, (values) => ({
-    width: WIDTH,
-    height: HEIGHT,
-    data: { values },
-    mark: { type: 'bar' },
-    encoding: {
-      // Pre-binned seconds [t, t + 1): a real time axis, and the bars stack vertically.
-      x: { field: 't', type: 'quantitative', bin: { binned: true, step: 1 }, title: 'seconds since the run started' },
-      x2: { field: 't2' },
-      y: { field: 'count', type: 'quantitative', stack: 'zero', title: 'answers per second' },
-      color: {
-        field: 'status',
-        type: 'nominal',
-        scale: { domain: seen, range: seen.map(statusColour) },
-        legend: { orient: 'top', title: null, labelLimit: LABEL_LIMIT },
+function statusChart(report: LoadReport): ChartPlan {
+  const rows = statusRows(report);
+  const seen = [...new Set(rows.map((r) => String(r.status)))].sort();
+  return {
+    id: 'status-codes',
+    title: 'Status codes and errors per second over the run',
+    rows,
+    spec: (values) => ({
+      width: WIDTH,
+      height: HEIGHT,
+      data: { values },
+      mark: { type: 'bar' },
+      encoding: {
+        // Pre-binned seconds [t, t + 1): a real time axis, and the bars stack vertically.
+        x: {
+          field: 't',
+          type: 'quantitative',
+          bin: { binned: true, step: 1 },
+          title: 'seconds since the run started',
+        },
+        x2: { field: 't2' },
+        y: { field: 'count', type: 'quantitative', stack: 'zero', title: 'answers per second' },
+        color: {
+          field: 'status',
+          type: 'nominal',
+          scale: { domain: seen, range: seen.map(statusColour) },
+          legend: topLegend,
+        },
+        tooltip: [{ field: 't' }, { field: 'status' }, { field: 'count' }],
       },
-      tooltip: [{ field: 't' }, { field: 'status' }, { field: 'count' }],
-    },
-  }));
+    }),
+  };
+}
 
+/** A horizontal line across a chart with its label, in one colour. */
+function labelledRule(values: Row[], color: string, rule: Record<string, unknown>) {
+  return {
+    data: { values },
+    layer: [
+      { mark: { type: 'rule' as const, color, ...rule } },
+      {
+        mark: { type: 'text' as const, align: 'left' as const, dx: 4, dy: -6, color },
+        encoding: { text: { field: 'label' }, x: { value: 0 } },
+      },
+    ],
+    encoding: { y: { field: 'y', type: 'quantitative' as const } },
+  };
+}
+
+/** One plan's per-plan runs: accepted and 429 per second, stacked to what was offered, against the plan line. */
+function planChart(report: LoadReport, plan: string): ChartPlan {
+  const runs = report.scenarios.filter((s) => s.kind === 'plan-rate' && s.plan === plan);
+  const line = runs[0]!.planLine!;
+  const t0 = Math.min(...runs.map((s) => s.startOffsetSeconds));
+  return {
+    id: `plan-${plan}`,
+    title: `${plan}: accepted and 429 per second, stacked to what was offered, against the plan line (${line.limitPerWindow} per ${line.windowSeconds} s)`,
+    rows: planRows(runs, t0),
+    spec: (values) => ({
+      width: WIDTH,
+      height: HEIGHT,
+      layer: [
+        {
+          data: { values },
+          mark: 'bar',
+          encoding: {
+            x: {
+              field: 't',
+              type: 'quantitative',
+              bin: { binned: true, step: 1 },
+              title: `seconds since the ${plan} key's first run`,
+            },
+            x2: { field: 't2' },
+            y: { field: 'count', type: 'quantitative', stack: 'zero', title: 'answers per second' },
+            color: {
+              field: 'outcome',
+              type: 'nominal',
+              scale: { domain: ['accepted', '429 (offered beyond the limit)'], range: ['#2e7d32', '#e65100'] },
+              legend: topLegend,
+            },
+            tooltip: [{ field: 'run' }, { field: 'outcome' }, { field: 'count' }],
+          },
+        },
+        {
+          data: { values: offeredRows(runs, t0) },
+          mark: { type: 'line', interpolate: 'step-after', strokeDash: [2, 2], color: '#555' },
+          encoding: {
+            x: { field: 't', type: 'quantitative' },
+            y: { field: 'rate', type: 'quantitative' },
+            detail: { field: 'run' },
+          },
+        },
+        labelledRule([{ y: line.acceptedPerSecond, label: `plan line ${line.acceptedPerSecond}/s` }], '#1565c0', {
+          strokeDash: [6, 4],
+          strokeWidth: 2,
+        }),
+      ],
+    }),
+    note: `Bar height = offered (accepted + 429); dotted steps: the rate each run offered (${runs.map((s) => `${s.multiplier}×`).join(', ')}); dashed: the plan's average rate. A limiter may accept a whole window's limit in one second, so one bar can pass the line: the verdict is per window (table below).`,
+  };
+}
+
+function planCharts(report: LoadReport): ChartPlan[] {
   const plans = [...new Set(report.scenarios.filter((s) => s.kind === 'plan-rate' && s.planLine).map((s) => s.plan!))];
-  for (const plan of plans) {
-    const runs = report.scenarios.filter((s) => s.kind === 'plan-rate' && s.plan === plan);
-    const line = runs[0]!.planLine!;
-    const t0 = Math.min(...runs.map((s) => s.startOffsetSeconds));
-    await add(
-      `plan-${plan}`,
-      `${plan}: accepted and 429 per second, stacked to what was offered, against the plan line (${line.limitPerWindow} per ${line.windowSeconds} s)`,
-      planRows(runs, t0),
-      (values) => ({
-        width: WIDTH,
-        height: HEIGHT,
-        layer: [
-          {
-            data: { values },
-            mark: 'bar',
-            encoding: {
-              x: {
-                field: 't',
-                type: 'quantitative',
-                bin: { binned: true, step: 1 },
-                title: `seconds since the ${plan} key's first run`,
-              },
-              x2: { field: 't2' },
-              y: { field: 'count', type: 'quantitative', stack: 'zero', title: 'answers per second' },
-              color: {
-                field: 'outcome',
-                type: 'nominal',
-                scale: { domain: ['accepted', '429 (offered beyond the limit)'], range: ['#2e7d32', '#e65100'] },
-                legend: { orient: 'top', title: null, labelLimit: LABEL_LIMIT },
-              },
-              tooltip: [{ field: 'run' }, { field: 'outcome' }, { field: 'count' }],
-            },
-          },
-          {
-            data: { values: offeredRows(runs, t0) },
-            mark: { type: 'line', interpolate: 'step-after', strokeDash: [2, 2], color: '#555' },
-            encoding: {
-              x: { field: 't', type: 'quantitative' },
-              y: { field: 'rate', type: 'quantitative' },
-              detail: { field: 'run' },
-            },
-          },
-          {
-            data: { values: [{ y: line.acceptedPerSecond, label: `plan line ${line.acceptedPerSecond}/s` }] },
-            layer: [
-              { mark: { type: 'rule', strokeDash: [6, 4], color: '#1565c0', strokeWidth: 2 } },
-              {
-                mark: { type: 'text', align: 'left', dx: 4, dy: -6, color: '#1565c0' },
-                encoding: { text: { field: 'label' }, x: { value: 0 } },
-              },
-            ],
-            encoding: { y: { field: 'y', type: 'quantitative' } },
-          },
-        ],
-      }),
-      `Bar height = offered (accepted + 429); dotted steps: the rate each run offered (${runs.map((s) => `${s.multiplier}×`).join(', ')}); dashed: the plan's average rate. A limiter may accept a whole window's limit in one second, so one bar can pass the line: the verdict is per window (table below).`,
-    );
-  }
+  return plans.map((plan) => planChart(report, plan));
+}
 
-  const nights = [
-    ...report.trend.map((n) => ({ createdAt: n.createdAt, figures: n.figures, kind: 'earlier night' })),
-    { createdAt: report.createdAt, figures: report.figures, kind: 'this night' },
-  ];
+/** One figure by night, this night's last, with the thresholds in force drawn. */
+interface TrendFigure {
+  readonly id: string;
+  readonly title: string;
+  readonly pick: (f: LoadReport['figures']) => number | null;
+  readonly unit: string;
+  readonly thresholdNames: readonly string[];
+}
+
+const TREND_FIGURES: readonly TrendFigure[] = [
+  {
+    id: 'trend-p99',
+    title: 'Trend: p99 latency of 2xx (ms), by night',
+    pick: (f) => f.p99LatencyMs,
+    unit: 'p99 ms',
+    thresholdNames: ['p99 latency (ms)', 'p99 latency against the trend (ms)'],
+  },
+  {
+    id: 'trend-throughput',
+    title: 'Trend: throughput (req/s), by night',
+    pick: (f) => f.throughputRps,
+    unit: 'req/s',
+    thresholdNames: ['throughput (req/s)', 'throughput against the trend (req/s)'],
+  },
+];
+
+/** The note under a trend chart: how many nights, and whether relative thresholds apply yet. */
+function trendNote(report: LoadReport, nights: number): string {
   const from = report.verdict.relativeFromNights ?? null;
   const relativeNote =
     from === null
@@ -331,29 +396,31 @@ export async function renderCharts(report: LoadReport): Promise<Chart[]> {
       : report.verdict.checks.some((c) => c.basis !== 'absolute')
         ? ' Relative thresholds apply (median of the earlier nights).'
         : ` Thresholds relative to earlier nights begin once ${from} earlier night${from === 1 ? '' : 's'} exist (${report.trend.length} so far): until then every limit is absolute.`;
+  return `${nights} night${nights === 1 ? '' : 's'} of this profile and target; red: the limit in force.${relativeNote}`;
+}
+
+function trendCharts(report: LoadReport): ChartPlan[] {
+  const nights = [
+    ...report.trend.map((n) => ({ createdAt: n.createdAt, figures: n.figures, kind: 'earlier night' })),
+    { createdAt: report.createdAt, figures: report.figures, kind: 'this night' },
+  ];
   const times = nights.map((n) => Date.parse(n.createdAt));
   // A single night still gets a dated axis: the domain is widened by half a day each side.
   const pad = 12 * 3600 * 1000;
   const domain = [Math.min(...times) - pad, Math.max(...times) + pad];
-  const trend = async (
-    id: string,
-    title: string,
-    pick: (f: LoadReport['figures']) => number | null,
-    unit: string,
-    thresholdNames: readonly string[],
-  ) => {
+  return TREND_FIGURES.map((fig): ChartPlan => {
     const rows: Row[] = nights.flatMap((n) => {
-      const v = pick(n.figures);
+      const v = fig.pick(n.figures);
       return v === null ? [] : [{ night: Date.parse(n.createdAt), value: v, kind: n.kind }];
     });
-    const limits = report.verdict.checks
-      .filter((c) => thresholdNames.includes(c.name))
+    const limits: Row[] = report.verdict.checks
+      .filter((c) => fig.thresholdNames.includes(c.name))
       .map((c) => ({ y: c.limit, label: `${c.comparison} ${c.limit} (${c.basis})` }));
-    await add(
-      id,
-      title,
+    return {
+      id: fig.id,
+      title: fig.title,
       rows,
-      (values) => ({
+      spec: (values) => ({
         width: WIDTH,
         height: 160,
         layer: [
@@ -368,7 +435,7 @@ export async function renderCharts(report: LoadReport): Promise<Chart[]> {
                 scale: { domain },
                 axis: { format: dateFormat, labelAngle: -20, tickCount: Math.min(6, Math.max(2, rows.length)) },
               },
-              y: { field: 'value', type: 'quantitative', title: unit },
+              y: { field: 'value', type: 'quantitative', title: fig.unit },
               tooltip: [
                 { field: 'night', type: 'temporal', format: dateFormat },
                 { field: 'value' },
@@ -376,33 +443,32 @@ export async function renderCharts(report: LoadReport): Promise<Chart[]> {
               ],
             },
           },
-          ...(limits.length > 0
-            ? [
-                {
-                  data: { values: limits },
-                  layer: [
-                    { mark: { type: 'rule' as const, strokeDash: [4, 4], color: '#c62828' } },
-                    {
-                      mark: { type: 'text' as const, align: 'left' as const, dx: 4, dy: -6, color: '#c62828' },
-                      encoding: { text: { field: 'label' }, x: { value: 0 } },
-                    },
-                  ],
-                  encoding: { y: { field: 'y', type: 'quantitative' as const } },
-                },
-              ]
-            : []),
+          ...(limits.length > 0 ? [labelledRule(limits, '#c62828', { strokeDash: [4, 4] })] : []),
         ],
       }),
-      `${nights.length} night${nights.length === 1 ? '' : 's'} of this profile and target; red: the limit in force.${relativeNote}`,
-    );
-  };
-  await trend('trend-p99', 'Trend: p99 latency of 2xx (ms), by night', (f) => f.p99LatencyMs, 'p99 ms', [
-    'p99 latency (ms)',
-    'p99 latency against the trend (ms)',
-  ]);
-  await trend('trend-throughput', 'Trend: throughput (req/s), by night', (f) => f.throughputRps, 'req/s', [
-    'throughput (req/s)',
-    'throughput against the trend (req/s)',
-  ]);
+      note: trendNote(report, nights.length),
+    };
+  });
+}
+
+/** Every chart of a load report, drawn: those with no data are left out. */
+export async function renderCharts(report: LoadReport): Promise<Chart[]> {
+  const scenarioOrder = report.scenarios.map(label);
+  const plans = [
+    latencyChart(report, scenarioOrder),
+    throughputChart(report, scenarioOrder),
+    statusChart(report),
+    ...planCharts(report),
+    ...trendCharts(report),
+  ];
+  const charts: Chart[] = [];
+  for (const p of plans)
+    if (p.rows.length > 0)
+      charts.push({
+        id: p.id,
+        title: p.title,
+        ...(p.note ? { note: p.note } : {}),
+        svg: await renderSvg(p.spec(p.rows)),
+      });
   return charts;
 }
