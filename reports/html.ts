@@ -69,29 +69,11 @@ table{border-collapse:collapse;margin:6px 0;font-size:13px}td,th{border:1px soli
 th{background:#f5f5f5}.muted{color:#777}figure{margin:10px 0}figcaption{font-weight:600;margin-bottom:4px}
 .chart svg{max-width:100%;height:auto}`;
 
-export function renderHtml(report: LoadReport, charts: readonly Chart[]): string {
+/** The verdict in words, and why. */
+function verdictSection(report: LoadReport): string {
   const v = report.verdict;
-  const f = report.figures;
   const { word } = nightHeadline(report);
-  const target = report.target.embedded ? `embedded reference server (${report.target.url})` : report.target.url;
-  const rateRows = report.scenarios
-    .filter((s) => s.requested.overallRate !== null)
-    .map((s) => [
-      s.id,
-      s.requested.overallRate,
-      s.achievedRate,
-      s.requested.overallRate ? `${Math.round((s.achievedRate / s.requested.overallRate) * 100)}%` : '–',
-    ]);
-  const conformanceExamples = report.scenarios.flatMap((s) =>
-    s.conformance.examples.map((e) => [s.id, e.operation, e.status, e.checkId, e.clause, e.message]),
-  );
-  const errorRows = report.scenarios.flatMap((s) => Object.entries(s.errorMessages).map(([m, n]) => [s.id, m, n]));
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
-<title>Load report ${esc(report.profile)} ${esc(report.createdAt)}: ${word}</title>
-<style>${CSS}</style></head><body>
-<h1>Pet Store load report — ${esc(report.profile)}</h1>
-<div class="verdict ${v.unavailable || report.interrupted ? 'unavailable' : v.pass ? 'pass' : 'fail'}" id="verdict"><strong>${word}</strong>
+  return `<div class="verdict ${v.unavailable || report.interrupted ? 'unavailable' : v.pass ? 'pass' : 'fail'}" id="verdict"><strong>${word}</strong>
 ${
   v.unavailable
     ? `<p>No performance verdict: the target was not there to measure, which is not a regression. ${
@@ -102,10 +84,13 @@ ${
     : v.pass
       ? '<p>Every threshold held.</p>'
       : `<ul>${v.reasons.map((r) => `<li>${esc(r)}</li>`).join('')}</ul>`
-}</div>
-${mergeSection(report)}
-<p>Target: ${esc(target)} · rate window ${esc(report.target.windowSeconds)} s · ${esc(report.startedAt)} → ${esc(report.finishedAt)} · ${esc(report.shards)} shard(s)</p>
-<h2>Key figures</h2>
+}</div>`;
+}
+
+/** The night's key figures. */
+function keyFiguresSection(report: LoadReport): string {
+  const f = report.figures;
+  return `<h2>Key figures</h2>
 ${table(
   ['figure', 'value'],
   [
@@ -119,16 +104,29 @@ ${table(
     ['accepted before the first 429 ÷ limit (min)', num(f.minFirstWindowRatio)],
     ['accepted ÷ limit per window above the rate (max)', num(f.maxAcceptedRatio)],
   ],
-)}
-<h2>Thresholds</h2>
+)}`;
+}
+
+/** Each threshold with its value and result. */
+function thresholdsSection(report: LoadReport): string {
+  const v = report.verdict;
+  return `<h2>Thresholds</h2>
 ${table(
   ['check', 'value', 'limit', 'basis', 'result'],
   v.checks.map((c) => [c.name, num(c.value), `${c.comparison} ${c.limit}`, c.basis, c.pass ? 'pass' : 'FAIL']),
-)}
-<h2>Charts</h2>
+)}`;
+}
+
+/** The charts, drawn at report time. */
+function chartsSection(charts: readonly Chart[]): string {
+  return `<h2>Charts</h2>
 ${charts.length === 0 ? '<p class="muted">Nothing was measured to chart.</p>' : ''}
-${charts.map((c) => `<figure class="chart" data-chart="${esc(c.id)}"><figcaption>${esc(c.title)}</figcaption>${c.note ? `<p class="note">${esc(c.note)}</p>` : ''}${c.svg}</figure>`).join('\n')}
-<h2>Scenarios</h2>
+${charts.map((c) => `<figure class="chart" data-chart="${esc(c.id)}"><figcaption>${esc(c.title)}</figcaption>${c.note ? `<p class="note">${esc(c.note)}</p>` : ''}${c.svg}</figure>`).join('\n')}`;
+}
+
+/** One row per scenario: what was asked and what came. */
+function scenariosSection(report: LoadReport): string {
+  return `<h2>Scenarios</h2>
 ${table(
   [
     'scenario',
@@ -152,11 +150,19 @@ ${table(
     s.timeouts,
     s.achievedRate,
   ]),
-)}
-<h2>Latency by status class</h2>
+)}`;
+}
+
+/** Latency per scenario and status class. */
+function latencySection(report: LoadReport): string {
+  return `<h2>Latency by status class</h2>
 <p class="muted">Closed-loop scenarios show response time; scenarios with a rate show service time (autocannon's coordinated-omission correction is off). 429s and other classes have their own histograms so fast rejections do not pull percentiles down.</p>
-${table(['scenario', 'class', 'latency shown', 'count', 'p50 ms', 'p90 ms', 'p99 ms', 'p99.9 ms', 'max ms'], latencyRows(report))}
-<h2>Rate limits per plan</h2>
+${table(['scenario', 'class', 'latency shown', 'count', 'p50 ms', 'p90 ms', 'p99 ms', 'p99.9 ms', 'max ms'], latencyRows(report))}`;
+}
+
+/** The per-plan runs against their limits. */
+function rateLimitSection(report: LoadReport): string {
+  return `<h2>Rate limits per plan</h2>
 ${table(
   [
     'scenario',
@@ -186,8 +192,15 @@ ${table(
         ]
       : [],
   ),
-)}
-<h2>Conformance under load</h2>
+)}`;
+}
+
+/** Responses judged under load, with examples. */
+function conformanceSection(report: LoadReport): string {
+  const conformanceExamples = report.scenarios.flatMap((s) =>
+    s.conformance.examples.map((e) => [s.id, e.operation, e.status, e.checkId, e.clause, e.message]),
+  );
+  return `<h2>Conformance under load</h2>
 ${table(
   ['scenario', 'responses checked', 'bodies validated', 'non-conformant', 'by check'],
   report.scenarios.map((s) => [
@@ -200,10 +213,27 @@ ${table(
       .join(' '),
   ]),
 )}
-${conformanceExamples.length > 0 ? `<h3>Examples</h3>${table(['scenario', 'operation', 'status', 'check', 'clause', 'message'], conformanceExamples)}` : ''}
-<h2>Connection errors and timeouts</h2>
-${table(['scenario', 'error', 'count'], errorRows)}
-<h2>Generator health</h2>
+${conformanceExamples.length > 0 ? `<h3>Examples</h3>${table(['scenario', 'operation', 'status', 'check', 'clause', 'message'], conformanceExamples)}` : ''}`;
+}
+
+/** Connection errors and timeouts per scenario. */
+function errorsSection(report: LoadReport): string {
+  const errorRows = report.scenarios.flatMap((s) => Object.entries(s.errorMessages).map(([m, n]) => [s.id, m, n]));
+  return `<h2>Connection errors and timeouts</h2>
+${table(['scenario', 'error', 'count'], errorRows)}`;
+}
+
+/** The load generator's own health: a shard near a core measures itself. */
+function generatorSection(report: LoadReport): string {
+  const rateRows = report.scenarios
+    .filter((s) => s.requested.overallRate !== null)
+    .map((s) => [
+      s.id,
+      s.requested.overallRate,
+      s.achievedRate,
+      s.requested.overallRate ? `${Math.round((s.achievedRate / s.requested.overallRate) * 100)}%` : '–',
+    ]);
+  return `<h2>Generator health</h2>
 <p class="muted">Per scenario and shard: the client's CPU over the scenario and at its busiest second (100 % = one core: a shard near it measures itself), event-loop delay, and the rate asked of this generator against what it achieved. The night's whole-run figures below average over rests.</p>
 ${table(
   [
@@ -233,8 +263,14 @@ ${table(
   ['shard', 'wall s', 'client CPU % (whole run, one core)', 'peak RSS MB', 'event-loop delay p99 ms'],
   report.generator.map((g, i) => [i + 1, g.wallSeconds, g.cpuPercent, g.peakRssMb, g.eventLoopDelayP99Ms]),
 )}
-${table(['scenario', 'requested req/s', 'achieved req/s', 'achieved ÷ requested'], rateRows)}
-<h2>Trend</h2>
+${table(['scenario', 'requested req/s', 'achieved req/s', 'achieved ÷ requested'], rateRows)}`;
+}
+
+/** This night beside the earlier ones. */
+function trendSection(report: LoadReport): string {
+  const v = report.verdict;
+  const f = report.figures;
+  return `<h2>Trend</h2>
 <p>${esc(trendNote(report))}</p>
 ${table(
   ['night', 'pass', 'p99 ms', 'throughput req/s', 'error rate', 'non-conformant'],
@@ -255,10 +291,38 @@ ${table(
     n.figures.errorRate,
     n.figures.nonConformant,
   ]),
-)}
-<h2>Environment</h2>
+)}`;
+}
+
+/** Where the night ran. */
+function environmentSection(report: LoadReport): string {
+  return `<h2>Environment</h2>
 ${table(['', ''], Object.entries(report.environment))}
-<p class="muted">report.json schemaVersion ${esc(report.schemaVersion)}; raw autocannon results and HDR histograms are in report.json.</p>
+<p class="muted">report.json schemaVersion ${esc(report.schemaVersion)}; raw autocannon results and HDR histograms are in report.json.</p>`;
+}
+
+export function renderHtml(report: LoadReport, charts: readonly Chart[]): string {
+  const { word } = nightHeadline(report);
+  const target = report.target.embedded ? `embedded reference server (${report.target.url})` : report.target.url;
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
+<title>Load report ${esc(report.profile)} ${esc(report.createdAt)}: ${word}</title>
+<style>${CSS}</style></head><body>
+<h1>Pet Store load report — ${esc(report.profile)}</h1>
+${verdictSection(report)}
+${mergeSection(report)}
+<p>Target: ${esc(target)} · rate window ${esc(report.target.windowSeconds)} s · ${esc(report.startedAt)} → ${esc(report.finishedAt)} · ${esc(report.shards)} shard(s)</p>
+${keyFiguresSection(report)}
+${thresholdsSection(report)}
+${chartsSection(charts)}
+${scenariosSection(report)}
+${latencySection(report)}
+${rateLimitSection(report)}
+${conformanceSection(report)}
+${errorsSection(report)}
+${generatorSection(report)}
+${trendSection(report)}
+${environmentSection(report)}
 </body></html>
 `;
 }
