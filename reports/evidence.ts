@@ -111,19 +111,21 @@ const clausesOf = (c: AnyCheck): readonly string[] => [...c.clauses, ...c.covers
 
 const cellKey = (clause: string, op: string) => `${clause} ${op}`;
 
-/** The table of evidence (see the module's comment). */
-export function evidenceTable(input: EvidenceInput): EvidenceTable {
+type Tally = { applied: number; passed: number };
+
+/** What the checks applied to and passed, summed per cell (clause and operation) and per check. */
+function tallies(counts: EvidenceInput['counts']) {
   // Summed per check, clause (null: every clause of the check) and operation.
-  const counted = new Map<string, { applied: number; passed: number }>();
-  const byCheck = new Map<string, { applied: number; passed: number }>();
-  const add = (m: Map<string, { applied: number; passed: number }>, k: string, c: EvidenceCount) => {
+  const counted = new Map<string, Tally>();
+  const byCheck = new Map<string, Tally>();
+  const ops = new Map<string, Set<string>>();
+  const add = (m: Map<string, Tally>, k: string, c: EvidenceCount) => {
     const x = m.get(k) ?? { applied: 0, passed: 0 };
     x.applied += c.applied;
     x.passed += c.passed;
     m.set(k, x);
   };
-  const ops = new Map<string, Set<string>>();
-  for (const c of input.counts) {
+  for (const c of counts) {
     if (c.operation === null) continue;
     add(byCheck, c.checkId, c);
     let check: AnyCheck;
@@ -137,14 +139,20 @@ export function evidenceTable(input: EvidenceInput): EvidenceTable {
       ops.set(id, (ops.get(id) ?? new Set()).add(c.operation));
     }
   }
-  // Findings per cell: a finding bears on its clause, and on every clause its check covers (auth-rejected failing
-  // says the operation does not require authentication, whatever clause its message cites).
+  return { counted, byCheck, ops };
+}
+
+/**
+ * Findings per cell: a finding bears on its clause, and on every clause its check covers (auth-rejected failing says
+ * the operation does not require authentication, whatever clause its message cites).
+ */
+function findingsByCell(findings: readonly Finding[], ops: Map<string, Set<string>>) {
   const failing = new Map<string, Finding>();
   const warning = new Map<string, Finding>();
   const observed = new Map<string, Finding>();
   const failedChecks = new Set<string>();
   const observedChecks = new Set<string>();
-  for (const f of input.findings) {
+  for (const f of findings) {
     if (f.operation === null) continue;
     let covers: readonly string[] = [];
     try {
@@ -160,12 +168,19 @@ export function evidenceTable(input: EvidenceInput): EvidenceTable {
       ops.set(id, (ops.get(id) ?? new Set()).add(f.operation));
     }
   }
-  const leftOut = input.leftOut ?? [];
-  /** Why the suites that would judge these checks on `op` did not, when a limit or a policy left them out. */
-  const leftOutWhy = (checks: readonly AnyCheck[], ops: readonly OperationId[]): string | null => {
-    const l = leftOut.find((x) => checks.some((c) => ops.some((op) => judgedIn(c, x.suite, op))));
-    return l ? l.line : null;
-  };
+  return { failing, warning, observed, failedChecks, observedChecks };
+}
+
+/** Why the suites that would judge these checks on these operations did not, when a limit or a policy left them out. */
+function leftOutWhy(leftOut: EvidenceInput['leftOut'], checks: readonly AnyCheck[], ops: readonly OperationId[]) {
+  const l = (leftOut ?? []).find((x) => checks.some((c) => ops.some((op) => judgedIn(c, x.suite, op))));
+  return l ? l.line : null;
+}
+
+/** The table of evidence (see the module's comment). */
+export function evidenceTable(input: EvidenceInput): EvidenceTable {
+  const { counted, byCheck, ops } = tallies(input.counts);
+  const { failing, warning, observed, failedChecks, observedChecks } = findingsByCell(input.findings, ops);
   const cells: EvidenceCell[] = [];
   for (const clause of clauses) {
     const checks = allChecks.filter((c) => clausesOf(c).includes(clause.id));
@@ -175,24 +190,22 @@ export function evidenceTable(input: EvidenceInput): EvidenceTable {
       const k = cellKey(clause.id, op);
       const n = counted.get(k) ?? { applied: 0, passed: 0 };
       const base = { clause: clause.id, operation: op, applied: n.applied, passed: n.passed };
-      const fail = failing.get(k);
-      const warn = warning.get(k);
-      let cell: EvidenceCell;
-      if (fail) cell = { ...base, state: 'violated' };
-      else if (warn) cell = { ...base, state: 'warned' };
-      else if (n.passed > 0 && clause.level !== 'gap') cell = { ...base, state: 'proven' };
-      else if (observed.has(k) || n.applied > 0) cell = { ...base, state: 'observed' };
+      if (failing.has(k)) cells.push({ ...base, state: 'violated' });
+      else if (warning.has(k)) cells.push({ ...base, state: 'warned' });
+      else if (n.passed > 0 && clause.level !== 'gap') cells.push({ ...base, state: 'proven' });
+      else if (observed.has(k) || n.applied > 0) cells.push({ ...base, state: 'observed' });
       else {
-        const why = leftOutWhy(checks, [op]);
-        cell = why
-          ? { ...base, state: 'left-out', why }
-          : {
-              ...base,
-              state: 'not-exercised',
-              why: `nothing met what its checks apply to: ${checks.map((c) => `${c.id} (${c.appliesToWhat})`).join('; ')}`,
-            };
+        const why = leftOutWhy(input.leftOut, checks, [op]);
+        cells.push(
+          why
+            ? { ...base, state: 'left-out', why }
+            : {
+                ...base,
+                state: 'not-exercised',
+                why: `nothing met what its checks apply to: ${checks.map((c) => `${c.id} (${c.appliesToWhat})`).join('; ')}`,
+              },
+        );
       }
-      cells.push(cell);
     }
   }
   const checks: CheckEvidence[] = allChecks.map((c) => {
@@ -202,7 +215,7 @@ export function evidenceTable(input: EvidenceInput): EvidenceTable {
     if (n.passed > 0) return { ...base, state: 'passed' };
     if (observedChecks.has(c.id) || n.applied > 0)
       return { ...base, state: 'observed', why: 'it applied, but could only observe: nothing it judged passed' };
-    const why = leftOutWhy([c], operationsOf(c));
+    const why = leftOutWhy(input.leftOut, [c], operationsOf(c));
     return why
       ? { ...base, state: 'left-out', why }
       : { ...base, state: 'not-exercised', why: `it applies to ${c.appliesToWhat}, and the run judged none` };
