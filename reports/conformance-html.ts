@@ -342,22 +342,10 @@ table{border-collapse:collapse;margin:6px 0;font-size:13px}td,th{border:1px soli
 /** Copy buttons: the only script, inline, reaching nothing outside the page. */
 const SCRIPT = `document.addEventListener('click',function(e){var b=e.target;if(!b||!b.dataset||b.dataset.copy===undefined)return;if(navigator.clipboard){navigator.clipboard.writeText(b.dataset.copy).then(function(){b.textContent='copied'},function(){b.textContent='select and copy'})}});`;
 
-/**
- * The page of a conformance report (pure: the same JSON report gives the same bytes). `harHref`: the link to the run's
- * HAR from where the page is written (by default its path in the report, for a page beside its JSON).
- */
-export async function renderConformanceHtml(
-  report: HtmlInput,
-  { harHref = report.harFile?.split('/').map(encodeURIComponent).join('/') }: { harHref?: string } = {},
-): Promise<string> {
-  const word = VERDICT_WORD[report.verdict];
-  const cards = defectBlocks(report);
-  const map = clauseMap(report, cards);
-  const banner = meansLittle(report);
+/** How far the run went, in words: "complete" only when nothing at all was left out. */
+function runState(report: HtmlInput): string {
   const run = report.run;
-  const target = report.target.embedded ? `embedded reference server (${report.target.url})` : report.target.url;
-  // "complete" only when nothing at all was left out: neither a suite nor a part the budget cut short.
-  const complete = run?.stop
+  return run?.stop
     ? `stopped by a limit: ${run.stop.message} [${run.stop.code}]`
     : report.verdict === 'blocked'
       ? 'could not go on (blocked)'
@@ -367,18 +355,14 @@ export async function renderConformanceHtml(
           run?.budget.leftOut.length
           ? 'not complete: the request budget left parts out (listed below)'
           : 'complete';
+}
+
+/** The run's facts: target, seed, version, time, requests, keys and how far it went. */
+function runSection(report: HtmlInput): string {
+  const run = report.run;
+  const target = report.target.embedded ? `embedded reference server (${report.target.url})` : report.target.url;
   const keys = (run?.keys ?? []).map((k) => `${k.plan} ${k.sent}`).join(' · ');
-  const mapRows = map.rows
-    .map(
-      (r, i) =>
-        `${i === 0 || map.rows[i - 1]!.clause.section !== r.clause.section ? `<tr class="section"><th colspan="${map.columns.length + 2}">section ${esc(r.clause.section)}</th></tr>` : ''}<tr data-clause="${esc(r.clause.id)}"><td><b>${esc(r.clause.id)}</b> <span class="muted">${esc(r.clause.level)}</span></td><td class="words">${esc(r.clause.text)}</td>${r.cells
-          .map(
-            (c) =>
-              `<td class="c ${c.state}" title="${esc(c.title)}">${c.href ? `<a href="${c.href}">${cellWord(c)}</a>` : cellWord(c)}</td>`,
-          )
-          .join('')}</tr>`,
-    )
-    .join('\n');
+  const complete = runState(report);
   const head = [
     ['target', target],
     ['seed', `${report.seed} (runs ${report.runs}${report.strict ? ', strict' : ''})`],
@@ -395,6 +379,42 @@ export async function renderConformanceHtml(
     ['keys (plan, requests)', keys || 'not recorded'],
     ['run', complete],
   ];
+  return `<section id="run"><table class="facts">${head.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>
+${report.notMeasured.length ? `<h4>Not measured</h4><ul>${report.notMeasured.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
+${report.notMeasuredByDesign?.length ? `<h4>Not measured, by design (the verdict stands)</h4><ul>${report.notMeasuredByDesign.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
+${run?.budget.leftOut.length ? `<h4>Left out by the budget</h4><ul>${run.budget.leftOut.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
+${report.errors.length ? `<h4>Errors</h4><ul>${report.errors.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
+${report.notes.length ? `<h4>Notes</h4><ul>${report.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
+</section>`;
+}
+
+/** The clause map's rows: a section header where the section changes, one row per clause, one cell per operation. */
+function mapRowsHtml(map: ReturnType<typeof clauseMap>): string {
+  return map.rows
+    .map(
+      (r, i) =>
+        `${i === 0 || map.rows[i - 1]!.clause.section !== r.clause.section ? `<tr class="section"><th colspan="${map.columns.length + 2}">section ${esc(r.clause.section)}</th></tr>` : ''}<tr data-clause="${esc(r.clause.id)}"><td><b>${esc(r.clause.id)}</b> <span class="muted">${esc(r.clause.level)}</span></td><td class="words">${esc(r.clause.text)}</td>${r.cells
+          .map(
+            (c) =>
+              `<td class="c ${c.state}" title="${esc(c.title)}">${c.href ? `<a href="${c.href}">${cellWord(c)}</a>` : cellWord(c)}</td>`,
+          )
+          .join('')}</tr>`,
+    )
+    .join('\n');
+}
+
+/**
+ * The page of a conformance report (pure: the same JSON report gives the same bytes). `harHref`: the link to the run's
+ * HAR from where the page is written (by default its path in the report, for a page beside its JSON).
+ */
+export async function renderConformanceHtml(
+  report: HtmlInput,
+  { harHref = report.harFile?.split('/').map(encodeURIComponent).join('/') }: { harHref?: string } = {},
+): Promise<string> {
+  const word = VERDICT_WORD[report.verdict];
+  const cards = defectBlocks(report);
+  const map = clauseMap(report, cards);
+  const banner = meansLittle(report);
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
 <title>Conformance report: ${esc(word)} — ${esc(report.target.url)}</title>
@@ -403,17 +423,11 @@ export async function renderConformanceHtml(
 <div class="verdict v-${report.verdict}" id="verdict"><strong>${esc(word)}</strong> · ${esc(cards.filter((d) => d.level === 'violation').length)} defect(s), ${esc(cards.filter((d) => d.level === 'warning').length)} warning defect(s), ${esc(report.totals.observations)} observation(s)</div>
 ${report.failure ? `<div class="banner" id="failure"><strong>Exit ${esc(report.failure.exitCode)} [${esc(report.failure.code)}]</strong>: ${esc(report.failure.message)}<br><strong>What to do:</strong> ${esc(report.failure.remedy)}</div>` : ''}
 ${banner.length ? `<div class="banner" id="means-little"><strong>This pass means little.</strong><ul>${banner.map((b) => `<li>${esc(b)}</li>`).join('')}</ul></div>` : ''}
-<section id="run"><table class="facts">${head.map(([k, v]) => `<tr><th>${esc(k)}</th><td>${esc(v)}</td></tr>`).join('')}</table>
-${report.notMeasured.length ? `<h4>Not measured</h4><ul>${report.notMeasured.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
-${report.notMeasuredByDesign?.length ? `<h4>Not measured, by design (the verdict stands)</h4><ul>${report.notMeasuredByDesign.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
-${run?.budget.leftOut.length ? `<h4>Left out by the budget</h4><ul>${run.budget.leftOut.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
-${report.errors.length ? `<h4>Errors</h4><ul>${report.errors.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
-${report.notes.length ? `<h4>Notes</h4><ul>${report.notes.map((n) => `<li>${esc(n)}</li>`).join('')}</ul>` : ''}
-</section>
+${runSection(report)}
 <h2>The spec as a map</h2>
 <p class="muted">One row per clause of the spec, one column per operation, drawn from the report's table of evidence. ✓ a check of the clause applied to that many pieces of evidence here (an answer, a burst) and passed, and none failed; ✗ and ! link to the defect; · a gap's behaviour was observed, or a check applied but could only observe; – nothing here met what the clause's checks apply to (no 429, no 401…); ○ a limit or a policy left it out (hover for why); ≡ covered by the contract or the configuration (hover for how); blank: no check of the clause applies to the operation.</p>
 <table class="map"><thead><tr><th>clause</th><th>the spec says</th>${map.columns.map((c) => `<th>${esc(c)}</th>`).join('')}</tr></thead><tbody>
-${mapRows}
+${mapRowsHtml(map)}
 </tbody></table>
 <h2>Defects</h2>
 ${cards.length ? cards.map((d, i) => defectCard(report, d, i)).join('\n') : '<p>No defect.</p>'}
