@@ -125,7 +125,8 @@ const zero = (): OperationTotals => ({
 
 export type { SuiteOutcome } from '../runner/outcome.js';
 
-export function buildConformanceReport(input: {
+/** What the run hands the report. */
+export interface ConformanceInput {
   tool: ConformanceReport['tool'];
   target: ConformanceReport['target'];
   seed: number;
@@ -147,12 +148,14 @@ export function buildConformanceReport(input: {
   stoppedBlocking?: boolean;
   traffic?: TrafficSnapshot;
   failure?: RunFailure;
-}): ConformanceReport {
-  const rateLimits = input.outcomes.flatMap((o) => o.meta.rateLimits ?? []);
+}
+
+/** The run's findings (violations, warnings and observations) and its counts per operation and in all. */
+function tallyOutcomes(outcomes: readonly SuiteOutcome[]) {
   const operations: Record<string, OperationTotals> = {};
   const totals = zero();
   const findings: Finding[] = [];
-  for (const o of input.outcomes) {
+  for (const o of outcomes) {
     for (const [op, s] of Object.entries(o.meta.stats)) {
       if (op === 'none') continue;
       operations[op] ??= zero();
@@ -174,6 +177,22 @@ export function buildConformanceReport(input: {
   for (const t of Object.values(operations)) {
     for (const k of Object.keys(totals) as (keyof OperationTotals)[]) totals[k] += t[k];
   }
+  return { operations, totals, findings };
+}
+
+/** The suites as the report lists them. */
+const suitesOf = (outcomes: readonly SuiteOutcome[]): ConformanceReport['suites'] =>
+  outcomes.map((o) => ({
+    name: o.meta.suite,
+    exchanges: o.meta.exchanges,
+    durationMs: Math.round(o.meta.durationMs),
+    failedTests: o.failedTests,
+    aborted: o.meta.aborted,
+  }));
+
+export function buildConformanceReport(input: ConformanceInput): ConformanceReport {
+  const rateLimits = input.outcomes.flatMap((o) => o.meta.rateLimits ?? []);
+  const { operations, totals, findings } = tallyOutcomes(input.outcomes);
   // A banned key blocks the run (exit 3); a target that stalls is itself the finding (its transport-ok violations).
   const aborted = input.outcomes.some((o) => o.meta.aborted && exitCodeFor(o.meta.aborted.code) === ExitCode.blocked);
   const failedTests = input.outcomes.reduce((n, o) => n + o.failedTests, 0);
@@ -214,13 +233,7 @@ export function buildConformanceReport(input: {
     evidence,
     totals,
     operations,
-    suites: input.outcomes.map((o) => ({
-      name: o.meta.suite,
-      exchanges: o.meta.exchanges,
-      durationMs: Math.round(o.meta.durationMs),
-      failedTests: o.failedTests,
-      aborted: o.meta.aborted,
-    })),
+    suites: suitesOf(input.outcomes),
     findings,
     defects,
     errors: input.errors,

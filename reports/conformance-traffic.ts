@@ -66,6 +66,24 @@ function rows(k: KeyTraffic, width: number): Row[] {
   );
 }
 
+/** The 429s marked above their bucket, with their count: a few among thousands would not show in the stack alone. */
+function limitedMarks(limited: Record<string, number | string>[]) {
+  if (limited.length === 0) return [];
+  const at = { x: { field: 't', type: 'quantitative' as const }, y: { field: 'top', type: 'quantitative' as const } };
+  return [
+    {
+      data: { values: limited },
+      mark: { type: 'point' as const, shape: 'triangle-down', filled: true, size: 50, color: '#e65100' },
+      encoding: at,
+    },
+    {
+      data: { values: limited },
+      mark: { type: 'text' as const, dy: -10, fontSize: 10, color: '#e65100' },
+      encoding: { ...at, text: { field: 'label' } },
+    },
+  ];
+}
+
 /** One key's timeline: stacked answers per second by status class, the waits as grey bands behind them. */
 async function timeline(k: KeyTraffic, waits: readonly TrafficWait[], t: TrafficSnapshot): Promise<string> {
   const seen = STATUS_CLASSES.filter((c) => (k.totals[c] ?? 0) > 0);
@@ -84,7 +102,6 @@ async function timeline(k: KeyTraffic, waits: readonly TrafficWait[], t: Traffic
     title: 'seconds since the run started',
     scale: { domain: [0, end] },
   };
-  // The 429s marked above their bucket, with their count: a few among thousands would not show in the stack alone.
   const limited = k.buckets
     .filter((b) => (b.counts['429'] ?? 0) > 0)
     .map((b) => ({
@@ -123,33 +140,7 @@ async function timeline(k: KeyTraffic, waits: readonly TrafficWait[], t: Traffic
           tooltip: [{ field: 't' }, { field: 'status' }, { field: 'perSecond' }],
         },
       },
-      ...(limited.length
-        ? [
-            {
-              data: { values: limited },
-              mark: {
-                type: 'point' as const,
-                shape: 'triangle-down',
-                filled: true,
-                size: 50,
-                color: '#e65100',
-              },
-              encoding: {
-                x: { field: 't', type: 'quantitative' as const },
-                y: { field: 'top', type: 'quantitative' as const },
-              },
-            },
-            {
-              data: { values: limited },
-              mark: { type: 'text' as const, dy: -10, fontSize: 10, color: '#e65100' },
-              encoding: {
-                x: { field: 't', type: 'quantitative' as const },
-                y: { field: 'top', type: 'quantitative' as const },
-                text: { field: 'label' },
-              },
-            },
-          ]
-        : []),
+      ...limitedMarks(limited),
     ],
   });
 }
