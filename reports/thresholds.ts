@@ -114,19 +114,9 @@ const MEASURE_OF: Readonly<Record<string, Measure>> = {
 export const measureOf = (checkName: string): Measure | null => MEASURE_OF[checkName] ?? null;
 const ABOVE_RATE = new Set(['accepted before the first 429 ÷ limit', 'accepted ÷ limit per window above the rate']);
 
-/** Judges the figures; `earlier` are previous runs of the same profile and target, oldest first. */
-export function evaluate(
-  figures: KeyFigures,
-  earlier: readonly HistoryEntry[],
-  t: Thresholds,
-  planned: Planned = ALL_PLANNED,
-): Verdict {
-  const applies = (c: ThresholdCheck) => {
-    const m = MEASURE_OF[c.name];
-    if (m && !planned.measures.includes(m)) return false;
-    return !(ABOVE_RATE.has(c.name) && !planned.aboveRate);
-  };
-  const checks: ThresholdCheck[] = [
+/** The checks against fixed limits. */
+function absoluteChecks(figures: KeyFigures, t: Thresholds): ThresholdCheck[] {
+  return [
     check('p99 latency (ms)', figures.p99LatencyMs, '<=', t.p99LatencyMs.max, 'absolute'),
     check('throughput (req/s)', figures.throughputRps, '>=', t.throughputRps.min, 'absolute'),
     check('error rate', figures.errorRate, '<=', t.errorRate.max, 'absolute'),
@@ -146,36 +136,54 @@ export function evaluate(
       t.limiter.maxAcceptedRatio,
       'absolute',
     ),
-  ].filter(applies);
+  ];
+}
+
+/** The checks against the median of the recent earlier nights, once there are enough of them. */
+function trendChecks(figures: KeyFigures, earlier: readonly HistoryEntry[], t: Thresholds): ThresholdCheck[] {
   const recent = earlier.slice(-t.trend.nights);
-  // A check against the trend applies as its absolute twin does: only to what this run set out to measure.
   const trend: ThresholdCheck[] = [];
-  if (recent.length >= t.trend.minNights) {
-    const basis = (ratio: number) => `median of ${recent.length} earlier nights × ${ratio}`;
-    const p99 = median(recent.flatMap((h) => (h.figures.p99LatencyMs === null ? [] : [h.figures.p99LatencyMs])));
-    if (p99 !== null)
-      trend.push(
-        check(
-          'p99 latency against the trend (ms)',
-          figures.p99LatencyMs,
-          '<=',
-          p99 * t.p99LatencyMs.maxRatioToMedian,
-          basis(t.p99LatencyMs.maxRatioToMedian),
-        ),
-      );
-    const rps = median(recent.flatMap((h) => (h.figures.throughputRps === null ? [] : [h.figures.throughputRps])));
-    if (rps !== null)
-      trend.push(
-        check(
-          'throughput against the trend (req/s)',
-          figures.throughputRps,
-          '>=',
-          rps * t.throughputRps.minRatioToMedian,
-          basis(t.throughputRps.minRatioToMedian),
-        ),
-      );
-  }
-  checks.push(...trend.filter(applies));
+  if (recent.length < t.trend.minNights) return trend;
+  const basis = (ratio: number) => `median of ${recent.length} earlier nights × ${ratio}`;
+  const p99 = median(recent.flatMap((h) => (h.figures.p99LatencyMs === null ? [] : [h.figures.p99LatencyMs])));
+  if (p99 !== null)
+    trend.push(
+      check(
+        'p99 latency against the trend (ms)',
+        figures.p99LatencyMs,
+        '<=',
+        p99 * t.p99LatencyMs.maxRatioToMedian,
+        basis(t.p99LatencyMs.maxRatioToMedian),
+      ),
+    );
+  const rps = median(recent.flatMap((h) => (h.figures.throughputRps === null ? [] : [h.figures.throughputRps])));
+  if (rps !== null)
+    trend.push(
+      check(
+        'throughput against the trend (req/s)',
+        figures.throughputRps,
+        '>=',
+        rps * t.throughputRps.minRatioToMedian,
+        basis(t.throughputRps.minRatioToMedian),
+      ),
+    );
+  return trend;
+}
+
+/** Judges the figures; `earlier` are previous runs of the same profile and target, oldest first. */
+export function evaluate(
+  figures: KeyFigures,
+  earlier: readonly HistoryEntry[],
+  t: Thresholds,
+  planned: Planned = ALL_PLANNED,
+): Verdict {
+  // A check (against the trend as its absolute twin) applies only to what this run set out to measure.
+  const applies = (c: ThresholdCheck) => {
+    const m = MEASURE_OF[c.name];
+    if (m && !planned.measures.includes(m)) return false;
+    return !(ABOVE_RATE.has(c.name) && !planned.aboveRate);
+  };
+  const checks = [...absoluteChecks(figures, t), ...trendChecks(figures, earlier, t)].filter(applies);
   const reasons = checks
     .filter((c) => !c.pass)
     .map((c) =>
