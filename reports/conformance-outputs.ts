@@ -85,19 +85,9 @@ export interface ConductedRun {
   readonly interrupted: Stop | null;
 }
 
-/** The report of a run: built, judged against the baseline, blocked by a limit that blocks, with the run's limits. */
-export function runReportOf(r: ConductedRun): RunReport {
+/** The conformance report of what the run did, with what it left out; before the baseline and the exit code. */
+function builtReport(r: ConductedRun, limits: RunLimitsReport): ConformanceReport {
   const { config } = r;
-  const limits = runLimitsOf({
-    maxDurationMs: config.maxDurationMs,
-    maxCreates: config.maxCreates,
-    suites: config.suites,
-    budget: r.budget,
-    outcome: r.outcome,
-    functionalPlan: r.functionalPlan,
-    preflightRequests: r.preflightRequests,
-    interrupted: r.interrupted,
-  });
   const outcomes = r.outcome?.outcomes ?? [];
   const snapshot = r.outcome?.snapshot ?? null;
   // A deadline reached, a target slowing down or a signal blocks the run (exit 3, or the signal's code): what ran is
@@ -111,7 +101,7 @@ export function runReportOf(r: ConductedRun): RunReport {
     randomCut: limits.stop !== null || outcomes.some((o) => o.meta.stopped) || (snapshot?.leftOut.length ?? 0) > 0,
   };
   const notMeasured = whatWasNotMeasured(completeness);
-  const built = buildConformanceReport({
+  return buildConformanceReport({
     tool: { name: 'petstore-conformance', version: r.toolVersion, invocation: config.invocation },
     target: { url: config.target!, embedded: r.embedded },
     seed: config.seed,
@@ -132,6 +122,22 @@ export function runReportOf(r: ConductedRun): RunReport {
     stoppedBlocking: blocked,
     ...(snapshot ? { traffic: snapshot.traffic } : {}),
   });
+}
+
+/** The report of a run: built, judged against the baseline, blocked by a limit that blocks, with the run's limits. */
+export function runReportOf(r: ConductedRun): RunReport {
+  const { config } = r;
+  const limits = runLimitsOf({
+    maxDurationMs: config.maxDurationMs,
+    maxCreates: config.maxCreates,
+    suites: config.suites,
+    budget: r.budget,
+    outcome: r.outcome,
+    functionalPlan: r.functionalPlan,
+    preflightRequests: r.preflightRequests,
+    interrupted: r.interrupted,
+  });
+  const built = builtReport(r, limits);
   // The verdict is decided in reports/verdict.ts (with the baseline, by applyBaseline); every writer reads it.
   const withBaseline = config.baseline ? applyBaseline(built, config.baseline, config.updateBaseline) : built;
   return {
