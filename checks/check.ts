@@ -8,6 +8,7 @@ import { toCurl } from '../http/curl.js';
 import { stringifyLossless } from '../http/lossless.js';
 import { scrub } from '../http/redact.js';
 import { clause as clauseOf } from '../spec/clauses.js';
+import type { CaseRef } from '../generators/case.js';
 
 /** violation fails the run; warning is should-level (fails with --strict); observation records a gap's behaviour. */
 export type Level = 'violation' | 'warning' | 'observation';
@@ -77,6 +78,8 @@ export interface Finding {
    * scenario knows it: with check and operation, the finding's signature.
    */
   readonly caseClass: string | null;
+  /** The case that provoked it, typed (its family and variant: what grouping reads); caseClass is its name. */
+  readonly case: CaseRef | null;
   /** Set when the check itself failed on odd evidence: a defect of the harness, not of the target. */
   readonly harnessError?: true;
   /** Two lines at most: what was received, what is documented. */
@@ -252,6 +255,7 @@ export interface FindingDetail {
   /** Defaults to the first exchange's key plan. */
   readonly keyPlan?: KeyPlan | null;
   readonly caseClass?: string | null;
+  readonly case?: CaseRef | null;
 }
 
 /**
@@ -280,7 +284,8 @@ export function finding(
     operation: detail.operation !== undefined ? detail.operation : (list[0]?.operation ?? null),
     suite: null,
     keyPlan: detail.keyPlan !== undefined ? detail.keyPlan : (list[0]?.keyPlan ?? null),
-    caseClass: detail.caseClass ?? null,
+    caseClass: detail.caseClass ?? detail.case?.name ?? null,
+    case: detail.case ?? null,
     message,
     ...(detail.expected !== undefined ? { expected: detail.expected } : {}),
     ...(detail.actual !== undefined ? { actual: detail.actual } : {}),
@@ -366,6 +371,7 @@ export function defineCheck<E>(definition: CheckDefinition<E>): Check<E> {
             suite: null,
             keyPlan: ex?.keyPlan ?? null,
             caseClass: null,
+            case: null,
             harnessError: true,
             message: `${definition.id} could not judge this evidence (harness error)\n${String((e as Error)?.message ?? e).slice(0, 200)}`,
             exchanges: ex ? [refOf(ex)] : [],

@@ -57,6 +57,7 @@ function found(
     suite: 'test',
     keyPlan: 'enterprise',
     caseClass,
+    case: null,
     message,
     exchanges,
   };
