@@ -9,6 +9,7 @@ import { stringifyLossless } from '../http/lossless.js';
 import { scrub } from '../http/redact.js';
 import { clause as clauseOf } from '../spec/clauses.js';
 import type { CaseRef } from '../generators/case.js';
+import type { CheckId } from './check-id.js';
 
 /** violation fails the run; warning is should-level (fails with --strict); observation records a gap's behaviour. */
 export type Level = 'violation' | 'warning' | 'observation';
@@ -63,7 +64,7 @@ export interface Repro {
 }
 
 export interface Finding {
-  readonly checkId: string;
+  readonly checkId: CheckId;
   /** One of the check's declared clauses. */
   readonly clause: string;
   /** One of the check's declared levels (or 'warning' for a harness error, see `harnessError`). */
@@ -103,9 +104,12 @@ export type Area =
   | 'rate-limit'
   | 'run';
 
-/** What a check says about itself: everything it can emit is declared here, so its definition is its whole truth. */
-export interface CheckDefinition<E> {
-  readonly id: string;
+/**
+ * What a check says about itself: everything it can emit is declared here, so its definition is its whole truth. `Id`
+ * is its id as a literal type: the registry's ids are the type CheckId (checks/check-id.ts).
+ */
+export interface CheckDefinition<E, Id extends string = CheckId> {
+  readonly id: Id;
   /** Every clause its findings can cite, the primary first. */
   readonly clauses: readonly [string, ...string[]];
   /** Every level its findings can have, the default first (a harness error is always a warning besides). */
@@ -148,7 +152,7 @@ export interface AppliesTo<E> {
   readonly operation?: (evidence: E) => OperationId | null;
 }
 
-export interface Check<E> extends CheckDefinition<E> {
+export interface Check<E, Id extends string = CheckId> extends CheckDefinition<E, Id> {
   /** The primary clause (clauses[0]): what JUnit names and the clause-coverage test read. */
   readonly clause: string;
   /** The default level (levels[0]). */
@@ -168,7 +172,7 @@ export interface Check<E> extends CheckDefinition<E> {
 
 /** A check over any evidence: what catalogues of checks over different evidence types hold. */
 // biome-ignore lint/suspicious/noExplicitAny: a catalogue holds checks over different evidence types
-export type AnyCheck = Check<any>;
+export type AnyCheck = Check<any, string>;
 
 /**
  * The reference a finding keeps to an exchange. Its curl line and body in base64 are made when first read (a report,
@@ -263,7 +267,7 @@ export interface FindingDetail {
  * and a gap clause backs only observations: anything else is a harness bug (the guard turns it into a warning).
  */
 export function finding(
-  check: Pick<Check<unknown>, 'id' | 'clauses' | 'levels'>,
+  check: Pick<Check<unknown, CheckId>, 'id' | 'clauses' | 'levels'>,
   exchanges: Exchange | readonly Exchange[],
   message: string,
   detail: FindingDetail = {},
@@ -295,7 +299,7 @@ export function finding(
 
 /** A finding at level observation (the check must declare it): what a gap's behaviour was, or why nothing was judged. */
 export function observation(
-  check: Pick<Check<unknown>, 'id' | 'clauses' | 'levels'>,
+  check: Pick<Check<unknown, CheckId>, 'id' | 'clauses' | 'levels'>,
   exchanges: Exchange | readonly Exchange[],
   message: string,
   detail: Omit<FindingDetail, 'level'> = {},
@@ -332,8 +336,8 @@ const EVERY_EVIDENCE = 'every piece of evidence it is given';
  * Freezes a check and guards its run: a bug of the harness on some odd evidence becomes a visible warning of that
  * check (fails with --strict), never a crash and never a violation of the target.
  */
-export function defineCheck<E>(definition: CheckDefinition<E>): Check<E> {
-  const check: Check<E> = {
+export function defineCheck<E, const Id extends CheckId>(definition: CheckDefinition<E, Id>): Check<E, Id> {
+  const check: Check<E, Id> = {
     ...definition,
     clauses: Object.freeze([...definition.clauses]) as unknown as Check<E>['clauses'],
     levels: Object.freeze([...definition.levels]) as unknown as Check<E>['levels'],
