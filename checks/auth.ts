@@ -18,7 +18,7 @@ export interface AuthEvidence {
   };
 }
 
-export const authRejected: Check<AuthEvidence> = defineCheck({
+export const authRejected: Check<AuthEvidence, 'auth-rejected'> = defineCheck({
   id: 'auth-rejected',
   clauses: ['5-401-missing-invalid'],
   covers: ['1-auth-required'],
@@ -56,7 +56,7 @@ export const authRejected: Check<AuthEvidence> = defineCheck({
   },
 });
 
-export const authValidAccepted: Check<AuthEvidence> = defineCheck({
+export const authValidAccepted: Check<AuthEvidence, 'auth-valid-accepted'> = defineCheck({
   id: 'auth-valid-accepted',
   clauses: ['5-bearer-scheme'],
   levels: ['violation'],
@@ -83,4 +83,4 @@ export const authValidAccepted: Check<AuthEvidence> = defineCheck({
   },
 });
 
-export const authChecks: readonly Check<AuthEvidence>[] = [authRejected, authValidAccepted];
+export const authChecks = [authRejected, authValidAccepted];

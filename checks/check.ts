@@ -8,6 +8,8 @@ import { toCurl } from '../http/curl.js';
 import { stringifyLossless } from '../http/lossless.js';
 import { scrub } from '../http/redact.js';
 import { clause as clauseOf } from '../spec/clauses.js';
+import type { CaseRef } from '../generators/case.js';
+import type { CheckId } from './check-id.js';
 
 /** violation fails the run; warning is should-level (fails with --strict); observation records a gap's behaviour. */
 export type Level = 'violation' | 'warning' | 'observation';
@@ -62,7 +64,7 @@ export interface Repro {
 }
 
 export interface Finding {
-  readonly checkId: string;
+  readonly checkId: CheckId;
   /** One of the check's declared clauses. */
   readonly clause: string;
   /** One of the check's declared levels (or 'warning' for a harness error, see `harnessError`). */
@@ -77,6 +79,8 @@ export interface Finding {
    * scenario knows it: with check and operation, the finding's signature.
    */
   readonly caseClass: string | null;
+  /** The case that provoked it, typed (its family and variant: what grouping reads); caseClass is its name. */
+  readonly case: CaseRef | null;
   /** Set when the check itself failed on odd evidence: a defect of the harness, not of the target. */
   readonly harnessError?: true;
   /** Two lines at most: what was received, what is documented. */
@@ -100,9 +104,12 @@ export type Area =
   | 'rate-limit'
   | 'run';
 
-/** What a check says about itself: everything it can emit is declared here, so its definition is its whole truth. */
-export interface CheckDefinition<E> {
-  readonly id: string;
+/**
+ * What a check says about itself: everything it can emit is declared here, so its definition is its whole truth. `Id`
+ * is its id as a literal type: the registry's ids are the type CheckId (checks/check-id.ts).
+ */
+export interface CheckDefinition<E, Id extends string = CheckId> {
+  readonly id: Id;
   /** Every clause its findings can cite, the primary first. */
   readonly clauses: readonly [string, ...string[]];
   /** Every level its findings can have, the default first (a harness error is always a warning besides). */
@@ -145,7 +152,7 @@ export interface AppliesTo<E> {
   readonly operation?: (evidence: E) => OperationId | null;
 }
 
-export interface Check<E> extends CheckDefinition<E> {
+export interface Check<E, Id extends string = CheckId> extends CheckDefinition<E, Id> {
   /** The primary clause (clauses[0]): what JUnit names and the clause-coverage test read. */
   readonly clause: string;
   /** The default level (levels[0]). */
@@ -165,7 +172,7 @@ export interface Check<E> extends CheckDefinition<E> {
 
 /** A check over any evidence: what catalogues of checks over different evidence types hold. */
 // biome-ignore lint/suspicious/noExplicitAny: a catalogue holds checks over different evidence types
-export type AnyCheck = Check<any>;
+export type AnyCheck = Check<any, string>;
 
 /**
  * The reference a finding keeps to an exchange. Its curl line and body in base64 are made when first read (a report,
@@ -252,6 +259,7 @@ export interface FindingDetail {
   /** Defaults to the first exchange's key plan. */
   readonly keyPlan?: KeyPlan | null;
   readonly caseClass?: string | null;
+  readonly case?: CaseRef | null;
 }
 
 /**
@@ -259,7 +267,7 @@ export interface FindingDetail {
  * and a gap clause backs only observations: anything else is a harness bug (the guard turns it into a warning).
  */
 export function finding(
-  check: Pick<Check<unknown>, 'id' | 'clauses' | 'levels'>,
+  check: Pick<Check<unknown, CheckId>, 'id' | 'clauses' | 'levels'>,
   exchanges: Exchange | readonly Exchange[],
   message: string,
   detail: FindingDetail = {},
@@ -280,7 +288,8 @@ export function finding(
     operation: detail.operation !== undefined ? detail.operation : (list[0]?.operation ?? null),
     suite: null,
     keyPlan: detail.keyPlan !== undefined ? detail.keyPlan : (list[0]?.keyPlan ?? null),
-    caseClass: detail.caseClass ?? null,
+    caseClass: detail.caseClass ?? detail.case?.name ?? null,
+    case: detail.case ?? null,
     message,
     ...(detail.expected !== undefined ? { expected: detail.expected } : {}),
     ...(detail.actual !== undefined ? { actual: detail.actual } : {}),
@@ -290,7 +299,7 @@ export function finding(
 
 /** A finding at level observation (the check must declare it): what a gap's behaviour was, or why nothing was judged. */
 export function observation(
-  check: Pick<Check<unknown>, 'id' | 'clauses' | 'levels'>,
+  check: Pick<Check<unknown, CheckId>, 'id' | 'clauses' | 'levels'>,
   exchanges: Exchange | readonly Exchange[],
   message: string,
   detail: Omit<FindingDetail, 'level'> = {},
@@ -327,8 +336,8 @@ const EVERY_EVIDENCE = 'every piece of evidence it is given';
  * Freezes a check and guards its run: a bug of the harness on some odd evidence becomes a visible warning of that
  * check (fails with --strict), never a crash and never a violation of the target.
  */
-export function defineCheck<E>(definition: CheckDefinition<E>): Check<E> {
-  const check: Check<E> = {
+export function defineCheck<E, const Id extends CheckId>(definition: CheckDefinition<E, Id>): Check<E, Id> {
+  const check: Check<E, Id> = {
     ...definition,
     clauses: Object.freeze([...definition.clauses]) as unknown as Check<E>['clauses'],
     levels: Object.freeze([...definition.levels]) as unknown as Check<E>['levels'],
@@ -366,6 +375,7 @@ export function defineCheck<E>(definition: CheckDefinition<E>): Check<E> {
             suite: null,
             keyPlan: ex?.keyPlan ?? null,
             caseClass: null,
+            case: null,
             harnessError: true,
             message: `${definition.id} could not judge this evidence (harness error)\n${String((e as Error)?.message ?? e).slice(0, 200)}`,
             exchanges: ex ? [refOf(ex)] : [],

@@ -80,7 +80,7 @@ function describeName(name: string): string {
   return `the name ${show(name, 60)}`;
 }
 
-export const create201: Check<CreateEvidence> = defineCheck({
+export const create201: Check<CreateEvidence, 'create-201'> = defineCheck({
   id: 'create-201',
   clauses: ['4.2-create-201', 'gap-2-category-record'],
   levels: ['violation', 'observation'],
@@ -123,7 +123,7 @@ export const create201: Check<CreateEvidence> = defineCheck({
   },
 });
 
-export const nameLimits: Check<CreateEvidence> = defineCheck({
+export const nameLimits: Check<CreateEvidence, 'name-limits'> = defineCheck({
   id: 'name-limits',
   clauses: ['gap-2-name-limits'],
   levels: ['observation'],
@@ -145,7 +145,7 @@ export const nameLimits: Check<CreateEvidence> = defineCheck({
   },
 });
 
-export const createEcho: Check<CreateEvidence> = defineCheck({
+export const createEcho: Check<CreateEvidence, 'create-echo'> = defineCheck({
   id: 'create-echo',
   clauses: ['4.2-create-echo'],
   levels: ['violation'],
@@ -185,7 +185,7 @@ export const createEcho: Check<CreateEvidence> = defineCheck({
   },
 });
 
-export const createDefaultStatus: Check<CreateEvidence> = defineCheck({
+export const createDefaultStatus: Check<CreateEvidence, 'create-default-status'> = defineCheck({
   id: 'create-default-status',
   clauses: ['gap-2-default-status'],
   levels: ['observation'],
@@ -206,7 +206,7 @@ export const createDefaultStatus: Check<CreateEvidence> = defineCheck({
   },
 });
 
-export const createIdNotClientSupplied: Check<SuppliedIdEvidence> = defineCheck({
+export const createIdNotClientSupplied: Check<SuppliedIdEvidence, 'create-id-not-client-supplied'> = defineCheck({
   id: 'create-id-not-client-supplied',
   clauses: ['2-pet-id-assigned'],
   levels: ['violation', 'observation'],
@@ -243,7 +243,7 @@ export const createIdNotClientSupplied: Check<SuppliedIdEvidence> = defineCheck(
   },
 });
 
-export const createInvalidRejected: Check<InvalidCreateEvidence> = defineCheck({
+export const createInvalidRejected: Check<InvalidCreateEvidence, 'create-invalid-rejected'> = defineCheck({
   id: 'create-invalid-rejected',
   clauses: ['4.2-create-400'],
   levels: ['violation'],
@@ -270,7 +270,7 @@ export const createInvalidRejected: Check<InvalidCreateEvidence> = defineCheck({
   },
 });
 
-export const createInvalidNoEffect: Check<NoEffectEvidence> = defineCheck({
+export const createInvalidNoEffect: Check<NoEffectEvidence, 'create-invalid-no-effect'> = defineCheck({
   id: 'create-invalid-no-effect',
   clauses: ['4.2-create-400-no-effect'],
   levels: ['violation'],
@@ -320,7 +320,7 @@ function fieldText(field: string, v: unknown): string {
   return field === 'id' || field === 'categoryId' ? idText(v) : show(v, 40);
 }
 
-export const createRetrievable: Check<RetrievableEvidence> = defineCheck({
+export const createRetrievable: Check<RetrievableEvidence, 'create-retrievable'> = defineCheck({
   id: 'create-retrievable',
   clauses: ['4.2-create-retrievable'],
   levels: ['violation'],
@@ -370,7 +370,7 @@ function queryStatus(ex: Exchange): string | null {
   return queryOf(ex)?.get('status') ?? null;
 }
 
-export const createListed: Check<ListedEvidence> = defineCheck({
+export const createListed: Check<ListedEvidence, 'create-listed'> = defineCheck({
   id: 'create-listed',
   clauses: ['4.2-create-retrievable'],
   levels: ['violation'],
@@ -404,7 +404,7 @@ export const createListed: Check<ListedEvidence> = defineCheck({
   },
 });
 
-export const idsUnique: Check<IdsUniqueEvidence> = defineCheck({
+export const idsUnique: Check<IdsUniqueEvidence, 'ids-unique'> = defineCheck({
   id: 'ids-unique',
   clauses: ['2-pet-id-unique'],
   levels: ['violation'],
@@ -442,7 +442,7 @@ export const idsUnique: Check<IdsUniqueEvidence> = defineCheck({
   },
 });
 
-export const createChecks: readonly AnyCheck[] = [
+export const createChecks = [
   create201,
   nameLimits,
   createEcho,
@@ -453,7 +453,7 @@ export const createChecks: readonly AnyCheck[] = [
   createRetrievable,
   createListed,
   idsUnique,
-];
+] satisfies readonly AnyCheck[];
 
 function hasMorePages(ex: Exchange, shown: number): boolean {
   const h = ex.response?.headers ?? {};

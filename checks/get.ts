@@ -17,7 +17,7 @@ export interface GetIdEvidence {
   readonly petId: string;
 }
 
-export const get200: Check<GetFoundEvidence> = defineCheck({
+export const get200: Check<GetFoundEvidence, 'get-200'> = defineCheck({
   id: 'get-200',
   clauses: ['4.3-get-200'],
   covers: ['4.3-deprecated'],
@@ -43,7 +43,7 @@ export const get200: Check<GetFoundEvidence> = defineCheck({
   },
 });
 
-export const get404: Check<GetIdEvidence> = defineCheck({
+export const get404: Check<GetIdEvidence, 'get-404'> = defineCheck({
   id: 'get-404',
   clauses: ['4.3-get-404', 'gap-4-invalid-petid'],
   levels: ['violation', 'observation'],
@@ -96,7 +96,7 @@ function isPetOfId(body: unknown, petId: string): boolean {
   return isObject(body) && id !== null && exactId(body.id) === id && validateSchema('Pet', plain(body)).length === 0;
 }
 
-export const getInvalidId: Check<GetIdEvidence> = defineCheck({
+export const getInvalidId: Check<GetIdEvidence, 'get-invalid-id'> = defineCheck({
   id: 'get-invalid-id',
   clauses: ['gap-4-invalid-petid'],
   levels: ['observation'],
@@ -118,4 +118,4 @@ export const getInvalidId: Check<GetIdEvidence> = defineCheck({
   },
 });
 
-export const getChecks: readonly AnyCheck[] = [get200, get404, getInvalidId];
+export const getChecks = [get200, get404, getInvalidId] satisfies readonly AnyCheck[];

@@ -27,7 +27,7 @@ function items(ex: Exchange): unknown[] | null {
 
 const rawQuery = (q: ListEvidence['query']): string => (q.raw ? q.raw.replace(/^\?/, '') : '(no query)');
 
-export const list200: Check<ListEvidence> = defineCheck({
+export const list200: Check<ListEvidence, 'list-200'> = defineCheck({
   id: 'list-200',
   clauses: ['4.1-list-200'],
   levels: ['violation'],
@@ -50,7 +50,7 @@ export const list200: Check<ListEvidence> = defineCheck({
   },
 });
 
-export const listLimitRespected: Check<ListEvidence> = defineCheck({
+export const listLimitRespected: Check<ListEvidence, 'list-limit-respected'> = defineCheck({
   id: 'list-limit-respected',
   clauses: ['4.1-limit-range'],
   covers: ['8-page-size'],
@@ -75,7 +75,7 @@ export const listLimitRespected: Check<ListEvidence> = defineCheck({
   },
 });
 
-export const listDefaultLimit: Check<ListEvidence> = defineCheck({
+export const listDefaultLimit: Check<ListEvidence, 'list-default-limit'> = defineCheck({
   id: 'list-default-limit',
   clauses: ['4.1-limit-default'],
   levels: ['violation'],
@@ -99,7 +99,7 @@ export const listDefaultLimit: Check<ListEvidence> = defineCheck({
   },
 });
 
-export const listStatusFilter: Check<ListEvidence> = defineCheck({
+export const listStatusFilter: Check<ListEvidence, 'list-status-filter'> = defineCheck({
   id: 'list-status-filter',
   clauses: ['4.1-status-filter'],
   levels: ['violation'],
@@ -181,7 +181,7 @@ export function invalidQueryGap(raw: string): {
   return { clause: 'gap-4-out-of-range-limit', gap };
 }
 
-export const listInvalidQuery: Check<ListEvidence> = defineCheck({
+export const listInvalidQuery: Check<ListEvidence, 'list-invalid-query'> = defineCheck({
   id: 'list-invalid-query',
   clauses: ['gap-4-out-of-range-limit', 'gap-4-unknown-status-filter'],
   levels: ['observation'],
@@ -209,7 +209,7 @@ export const listInvalidQuery: Check<ListEvidence> = defineCheck({
 
 const PAGINATION_HINT = /page|cursor|total|offset|next|continuation/i;
 
-export const listPagination: Check<ListEvidence> = defineCheck({
+export const listPagination: Check<ListEvidence, 'list-pagination'> = defineCheck({
   id: 'list-pagination',
   clauses: ['gap-4-pagination'],
   levels: ['observation'],
@@ -231,7 +231,7 @@ export const listPagination: Check<ListEvidence> = defineCheck({
   },
 });
 
-export const listChecks: readonly Check<ListEvidence>[] = [
+export const listChecks = [
   list200,
   listLimitRespected,
   listDefaultLimit,

@@ -257,7 +257,7 @@ export interface UnauthenticatedEvidence {
 // ---------------------------------------------------------------------------------------------------------------
 // Checks
 
-export const notStricterThanPlan: Check<NotStricterEvidence> = defineCheck({
+export const notStricterThanPlan: Check<NotStricterEvidence, 'rl-not-stricter-than-plan'> = defineCheck({
   id: 'rl-not-stricter-than-plan',
   clauses: ['8-plan-limits'],
   levels: ['violation', 'observation'],
@@ -327,7 +327,7 @@ export const notStricterThanPlan: Check<NotStricterEvidence> = defineCheck({
   },
 });
 
-export const burstEnforced: Check<BurstEvidence> = defineCheck({
+export const burstEnforced: Check<BurstEvidence, 'rl-burst-enforced'> = defineCheck({
   id: 'rl-burst-enforced',
   clauses: ['8-rule-1-429'],
   levels: ['violation', 'observation'],
@@ -504,7 +504,7 @@ function againstPlanOnly(
   return [];
 }
 
-export const shape429: Check<ShapeEvidence> = defineCheck({
+export const shape429: Check<ShapeEvidence, 'rl-429-shape'> = defineCheck({
   id: 'rl-429-shape',
   clauses: ['8-rule-1-429'],
   levels: ['violation'],
@@ -530,7 +530,7 @@ function resetMovedLater(later: Exchange, earlier: Exchange): boolean | null {
   return a === null || b === null ? null : a > b;
 }
 
-export const retryAfterHonoured: Check<RecoveryEvidence> = defineCheck({
+export const retryAfterHonoured: Check<RecoveryEvidence, 'rl-retry-after-honoured'> = defineCheck({
   id: 'rl-retry-after-honoured',
   clauses: ['8-rule-2-retry-after'],
   levels: ['violation', 'observation'],
@@ -593,7 +593,7 @@ export const retryAfterHonoured: Check<RecoveryEvidence> = defineCheck({
   },
 });
 
-export const rejectedNotCounted: Check<RecoveryEvidence> = defineCheck({
+export const rejectedNotCounted: Check<RecoveryEvidence, 'rl-rejected-not-counted'> = defineCheck({
   id: 'rl-rejected-not-counted',
   clauses: ['8-header-remaining'],
   levels: ['violation', 'observation'],
@@ -659,7 +659,7 @@ export const rejectedNotCounted: Check<RecoveryEvidence> = defineCheck({
   },
 });
 
-export const perKey: Check<PerKeyEvidence> = defineCheck({
+export const perKey: Check<PerKeyEvidence, 'rl-per-key'> = defineCheck({
   id: 'rl-per-key',
   clauses: ['8-plan-limits'],
   levels: ['violation'],
@@ -698,7 +698,7 @@ export const perKey: Check<PerKeyEvidence> = defineCheck({
   },
 });
 
-export const dailyQuota: Check<DailyQuotaEvidence> = defineCheck({
+export const dailyQuota: Check<DailyQuotaEvidence, 'rl-daily-quota'> = defineCheck({
   id: 'rl-daily-quota',
   clauses: ['8-plan-limits'],
   levels: ['violation', 'observation'],
@@ -823,7 +823,7 @@ export const dailyQuota: Check<DailyQuotaEvidence> = defineCheck({
   },
 });
 
-export const banObserved: Check<BanEvidence> = defineCheck({
+export const banObserved: Check<BanEvidence, 'rl-ban-observed'> = defineCheck({
   id: 'rl-ban-observed',
   clauses: ['8-rule-3-ban'],
   covers: ['5-ban', 'gap-8-ban-duration'],
@@ -843,7 +843,7 @@ export const banObserved: Check<BanEvidence> = defineCheck({
       : [],
 });
 
-export const unauthenticatedRateLimited: Check<UnauthenticatedEvidence> = defineCheck({
+export const unauthenticatedRateLimited: Check<UnauthenticatedEvidence, 'rl-401-rate-limited'> = defineCheck({
   id: 'rl-401-rate-limited',
   clauses: ['gap-8-401-rate-limited'],
   levels: ['observation'],
@@ -948,7 +948,7 @@ function windowEndLowerBound(first429: Exchange): number | null {
   return bounds.length === 0 ? null : Math.min(...bounds);
 }
 
-export const oneCounterPerKey: Check<OtherOperationsEvidence> = defineCheck({
+export const oneCounterPerKey: Check<OtherOperationsEvidence, 'rl-one-counter-per-key'> = defineCheck({
   id: 'rl-one-counter-per-key',
   clauses: ['8-plan-limits'],
   levels: ['violation'],
@@ -1023,7 +1023,7 @@ export function banLike(
   return null;
 }
 
-export const honouredNotBanned: Check<HonouredEvidence> = defineCheck({
+export const honouredNotBanned: Check<HonouredEvidence, 'rl-honoured-not-banned'> = defineCheck({
   id: 'rl-honoured-not-banned',
   clauses: ['8-rule-2-retry-after'],
   levels: ['violation'],
@@ -1047,7 +1047,7 @@ export const honouredNotBanned: Check<HonouredEvidence> = defineCheck({
   },
 });
 
-export const rateLimitChecks: readonly AnyCheck[] = Object.freeze([
+export const rateLimitChecks = Object.freeze([
   notStricterThanPlan,
   burstEnforced,
   shape429,
@@ -1059,4 +1059,4 @@ export const rateLimitChecks: readonly AnyCheck[] = Object.freeze([
   unauthenticatedRateLimited,
   oneCounterPerKey,
   honouredNotBanned,
-]);
+]) satisfies readonly AnyCheck[];

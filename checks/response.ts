@@ -70,7 +70,7 @@ function describeHeader(h: HeaderRead): string {
   return show(h.value, 80);
 }
 
-export const statusDocumented: Check<ResponseEvidence> = defineCheck({
+export const statusDocumented: Check<ResponseEvidence, 'status-documented'> = defineCheck({
   id: 'status-documented',
   clauses: ['4-documented-status'],
   levels: ['violation'],
@@ -108,7 +108,7 @@ export const statusDocumented: Check<ResponseEvidence> = defineCheck({
   },
 });
 
-export const no5xx: Check<ResponseEvidence> = defineCheck({
+export const no5xx: Check<ResponseEvidence, 'no-5xx'> = defineCheck({
   id: 'no-5xx',
   clauses: ['7-no-5xx'],
   levels: ['violation'],
@@ -129,7 +129,7 @@ export const no5xx: Check<ResponseEvidence> = defineCheck({
   },
 });
 
-export const transportOk: Check<ResponseEvidence> = defineCheck({
+export const transportOk: Check<ResponseEvidence, 'transport-ok'> = defineCheck({
   id: 'transport-ok',
   clauses: ['7-no-5xx'],
   levels: ['violation'],
@@ -155,7 +155,7 @@ export const transportOk: Check<ResponseEvidence> = defineCheck({
   },
 });
 
-export const contentTypeJson: Check<ResponseEvidence> = defineCheck({
+export const contentTypeJson: Check<ResponseEvidence, 'content-type-json'> = defineCheck({
   id: 'content-type-json',
   clauses: ['1-json-media-type'],
   levels: ['violation'],
@@ -180,7 +180,7 @@ export const contentTypeJson: Check<ResponseEvidence> = defineCheck({
   },
 });
 
-export const jsonParses: Check<ResponseEvidence> = defineCheck({
+export const jsonParses: Check<ResponseEvidence, 'json-parses'> = defineCheck({
   id: 'json-parses',
   clauses: ['1-json-media-type'],
   levels: ['violation'],
@@ -204,7 +204,7 @@ export const jsonParses: Check<ResponseEvidence> = defineCheck({
   },
 });
 
-export const bodySchema: Check<ResponseEvidence> = defineCheck({
+export const bodySchema: Check<ResponseEvidence, 'body-schema'> = defineCheck({
   id: 'body-schema',
   clauses: ['2-pet-schema', '2-pets-array', '2-error-schema'],
   covers: ['2-petstatus-enum'],
@@ -257,7 +257,7 @@ function petsOf(ex: Exchange): Record<string, unknown>[] {
   return [];
 }
 
-export const int64Exact: Check<ResponseEvidence> = defineCheck({
+export const int64Exact: Check<ResponseEvidence, 'int64-exact'> = defineCheck({
   id: 'int64-exact',
   clauses: ['2-int64'],
   levels: ['violation'],
@@ -301,7 +301,7 @@ function completeError(json: Record<string, unknown>): boolean {
   return typeof json.code === 'string' && typeof json.message === 'string' && exactId(json.status) !== null;
 }
 
-export const errorStatusMatches: Check<ResponseEvidence> = defineCheck({
+export const errorStatusMatches: Check<ResponseEvidence, 'error-status-matches'> = defineCheck({
   id: 'error-status-matches',
   clauses: ['7-rule-1-status-matches'],
   // Rule 1 applies to every Error body, a 429's included: a complete Error (code, message and an integer status) whose
@@ -349,7 +349,7 @@ function rateLimitApplies(ex: Exchange): boolean {
   return statusOf(ex) !== null && ex.operation !== null;
 }
 
-export const rateLimitHeadersPresent: Check<ResponseEvidence> = defineCheck({
+export const rateLimitHeadersPresent: Check<ResponseEvidence, 'rate-limit-headers-present'> = defineCheck({
   id: 'rate-limit-headers-present',
   clauses: ['8-headers-every-response'],
   levels: ['violation', 'warning'],
@@ -386,7 +386,7 @@ export const rateLimitHeadersPresent: Check<ResponseEvidence> = defineCheck({
   },
 });
 
-export const rateLimitRemainingRange: Check<ResponseEvidence> = defineCheck({
+export const rateLimitRemainingRange: Check<ResponseEvidence, 'rate-limit-remaining-range'> = defineCheck({
   id: 'rate-limit-remaining-range',
   clauses: ['8-header-remaining'],
   levels: ['violation'],
@@ -416,7 +416,7 @@ export const rateLimitRemainingRange: Check<ResponseEvidence> = defineCheck({
   },
 });
 
-export const rateLimitResetEpoch: Check<ResponseEvidence> = defineCheck({
+export const rateLimitResetEpoch: Check<ResponseEvidence, 'rate-limit-reset-epoch'> = defineCheck({
   id: 'rate-limit-reset-epoch',
   clauses: ['8-header-reset'],
   levels: ['violation'],
@@ -464,7 +464,7 @@ export const rateLimitResetEpoch: Check<ResponseEvidence> = defineCheck({
   },
 });
 
-export const rateLimitLimitPlan: Check<ResponseEvidence> = defineCheck({
+export const rateLimitLimitPlan: Check<ResponseEvidence, 'rate-limit-limit-plan'> = defineCheck({
   id: 'rate-limit-limit-plan',
   clauses: ['8-header-limit'],
   levels: ['violation'],
@@ -503,7 +503,7 @@ export const rateLimitLimitPlan: Check<ResponseEvidence> = defineCheck({
   },
 });
 
-export const retryAfterValid: Check<ResponseEvidence> = defineCheck({
+export const retryAfterValid: Check<ResponseEvidence, 'retry-after-valid'> = defineCheck({
   id: 'retry-after-valid',
   clauses: ['7-429-retry-after'],
   covers: ['gap-8-retry-after-format'],
@@ -529,7 +529,7 @@ export const retryAfterValid: Check<ResponseEvidence> = defineCheck({
   },
 });
 
-export const errorBody429Json: Check<ResponseEvidence> = defineCheck({
+export const errorBody429Json: Check<ResponseEvidence, 'error-body-429-json'> = defineCheck({
   id: 'error-body-429-json',
   clauses: ['1-json-media-type'],
   levels: ['violation'],
@@ -555,7 +555,7 @@ export const errorBody429Json: Check<ResponseEvidence> = defineCheck({
   },
 });
 
-export const errorBody429: Check<ResponseEvidence> = defineCheck({
+export const errorBody429: Check<ResponseEvidence, 'error-body-429'> = defineCheck({
   id: 'error-body-429',
   clauses: ['7-error-media-type'],
   covers: ['gap-7-rule-3-429-body'],
@@ -584,7 +584,7 @@ export const errorBody429: Check<ResponseEvidence> = defineCheck({
   },
 });
 
-export const wwwAuthenticate: Check<ResponseEvidence> = defineCheck({
+export const wwwAuthenticate: Check<ResponseEvidence, 'www-authenticate'> = defineCheck({
   id: 'www-authenticate',
   clauses: ['5-www-authenticate'],
   levels: ['warning'],
@@ -611,7 +611,7 @@ export const wwwAuthenticate: Check<ResponseEvidence> = defineCheck({
   },
 });
 
-export const deprecationHeaders: Check<ResponseEvidence> = defineCheck({
+export const deprecationHeaders: Check<ResponseEvidence, 'deprecation-headers'> = defineCheck({
   id: 'deprecation-headers',
   clauses: ['gap-9-deprecation-headers'],
   levels: ['observation'],
@@ -658,7 +658,7 @@ const propertiesOf = {
   Error: new Set(Object.keys((contract.schemas.Error?.properties as object | undefined) ?? {})),
 } as const;
 
-export const extraFields: Check<ResponseEvidence> = defineCheck({
+export const extraFields: Check<ResponseEvidence, 'extra-fields'> = defineCheck({
   id: 'extra-fields',
   clauses: ['gap-extra-fields'],
   levels: ['observation'],
@@ -701,7 +701,7 @@ export const extraFields: Check<ResponseEvidence> = defineCheck({
   },
 });
 
-export const responseCheckList: readonly Check<ResponseEvidence>[] = [
+export const responseCheckList = [
   statusDocumented,
   no5xx,
   transportOk,

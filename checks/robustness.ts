@@ -9,6 +9,7 @@
 import type { Exchange } from '../http/exchange.js';
 import type { OperationId } from '../spec/contract.js';
 import { defineCheck, finding, observation, show, type AnyCheck, type Check, type CheckDefinition } from './check.js';
+import type { CheckId } from './check-id.js';
 import { createdPet } from './create.js';
 import { exactId, opLabel, statusOf } from './facts.js';
 import { readHeader } from '../http/header-read.js';
@@ -45,7 +46,7 @@ function answer(ex: Exchange): string {
   return `${status}${type.kind === 'value' ? ` ${type.value.split(';', 1)[0]!.trim()}` : ''}`;
 }
 
-export const noOperationWithoutKey: Check<RobustEvidence> = defineCheck({
+export const noOperationWithoutKey: Check<RobustEvidence, 'no-operation-without-key'> = defineCheck({
   id: 'no-operation-without-key',
   clauses: ['1-auth-required', '5-401-missing-invalid'],
   // Whatever a target answers to a path variant, an undocumented method or a request it cannot serve as asked (a 404,
@@ -83,12 +84,12 @@ export const noOperationWithoutKey: Check<RobustEvidence> = defineCheck({
  * A check of one observation per exchange, `says` what its answer was (a 429 is no answer, so none): the answer is the
  * finding's actual, and with `namesOperation` the operation the case resembles (when it resembles one) its operation.
  */
-function answerObservation(
-  definition: Omit<CheckDefinition<RobustEvidence>, 'run'>,
+function answerObservation<const Id extends CheckId>(
+  definition: Omit<CheckDefinition<RobustEvidence, Id>, 'run'>,
   says: (ev: RobustEvidence, shown: string, status: number | null) => string,
   { namesOperation = false }: { readonly namesOperation?: boolean } = {},
-): Check<RobustEvidence> {
-  const check: Check<RobustEvidence> = defineCheck({
+): Check<RobustEvidence, Id> {
+  const check: Check<RobustEvidence, Id> = defineCheck({
     ...definition,
     run: (ev) => {
       const status = statusOf(ev.exchange);
@@ -106,7 +107,7 @@ function answerObservation(
   return check;
 }
 
-export const pathVariantAnswer = answerObservation(
+export const pathVariantAnswer: Check<RobustEvidence, 'path-variant-answer'> = answerObservation(
   {
     id: 'path-variant-answer',
     clauses: ['gap-4-path-variants'],
@@ -121,7 +122,7 @@ export const pathVariantAnswer = answerObservation(
   { namesOperation: true },
 );
 
-export const queryShapeAnswer = answerObservation(
+export const queryShapeAnswer: Check<RobustEvidence, 'query-shape-answer'> = answerObservation(
   {
     id: 'query-shape-answer',
     clauses: ['gap-4-parameter-shapes'],
@@ -134,7 +135,7 @@ export const queryShapeAnswer = answerObservation(
     `${opLabel(ex)} with ${what} answered ${shown}\nthe spec shows no answer for parameters in another shape than name=value once`,
 );
 
-export const contentTypeAccepted = answerObservation(
+export const contentTypeAccepted: Check<RobustEvidence, 'content-type-accepted'> = answerObservation(
   {
     id: 'content-type-accepted',
     clauses: ['gap-1-media-types'],
@@ -148,7 +149,7 @@ export const contentTypeAccepted = answerObservation(
   },
 );
 
-export const acceptAnswer = answerObservation(
+export const acceptAnswer: Check<RobustEvidence, 'accept-answer'> = answerObservation(
   {
     id: 'accept-answer',
     clauses: ['gap-1-media-types'],
@@ -160,7 +161,7 @@ export const acceptAnswer = answerObservation(
     `${opLabel(ex)} with ${what} answered ${shown}\nthe spec documents JSON bodies only and no answer for an Accept that excludes them (a JSON answer is judged as any other)`,
 );
 
-export const authBeforeBody: Check<RobustEvidence> = defineCheck({
+export const authBeforeBody: Check<RobustEvidence, 'auth-before-body'> = defineCheck({
   id: 'auth-before-body',
   clauses: ['gap-5-auth-order'],
   levels: ['observation'],
@@ -192,7 +193,7 @@ function shows(pet: Record<string, unknown>, r: { readonly name: string; readonl
   return pet.name === r.name && got !== null && got === exactId(r.categoryId);
 }
 
-export const bodyUnderstood: Check<BodyEvidence> = defineCheck({
+export const bodyUnderstood: Check<BodyEvidence, 'robust-body-understood'> = defineCheck({
   id: 'robust-body-understood',
   clauses: ['4.2-create-echo', 'gap-2-json-edges'],
   // RFC 8259 leaves duplicate members and a byte order mark to implementations, the spec shows no limits on nesting
@@ -228,7 +229,7 @@ export const bodyUnderstood: Check<BodyEvidence> = defineCheck({
   },
 });
 
-export const robustnessChecks: readonly AnyCheck[] = [
+export const robustnessChecks = [
   noOperationWithoutKey,
   pathVariantAnswer,
   queryShapeAnswer,
@@ -236,4 +237,4 @@ export const robustnessChecks: readonly AnyCheck[] = [
   acceptAnswer,
   authBeforeBody,
   bodyUnderstood,
-];
+] satisfies readonly AnyCheck[];

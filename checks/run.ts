@@ -107,7 +107,7 @@ function hostCause(host: LatencyTrendEvidence['host'], growthMs: number): string
   return null;
 }
 
-export const latencyTrend: Check<LatencyTrendEvidence> = defineCheck<LatencyTrendEvidence>({
+export const latencyTrend: Check<LatencyTrendEvidence, 'latency-trend'> = defineCheck({
   id: 'latency-trend',
   clauses: ['harness-time-budget'],
   // A target that answered quickly again after a rest, on a host that explains the growth, did nothing: an observation.
@@ -147,4 +147,4 @@ export const latencyTrend: Check<LatencyTrendEvidence> = defineCheck<LatencyTren
   },
 });
 
-export const runChecks: readonly Check<LatencyTrendEvidence>[] = [latencyTrend];
+export const runChecks = [latencyTrend];

@@ -58,7 +58,7 @@ function disagree(ex: Exchange, expected: string, actual: string): Finding {
   );
 }
 
-export const modelConsistency: Check<ModelEvidence> = defineCheck({
+export const modelConsistency: Check<ModelEvidence, 'model-consistency'> = defineCheck({
   id: 'model-consistency',
   clauses: ['4.2-create-retrievable'],
   levels: ['violation'],

@@ -8,7 +8,7 @@
  * 429) and allocates nothing. Whatever fails it, and every sampled body, is judged by the checks themselves: the
  * verdict is always theirs, and a test holds the fast path to that.
  */
-import { responseChecksById } from '../checks/registry.js';
+import { type ResponseCheckId, responseChecksById } from '../checks/registry.js';
 import type { ResponseEvidence } from '../checks/response.js';
 import type { Exchange, RecordedRequest } from '../http/exchange.js';
 import { parseLossless } from '../http/lossless.js';
@@ -25,8 +25,8 @@ export const HEADER_CHECK_IDS = [
   'rate-limit-headers-present',
   'rate-limit-remaining-range',
   'retry-after-valid',
-] as const;
-export const BODY_CHECK_IDS = ['json-parses', 'body-schema'] as const;
+] as const satisfies readonly ResponseCheckId[];
+export const BODY_CHECK_IDS = ['json-parses', 'body-schema'] as const satisfies readonly ResponseCheckId[];
 const headerChecks = responseChecksById(HEADER_CHECK_IDS);
 const allChecks = responseChecksById([...HEADER_CHECK_IDS, ...BODY_CHECK_IDS]);
 

@@ -9,14 +9,15 @@ import { exactInteger, INT64_MAX, INT64_MIN, isLosslessNumber, LosslessNumber } 
 import { errorReply, FREE, type Reply, STATUSES, splitAuthorization, type NewPetRecord } from './handlers.js';
 import type { PlanLimits } from '../spec/contract.js';
 import type { Finding } from '../checks/check.js';
+import type { CheckId } from '../checks/check-id.js';
 import type { ReferenceKey } from './keys.js';
 import { composeSeams, type Modifier, replace, type Seams, wrap } from './seams.js';
 
 export interface Fault {
   readonly id: string;
   readonly description: string;
-  /** The check id that must report a violation (or a warning, for checks that warn). */
-  readonly catches: string;
+  /** The check id that must report a violation (or a warning, for checks that warn): a renamed check fails tsc here. */
+  readonly catches: CheckId;
   /**
    * Which suite exercises it: 'auth'|'listPets'|'createPet'|'getPet'|'stateful'|'robustness'|'rate-limit'|'quota', or
    * 'preflight': the run's first request (GET /pets, before any suite), so only the command meets it.

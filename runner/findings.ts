@@ -6,6 +6,7 @@
  */
 import type { OperationId } from '../spec/contract.js';
 import { type Applies, type Finding, type Level, withoutResponse } from '../checks/check.js';
+import type { CheckId } from '../checks/check-id.js';
 import { signatureKey } from '../checks/registry.js';
 
 export interface OperationStats {
@@ -20,7 +21,7 @@ export interface OperationStats {
  * of evidence (reports/evidence.ts) proves a clause only from these counts: counters, never exchange lists.
  */
 export interface EvidenceCount {
-  readonly checkId: string;
+  readonly checkId: CheckId;
   readonly clause: string | null;
   readonly operation: OperationId | null;
   applied: number;
@@ -90,13 +91,13 @@ export class FindingLog {
    * A check judged a piece of evidence: `applies` is what its declaration said (false: it judged nothing there; true:
    * all its clauses; a list: those clauses), `passed` whether it found nothing.
    */
-  judged(checkId: string, applies: Applies, operation: OperationId | null, passed: boolean): void {
+  judged(checkId: CheckId, applies: Applies, operation: OperationId | null, passed: boolean): void {
     if (applies === false) return;
     for (const clause of applies === true ? [null] : applies) this.tally(checkId, clause, operation, 1, passed ? 1 : 0);
   }
 
   private tally(
-    checkId: string,
+    checkId: CheckId,
     clause: string | null,
     operation: OperationId | null,
     applied: number,

@@ -138,6 +138,7 @@ describe('drawing it', () => {
       suite: 'auth',
       keyPlan: 'enterprise',
       caseClass: `auth: ${variant}`,
+      case: null,
       message: 'received 200\nthe spec documents 401',
       exchanges: [],
     });

@@ -46,7 +46,7 @@ describe.concurrent('a server that accepts the coercion classics', () => {
   test.each([1, 42])('one createPet run (seed %i) reports each coercion as its own defect', async (seed) => {
     const r = await runAgainstReference('createPet', { coercion: true, windowSeconds: 5, seed, runs: 40 });
     // The five faults at once, all named for create-invalid-rejected: caught by its real findings only, nothing else.
-    const coercion = { id: 'coercion', catches: 'create-invalid-rejected' };
+    const coercion = { id: 'coercion', catches: 'create-invalid-rejected' } as const;
     const caught = catchingFindings(coercion, r.findings);
     expect(caught).not.toEqual([]);
     expect(unrelatedChecks(coercion, r.findings), unrelatedMessage(coercion, r.findings)).toEqual([]);

@@ -4,6 +4,7 @@
 import { join } from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { faults } from '../../reference/faults.js';
+import type { CheckId } from '../../checks/check-id.js';
 import { allChecks, checkById } from '../../checks/registry.js';
 import { type SuiteName, isFunctionalSuite } from '../../config/config.js';
 import { alsoTrips, expectCaughtPrecisely, headedByAnother } from './precision.js';
@@ -85,7 +86,7 @@ test('the allowances of precision.ts name real faults and checks, never the chec
   for (const [faultId, checks] of Object.entries(alsoTrips)) {
     const fault = faults.find((f) => f.id === faultId);
     expect(fault, faultId).toBeDefined();
-    for (const checkId of Object.keys(checks)) {
+    for (const checkId of Object.keys(checks) as CheckId[]) {
       expect(() => checkById(checkId), `${faultId}: ${checkId}`).not.toThrow();
       expect(checkId, faultId).not.toBe(fault!.catches);
     }
@@ -93,7 +94,7 @@ test('the allowances of precision.ts name real faults and checks, never the chec
 });
 
 test('every check that can fail is named by a fault', () => {
-  const named = new Set(faults.map((f) => f.catches));
+  const named = new Set<string>(faults.map((f) => f.catches));
   const orphans = allChecks.filter((c) => c.level !== 'observation' && !named.has(c.id)).map((c) => c.id);
   expect(orphans).toEqual([]);
 });

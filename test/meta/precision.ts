@@ -6,9 +6,10 @@
  */
 import { expect } from 'vitest';
 import type { Finding } from '../../checks/check.js';
+import type { CheckId } from '../../checks/check-id.js';
 import { catchingFindings, type Fault } from '../../reference/faults.js';
 
-export const alsoTrips: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+export const alsoTrips: Readonly<Record<string, Readonly<Partial<Record<CheckId, string>>>>> = {
   // --- functional suites
   'auth-403': { 'status-documented': 'echo: the 403 is judged again as an undocumented status' },
   'pet-missing-categoryId': {
@@ -68,7 +69,7 @@ export const alsoTrips: Readonly<Record<string, Readonly<Record<string, string>>
  * the cause (a 202 and a 200 both fail create-201 and the documented-status check, create-201 heads; one Limit for
  * every key: rate-limit-limit-plan heads, rl-per-key is folded under it).
  */
-export const headedByAnother: Readonly<Record<string, string>> = {
+export const headedByAnother: Readonly<Record<string, CheckId>> = {
   'create-202': 'create-201',
   'rl-shared-limits': 'rate-limit-limit-plan',
 };

@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ExchangeRef, Finding } from '../../checks/check.js';
+import type { CheckId } from '../../checks/check-id.js';
 import { checkById } from '../../checks/registry.js';
 import { bodySchema } from '../../checks/response.js';
 import {
@@ -42,7 +43,7 @@ function ref(op: OperationId, status: number, body: string | null = null): Excha
 }
 
 function found(
-  checkId: string,
+  checkId: CheckId,
   op: OperationId,
   caseClass: string | null,
   exchanges: ExchangeRef[],
@@ -57,6 +58,7 @@ function found(
     suite: 'test',
     keyPlan: 'enterprise',
     caseClass,
+    case: null,
     message,
     exchanges,
   };
