@@ -65,13 +65,12 @@ function overTail(par: ParallelRun, perDay: number): boolean {
 }
 
 /** Why the run had no parallel tail, in words for the quota check's observation. */
-function tailSkipped(room: number | null, perMinute: number, W: number, tail: string, dayShown: boolean): string {
+function tailSkipped(room: number | null, perMinute: number, W: number, tail: string): string {
   if (room === null)
     return `the minute limit (${perMinute} per ${W} s) leaves no room for ${QUOTA_IN_FLIGHT} requests at once beside the day's last few`;
-  if (tail === 'done') return "the reading after the rest no longer described the day window's last few requests";
-  return dayShown
-    ? 'no answer described the day window with few enough requests left before the run ended'
-    : 'no answer described the day window (X-RateLimit-Limit = the requests per day), so no Remaining of it was known';
+  if (tail === 'done')
+    return `the reading after the rest did not describe the day window (X-RateLimit-Limit = the requests per day) with 1 to ${room} requests left`;
+  return "the run ended before the day's last few requests (the key's earlier use today is unknown)";
 }
 
 export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
@@ -198,10 +197,14 @@ export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
         // Paced again from here.
         start = Date.now();
         i = 0;
-      } else if (tail === 'ahead' && room !== null && startsParallel(ex, rpm, rpd, room)) tail = 'resting';
-      // Beyond any allowance: the verdict cannot change, so spend no more.
+      }
       const left = known ? (rl(known, 'remaining') ?? rpd) : rpd;
       const count = known ? acceptedAfterKnown : accepted;
+      // The tail is near when an answer says so, or when what is known of the day says so: a target may show the day
+      // window only once it binds, which a minute window near its own end hides. After the rest it binds.
+      if (tail === 'ahead' && room !== null && (startsParallel(ex, rpm, rpd, room) || left - count <= room))
+        tail = 'resting';
+      // Beyond any allowance: the verdict cannot change, so spend no more.
       if (
         count > left + dailyAllowance(Date.now() - t0, rpd) ||
         (par !== null && par.parallel.unjudged === null && overTail(par, rpd))
@@ -255,7 +258,7 @@ export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
     minuteReset,
     elapsedMs,
     stopped,
-    ...(par ? { parallel: par.parallel } : { parallelSkipped: tailSkipped(room, rpm, W, tail, known !== null) }),
+    ...(par ? { parallel: par.parallel } : { parallelSkipped: tailSkipped(room, rpm, W, tail) }),
   });
   if (rejection) ctx.judge(shape429, { exchange: rejection });
   const dailyRa = rejection ? retryAfterMs(rejection) : null;
