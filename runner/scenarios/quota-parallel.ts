@@ -1,14 +1,14 @@
 /**
  * The parallel tail of the quota run (runner/scenarios/quota.ts): a limiter whose daily counter is read, incremented
  * and written back without a lock lets a key's requests in flight together through beyond its quota, which a
- * sequential run never shows. Once few requests are left of the day (runner/scenarios/quota.ts), the key rests two minute windows (any minute limiter has then forgotten its requests, so the minute limit
- * cannot refuse, and mask, the tail), one reading is sent with nothing of the key in flight; when it describes the
- * day window (Limit = requests per day) with few requests left (startsParallel), the rest of the day's
- * quota goes over QUOTA_IN_FLIGHT connections at once, as the rate-limit burst does: when the lowest day Remaining
- * seen, less what was in flight alongside it, says the requests in flight use it up, the next one goes alone, so the
- * 429 comes with nothing else in flight and no request follows it unseen. It stops at the first refusal, or as soon
- * as more were accepted than the reading allows (the verdict cannot change), and is judged once every request of it
- * has settled.
+ * sequential run never shows. Once few requests are left of the day (quota.ts decides), the key rests two minute
+ * windows (any minute limiter has then forgotten its requests, so the minute limit cannot refuse, and mask, the tail)
+ * and one reading is sent with nothing of the key in flight. When it describes the day window (Limit = requests per
+ * day) with few requests left (startsParallel), the rest of the day's quota goes over QUOTA_IN_FLIGHT connections at
+ * once, as the rate-limit burst does: when the lowest day Remaining seen, less what was in flight alongside it, says
+ * the requests in flight use it up, the next one goes alone, so the 429 comes with nothing else in flight and no
+ * request follows it unseen. It stops at the first refusal, or as soon as more were accepted than the reading allows
+ * (the verdict cannot change), and is judged once every request of it has settled.
  */
 import type { AuthSpec } from '../../http/client.js';
 import type { Exchange } from '../../http/exchange.js';
