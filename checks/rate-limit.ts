@@ -240,6 +240,36 @@ export interface DailyQuotaEvidence {
   readonly stopped: QuotaStop | null;
   /** What to say about a stop (e.g. the projected duration of a run refused up front). */
   readonly note?: string;
+  /** The part of the run sent over several connections at once (absent: not sent, and `parallelSkipped` says why). */
+  readonly parallel?: QuotaParallel;
+  readonly parallelSkipped?: string;
+}
+
+/**
+ * The tail of a quota run sent over several connections at once, from a quiet key whose answer described the day
+ * window (Limit = requests per day): a limiter that loses increments under concurrency accepts more than that Remaining.
+ * Counted once every request of it has settled.
+ */
+export interface QuotaParallel {
+  /** The reading it started from: sent with nothing of the key in flight, after the minute window rested. */
+  readonly from: Exchange;
+  readonly connections: number;
+  readonly sent: number;
+  readonly accepted: number;
+  /** From `from`'s start to the last answer. */
+  readonly spanMs: number;
+  /** The last accepted answer, for the finding. */
+  readonly lastAccepted: Exchange | null;
+  /** Why its count cannot be judged (a request of it failed, the day window restarted during it), or null. */
+  readonly unjudged: string | null;
+}
+
+/**
+ * What a day limiter may accept beyond a Remaining R over `elapsedMs`: it may refill continuously too, so what
+ * elapsed time explains, plus one for fractional state.
+ */
+export function dailyAllowance(elapsedMs: number, perDay: number): number {
+  return Math.floor((Math.max(0, elapsedMs) * perDay) / (DAY_S * 1000)) + 1;
 }
 
 export type QuotaStop = 'requests' | 'time' | 'over-quota' | 'too-long';
@@ -718,18 +748,23 @@ export const dailyQuota: Check<DailyQuotaEvidence, 'rl-daily-quota'> = defineChe
         ),
       ];
     }
-    // A day limiter may refill continuously too: what elapsed time explains, plus one for fractional state.
-    const allowance = Math.floor((Math.max(0, ev.elapsedMs) * D) / (DAY_S * 1000)) + 1;
-    const out: Finding[] = [];
+    const allowance = dailyAllowance(ev.elapsedMs, D);
+    // The parallel part, judged by the same rule from its own reading: more accepted than its Remaining allows.
+    const out: Finding[] = parallelFindings(ev);
     const counted = ev.known
       ? `${ev.acceptedAfterKnown} accepted after Remaining ${rl(ev.known, 'remaining')} of the day window`
       : `${ev.accepted} accepted`;
+    // One defect, one finding: when the parallel part already showed too many accepted, the whole run's count is not
+    // judged again for it.
+    const overParallel = out.some((f) => f.level === 'violation');
     if (!ev.rejection) {
+      if (overParallel) return out;
       const over = ev.known
         ? ev.acceptedAfterKnown > (rl(ev.known, 'remaining') ?? D) + allowance
         : ev.accepted > D + allowance;
       if (over) {
         return [
+          ...out,
           finding(
             dailyQuota,
             ev.known ? [ev.known] : [],
@@ -744,6 +779,7 @@ export const dailyQuota: Check<DailyQuotaEvidence, 'rl-daily-quota'> = defineChe
         ];
       }
       return [
+        ...out,
         observation(
           dailyQuota,
           [],
@@ -776,7 +812,7 @@ export const dailyQuota: Check<DailyQuotaEvidence, 'rl-daily-quota'> = defineChe
             { expected: `${R} accepted`, actual: `${ev.acceptedAfterKnown}` },
           ),
         );
-      } else if (R !== null && ev.acceptedAfterKnown > R + allowance) {
+      } else if (R !== null && ev.acceptedAfterKnown > R + allowance && !overParallel) {
         out.push(
           finding(
             dailyQuota,
@@ -786,7 +822,7 @@ export const dailyQuota: Check<DailyQuotaEvidence, 'rl-daily-quota'> = defineChe
           ),
         );
       }
-    } else if (ev.accepted > D + allowance) {
+    } else if (ev.accepted > D + allowance && !overParallel) {
       out.push(
         finding(
           dailyQuota,
@@ -822,6 +858,47 @@ export const dailyQuota: Check<DailyQuotaEvidence, 'rl-daily-quota'> = defineChe
     return out;
   },
 });
+
+/** The parallel part of a quota run judged: at most its reading's Remaining plus the day's allowance over its span. */
+function parallelFindings(ev: DailyQuotaEvidence): Finding[] {
+  const D = ev.limits.requestsPerDay;
+  const p = ev.parallel;
+  const at = { operation: 'listPets', keyPlan: ev.plan } as const;
+  if (!p) {
+    return ev.parallelSkipped
+      ? [
+          observation(
+            dailyQuota,
+            [],
+            `${ev.plan} key: daily quota under concurrency not measured: ${ev.parallelSkipped}`,
+            at,
+          ),
+        ]
+      : [];
+  }
+  const R = rl(p.from, 'remaining');
+  const sent = `${p.accepted} accepted of ${p.sent} sent over ${p.connections} connections at once in ${secs(p.spanMs)}`;
+  if (R === null || p.unjudged !== null) {
+    return [
+      observation(
+        dailyQuota,
+        [p.from],
+        `${ev.plan} key: daily quota under concurrency not judged: ${p.unjudged ?? 'its reading carried no Remaining'} (${sent})`,
+        at,
+      ),
+    ];
+  }
+  const allow = dailyAllowance(p.spanMs, D);
+  if (p.accepted <= R + allow) return [];
+  return [
+    finding(
+      dailyQuota,
+      p.lastAccepted ? [p.from, p.lastAccepted] : [p.from],
+      `received ${sent}, from Remaining ${R} of the ${ev.plan} key's day window read with nothing in flight: more than it allows (${R} + ${allow}, the refill its span explains plus one)\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
+      { expected: `at most ${R + allow} accepted`, actual: String(p.accepted), ...at },
+    ),
+  ];
+}
 
 export const banObserved: Check<BanEvidence, 'rl-ban-observed'> = defineCheck({
   id: 'rl-ban-observed',

@@ -1116,6 +1116,14 @@ const catalogue = [
     suite: 'quota',
     apply: replace('dailyNotEnforced', true),
   },
+  {
+    id: 'quota-lost-increments',
+    description:
+      "the day's count alone is read, then written back 20 ms later (a quota in a remote store, the minute window in memory): a key's requests in flight together lose daily increments",
+    catches: 'rl-daily-quota',
+    suite: 'quota',
+    apply: replace('dayLostIncrementsMs', 20),
+  },
 ] as const satisfies readonly Fault[];
 
 export type FaultId = (typeof catalogue)[number]['id'];

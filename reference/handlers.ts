@@ -211,7 +211,7 @@ export interface HandlerContext {
   readonly clock: ReferenceClock;
   /** How answers are timed (server.ts: countAfterAnswer, answerJitterMs); conformant either way. */
   readonly answers?: AnswerTiming;
-  /** Above 0: a key's count is read, then written back this many ms later (LimiterDefects.lostIncrementsMs). */
+  /** Above 0: a key's count is read, then written back this many ms later (LimiterDefects.lostIncrementsMs or dayLostIncrementsMs). */
   readonly lostIncrementsMs?: number;
 }
 

@@ -62,6 +62,11 @@ export interface LimiterDefects {
    * of a key in flight together lose any: one at a time, every request is counted.
    */
   readonly lostIncrementsMs?: number;
+  /**
+   * The same read-modify-write for the day's count alone (a daily quota kept in a remote store, the minute window in
+   * memory): requests of a key in flight together lose day increments, and the minute window counts every one.
+   */
+  readonly dayLostIncrementsMs?: number;
 }
 
 /** One window of one key. `limit` is passed on every call so that a counter shared by keys stays well-defined. */
@@ -240,7 +245,7 @@ interface KeyState {
   limitedUntil: number;
   strikes: number;
   bannedUntil: number;
-  /** Requests counted so far (for the lostIncrementsMs defect: whether a write landed since a request's read). */
+  /** Requests counted so far (for the lost-increment defects: whether a write landed since a request's read). */
   writes: number;
   /** The limits the state was created with (used by the shared-counter defect). */
   readonly firstLimits: PlanLimits;
@@ -319,11 +324,12 @@ export class RateLimiter {
     const fits = minuteFits && (dayFits || d.dailyNotEnforced === true);
     const allowed = fits || !enforce || d.notEnforced === true;
 
-    if ((fits || (allowed && enforce)) && lost) {
-      s.writes++; // the count it read plus one, written over a write that landed since: nothing added
-    } else if (fits || (allowed && enforce)) {
-      s.minute.take(now, enforcedMinute);
-      s.day.take(now, perDay);
+    if (fits || (allowed && enforce)) {
+      // A lost write is the count it read plus one, written over a write that landed since: nothing added to the
+      // counts kept that way (both, or the day's alone).
+      const dayAlone = (d.dayLostIncrementsMs ?? 0) > 0 && !((d.lostIncrementsMs ?? 0) > 0);
+      if (!lost || dayAlone) s.minute.take(now, enforcedMinute);
+      if (!lost) s.day.take(now, perDay);
       s.writes++;
     } else if (enforce && d.chargeRejected) {
       s.minute.take(now, enforcedMinute);
@@ -355,9 +361,10 @@ export class RateLimiter {
   }
 
   /**
-   * A read-modify-write across an await (the lostIncrementsMs defect): the key's count is read now; the function
-   * returned decides and writes it back later. When a write of the key's landed in between, this one is written over
-   * it from the count read before: the request is answered as the limiter decides, but its increment is lost.
+   * A read-modify-write across an await (the lostIncrementsMs or dayLostIncrementsMs defect): the key's count is read
+   * now; the function returned decides and writes it back later. When a write of the key's landed in between, this one
+   * is written over it from the count read before: the request is answered as the limiter decides, but its increment
+   * is lost (in both windows, or in the day's alone).
    */
   readThenWrite(key: string, limits: PlanLimits, route = ''): (now: number) => Decision {
     const s = this.stateOf(key, limits, true, route);

@@ -44,6 +44,7 @@ export const conformantSeams: Seams = Object.freeze({
   perRoute: false,
   banOnLimit: false,
   lostIncrementsMs: 0,
+  dayLostIncrementsMs: 0,
   firstId: undefined,
 });
 

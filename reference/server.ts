@@ -188,7 +188,8 @@ export async function startReferenceServer(
     maxBodyBytes: MAX_BODY_BYTES,
     clock,
     answers: { countAfter: opts.countAfterAnswer, jitterMs: opts.answerJitterMs },
-    lostIncrementsMs: seams.lostIncrementsMs,
+    // Either read-modify-write defect delays the write; the limiter knows which counts it loses.
+    lostIncrementsMs: Math.max(seams.lostIncrementsMs, seams.dayLostIncrementsMs),
   });
   const delay = opts.answerDelayMs;
   const server = createServer(

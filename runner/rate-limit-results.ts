@@ -52,6 +52,14 @@ export interface QuotaResult {
   readonly waitedMs: number;
   readonly durationMs: number;
   readonly stopped: QuotaStop | null;
+  /** The tail sent over several connections at once (runner/scenarios/quota-parallel.ts), when there was one. */
+  readonly parallel?: {
+    readonly connections: number;
+    /** The day window's Remaining it started from, read with nothing of the key in flight. */
+    readonly fromRemaining: number | null;
+    readonly sent: number;
+    readonly accepted: number;
+  };
 }
 
 export type RateLimitResult = KeyRateLimitResult | QuotaResult;

@@ -1,7 +1,9 @@
 /**
  * Daily quota (section 8, opt-in: it spends a whole day's quota). The key with the smallest daily limit sends at 0.9 ×
  * its minute rate until the first 429 that the minute limit cannot explain, then rl-daily-quota judges the count, the
- * 429's body and Retry-After, and a Reset at the day boundary. The estimated duration is announced before it starts;
+ * 429's body and Retry-After, and a Reset at the day boundary. The last few of the day's requests, once an answer
+ * describes the day window, go over several connections at once after a rest (quota-parallel.ts), so that a quota
+ * that loses increments under concurrency shows; the minute limit's room decides whether there is such a tail. The estimated duration is announced before it starts;
  * a run projected beyond MAX_QUOTA_MS is refused up front (the suite's hook timeout is 60 min), and no wait for a
  * minute-limit Retry-After exceeds one window and its slack.
  */
@@ -10,6 +12,7 @@ import type { Exchange } from '../../http/exchange.js';
 import { rateLimitNumber as rl, retryAfterMs } from '../../http/rate-limit-headers.js';
 import {
   banObserved,
+  dailyAllowance,
   dailyQuota,
   isAccepted,
   maxRetryAfterWaitMs,
@@ -18,10 +21,19 @@ import {
   type QuotaStop,
 } from '../../checks/rate-limit.js';
 import { statusOf } from '../../checks/facts.js';
+import type { PlanName } from '../../spec/contract.js';
 import type { RunContext } from '../context.js';
 import type { ScenarioReturn } from '../rate-limit-results.js';
 import type { QuotaResult } from '../rate-limit-results.js';
 import * as req from '../requests.js';
+import {
+  parallelRoom,
+  QUOTA_IN_FLIGHT,
+  restMs,
+  sendParallel,
+  startsParallel,
+  type ParallelRun,
+} from './quota-parallel.js';
 
 const PACE = 0.9;
 
@@ -33,6 +45,32 @@ export const MAX_QUOTA_MS = 50 * 60_000;
 function duration(ms: number): string {
   const s = Math.round(ms / 1000);
   return s >= 120 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
+}
+
+/** A 401 or 403 during the run: the key looks banned; recorded, and the key is not used again (the run exits 3). */
+function blockedKey(ctx: RunContext, plan: PlanName, ex: Exchange, accepted: number): never {
+  const status = statusOf(ex);
+  ctx.judge(banObserved, {
+    plan,
+    reason: `${status} after ${accepted} accepted requests`,
+    exchanges: [ex],
+  });
+  throw new KeyBlockedError(`key ${plan}: ${status} during the quota suite; stopped using it`);
+}
+
+/** The tail accepted more than its reading allows: the verdict cannot change, so the run spends no more. */
+function overTail(par: ParallelRun, perDay: number): boolean {
+  const p = par.parallel;
+  return p.accepted > (rl(p.from, 'remaining') ?? perDay) + dailyAllowance(p.spanMs, perDay);
+}
+
+/** Why the run had no parallel tail, in words for the quota check's observation. */
+function tailSkipped(room: number | null, perMinute: number, W: number, tail: string): string {
+  if (room === null)
+    return `the minute limit (${perMinute} per ${W} s) leaves no room for ${QUOTA_IN_FLIGHT} requests at once beside the day's last few`;
+  if (tail === 'done')
+    return `the reading after the rest did not describe the day window (X-RateLimit-Limit = the requests per day) with 1 to ${room} requests left`;
+  return "the run ended before the day's last few requests (the key's earlier use today is unknown)";
 }
 
 export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
@@ -47,8 +85,11 @@ export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
   const limits = key.limits!;
   const { requestsPerMinute: rpm, requestsPerDay: rpd } = limits;
   const spacing = (W * 1000) / (PACE * rpm);
-  const projectedMs = rpd * spacing;
-  const timeCapMs = Math.min((rpd / rpm) * W * 1000 * 1.5 + 30_000, MAX_QUOTA_MS);
+  // The parallel tail's room (null: the minute limit leaves none) and the rest before it.
+  const room = parallelRoom(rpm);
+  const rest = room === null ? 0 : restMs(W);
+  const projectedMs = rpd * spacing + rest;
+  const timeCapMs = Math.min((rpd / rpm) * W * 1000 * 1.5 + 30_000 + rest, MAX_QUOTA_MS);
   const requestCap = rpd + 50;
   const rate = `${rpd} requests per day at ${Number((PACE * rpm).toFixed(1))} per ${W} s`;
   const result = (over: Partial<QuotaResult>): QuotaResult => ({
@@ -103,6 +144,9 @@ export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
   let minuteWaits = 0;
   let waitedMs = 0;
   let start = t0;
+  // 'resting': the next request is the tail's reading, after the rest; 'done': the tail was sent or its reading did not qualify.
+  let tail: 'ahead' | 'resting' | 'done' = room === null ? 'done' : 'ahead';
+  let par: ParallelRun | null = null;
   for (let i = 0; ; i++) {
     if (sent >= requestCap) {
       stopped = 'requests';
@@ -113,28 +157,58 @@ export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
       break;
     }
     const delay = start + i * spacing - Date.now();
-    if (delay > 0) await ctx.sleep(delay);
+    const reading = tail === 'resting';
+    if (reading) {
+      tail = 'done';
+      waitedMs += rest;
+      await ctx.waitFor(
+        rest,
+        `quota: resting two minute windows before the last requests go ${QUOTA_IN_FLIGHT} at once`,
+        key.plan,
+      );
+      // The reading the tail starts from counts every request of the key only with none in flight.
+      await ctx.quiet(auth);
+    } else if (delay > 0) await ctx.sleep(delay);
     // The one send path (recorded, checked), unpaced and never resent: this loop does its own pacing and waiting.
     const ex = await ctx.send(req.listPets(auth, '?limit=1'), { pace: false, resendOn429: false });
     sent++;
     const status = statusOf(ex);
-    if (status === 401 || status === 403) {
-      ctx.judge(banObserved, {
-        plan: key.plan,
-        reason: `${status} after ${accepted} accepted requests`,
-        exchanges: [ex],
-      });
-      throw new KeyBlockedError(`key ${key.plan}: ${status} during the quota suite; stopped using it`);
-    }
+    if (status === 401 || status === 403) blockedKey(ctx, key.plan, ex, accepted);
     if (isAccepted(ex)) {
       accepted++;
       if (known) acceptedAfterKnown++;
       else if (rl(ex, 'limit') === rpd) known = ex;
       if (rl(ex, 'limit') === rpm) minuteReset = rl(ex, 'reset');
       previous = ex;
+      if (reading) {
+        if (room !== null && startsParallel(ex, rpm, rpd, room)) {
+          par = await sendParallel(ctx, auth, ex, rpd);
+          sent += par.parallel.sent;
+          accepted += par.parallel.accepted;
+          acceptedAfterKnown += par.parallel.accepted;
+          previous = par.parallel.lastAccepted ?? previous;
+          const blocked = par.exchanges.find((x) => statusOf(x) === 401 || statusOf(x) === 403);
+          if (blocked) blockedKey(ctx, key.plan, blocked, accepted);
+          if (par.rejection) {
+            rejection = par.rejection;
+            break;
+          }
+        }
+        // Paced again from here.
+        start = Date.now();
+        i = 0;
+      }
+      const left = known ? (rl(known, 'remaining') ?? rpd) : rpd;
+      const count = known ? acceptedAfterKnown : accepted;
+      // The tail is near when an answer says so, or when what is known of the day says so: a target may show the day
+      // window only once it binds, which a minute window near its own end hides. After the rest it binds.
+      if (tail === 'ahead' && room !== null && (startsParallel(ex, rpm, rpd, room) || left - count <= room))
+        tail = 'resting';
       // Beyond any allowance: the verdict cannot change, so spend no more.
-      const room = known ? (rl(known, 'remaining') ?? rpd) : rpd;
-      if ((known ? acceptedAfterKnown : accepted) > room + 1 + Math.floor(((Date.now() - t0) * rpd) / 86_400_000)) {
+      if (
+        count > left + dailyAllowance(Date.now() - t0, rpd) ||
+        (par !== null && par.parallel.unjudged === null && overTail(par, rpd))
+      ) {
         stopped = 'over-quota';
         break;
       }
@@ -184,6 +258,7 @@ export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
     minuteReset,
     elapsedMs,
     stopped,
+    ...(par ? { parallel: par.parallel } : { parallelSkipped: tailSkipped(room, rpm, W, tail) }),
   });
   if (rejection) ctx.judge(shape429, { exchange: rejection });
   const dailyRa = rejection ? retryAfterMs(rejection) : null;
@@ -197,6 +272,14 @@ export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
         waitedMs,
         durationMs: elapsedMs,
         stopped,
+        ...(par && {
+          parallel: {
+            connections: par.parallel.connections,
+            fromRemaining: rl(par.parallel.from, 'remaining'),
+            sent: par.parallel.sent,
+            accepted: par.parallel.accepted,
+          },
+        }),
       }),
     ],
   };

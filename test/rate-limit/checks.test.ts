@@ -428,6 +428,41 @@ describe('rl-daily-quota', () => {
       "before the minute window's reset",
     );
   });
+  describe('the parallel tail, judged from its own reading', () => {
+    const tail = (over: Partial<c.QuotaParallel>): c.QuotaParallel => ({
+      from: day(5),
+      connections: 4,
+      sent: 6,
+      accepted: 5,
+      spanMs: 100,
+      lastAccepted: day(0),
+      unjudged: null,
+      ...over,
+    });
+    it('passes its Remaining accepted, and one more (refill and fractional state)', () => {
+      expect(c.dailyQuota.run(ev({ parallel: tail({}) }))).toEqual([]);
+      expect(c.dailyQuota.run(ev({ parallel: tail({ accepted: 6 }) }))).toEqual([]);
+    });
+    it("fails more than that, once, even where the whole run's count is also over", () => {
+      const found = c.dailyQuota.run(ev({ parallel: tail({ accepted: 7, sent: 7 }), acceptedAfterKnown: 9 }));
+      expect(ids(found)).toEqual(['rl-daily-quota:violation']);
+      expect(found[0]?.message).toMatch(
+        /^received 7 accepted of 7 sent over 4 connections at once in 0\.10 s, from Remaining 5 of the enterprise key's day window read with nothing in flight: more than it allows \(5 \+ 1, /,
+      );
+      // Without a daily 429 too.
+      const noRejection = c.dailyQuota.run(
+        ev({ parallel: tail({ accepted: 7 }), rejection: null, accepted: 12, stopped: 'over-quota' }),
+      );
+      expect(ids(noRejection)).toEqual(['rl-daily-quota:violation']);
+    });
+    it('judges nothing it cannot count, and says why; a tail not sent is said too', () => {
+      const failed = c.dailyQuota.run(ev({ parallel: tail({ accepted: 9, unjudged: '1 of its requests failed' }) }));
+      expect(failed.map((f) => `${f.level}: ${f.message}`)).toEqual([
+        'observation: enterprise key: daily quota under concurrency not judged: 1 of its requests failed (9 accepted of 6 sent over 4 connections at once in 0.10 s)',
+      ]);
+      expect(ids(c.dailyQuota.run(ev({ parallelSkipped: 'no room' })))).toEqual(['rl-daily-quota:observation']);
+    });
+  });
 });
 
 describe('observations', () => {

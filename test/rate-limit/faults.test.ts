@@ -5,10 +5,9 @@
  */
 import { describe, expect, test } from 'vitest';
 import { catchingFindings, faults } from '../../reference/faults.js';
-import { generateKeys } from '../../reference/server.js';
 import { expectCaughtPrecisely, headedByAnother, reported } from '../meta/precision.js';
 import { reportOf } from '../meta/fault-report.js';
-import { PLANS, runRateLimit, SEEDED_TIMEOUT_MS, SEEDS, testKeys } from './support.js';
+import { PLANS, quotaOptions, runRateLimit, SEEDED_TIMEOUT_MS, SEEDS, testKeys } from './support.js';
 
 type Run = Awaited<ReturnType<typeof runRateLimit>>;
 const failing = (r: Run) => r.findings.filter((f) => f.level === 'violation' || f.level === 'warning');
@@ -58,21 +57,15 @@ describe.concurrent('rate-limit faults, 10 seeds each', () => {
 });
 
 describe.concurrent('quota faults, 10 seeds each', () => {
-  for (const fault of faults.filter((f) => f.suite === 'quota')) {
+  const table = faults.filter((f) => f.suite === 'quota');
+  test('the catalogue has the quota faults', () => {
+    expect(table.map((f) => f.id)).toEqual(expect.arrayContaining(['rl-daily-not-enforced', 'quota-lost-increments']));
+  });
+  for (const fault of table) {
     test(
       `${fault.id} → ${fault.catches}`,
       async () => {
-        const runs = await Promise.all(
-          SEEDS.map((seed) =>
-            runRateLimit('quota', {
-              windowSeconds: 1,
-              dayWindowSeconds: 30,
-              faults: [fault.id],
-              keys: generateKeys({ enterprise: { requestsPerMinute: 5, requestsPerDay: 8 } }),
-              seed,
-            }),
-          ),
-        );
+        const runs = await Promise.all(SEEDS.map((seed) => runRateLimit('quota', quotaOptions([fault.id], seed))));
         expectCaughtOnEverySeed(fault, runs);
       },
       SEEDED_TIMEOUT_MS,

@@ -11,7 +11,7 @@ import { DEFAULT_SUITES, roomiestKey } from '../../config/config.js';
 import { generateKeys, LIMITER_ALGORITHMS, planKeys, startReferenceServer } from '../../reference/server.js';
 import { runPlanned } from '../../runner/run.js';
 import { type CpuHogs, startCpuHogs } from '../support/cpu-hogs.js';
-import { PLANS, runRateLimit, SEEDED_TIMEOUT_MS, SEEDS, testKeys } from './support.js';
+import { PLANS, quotaOptions, runRateLimit, SEEDED_TIMEOUT_MS, SEEDS, testKeys } from './support.js';
 
 const WINDOW_S = 2;
 /** The hogs end themselves after this, whatever happens to the test process. */
@@ -135,6 +135,34 @@ describe.concurrent('under CPU hogs, the burst faults are still caught, on the a
       SEEDED_TIMEOUT_MS,
     );
   }
+});
+
+describe.concurrent('under CPU hogs, the quota suite with its parallel tail', () => {
+  const seeds = [1, 2, 3];
+  test(
+    `faultless: no violation, no warning, the tail judged; quota-lost-increments → rl-daily-quota; seeds ${seeds.join(', ')}`,
+    async () => {
+      const [clean, faulty] = await Promise.all(
+        [[], ['quota-lost-increments']].map((faults) =>
+          Promise.all(seeds.map((seed) => runRateLimit('quota', quotaOptions(faults, seed)))),
+        ),
+      );
+      clean!.forEach((r, i) => {
+        const seed = `seed ${seeds[i]}`;
+        expect(failing(r.findings), seed).toEqual([]);
+        expect(r.rateLimitResults[0], seed).toHaveProperty('parallel');
+      });
+      faulty!.forEach((r, i) => {
+        const caught = r.findings.filter((f) => f.checkId === 'rl-daily-quota' && f.level === 'violation');
+        expect(caught.length, `seed ${seeds[i]}: ${JSON.stringify(r.rateLimitResults[0])}`).toBeGreaterThan(0);
+        expect(
+          failing(r.findings).filter((f) => !f.startsWith('rl-daily-quota:')),
+          `seed ${seeds[i]}`,
+        ).toEqual([]);
+      });
+    },
+    SEEDED_TIMEOUT_MS,
+  );
 });
 
 describe.concurrent('under CPU hogs, a default run against every limiter kind: no violation, no warning', () => {

@@ -3,8 +3,10 @@
  * algorithm, spending about one plan's worth of requests per key (its wall time is measured by the bench).
  */
 import { describe, expect, test } from 'vitest';
-import { generateKeys, type LimiterAlgorithm } from '../../reference/server.js';
-import { PLANS, runRateLimit, SEEDED_TIMEOUT_MS, SEEDS } from './support.js';
+import { generateKeys, LIMITER_ALGORITHMS, type LimiterAlgorithm } from '../../reference/server.js';
+import { PLANS, quotaOptions, runRateLimit, SEEDED_TIMEOUT_MS, SEEDS } from './support.js';
+import { QUOTA_IN_FLIGHT } from '../../runner/scenarios/quota-parallel.js';
+import type { QuotaResult } from '../../runner/rate-limit-results.js';
 
 const WINDOW_S = 2;
 const failing = (fs: readonly { level: string; checkId: string; message: string }[]) =>
@@ -75,6 +77,47 @@ describe.concurrent('the faultless reference server passes', () => {
       expect(waits[0]).toMatch(
         /^quota: spending the enterprise key's 8 requests per day at 4.5 per 1 s takes about 2 s$/,
       );
+      // A minute limit of 5 leaves no room for requests at once: not measured under concurrency, and said so.
+      expect(r.rateLimitResults[0]).not.toHaveProperty('parallel');
+      expect(r.findings.filter((f) => f.checkId === 'rl-daily-quota').map((f) => `${f.level}: ${f.message}`)).toEqual([
+        "observation: enterprise key: daily quota under concurrency not measured: the minute limit (5 per 1 s) leaves no room for 4 requests at once beside the day's last few",
+      ]);
+    },
+    SEEDED_TIMEOUT_MS,
+  );
+
+  test(
+    `quota suite: the day's last requests go ${QUOTA_IN_FLIGHT} at once from a quiet key and get exactly what its Remaining said, ${SEEDS.length} seeds, every minute limiter kind`,
+    async () => {
+      // Each seed with another kind of minute limiter: after the rest, none of them refuses (masks) the tail.
+      const algorithm = (i: number) => LIMITER_ALGORITHMS[i % LIMITER_ALGORITHMS.length]!;
+      const runs = await Promise.all(
+        SEEDS.map((seed, i) => runRateLimit('quota', { ...quotaOptions([], seed), algorithm: algorithm(i) })),
+      );
+      runs.forEach((r, i) => {
+        const seed = `seed ${SEEDS[i]}, ${algorithm(i)}`;
+        expect(r.aborted, seed).toBeNull();
+        expect(failing(r.findings), seed).toEqual([]);
+        // Judged, not skipped: no observation of the quota check either.
+        expect(
+          r.findings.filter((f) => f.checkId === 'rl-daily-quota'),
+          seed,
+        ).toEqual([]);
+        const q = r.rateLimitResults[0] as QuotaResult;
+        expect(q, seed).toMatchObject({ accepted: 30, stopped: null });
+        // The tail: from the Remaining read with nothing in flight, exactly that many accepted, then the daily 429.
+        expect(q.parallel?.connections, seed).toBe(QUOTA_IN_FLIGHT);
+        expect(q.parallel!.fromRemaining, seed).toBeGreaterThan(QUOTA_IN_FLIGHT);
+        expect(q.parallel!.accepted, seed).toBe(q.parallel!.fromRemaining);
+        // Within the client discipline: no more after the first 429 than were in flight with it (the last goes alone).
+        expect(q.sent - q.accepted, seed).toBeLessThanOrEqual(QUOTA_IN_FLIGHT);
+        // Several of the tail's requests were in flight together: each answered after another of them started.
+        const tail = r.exchangeList.slice(-q.parallel!.sent);
+        const overlapping = tail.filter((ex) =>
+          tail.some((o) => o !== ex && o.startedAt < ex.startedAt + ex.durationMs && ex.startedAt < o.startedAt),
+        );
+        expect(overlapping.length, seed).toBeGreaterThan(1);
+      });
     },
     SEEDED_TIMEOUT_MS,
   );

@@ -7,7 +7,7 @@
  * loaded machine sustains (about what a 60 s window asks at the real limits).
  */
 import { contract, type PlanLimits, type PlanName } from '../../spec/contract.js';
-import { planKeys, startReferenceServer, type ReferenceOptions } from '../../reference/server.js';
+import { generateKeys, planKeys, startReferenceServer, type ReferenceOptions } from '../../reference/server.js';
 import { randomKey, type ReferenceKey } from '../../reference/keys.js';
 import { runSuite } from '../../runner/run.js';
 import type { SuiteName } from '../../config/config.js';
@@ -54,6 +54,20 @@ async function startAtPhaseOf(seed: number): Promise<void> {
  */
 const MAX_RUNS = 5;
 const slot = slots(MAX_RUNS);
+
+/**
+ * The quota suite's reference: an Enterprise key with a small quota (30 a day, a day window of 60 s) and a minute limit
+ * (20 per 2 s) with room for the day's last requests to go several at once (runner/scenarios/quota-parallel.ts).
+ */
+export function quotaOptions(faults: readonly string[] = [], seed?: number): ReferenceOptions & { seed?: number } {
+  return {
+    windowSeconds: 2,
+    dayWindowSeconds: 60,
+    faults: [...faults],
+    keys: generateKeys({ enterprise: { requestsPerMinute: 20, requestsPerDay: 30 } }),
+    ...(seed !== undefined && { seed }),
+  };
+}
 
 /** Per-test timeout for tests that run the suite on every seed. */
 export const SEEDED_TIMEOUT_MS = 600_000;

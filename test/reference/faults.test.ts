@@ -457,6 +457,12 @@ const cases: Record<FaultId, Case> = {
     },
   },
   'rl-daily-not-enforced': { options: tight(10, 2), probe: async (s) => (await admitted(s, 5)) > 2 },
+  'quota-lost-increments': {
+    options: tight(20, 3),
+    // Ten requests of the key at once, within its minute limit: the clean limiter admits its day's 3, the faulty one more.
+    probe: async (s) =>
+      (await Promise.all(Array.from({ length: 10 }, () => get(s, '/pets')))).filter((r) => r.status === 200).length > 3,
+  },
 };
 
 describe.concurrent('each fault changes behaviour', () => {

@@ -220,3 +220,20 @@ describe('a read-modify-write across an await (readThenWrite, the rl-lost-increm
     });
   }
 });
+
+describe('the day count alone read, then written (dayLostIncrementsMs, the quota-lost-increments fault)', () => {
+  test('read together, the day loses the writes after the first and the minute window counts every one', () => {
+    const QUOTA = { requestsPerMinute: 10, requestsPerDay: 3 };
+    const l = limiter('fixed-window', { dayLostIncrementsMs: 20 });
+    const writes = [0, 1, 2, 3, 4].map(() => l.readThenWrite('k', QUOTA));
+    // Five accepted from a quota of 3: four day increments lost.
+    expect(writes.map((w) => w(T0).allowed)).toEqual([true, true, true, true, true]);
+    const d = l.take('k', QUOTA, T0);
+    expect(d.dayRemaining).toBe(1);
+    // The minute window counted all six.
+    expect(l.take('k', { requestsPerMinute: 10, requestsPerDay: 1000 }, T0).remaining).toBe(3);
+    // One at a time, every request counts: the quota is then enforced.
+    const one = limiter('fixed-window', { dayLostIncrementsMs: 20 });
+    expect([0, 1, 2, 3].map(() => one.readThenWrite('k', QUOTA)(T0).allowed)).toEqual([true, true, true, false]);
+  });
+});
