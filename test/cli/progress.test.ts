@@ -138,6 +138,7 @@ describe('drawing it', () => {
       suite: 'auth',
       keyPlan: 'enterprise',
       caseClass: `auth: ${variant}`,
+      causes: [{ kind: 'status', status: 200, expected: [401] }],
       message: 'received 200\nthe spec documents 401',
       exchanges: [],
     });

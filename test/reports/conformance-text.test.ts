@@ -144,6 +144,7 @@ describe('defects', () => {
     suite: 'createPet',
     keyPlan: 'free',
     caseClass: null,
+    causes: [],
     message: `received something\nthe spec documents something else`,
     exchanges: [{ ...exchangeRef, seq }],
     ...over,

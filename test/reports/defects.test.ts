@@ -57,6 +57,7 @@ function found(
     suite: 'test',
     keyPlan: 'enterprise',
     caseClass,
+    causes: [],
     message,
     exchanges,
   };
