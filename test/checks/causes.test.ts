@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { defineCheck, finding, observation, type Check } from '../../checks/check.js';
-import { CAUSE_KINDS, causeText, type Cause } from '../../checks/cause.js';
+import { CAUSE_KINDS, causeText, type Cause, type CauseKind } from '../../checks/cause.js';
 import { allChecks } from '../../checks/registry.js';
 import { bodySchema, errorBody429, int64Exact, rateLimitRemainingRange } from '../../checks/response.js';
 import { createEcho } from '../../checks/create.js';
@@ -251,5 +251,47 @@ describe('the Limit a consequence was judged against', () => {
         reported: 60,
       },
     ]);
+  });
+});
+
+describe('causeText', () => {
+  /** One cause of every kind (the record's type asks for each kind of the union). */
+  const samples: { readonly [K in CauseKind]: Extract<Cause, { kind: K }> } = {
+    status: { kind: 'status', status: 200, expected: [201] },
+    crash: { kind: 'crash', status: 500 },
+    transport: { kind: 'transport', code: 'ECONNRESET' },
+    field: {
+      kind: 'field',
+      schema: 'Pet',
+      path: '/name',
+      field: 'name',
+      problem: 'changed',
+      value: '"a"',
+      sent: '"b"',
+    },
+    header: { kind: 'header', name: 'Retry-After', problem: 'missing', value: null },
+    'media-type': { kind: 'media-type', received: 'text/html', expected: 'application/json' },
+    limit: { kind: 'limit', plan: 'free', window: 'minute', problem: 'stricter', limit: 60, observed: 12 },
+    state: { kind: 'state', problem: 'changed', field: 'status', id: '7', value: '"sold"', expected: '"available"' },
+    query: { kind: 'query', parameter: 'limit', value: '5', observed: '7 animals' },
+    latency: { kind: 'latency', requestClass: 'GET /pets 200', baselineMs: 10, latestMs: 900 },
+    gap: { kind: 'gap', clause: 'gap-4-pagination', answer: 'none' },
+  };
+
+  it('says every kind of cause in one short line, with its data', () => {
+    expect(Object.keys(samples).sort()).toEqual([...CAUSE_KINDS].sort());
+    expect(Object.fromEntries(Object.values(samples).map((c) => [c.kind, causeText(c)]))).toEqual({
+      status: 'received 200 where 201 is documented',
+      crash: 'crashed with 500',
+      transport: 'no HTTP answer (ECONNRESET)',
+      field: 'name "a" (sent "b")',
+      header: 'Retry-After missing',
+      'media-type': 'Content-Type text/html, not application/json',
+      limit: "the free key's minute limit (60) enforced before it was reached: 12",
+      state: 'a stored animal differs from the one created (id 7): status "sold", expected "available"',
+      query: 'limit 5 not honoured: 7 animals',
+      latency: 'GET /pets 200 slowed from 10 ms to 900 ms',
+      gap: 'none (gap-4-pagination: the spec is silent)',
+    });
   });
 });
