@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { defineCheck, finding, observation, type Check } from '../../checks/check.js';
 import { CAUSE_KINDS, causeText, type Cause, type CauseKind } from '../../checks/cause.js';
 import { allChecks } from '../../checks/registry.js';
-import { bodySchema, errorBody429, int64Exact, rateLimitRemainingRange } from '../../checks/response.js';
+import { bodySchema, errorBody429, int64Exact, rateLimitRemainingRange, transportOk } from '../../checks/response.js';
 import { createEcho } from '../../checks/create.js';
 import { perKey } from '../../checks/rate-limit.js';
 import { evidence, exchange } from './fixtures.js';
@@ -293,5 +293,14 @@ describe('causeText', () => {
       latency: 'GET /pets 200 slowed from 10 ms to 900 ms',
       gap: 'none (gap-4-pagination: the spec is silent)',
     });
+  });
+});
+
+describe('no answer', () => {
+  it('transport-ok: a connection dropped while answering is a crash; one never answered is a transport failure', () => {
+    const reset = transportOk.run(evidence({ error: { code: 'ECONNRESET', message: 'socket hang up' } }));
+    expect(reset[0]?.causes).toEqual([{ kind: 'crash', status: null, code: 'ECONNRESET' }]);
+    const refused = transportOk.run(evidence({ error: { code: 'ECONNREFUSED', message: 'connect ECONNREFUSED' } }));
+    expect(refused[0]?.causes).toEqual([{ kind: 'transport', code: 'ECONNREFUSED' }]);
   });
 });
