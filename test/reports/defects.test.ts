@@ -59,6 +59,7 @@ function found(
     keyPlan: 'enterprise',
     caseClass,
     case: null,
+    causes: [],
     message,
     exchanges,
   };
