@@ -7,6 +7,7 @@ import { listChecks } from './list.js';
 import { responseCheckList, type ResponseEvidence } from './response.js';
 import { modelConsistency } from './stateful.js';
 import { rateLimitChecks } from './rate-limit.js';
+import { everyFormCounted } from './rate-limit-forms.js';
 import { robustnessChecks } from './robustness.js';
 import { runChecks } from './run.js';
 
@@ -24,6 +25,7 @@ export const allChecks: readonly AnyCheck[] = Object.freeze([
   modelConsistency,
   ...robustnessChecks,
   ...rateLimitChecks,
+  everyFormCounted,
   ...runChecks,
 ]);
 
