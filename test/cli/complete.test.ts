@@ -18,7 +18,8 @@ import { readJson } from '../support/artifacts.js';
 import { tempDir } from '../support/temp-dir.js';
 
 const WINDOW_S = 2;
-const LEFT_OUT = ['createPet', 'getPet', 'stateful', 'robustness'];
+// The rate-limit minimum (every Authorization form included, issue 31) leaves a Free key's quarter-day room for auth.
+const LEFT_OUT = ['listPets', 'createPet', 'getPet', 'stateful', 'robustness'];
 
 describe('a Free-key-only run with the default budget', () => {
   let server: ReferenceServer;
@@ -46,7 +47,7 @@ describe('a Free-key-only run with the default budget', () => {
     ]);
     expect(code, out.text()).toBe(3);
     expect(stderr).toMatch(
-      /^plan: measures auth, listPets \(runs \d+, on the free key\); the rate limits of the free key; leaves out createPet, getPet, stateful, robustness; about \d+ requests of a budget of 250, about \d+ (s|min)/m,
+      /^plan: measures auth \(runs \d+, on the free key\); the rate limits of the free key; leaves out listPets, createPet, getPet, stateful, robustness; about \d+ requests of a budget of 250, about \d+ (s|min)/m,
     );
     expect(report.run.budget.limit).toBe(250);
     expect(report.run.budget.sent).toBeLessThanOrEqual(250);
