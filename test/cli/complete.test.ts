@@ -62,14 +62,14 @@ describe('a Free-key-only run with the default budget', () => {
     expect(free?.burst?.first429AtRequest, stdout).toBeGreaterThan(0);
     expect(stdout).toMatch(/^ {2}✓ free limit 60\/2 s: paced \d+ in/m);
     expect(stdout).toMatch(
-      /Not measured \(the verdict is INCOMPLETE: nothing vouches for these\):\n {2}- createPet: not run/,
+      /Not measured \(the verdict is INCOMPLETE: nothing vouches for these\):\n {2}- listPets: not run/,
     );
-    expect(stdout).toMatch(/^Result: INCOMPLETE \(4 left out, listed above\) — no violations/m);
+    expect(stdout).toMatch(/^Result: INCOMPLETE \(5 left out, listed above\) — no violations/m);
     const xml = readFileSync(junit, 'utf8');
     expect(xml).toContain('<property name="verdict" value="incomplete"/>');
     expect(xml).toMatch(/failures="0" errors="1"/);
     expect(xml).toMatch(
-      /<testcase classname="petstore-conformance.run" name="verdict">\n\s+<error message="INCOMPLETE with --require-complete: createPet: not run/,
+      /<testcase classname="petstore-conformance.run" name="verdict">\n\s+<error message="INCOMPLETE with --require-complete: listPets: not run/,
     );
     expect(xml).toMatch(/<testcase classname="petstore-conformance.not-measured" name="createPet: not run/);
     // Nor did anything about 429 answers pass where none came (the evidence says so, cell by cell).
