@@ -33,7 +33,7 @@ export interface FormCountEvidence {
   readonly windowSeconds: number;
   /** Accepted forms measured. */
   readonly segments: readonly FormSegment[];
-  /** Accepted forms that could not be measured, and why (a window boundary twice, no room left in the window). */
+  /** Forms that could not be measured, and why (accepted beyond the forms measured, no room left in the window). */
   readonly unmeasured: readonly { readonly form: string; readonly why: string }[];
 }
 
@@ -152,7 +152,7 @@ export const everyFormCounted: Check<FormCountEvidence> = defineCheck({
         observation(
           everyFormCounted,
           exchanges,
-          `the ${ev.key} key's accepted forms not measured: ${notMeasured.join('; ')}\nnothing was judged for them`,
+          `the ${ev.key} key's forms not measured: ${notMeasured.join('; ')}\nnothing was judged for them`,
           { operation: 'listPets', keyPlan: ev.plan },
         ),
       );

@@ -107,7 +107,7 @@ describe('rl-every-form-counted', () => {
     expect(everyFormCounted.run(evidence([]))).toEqual([]);
     const found = everyFormCounted.run(evidence([], [{ form: 'Token scheme', why: 'no room in the window' }]));
     expect(found.map((f) => [f.level, f.message.split('\n')[0]])).toEqual([
-      ['observation', "the free key's accepted forms not measured: Token scheme: no room in the window"],
+      ['observation', "the free key's forms not measured: Token scheme: no room in the window"],
     ]);
   });
 });
