@@ -125,7 +125,9 @@ export type LimitProblem =
   /** A key that honoured Retry-After refused anyway (a ban). */
   | 'banned'
   /** The daily reset announced before the minute window's. */
-  | 'reset';
+  | 'reset'
+  /** Requests in another accepted Authorization form not counted against the key (`observed`: Remaining after). */
+  | 'form-not-counted';
 
 /** How the store contradicts itself. */
 export type StateProblem =
@@ -208,6 +210,8 @@ function limitText(c: Extract<Cause, { kind: 'limit' }>): string {
       return `${of}: refused after waiting Retry-After`;
     case 'rejected-counted':
       return `${of} charged with rejected requests${got}`;
+    case 'form-not-counted':
+      return `${of} not charged with requests in another accepted Authorization form${got}`;
     case 'banned':
       return `${of}: refused after Retry-After was honoured (a ban)`;
     case 'reset':

@@ -8,6 +8,7 @@ import { listChecks } from './list.js';
 import { responseCheckList, type ResponseEvidence } from './response.js';
 import { modelConsistency } from './stateful.js';
 import { rateLimitChecks } from './rate-limit.js';
+import { everyFormCounted } from './rate-limit-forms.js';
 import { robustnessChecks } from './robustness.js';
 import { runChecks } from './run.js';
 
@@ -26,6 +27,7 @@ export const checkList = Object.freeze([
   modelConsistency,
   ...robustnessChecks,
   ...rateLimitChecks,
+  everyFormCounted,
   ...runChecks,
 ]);
 

@@ -156,6 +156,33 @@ export function authVariants(c: Contract = loaded): readonly AuthVariant[] {
 
 export const AUTH_VARIANTS: readonly AuthVariant[] = authVariants();
 
+/**
+ * Other ways of writing the valid key (issue 31): every variant of AUTH_VARIANTS that carries the key itself in
+ * another form than the plain `Bearer <key>` (another scheme, no scheme, the scheme in another case, a second
+ * Authorization line), and three spellings a framework's token helper may read while a limiter's own parser does
+ * not: two spaces after the scheme (valid: RFC 9110 §11.4 allows 1*SP there), a tab (not SP: invalid) and the key in
+ * quotes (no token68: invalid). The rate-limit suite probes each once and measures the limit through those a target
+ * accepts; the auth suite judges only AUTH_VARIANTS.
+ */
+export function keyForms(c: Contract = loaded): readonly AuthVariant[] {
+  const variants = authVariants(c);
+  const plain = variants.find((v) => v.valid && v.repeated === undefined)!.template!;
+  const canonical = plain.slice(0, plain.indexOf(' '));
+  const carriesKey = (v: AuthVariant) =>
+    v.nearMiss === undefined && v.template !== null && /(^|\s)\{key\}$/.test(v.template);
+  const v = (name: string, family: CaseFamily, template: string, valid: boolean): AuthVariant =>
+    Object.freeze({ name, family, template, valid });
+  // A valid spelling is an ordinary request; the invalid ones are the scheme written otherwise.
+  return Object.freeze([
+    ...variants.filter((x) => carriesKey(x) && (x.template !== plain || x.repeated !== undefined)),
+    v('two spaces after the scheme', 'ordinary', `${canonical}  {key}`, true),
+    v('a tab after the scheme', 'auth-other-scheme', `${canonical}\t{key}`, false),
+    v('the key in quotes', 'auth-other-scheme', `${canonical} "{key}"`, false),
+  ]);
+}
+
+export const KEY_FORMS: readonly AuthVariant[] = keyForms();
+
 /** The header value for a key (its near miss for a near-miss variant), or null when the variant sends no header. */
 export function authHeader(variant: AuthVariant, key: string): string | null {
   if (variant.template === null) return null;

@@ -672,6 +672,22 @@ const catalogue = [
     apply: wrap('rateHeadersOn', (prev) => (status) => status < 400 && prev(status)),
   },
   {
+    id: 'rl-form-counted-apart',
+    description:
+      'the limiter keys its counter on the Authorization header as sent: bearer <key> (scheme case-insensitive, RFC 9110), or two spaces after Bearer, is served on a counter of its own, never counted against the key',
+    catches: 'rl-every-form-counted',
+    suite: 'rate-limit',
+    // A limiter whose key generator reads the raw header (req.headers.authorization) while the token helper parses
+    // it: every form but the plain one gets the plan's limit again. Its answers carry that counter's headers (the
+    // plan's Limit), so only the count is wrong: what rl-every-form-counted measures.
+    apply: wrap('authenticate', (prev) => (ctx, header, route) => {
+      const a = prev(ctx, header, route);
+      if (!a.ok || a.key === null || header === undefined) return a;
+      const sent = header.replace(/^[ \t]+|[ \t]+$/g, '');
+      return sent === `Bearer ${a.key.key}` ? a : { ...a, counter: `${a.key.key} as ${sent}` };
+    }),
+  },
+  {
     id: 'rl-headers-missing-429',
     description: 'X-RateLimit-* headers missing on 429 responses',
     catches: 'rate-limit-headers-present',

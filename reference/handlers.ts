@@ -56,7 +56,12 @@ export type Route =
   | null;
 
 export type Auth =
-  | { readonly ok: true; readonly key: ReferenceKey | null }
+  | {
+      readonly ok: true;
+      readonly key: ReferenceKey | null;
+      /** The counter the limiter keys the request on: the key's own when absent (conformant: every form counts on it). */
+      readonly counter?: string;
+    }
   | { readonly ok: false; readonly tokenGiven: boolean };
 
 /** What a handler answers, before it is written. */
@@ -653,7 +658,7 @@ function handle(base: HandlerContext, req: IncomingMessage, res: ServerResponse)
   }
   // A request served without a key (under an auth fault) is counted in the anonymous bucket, never enforced.
   const taken = auth.key
-    ? ctx.limiter.take(auth.key.key, seams.planLimits(ctx, auth.key), ctx.now, true, r?.op)
+    ? ctx.limiter.take(auth.counter ?? auth.key.key, seams.planLimits(ctx, auth.key), ctx.now, true, r?.op)
     : ctx.limiter.take(anonymous(req), FREE, ctx.now, false);
   return respond(base, ctx, req, path, query, r, auth.key, taken);
 }

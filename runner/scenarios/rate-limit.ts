@@ -7,7 +7,8 @@
  *   one request on each other operation: refused too, or the same counter;
  *   recovery, in parallel with later turns: wait Retry-After (+1 s for whole-second rounding) → one request must be
  *   accepted; the first key sends nothing at all between its 429 and then, so a refusal there is a ban for a client
- *   that honoured Retry-After.
+ *   that honoured Retry-After;
+ *   then every other form of Authorization the target accepts is counted like the plain one (rate-limit-forms.ts).
  * The suite behaves as the spec asks of clients: one request at a time except in the burst (at most 4 in flight, one
  * alone when the key's Remaining says the next is its last), never more than two requests after a 429 before its
  * Retry-After has passed, and a key that looks banned is dropped at once (KeyBlockedError: the run exits 3). A 429
@@ -51,6 +52,7 @@ import type { RunContext } from '../context.js';
 import { isRunStopped } from '../limits.js';
 import { type KeyRateLimitResult, LEFT_OUT, type ScenarioReturn } from '../rate-limit-results.js';
 import * as req from '../requests.js';
+import { everyFormPhase, formPhaseMinimum } from './rate-limit-forms.js';
 
 export type { KeyRateLimitResult as RateLimitResult } from '../rate-limit-results.js';
 
@@ -59,11 +61,14 @@ export const MAX_BURST_LIMIT = 2000;
 /**
  * The requests that measure one key whatever the window's phase: the paced requests (at most a window's limit), a
  * burst that may begin in a fresh window (its whole limit again: a fixed window crossed while pacing, a limiter that
- * refilled), the 429, what was in flight with it, the requests on other operations and the recovery. One window's
- * worth is not enough: a run given it was measured seen cut short when the pace crossed a window boundary.
+ * refilled), the 429, what was in flight with it, the requests on other operations and the recovery, then the
+ * other forms of Authorization (formPhaseMinimum). One window's worth is not enough: a run given it was measured
+ * seen cut short when the pace crossed a window boundary.
  */
 export function keyMinimum(requestsPerMinute: number): number {
-  return requestsPerMinute > MAX_BURST_LIMIT ? 0 : 2 * requestsPerMinute + 1 + (BURST_IN_FLIGHT - 1) + 2 + 2;
+  return requestsPerMinute > MAX_BURST_LIMIT
+    ? 0
+    : 2 * requestsPerMinute + 1 + (BURST_IN_FLIGHT - 1) + 2 + 2 + formPhaseMinimum(requestsPerMinute);
 }
 /** The requests with an invalid key the suite sends once (whether 401s are rate-limited). */
 export const UNAUTHENTICATED_REQUESTS = 3;
@@ -296,7 +301,8 @@ export async function rateLimitScenario(ctx: RunContext): Promise<ScenarioReturn
   const recoveries: Promise<unknown>[] = [];
   for (const { k, last } of order) {
     const rejection = await phase(() => turn(k, last), k);
-    if (rejection) recoveries.push(phase(() => recover(k, rejection), k));
+    if (rejection) recoveries.push(phase(() => recover(k, rejection).then(() => forms(k)), k));
+    else unmeasured(k, 'every authorization form counted: its turn ended without a 429 to recover from');
   }
   await Promise.all([unauth, ...recoveries]);
   for (const k of shared.runs)
@@ -317,6 +323,30 @@ export async function rateLimitScenario(ctx: RunContext): Promise<ScenarioReturn
   const ended =
     failures.find((e) => !(e instanceof KeyBlockedError)) ?? failures.find((e) => e instanceof KeyBlockedError);
   return { rateLimits, ...(ended !== undefined && { ended }) };
+}
+
+/** Phase 6, once the key recovered: every other form of Authorization it is accepted in is counted like the plain one. */
+function forms(k: KeyRun): Promise<null> {
+  if (k.result.recovered !== true || k.shared.keysShared) {
+    unmeasured(
+      k,
+      `every authorization form counted: ${k.shared.keysShared ? "other keys' requests were shown to count against its limit" : 'the key did not recover after its 429'}`,
+    );
+    return Promise.resolve(null);
+  }
+  return everyFormPhase({
+    ctx: k.ctx,
+    label: k.label,
+    plan: k.plan,
+    limit: k.L,
+    windowSeconds: k.W,
+    auth: k.auth,
+    latencyMs: [...k.latencies].sort((a, b) => a - b)[Math.floor(k.latencies.length / 2)] ?? 1,
+    send: async (request, quiet) => (await (quiet ? send(k, request) : sendNow(k, request))).ex,
+    wait: (ms, reason) => wait(k, ms, reason),
+    proven: (what) => proven(k, what),
+    unmeasured: (what) => unmeasured(k, what),
+  });
 }
 
 /** Whether responses to an invalid key carry rate-limit headers or get 429 (a gap of the spec): 3 requests. */

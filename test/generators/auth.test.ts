@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { AUTH_VARIANTS, authHeader, invalidAuth, NEAR_MISSES, validAuth } from '../../generators/auth.js';
+import { AUTH_VARIANTS, authHeader, invalidAuth, KEY_FORMS, NEAR_MISSES, validAuth } from '../../generators/auth.js';
 import { contract } from '../../spec/contract.js';
 
 describe('auth variants', () => {
@@ -71,5 +71,29 @@ describe('auth variants', () => {
     // Every Latin-1 letter: one byte on the wire, as header values are sent.
     for (const k of ['abc', 'ENV', 'qwerty', 'CUT'])
       expect(/^[\x00-\xff]*$/.test(NEAR_MISSES.accent.derive(k)!)).toBe(true);
+  });
+});
+
+describe('KEY_FORMS: other ways of writing the valid key (the rate-limit suite measures those a target accepts)', () => {
+  it('each carries the key itself, none is the plain Bearer form alone, and the RFC-valid ones are marked valid', () => {
+    for (const f of KEY_FORMS) {
+      expect(f.nearMiss, f.name).toBeUndefined();
+      expect(authHeader(f, 'K1'), f.name).toMatch(/(^|[\s"])K1"?$/);
+      expect(f.template === 'Bearer {key}' && f.repeated === undefined, f.name).toBe(false);
+    }
+    expect(KEY_FORMS.filter((f) => f.valid).map((f) => f.name)).toEqual([
+      'lower-case scheme',
+      'upper-case scheme',
+      'two spaces after the scheme',
+    ]);
+    expect(KEY_FORMS.map((f) => f.name)).toEqual(
+      expect.arrayContaining([
+        'Token scheme',
+        'no scheme',
+        'two Authorization headers, the key first',
+        'a tab after the scheme',
+        'the key in quotes',
+      ]),
+    );
   });
 });

@@ -433,6 +433,14 @@ const cases: Record<FaultId, Case> = {
       return (await created(s)).status === 201;
     },
   },
+  'rl-form-counted-apart': {
+    options: tight(3),
+    // The key's window used up in the plain form: the lower-case scheme (valid, RFC 9110 §11.1) is refused too.
+    probe: async (s) => {
+      await first429(s);
+      return (await call(s, 'GET', '/pets', { auth: `bearer ${keyOf(s)}` })).status === 200;
+    },
+  },
   'rl-lost-increments': {
     options: tight(3),
     // Ten requests of the key at once (ten connections): the clean limiter admits its 3, the faulty one more.
