@@ -779,6 +779,17 @@ export const perKey: Check<PerKeyEvidence, 'rl-per-key'> = defineCheck({
   },
 });
 
+/**
+ * Whether the run's refusal came before the day's quota could have run out and is no 429: a 5xx, another status or a
+ * transport failure on the way (the quota's own answer comes once what the key reported, or the plan's quota, is used).
+ */
+function cutShort(ev: DailyQuotaEvidence): boolean {
+  const r = ev.rejection;
+  if (!r || statusOf(r) === 429) return false;
+  const R = ev.known ? rl(ev.known, 'remaining') : null;
+  return R !== null ? ev.acceptedAfterKnown < R : ev.accepted < ev.limits.requestsPerDay;
+}
+
 export const dailyQuota: Check<DailyQuotaEvidence, 'rl-daily-quota'> = defineCheck({
   id: 'rl-daily-quota',
   clauses: ['8-plan-limits'],
@@ -786,7 +797,10 @@ export const dailyQuota: Check<DailyQuotaEvidence, 'rl-daily-quota'> = defineChe
   causes: ['limit', 'status', 'transport'],
   area: 'rate-limit',
   title: "A key gets about its plan's requests per day, then 429 with Retry-After and a Reset at the day's end.",
-  appliesTo: { what: 'a key whose daily quota was exceeded (a daily refusal)', test: (ev) => !!ev.rejection },
+  appliesTo: {
+    what: 'a key whose daily quota was exceeded (a daily refusal)',
+    test: (ev) => !!ev.rejection && !cutShort(ev),
+  },
   run: (ev) => {
     if (!ev.limits || typeof ev.accepted !== 'number') return [];
     const D = ev.limits.requestsPerDay;
@@ -843,6 +857,19 @@ export const dailyQuota: Check<DailyQuotaEvidence, 'rl-daily-quota'> = defineChe
     }
     const r = ev.rejection;
     const status = statusOf(r);
+    if (cutShort(ev)) {
+      // Another answer before the day's quota could have run out says nothing of the quota: no-5xx, transport-ok or
+      // the status checks judge that answer; blaming the quota for it would be a false failure.
+      return [
+        ...out,
+        observation(
+          dailyQuota,
+          [r],
+          `${ev.plan} key: daily quota not measured: the run was stopped by ${status ?? r.error?.code ?? 'no answer'} after ${counted}, before the quota could have run out`,
+          { operation: 'listPets', keyPlan: ev.plan },
+        ),
+      ];
+    }
     if (status !== 429) {
       out.push(
         finding(

@@ -428,6 +428,19 @@ describe('rl-daily-quota', () => {
       "before the minute window's reset",
     );
   });
+  it('blames the quota for another answer only once the quota could have run out', () => {
+    // A 500 or a dropped connection after 1 of the 2 the key had left: the quota was not reached, nothing is judged
+    // (no-5xx and transport-ok judge that answer); a 403 once both were used is the quota's wrong answer.
+    for (const rejection of [day(1, 500), exchange({ error: { code: 'ECONNRESET', message: 'reset' } })]) {
+      const early = ev({ rejection, acceptedAfterKnown: 1 });
+      expect(ids(c.dailyQuota.run(early))).toEqual(['rl-daily-quota:observation']);
+      expect(c.dailyQuota.applies(early)).toBe(false);
+    }
+    expect(ids(c.dailyQuota.run(ev({ rejection: day(0, 403) })))).toEqual(['rl-daily-quota:violation']);
+    expect(c.dailyQuota.run(ev({ rejection: day(0, 403) }))[0]?.causes).toEqual([
+      { kind: 'status', status: 403, expected: [429] },
+    ]);
+  });
   describe('the parallel tail, judged from its own reading', () => {
     const tail = (over: Partial<c.QuotaParallel>): c.QuotaParallel => ({
       from: day(5),
