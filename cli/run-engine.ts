@@ -157,11 +157,15 @@ export async function conductRun(loaded: Config, out: Output, suiteAskedFor: boo
       );
       const leftOut = [...fit.leftOut, ...(plan.leftOut === null ? [] : [plan.leftOut])];
       const suites = config.suites.filter((s) => !leftOut.some((l) => l.startsWith(`${s}: `)));
-      const functionalRequests =
-        PREFLIGHT_REQUESTS + Object.values(plan.suiteEstimates).reduce((n, e) => n + e.coverage + e.explore, 0);
       // Keys whose limits a bounded burst can measure (a larger limit is not measured by design: no requests).
       const measured = need.perKey.filter((k) => k.requests > 0).map((k) => k.label);
       const rateKeys = suites.includes('rate-limit') ? measured.length : 0;
+      // The random phases share what the budget leaves (runner/budget.ts): the run never sends more than the budget,
+      // and the plan never says it will (a --budget 250 at runs 1 said "about 479 requests of a budget of 250").
+      const functionalRequests = Math.min(
+        PREFLIGHT_REQUESTS + Object.values(plan.suiteEstimates).reduce((n, e) => n + e.coverage + e.explore, 0),
+        budget.limit === null ? Number.POSITIVE_INFINITY : Math.max(0, budget.limit - (rateKeys > 0 ? need.total : 0)),
+      );
       const time = planTime(
         functionalRequests,
         rateKeys > 0 ? need.total : 0,

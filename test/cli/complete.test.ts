@@ -103,6 +103,19 @@ describe('a Free-key-only run with the default budget', () => {
     expect(measured?.recovered).toBe(true);
     expect(full.stdout).not.toMatch(/✓.* 0 requests/);
   }, 600_000);
+
+  it('with --budget 250 the coverage alone nearly fills it: the plan announces no more requests than the budget', async () => {
+    const { stderr, report } = await runForReport(server.url, envFile, join(dir, 'budget.json'), [
+      '--seed',
+      '4',
+      '--budget',
+      '250',
+    ]);
+    const announced = /^plan: .*; about (\d+) requests of a budget of 250,/m.exec(stderr);
+    expect(announced, stderr).not.toBeNull();
+    expect(Number(announced![1])).toBeLessThanOrEqual(250);
+    expect(report.run.budget.sent).toBeLessThanOrEqual(250);
+  }, 600_000);
 });
 
 describe('a Free-key-only default run with the spec’s 60 s window', () => {
