@@ -3,6 +3,8 @@
  * It never does I/O and never throws for a misbehaving target: whatever the target sent is data to judge.
  */
 import type { OperationId } from '../spec/contract.js';
+import type { CaseRef } from '../generators/case.js';
+import type { Cause } from './cause.js';
 import type { Exchange } from '../http/exchange.js';
 import { toCurl } from '../http/curl.js';
 import { stringifyLossless } from '../http/lossless.js';
@@ -85,6 +87,10 @@ export interface Finding {
   readonly actual?: string;
   readonly exchanges: readonly ExchangeRef[];
   repro?: Repro;
+  /** What went wrong, as data (issue 30): grouping reads these, never the message. */
+  readonly causes?: readonly Cause[];
+  /** The case that provoked it, typed (issue 30): grouping reads its family and variant. */
+  readonly case?: CaseRef | null;
 }
 
 export type KeyPlan = Exchange['keyPlan'];
