@@ -3,13 +3,13 @@
  * It never does I/O and never throws for a misbehaving target: whatever the target sent is data to judge.
  */
 import type { OperationId } from '../spec/contract.js';
-import type { CaseRef } from '../generators/case.js';
 import type { Cause } from './cause.js';
 import type { Exchange } from '../http/exchange.js';
 import { toCurl } from '../http/curl.js';
 import { stringifyLossless } from '../http/lossless.js';
 import { scrub } from '../http/redact.js';
 import { clause as clauseOf } from '../spec/clauses.js';
+import type { CaseRef } from '../generators/case.js';
 
 /** violation fails the run; warning is should-level (fails with --strict); observation records a gap's behaviour. */
 export type Level = 'violation' | 'warning' | 'observation';
@@ -79,6 +79,8 @@ export interface Finding {
    * scenario knows it: with check and operation, the finding's signature.
    */
   readonly caseClass: string | null;
+  /** The case that provoked it, typed (its family and variant: what grouping reads); caseClass is its name. */
+  readonly case: CaseRef | null;
   /** Set when the check itself failed on odd evidence: a defect of the harness, not of the target. */
   readonly harnessError?: true;
   /** Two lines at most: what was received, what is documented. */
@@ -89,8 +91,6 @@ export interface Finding {
   repro?: Repro;
   /** What went wrong, as data (issue 30): grouping reads these, never the message. */
   readonly causes?: readonly Cause[];
-  /** The case that provoked it, typed (issue 30): grouping reads its family and variant. */
-  readonly case?: CaseRef | null;
 }
 
 export type KeyPlan = Exchange['keyPlan'];
@@ -258,6 +258,7 @@ export interface FindingDetail {
   /** Defaults to the first exchange's key plan. */
   readonly keyPlan?: KeyPlan | null;
   readonly caseClass?: string | null;
+  readonly case?: CaseRef | null;
 }
 
 /**
@@ -286,7 +287,8 @@ export function finding(
     operation: detail.operation !== undefined ? detail.operation : (list[0]?.operation ?? null),
     suite: null,
     keyPlan: detail.keyPlan !== undefined ? detail.keyPlan : (list[0]?.keyPlan ?? null),
-    caseClass: detail.caseClass ?? null,
+    caseClass: detail.caseClass ?? detail.case?.name ?? null,
+    case: detail.case ?? null,
     message,
     ...(detail.expected !== undefined ? { expected: detail.expected } : {}),
     ...(detail.actual !== undefined ? { actual: detail.actual } : {}),
@@ -372,6 +374,7 @@ export function defineCheck<E>(definition: CheckDefinition<E>): Check<E> {
             suite: null,
             keyPlan: ex?.keyPlan ?? null,
             caseClass: null,
+            case: null,
             harnessError: true,
             message: `${definition.id} could not judge this evidence (harness error)\n${String((e as Error)?.message ?? e).slice(0, 200)}`,
             exchanges: ex ? [refOf(ex)] : [],

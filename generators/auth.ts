@@ -5,9 +5,12 @@
  */
 import fc from 'fast-check';
 import { contract as loaded, type Contract } from '../spec/contract.js';
+import { type CaseFamily, caseRef, type CaseRef } from './case.js';
 
 export interface AuthVariant {
   readonly name: string;
+  /** The family of input it belongs to (generators/case.ts): what one cause in a target answers alike. */
+  readonly family: CaseFamily;
   /** The Authorization header value with {key} where the real key goes; null = header absent. */
   readonly template: string | null;
   readonly valid: boolean;
@@ -110,11 +113,13 @@ export function authVariants(c: Contract = loaded): readonly AuthVariant[] {
   const s = authScheme(c);
   // The canonical spelling (RFC 6750 writes "Bearer").
   const canonical = s.charAt(0).toUpperCase() + s.slice(1).toLowerCase();
-  const v = (name: string, template: string | null, valid: boolean): AuthVariant =>
-    Object.freeze({ name, template, valid });
+  const v = (name: string, family: CaseFamily, template: string | null, valid: boolean): AuthVariant =>
+    Object.freeze({ name, family, template, valid });
+  // A near miss is a wrong key: a key table that compares leniently takes it for the key.
   const near = (name: string, nearMiss: NearMissKind, nonAscii = false): AuthVariant =>
     Object.freeze({
       name,
+      family: 'auth-wrong-key',
       template: `${canonical} {key}`,
       valid: false,
       nearMiss,
@@ -122,29 +127,30 @@ export function authVariants(c: Contract = loaded): readonly AuthVariant[] {
     });
   const others = ['Basic', 'Token'].filter((o) => o.toLowerCase() !== s.toLowerCase());
   return Object.freeze([
-    v('header missing', null, false),
-    v('empty header', '', false),
+    v('header missing', 'auth-missing-key', null, false),
+    v('empty header', 'auth-missing-key', '', false),
     // "Bearer " with an empty token is not sent: its trailing space is optional whitespace, stripped by every HTTP
     // parser (RFC 9110 §5.5), so on the wire it is this request again.
-    v(`${canonical} without token`, canonical, false),
-    ...others.map((o) => v(`${o} scheme`, `${o} {key}`, false)),
-    v('unknown key', `${canonical} ${UNKNOWN_KEY}`, false),
-    v('altered key', `${canonical} {key}x`, false),
+    v(`${canonical} without token`, 'auth-missing-key', canonical, false),
+    ...others.map((o) => v(`${o} scheme`, 'auth-other-scheme', `${o} {key}`, false)),
+    v('unknown key', 'auth-wrong-key', `${canonical} ${UNKNOWN_KEY}`, false),
+    v('altered key', 'auth-wrong-key', `${canonical} {key}x`, false),
     // Near misses of the key (a suffix is the altered key above): each must get 401 like any other invalid key.
     near('key in another case', 'case'),
     near('key with one letter accented', 'accent', true),
     near('key with a trailing no-break space', 'trailing-space', true),
     Object.freeze({
       name: 'two Authorization headers, the key first',
+      family: 'auth-wrong-key',
       template: `${canonical} {key}`,
       valid: false,
       repeated: `${canonical} ${UNKNOWN_KEY}`,
       malformed: true,
     }),
-    v('no scheme', '{key}', false),
-    v(`${canonical} {key}`, `${canonical} {key}`, true),
-    v('lower-case scheme', `${s.toLowerCase()} {key}`, true),
-    v('upper-case scheme', `${s.toUpperCase()} {key}`, true),
+    v('no scheme', 'auth-other-scheme', '{key}', false),
+    v(`${canonical} {key}`, 'ordinary', `${canonical} {key}`, true),
+    v('lower-case scheme', 'auth-scheme-case', `${s.toLowerCase()} {key}`, true),
+    v('upper-case scheme', 'auth-scheme-case', `${s.toUpperCase()} {key}`, true),
   ]);
 }
 
@@ -163,4 +169,14 @@ export function invalidAuth(c: Contract = loaded): fc.Arbitrary<AuthVariant> {
 
 export function validAuth(c: Contract = loaded): fc.Arbitrary<AuthVariant> {
   return fc.constantFrom(...authVariants(c).filter((a) => a.valid));
+}
+
+/** A variant as the case its findings carry: printed `auth: <name>`. */
+export function authCase(variant: Pick<AuthVariant, 'name' | 'family'>): CaseRef {
+  return caseRef(`auth: ${variant.name}`, variant.family, variant.name);
+}
+
+/** A token named after a prototype property (generators/robustness.ts PROTOTYPE_KEYS), as an auth variant's case. */
+export function prototypeKeyCase(token: string): CaseRef {
+  return authCase({ name: `a key named ${token}`, family: 'auth-prototype-key' });
 }

@@ -6,6 +6,7 @@
  */
 import fc from 'fast-check';
 import { contract as loaded, type Contract } from '../spec/contract.js';
+import { type CaseFamily, caseRef, type CaseRef } from './case.js';
 import { enumMember, notEnumMember } from './enum.js';
 import { beyondDigits, integerDigits, nearIntegerText, nonIntegerText } from './integer.js';
 import {
@@ -26,6 +27,10 @@ export interface InvalidBody {
   readonly body: string | null;
   /** The name string the body carries, so the store can be searched for it afterwards; null when it carries none. */
   readonly marker: string | null;
+  /** The family of input it belongs to (generators/case.ts): what one cause in a target answers alike. */
+  readonly family: CaseFamily;
+  /** The Pet field it is about, when it is about one. */
+  readonly field?: string;
 }
 
 /** A JSON value text; a function of the marker because string properties carry the marker as their value. */
@@ -34,8 +39,14 @@ type Entry = readonly [key: string, value: Text];
 interface Mutation {
   readonly reason: string;
   readonly text: Text;
+  readonly family: CaseFamily;
 }
-type Case = (marker: string) => { readonly reason: string; readonly body: string | null };
+type Case = (marker: string) => {
+  readonly reason: string;
+  readonly body: string | null;
+  readonly family: CaseFamily;
+  readonly field?: string;
+};
 
 /** Unique-ish marker names. Unbiased and unshrunk: a shrunk marker would collide with one already sent. */
 export function markerName(): fc.Arbitrary<string> {
@@ -72,6 +83,9 @@ const constText =
 function wrongTypes(p: PropertySpec, valid: fc.Arbitrary<Text>): fc.Arbitrary<Mutation>[] {
   const accepted = acceptedTypes(p.schema);
   const of = (label: string) => `${p.name} of type ${label}`;
+  const family: CaseFamily = 'body-wrong-type';
+  // A fraction for an integer field is a number, the right JSON type: what it breaks is the integer.
+  const fraction: CaseFamily = accepted.has('integer') ? 'body-not-integer' : 'body-wrong-type';
   const kinds: { type: JsonType; arb: fc.Arbitrary<Mutation> }[] = [
     {
       type: 'string',
@@ -81,12 +95,13 @@ function wrongTypes(p: PropertySpec, valid: fc.Arbitrary<Text>): fc.Arbitrary<Mu
           ? integerDigits(integerRange(p.schema)).map((d) => ({
               reason: of('string'),
               text: constText(JSON.stringify(d)),
+              family,
             }))
-          : fc.constant({ reason: of('string'), text: (m: string) => JSON.stringify(m) }),
+          : fc.constant({ reason: of('string'), text: (m: string) => JSON.stringify(m), family }),
     },
     {
       type: 'integer',
-      arb: fc.constantFrom('0', '42', '-1').map((t) => ({ reason: of('number'), text: constText(t) })),
+      arb: fc.constantFrom('0', '42', '-1').map((t) => ({ reason: of('number'), text: constText(t), family })),
     },
     {
       type: 'number',
@@ -101,6 +116,7 @@ function wrongTypes(p: PropertySpec, valid: fc.Arbitrary<Text>): fc.Arbitrary<Mu
       ).map((t) => ({
         reason: accepted.has('integer') ? `${p.name} ${t}` : of(`number (${t})`),
         text: constText(t),
+        family: fraction,
       })),
     },
     {
@@ -108,18 +124,23 @@ function wrongTypes(p: PropertySpec, valid: fc.Arbitrary<Text>): fc.Arbitrary<Mu
       arb: nonIntegerText().map((t) => ({
         reason: accepted.has('integer') ? `${p.name} ${t}` : of(`number (${t})`),
         text: constText(t),
+        family: fraction,
       })),
     },
     {
       type: 'boolean',
-      arb: fc.constantFrom('true', 'false').map((t) => ({ reason: of('boolean'), text: constText(t) })),
+      arb: fc.constantFrom('true', 'false').map((t) => ({ reason: of('boolean'), text: constText(t), family })),
     },
-    { type: 'null', arb: fc.constant({ reason: of('null'), text: constText('null') }) },
-    { type: 'array', arb: fc.constant({ reason: of('array'), text: constText('[]') }) },
+    { type: 'null', arb: fc.constant({ reason: of('null'), text: constText('null'), family }) },
+    { type: 'array', arb: fc.constant({ reason: of('array'), text: constText('[]'), family }) },
     {
       // Its own kind: frameworks that coerce take [7] for 7, and a run must send it whatever the seed.
       type: 'array',
-      arb: valid.map((v) => ({ reason: `${p.name} as a one-element array`, text: (m: string) => `[${v(m)}]` })),
+      arb: valid.map((v) => ({
+        reason: `${p.name} as a one-element array`,
+        text: (m: string) => `[${v(m)}]`,
+        family,
+      })),
     },
     {
       type: 'object',
@@ -132,7 +153,7 @@ function wrongTypes(p: PropertySpec, valid: fc.Arbitrary<Text>): fc.Arbitrary<Mu
                 `{"value":${v(m)}}`,
           ),
         )
-        .map((text) => ({ reason: of('object'), text })),
+        .map((text) => ({ reason: of('object'), text, family })),
     },
   ];
   return kinds.filter((k) => !accepted.has(k.type)).map((k) => k.arb);
@@ -147,21 +168,29 @@ function mutations(p: PropertySpec, valid: fc.Arbitrary<Text>): fc.Arbitrary<Mut
       notEnumMember(values).map((v) => ({
         reason: `unknown ${p.name} ${JSON.stringify(v)}`,
         text: constText(JSON.stringify(v)),
+        family: 'body-enum' as const,
       })),
     );
   }
   if (values && jsonType(p.schema) === 'string' && !values.includes('')) {
     // Its own kind: a validator that takes a falsy value for an absent one stores "" (drawn by chance otherwise).
-    out.push(fc.constant({ reason: `empty ${p.name}`, text: constText('""') }));
+    out.push(fc.constant({ reason: `empty ${p.name}`, text: constText('""'), family: 'body-enum' }));
   }
   if (jsonType(p.schema) === 'integer') {
     // Its own kind: a validator that converts to a double and checks "integer" with a tolerance takes these.
-    out.push(nearIntegerText().map((t) => ({ reason: `${p.name} near an integer (${t})`, text: constText(t) })));
+    out.push(
+      nearIntegerText().map((t) => ({
+        reason: `${p.name} near an integer (${t})`,
+        text: constText(t),
+        family: 'body-not-integer' as const,
+      })),
+    );
     const beyond = String(p.schema.format ?? 'range');
     out.push(
       beyondDigits(integerRange(p.schema)).map((d) => ({
         reason: `${p.name} beyond ${beyond} (${d})`,
         text: constText(d),
+        family: 'body-int64-edge' as const,
       })),
     );
   }
@@ -170,31 +199,39 @@ function mutations(p: PropertySpec, valid: fc.Arbitrary<Text>): fc.Arbitrary<Mut
 
 /** Cases that break the body as a whole: not an object, not JSON, not there. */
 function wholeBodyCases(base: fc.Arbitrary<readonly Entry[]>): fc.Arbitrary<Case>[] {
-  const fixed = (reason: string, body: string | null): fc.Arbitrary<Case> => fc.constant(() => ({ reason, body }));
-  const fromBase = (reason: string, f: (valid: string) => string): fc.Arbitrary<Case> =>
-    base.map((entries) => (m: string) => ({ reason, body: f(render(entries, m)) }));
+  // Not an object: every required field is missing. Not JSON (or no body): nothing the parser can read.
+  const missing: CaseFamily = 'body-required-missing';
+  const unreadable: CaseFamily = 'body-unreadable';
+  const fixed = (reason: string, family: CaseFamily, body: string | null): fc.Arbitrary<Case> =>
+    fc.constant(() => ({ reason, body, family }));
+  const fromBase = (reason: string, family: CaseFamily, f: (valid: string) => string): fc.Arbitrary<Case> =>
+    base.map((entries) => (m: string) => ({ reason, body: f(render(entries, m)), family }));
   return [
-    fixed('null body', 'null'),
-    fixed('array body', '[]'),
-    fromBase('array body', (b) => `[${b}]`),
+    fixed('null body', missing, 'null'),
+    fixed('array body', missing, '[]'),
+    fromBase('array body', missing, (b) => `[${b}]`),
     fc.constantFrom('42', '0', '-1.5').map(
       (b): Case =>
-        () => ({ reason: 'number body', body: b }),
+        () => ({ reason: 'number body', body: b, family: missing }),
     ),
-    fromBase('string body', (b) => JSON.stringify(b)),
-    fixed('boolean body', 'true'),
+    fromBase('string body', missing, (b) => JSON.stringify(b)),
+    fixed('boolean body', missing, 'true'),
     fc.tuple(base, fc.nat()).map(
       ([entries, n]): Case =>
         (m) => {
           const b = render(entries, m);
-          return { reason: 'malformed JSON (truncated)', body: b.slice(0, 1 + (n % (b.length - 1))) };
+          return {
+            reason: 'malformed JSON (truncated)',
+            body: b.slice(0, 1 + (n % (b.length - 1))),
+            family: unreadable,
+          };
         },
     ),
-    fromBase('malformed JSON (trailing comma)', (b) => `${b.slice(0, -1)},}`),
-    fromBase('malformed JSON (single quotes)', (b) => b.replace(/"/g, "'")),
-    fromBase('malformed JSON (unquoted keys)', (b) => b.replace(/"([A-Za-z_]\w*)":/g, '$1:')),
-    fixed('empty body', ''),
-    fixed('no body', null),
+    fromBase('malformed JSON (trailing comma)', unreadable, (b) => `${b.slice(0, -1)},}`),
+    fromBase('malformed JSON (single quotes)', unreadable, (b) => b.replace(/"/g, "'")),
+    fromBase('malformed JSON (unquoted keys)', unreadable, (b) => b.replace(/"([A-Za-z_]\w*)":/g, '$1:')),
+    fixed('empty body', unreadable, ''),
+    fixed('no body', unreadable, null),
   ];
 }
 
@@ -213,6 +250,8 @@ function invalidCases(c: Contract): fc.Arbitrary<Case>[] {
           (entries): Case =>
             (m) => ({
               reason: `missing ${p.name}`,
+              family: 'body-required-missing',
+              field: p.name,
               body: render(
                 entries.filter(([k]) => k !== p.name),
                 m,
@@ -227,6 +266,8 @@ function invalidCases(c: Contract): fc.Arbitrary<Case>[] {
           ([entries, mut]): Case =>
             (m) => ({
               reason: mut.reason,
+              family: mut.family,
+              field: p.name,
               body: render(
                 entries.map(([k, v]): Entry => [k, k === p.name ? mut.text : v]),
                 m,
@@ -241,8 +282,8 @@ function invalidCases(c: Contract): fc.Arbitrary<Case>[] {
 }
 
 function withMarker([m, make]: [string, Case]): InvalidBody {
-  const { reason, body } = make(m);
-  return { reason, body, marker: body?.includes(m) ? m : null };
+  const { reason, body, family, field } = make(m);
+  return { reason, body, marker: body?.includes(m) ? m : null, family, ...(field !== undefined && { field }) };
 }
 
 export function invalidNewPet(c: Contract = loaded): fc.Arbitrary<InvalidBody> {
@@ -255,4 +296,18 @@ export function invalidNewPet(c: Contract = loaded): fc.Arbitrary<InvalidBody> {
  */
 export function invalidNewPetKinds(c: Contract = loaded): fc.Arbitrary<InvalidBody>[] {
   return invalidCases(c).map((kind) => fc.tuple(markerName(), kind).map(withMarker));
+}
+
+/** The kind of an invalid body, its reason without the values: 'categoryId of type string', 'unknown status'. */
+export function invalidKind(inv: Pick<InvalidBody, 'reason'>): string {
+  return inv.reason
+    .replace(/\(.*\)|".*"|-?\d+(\.\d+)?([eE][+-]?\d+)?/g, '')
+    .replace(/\s+/g, ' ')
+    .trim();
+}
+
+/** An invalid body as the case its findings carry: printed `invalid body: <kind>`, its variant the kind. */
+export function invalidBodyCase(inv: Pick<InvalidBody, 'reason' | 'family' | 'field'>): CaseRef {
+  const kind = invalidKind(inv);
+  return caseRef(`invalid body: ${kind}`, inv.family, kind, inv.field);
 }

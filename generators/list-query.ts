@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import { contract as loaded, type Contract, type ParameterSpec } from '../spec/contract.js';
+import { type CaseFamily, caseRef, type CaseRef } from './case.js';
 import { enumMember, notEnumMember } from './enum.js';
 import { integerDigits } from './integer.js';
 import { enumOf, integerDefault, integerRange, jsonType, parametersOf } from './schema.js';
@@ -18,6 +19,8 @@ export interface ListQuery {
   readonly valid: boolean;
   /** 'valid', or the one defect: 'limit 0', 'limit 101', 'limit abc', 'limit empty', 'repeated limit', 'unknown status'. */
   readonly kind: string;
+  /** For an invalid query, the parameter it breaks. */
+  readonly param?: string;
 }
 
 /** One name=value pair; `value` is the typed value when the text denotes one. */
@@ -57,7 +60,7 @@ function pairs(params: readonly ParameterSpec[], fixed: readonly Pair[] = []): f
     .chain((all) => fc.shuffledSubarray(all, { minLength: all.length, maxLength: all.length }));
 }
 
-function toQuery(list: readonly Pair[], valid: boolean, kind: string): ListQuery {
+function toQuery(list: readonly Pair[], valid: boolean, kind: string, param?: string): ListQuery {
   const raw =
     list.length === 0
       ? ''
@@ -74,6 +77,7 @@ function toQuery(list: readonly Pair[], valid: boolean, kind: string): ListQuery
     ...(typeof status === 'string' ? { status } : {}),
     valid,
     kind,
+    ...(param !== undefined && { param }),
   };
 }
 
@@ -122,11 +126,48 @@ export function invalidListQueryKinds(c: Contract = loaded): fc.Arbitrary<ListQu
   return params.flatMap((p) => {
     const others = params.filter((o) => o !== p);
     return brokenValues(p).map((broken) =>
-      broken.chain(({ pairs: bad, kind }) => pairs(others, bad).map((list) => toQuery(list, false, kind))),
+      broken.chain(({ pairs: bad, kind }) => pairs(others, bad).map((list) => toQuery(list, false, kind, p.name))),
     );
   });
 }
 
 export function invalidListQuery(c: Contract = loaded): fc.Arbitrary<ListQuery> {
   return fc.oneof(...invalidListQueryKinds(c));
+}
+
+/** The family of an invalid query, by the parameter it breaks (a parameter the spec adds needs its family here). */
+export const QUERY_PARAM_FAMILIES: Readonly<Record<string, CaseFamily>> = Object.freeze({
+  limit: 'query-invalid-limit',
+  status: 'query-invalid-status',
+});
+
+/** The parameter an invalid query breaks: its own, or the listPets parameter its kind names. */
+function brokenParam(q: ListQuery, c: Contract): string {
+  if (q.param !== undefined) return q.param;
+  const words = q.kind.split(' ');
+  const named = parametersOf('listPets', 'query', c).find((p) => words.includes(p.name));
+  if (named === undefined) throw new Error(`generators: query kind ${q.kind} names no listPets parameter`);
+  return named.name;
+}
+
+/**
+ * The case of a list query in a finding's signature: a valid one by which parameters it sets ('query: limit and
+ * status', an ordinary request), an invalid one by what is wrong with its value, never the value ('query: limit a
+ * fraction'), of the family of the parameter it breaks.
+ */
+export function listQueryCase(q: ListQuery, c: Contract = loaded): CaseRef {
+  if (!q.valid) {
+    const family = QUERY_PARAM_FAMILIES[brokenParam(q, c)];
+    if (family === undefined) throw new Error(`generators: no family for an invalid ${brokenParam(q, c)}`);
+    // The kind names the broken value ('limit 1.5', 'limit abc'): its class is what tells defects apart.
+    const m = /^(\w+) (.*)$/.exec(q.kind);
+    if (!m || /^(empty|repeated|missing|unknown)$/.test(m[1]!) || m[2] === 'empty')
+      return caseRef(`query: ${q.kind}`, family, q.kind);
+    const value = m[2]!;
+    const cls = /^[+-]?\d+\.\d+$/.test(value) ? 'a fraction' : /^-?\d+$/.test(value) ? 'out of range' : 'not a number';
+    return caseRef(`query: ${m[1]} ${cls}`, family, `${m[1]} ${cls}`);
+  }
+  const set = [q.limit !== undefined ? 'limit' : '', q.status !== undefined ? 'status' : ''].filter(Boolean);
+  const variant = set.length ? set.join(' and ') : 'no parameters';
+  return caseRef(`query: ${variant}`, 'ordinary', variant);
 }

@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import { contract as loaded, type Contract } from '../spec/contract.js';
+import { type CaseFamily, caseRef, type CaseRef } from './case.js';
 import { beyondDigits, integerEdges } from './integer.js';
 import { integerRange, parameterOf, type IntegerRange } from './schema.js';
 
@@ -91,4 +92,17 @@ export function invalidPetId(c: Contract = loaded): fc.Arbitrary<PetIdCase> {
     (d): PetIdCase => ({ segment: encodeURIComponent(d), kind: 'beyond-int64', digits: d }),
   );
   return fc.oneof(nonNumeric, beyond);
+}
+
+/** The family of each kind of petId (generators/case.ts): an existing id is an ordinary request. */
+export const PET_ID_FAMILIES: Readonly<Record<PetIdCase['kind'], CaseFamily>> = Object.freeze({
+  existing: 'ordinary',
+  absent: 'petId-absent',
+  'non-numeric': 'petId-not-int64',
+  'beyond-int64': 'petId-not-int64',
+});
+
+/** A petId as the case its findings carry, whichever phase drew it: printed `petId <kind>`. */
+export function petIdCase(c: Pick<PetIdCase, 'kind'>): CaseRef {
+  return caseRef(`petId ${c.kind}`, PET_ID_FAMILIES[c.kind], c.kind);
 }

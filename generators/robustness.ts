@@ -6,6 +6,7 @@
  * of 400 and 401. Each is sent once in the robustness suite's coverage phase (runner/scenarios/robustness.ts), whatever
  * the seed; the counts here are its budget (runner/budget.ts).
  */
+import { type CaseFamily, caseRef, type CaseRef } from './case.js';
 import { newPetBody } from './new-pet.js';
 
 /** Tokens a key table kept in a plain JavaScript object "finds" (keys[token] is inherited, not undefined). */
@@ -46,6 +47,10 @@ export interface Reading {
  */
 export interface BodyCase {
   readonly name: string;
+  /** The family of input it belongs to (generators/case.ts): what one cause in a target answers alike. */
+  readonly family: CaseFamily;
+  /** The Pet field it is about, when it is about one. */
+  readonly field?: string;
   readonly topic: 'json' | 'media-type';
   readonly verdict: 'refuse' | 'either';
   readonly body: string | Uint8Array;
@@ -113,6 +118,8 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
   return [
     jsonCase({
       name: '__proto__ member holding categoryId',
+      family: 'body-required-missing',
+      field: 'categoryId',
       verdict: 'refuse',
       body: `{"name":${json(m[0]!)},"__proto__":{"categoryId":${CATEGORY}}}`,
       reason: 'missing categoryId (given only inside a __proto__ member)',
@@ -121,6 +128,7 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     }),
     jsonCase({
       name: 'constructor and prototype members',
+      family: 'body-json-edge',
       verdict: 'either',
       body: `{"name":${json(m[1]!)},"categoryId":${CATEGORY},"constructor":{"prototype":{"status":"sold"}},"prototype":{"isAdmin":true}}`,
       reason: 'a valid NewPet with constructor and prototype members',
@@ -129,6 +137,8 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     }),
     jsonCase({
       name: 'member categoryid (case variant)',
+      family: 'body-required-missing',
+      field: 'categoryId',
       verdict: 'refuse',
       body: `{"name":${json(m[2]!)},"categoryid":${CATEGORY}}`,
       reason: 'missing categoryId (given only as categoryid)',
@@ -137,6 +147,8 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     }),
     jsonCase({
       name: 'member Name (case variant)',
+      family: 'body-required-missing',
+      field: 'name',
       verdict: 'refuse',
       body: `{"Name":${json(m[3]!)},"categoryId":${CATEGORY}}`,
       reason: 'missing name (given only as Name)',
@@ -145,6 +157,8 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     }),
     jsonCase({
       name: 'duplicate member categoryId',
+      family: 'body-json-edge',
+      field: 'categoryId',
       verdict: 'either',
       body: `{"name":${json(m[4]!)},"categoryId":${CATEGORY},"categoryId":6}`,
       reason: 'a NewPet whose categoryId member is repeated with another value',
@@ -153,6 +167,7 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     }),
     jsonCase({
       name: 'UTF-8 byte order mark',
+      family: 'body-unreadable',
       verdict: 'either',
       body: bom,
       reason: 'a valid NewPet after a UTF-8 byte order mark',
@@ -161,6 +176,8 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     }),
     jsonCase({
       name: 'bytes that are not UTF-8 in name',
+      family: 'body-unreadable',
+      field: 'name',
       verdict: 'either',
       body: badUtf8,
       reason: 'a NewPet whose name holds bytes that are not UTF-8',
@@ -169,6 +186,7 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     }),
     jsonCase({
       name: `nesting ${DEEP_LEVELS} deep in an unknown member`,
+      family: 'body-unreadable',
       verdict: 'either',
       body: `{"name":${json(m[7]!)},"categoryId":${CATEGORY},"extra":${deeplyNested(DEEP_LEVELS)}}`,
       reason: `a valid NewPet with arrays and objects nested ${DEEP_LEVELS} deep in an unknown member`,
@@ -177,6 +195,7 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     }),
     jsonCase({
       name: `nesting ${DEEP_LEVELS} deep as the whole body`,
+      family: 'body-unreadable',
       verdict: 'refuse',
       body: deeplyNested(DEEP_LEVELS),
       reason: `not an object: arrays and objects nested ${DEEP_LEVELS} deep`,
@@ -185,6 +204,8 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     }),
     jsonCase({
       name: `a name of ${LONG_NAME_CHARS / 1024} KB`,
+      family: 'body-oversized',
+      field: 'name',
       verdict: 'either',
       body: petBody(longName),
       reason: `a valid NewPet whose name is ${LONG_NAME_CHARS / 1024} KB long`,
@@ -193,6 +214,7 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     }),
     jsonCase({
       name: `a body of ${LARGE_BODY_BYTES / 1024 / 1024} MB`,
+      family: 'body-oversized',
       verdict: 'either',
       body: `{"name":${json(m[9]!)},"categoryId":${CATEGORY},"padding":"${largePad}"}`,
       reason: `a valid NewPet padded to ${LARGE_BODY_BYTES / 1024 / 1024} MB by an unknown member`,
@@ -204,6 +226,7 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     // required fields, so the spec requires a 400.
     jsonCase({
       name: 'fields in the query string, {} as the body',
+      family: 'body-required-missing',
       verdict: 'refuse',
       body: '{}',
       query: `?name=${encodeURIComponent(m[16]!)}&categoryId=${CATEGORY}`,
@@ -213,6 +236,7 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     }),
     jsonCase({
       name: 'fields wrapped in a "pet" member',
+      family: 'body-required-missing',
       verdict: 'refuse',
       body: `{"pet":${petBody(m[17]!)}}`,
       reason: 'missing name and categoryId (given only inside a "pet" member)',
@@ -223,6 +247,8 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     // it is recorded.
     jsonCase({
       name: `categoryId with a zero fraction (${CATEGORY}.0)`,
+      family: 'body-json-edge',
+      field: 'categoryId',
       verdict: 'either',
       body: `{"name":${json(m[18]!)},"categoryId":${CATEGORY}.0}`,
       reason: `a NewPet whose categoryId is written ${CATEGORY}.0 (an integer under JSON Schema)`,
@@ -231,6 +257,7 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     }),
     {
       name: 'no Content-Type',
+      family: 'body-unreadable',
       topic: 'media-type',
       verdict: 'either',
       body: `{"name":${json(m[10]!)},"categoryId":${CATEGORY}}`,
@@ -241,6 +268,7 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     },
     {
       name: 'Content-Type text/plain',
+      family: 'body-unreadable',
       topic: 'media-type',
       verdict: 'either',
       body: `{"name":${json(m[13]!)},"categoryId":${CATEGORY}}`,
@@ -251,6 +279,7 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     },
     {
       name: 'form-encoded',
+      family: 'body-unreadable',
       topic: 'media-type',
       verdict: 'either',
       body: `name=${encodeURIComponent(m[14]!)}&categoryId=${CATEGORY}`,
@@ -261,6 +290,8 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     },
     {
       name: 'form-encoded without categoryId',
+      family: 'body-unreadable',
+      field: 'categoryId',
       topic: 'media-type',
       verdict: 'refuse',
       body: `name=${encodeURIComponent(m[15]!)}`,
@@ -271,6 +302,7 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     },
     {
       name: 'multipart/form-data',
+      family: 'body-unreadable',
       topic: 'media-type',
       verdict: 'either',
       body: multipart,
@@ -281,6 +313,7 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     },
     {
       name: 'charset=utf-16',
+      family: 'body-unreadable',
       topic: 'media-type',
       verdict: 'either',
       body: utf16,
@@ -296,16 +329,21 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
  * Accept values a JSON service cannot serve, each on every operation: text/html without a key and with it (a server
  * may answer a browser with an HTML page), application/xml with it. `name` is the case class.
  */
-export const ACCEPT_CASES: readonly { readonly name: string; readonly accept: string; readonly keyed: boolean }[] =
-  Object.freeze([
-    { name: 'Accept text/html', accept: 'text/html', keyed: false },
-    { name: 'Accept text/html with the key', accept: 'text/html', keyed: true },
-    { name: 'Accept application/xml', accept: 'application/xml', keyed: true },
-  ]);
+export const ACCEPT_CASES: readonly {
+  readonly name: string;
+  readonly family: CaseFamily;
+  readonly accept: string;
+  readonly keyed: boolean;
+}[] = Object.freeze([
+  { name: 'Accept text/html', family: 'accept-variant', accept: 'text/html', keyed: false },
+  { name: 'Accept text/html with the key', family: 'accept-variant', accept: 'text/html', keyed: true },
+  { name: 'Accept application/xml', family: 'accept-variant', accept: 'application/xml', keyed: true },
+]);
 
 /** A path variant: the request-target sent as is, from the base address's path (e.g. '/v1'). */
 export interface PathVariant {
   readonly name: string;
+  readonly family: CaseFamily;
   /** The documented operation a router that normalises the variant would serve. */
   readonly resembles: 'listPets' | 'getPet';
   /** The request-target, from the origin. */
@@ -316,36 +354,81 @@ export interface PathVariant {
 
 /** Paths a router may normalise into a documented one; each sent as GET without a key (and with, when alsoKeyed). */
 export const PATH_VARIANTS: readonly PathVariant[] = Object.freeze([
-  { name: 'upper-case path', resembles: 'listPets', target: (b: string) => `${b.replace(/v1$/, 'V1')}/PETS` },
+  {
+    name: 'upper-case path',
+    family: 'path-variant',
+    resembles: 'listPets',
+    target: (b: string) => `${b.replace(/v1$/, 'V1')}/PETS`,
+  },
   // The version segment alone in another case: a prefix mounted case-insensitively (Express's default).
   {
     name: 'upper-case version segment',
+    family: 'path-variant',
     resembles: 'listPets',
     target: (b: string) => `${b.replace(/v1$/, 'V1')}/pets`,
   },
-  { name: 'doubled slash', resembles: 'listPets', target: (b: string) => `${b}//pets` },
-  { name: 'dot segment', resembles: 'listPets', target: (b: string) => `${b}/./pets` },
-  { name: 'trailing slash', resembles: 'listPets', target: (b: string) => `${b}/pets/`, alsoKeyed: true },
+  { name: 'doubled slash', family: 'path-normalised', resembles: 'listPets', target: (b: string) => `${b}//pets` },
+  { name: 'dot segment', family: 'path-normalised', resembles: 'listPets', target: (b: string) => `${b}/./pets` },
+  {
+    name: 'trailing slash',
+    family: 'path-normalised',
+    resembles: 'listPets',
+    target: (b: string) => `${b}/pets/`,
+    alsoKeyed: true,
+  },
   // Pet 1, whoever's it is: the request carries no key, and only a router that decodes %2F before matching reaches it.
-  { name: 'encoded slash', resembles: 'getPet', target: (b: string) => `${b}/pets%2F1` },
-  { name: 'encoded dot segment', resembles: 'listPets', target: (b: string) => `${b}/%2e/pets` },
+  { name: 'encoded slash', family: 'path-normalised', resembles: 'getPet', target: (b: string) => `${b}/pets%2F1` },
+  {
+    name: 'encoded dot segment',
+    family: 'path-normalised',
+    resembles: 'listPets',
+    target: (b: string) => `${b}/%2e/pets`,
+  },
 ]);
 
 /**
  * listPets queries whose parameters come in another shape than name=value once: arrays in brackets, as qs-style
  * parsers read them (the query as sent). The spec shows no answer; a 5xx is a violation, the rest is recorded.
  */
-export const QUERY_SHAPES: readonly { readonly name: string; readonly query: string }[] = Object.freeze([
-  { name: 'limit and status in brackets (limit[]=5&status[]=available)', query: '?limit[]=5&status[]=available' },
-]);
+export const QUERY_SHAPES: readonly { readonly name: string; readonly family: CaseFamily; readonly query: string }[] =
+  Object.freeze([
+    {
+      name: 'limit and status in brackets (limit[]=5&status[]=available)',
+      family: 'query-shape',
+      query: '?limit[]=5&status[]=available',
+    },
+  ]);
 
 /** petId segments (percent-encoded) a lenient integer parser may read as an id. */
-export const PET_ID_VARIANTS: readonly { readonly name: string; readonly segment: string }[] = Object.freeze([
-  { name: 'a petId of 3000 digits', segment: '9'.repeat(3000) },
-  { name: 'a petId in Arabic-Indic digits', segment: encodeURIComponent('\u0661') },
-  { name: 'a petId with a sign', segment: encodeURIComponent('+1') },
-  { name: 'a petId with whitespace', segment: encodeURIComponent(' 1') },
+export const PET_ID_VARIANTS: readonly {
+  readonly name: string;
+  readonly family: CaseFamily;
+  readonly segment: string;
+}[] = Object.freeze([
+  { name: 'a petId of 3000 digits', family: 'petId-not-int64', segment: '9'.repeat(3000) },
+  { name: 'a petId in Arabic-Indic digits', family: 'petId-not-int64', segment: encodeURIComponent('\u0661') },
+  { name: 'a petId with a sign', family: 'petId-not-int64', segment: encodeURIComponent('+1') },
+  { name: 'a petId with whitespace', family: 'petId-not-int64', segment: encodeURIComponent(' 1') },
 ]);
 
 /** A malformed body sent without a key: which does the target judge first, the key (401) or the body (400)? */
 export const MALFORMED_BODY = '{"name":';
+
+/** The catalogue's one undocumented method (DELETE on a pet, without a key). */
+export const UNDOCUMENTED_METHOD = { name: 'undocumented method', family: 'method-undocumented' } as const;
+
+/** The order of 400 and 401: MALFORMED_BODY sent without a key. */
+export const MALFORMED_WITHOUT_KEY = { name: 'malformed body without a key', family: 'auth-order' } as const;
+
+/**
+ * A catalogue entry as the case its findings carry: printed `robustness: <name>` (a petId variant `petId <name>`, as
+ * the getPet suite prints its ids), its variant the entry's name.
+ */
+export function robustnessCase(entry: {
+  readonly name: string;
+  readonly family: CaseFamily;
+  readonly field?: string;
+}): CaseRef {
+  const printed = entry.family === 'petId-not-int64' ? `petId ${entry.name}` : `robustness: ${entry.name}`;
+  return caseRef(printed, entry.family, entry.name, entry.field);
+}

@@ -9,6 +9,7 @@
  */
 import type { Cause } from '../checks/cause.js';
 import type { Finding, Level } from '../checks/check.js';
+import { CASE_FAMILIES, type CaseFamily } from '../generators/case.js';
 import { signatureOf, signatureText } from '../checks/registry.js';
 import { exampleRank, occurrenceKey } from '../runner/findings.js';
 import { foldConsequences } from './defect-folds.js';
@@ -403,8 +404,8 @@ export interface GroupInput {
   readonly operations?: readonly string[];
 }
 
-/** A family's title in words (the generators' record of families names them). */
-export const familyTitle: Title = (family) => family;
+/** A family's title in words (the generators' record of families names them; 'any': a check judged whatever was sent). */
+export const familyTitle: Title = (family) => CASE_FAMILIES[family as CaseFamily] ?? family;
 
 /** Groups the violations and warnings of a run into defects, most severe and most frequent first. */
 export function groupDefects(input: GroupInput): Defect[] {

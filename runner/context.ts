@@ -11,6 +11,7 @@ import { sleep } from '../http/waits.js';
 import { type Check, type Finding, failsRun } from '../checks/check.js';
 import { applyResponseChecks, responseChecks } from '../checks/registry.js';
 import type fc from 'fast-check';
+import type { CaseRef } from '../generators/case.js';
 import { type GeneratedPet, validNewPet } from '../generators/new-pet.js';
 import { FindingLog } from './findings.js';
 import type { Lanes } from './lanes.js';
@@ -91,8 +92,8 @@ export class RunContext {
   readonly settings: RunSettings;
   readonly suite: string | null;
   private scope: Finding[] | null = null;
-  /** The class of case being sent (see inCase), stamped on what it provokes. */
-  private caseClass: string | null = null;
+  /** The case being sent (see inCase), stamped on what it provokes. */
+  private case: CaseRef | null = null;
   /** The run's limits as this context sees them: the run's, and its own suite's and part's shares. */
   readonly guard: ScopedLimits;
   private readonly shared: SuiteShared;
@@ -226,37 +227,33 @@ export class RunContext {
   }
 
   /**
-   * Records findings, stamped with what this context knows and the check could not: the suite, and the class of case
-   * that provoked them (a check that knows the case class better keeps its own).
+   * Records findings, stamped with what this context knows and the check could not: the suite, and the case that
+   * provoked them (a check that knows the case better keeps its own). The case class is the case's printed name.
    */
   record(findings: readonly Finding[]): void {
-    const stamped = findings.map((f) => ({
-      ...f,
-      suite: f.suite ?? this.suite,
-      caseClass: f.caseClass ?? this.caseClass,
-    }));
+    const stamped = findings.map((f) => stampCase({ ...f, suite: f.suite ?? this.suite }, this.case));
     if (this.scope) this.scope.push(...stamped);
     else this.log.add(stamped);
     // The run's progress counts defects as they are found (the CLI groups the findings it is sent) (issue 22).
     this.settings.onRecord?.(stamped);
   }
 
-  /** Runs `fn` as one case of the given class: the findings of what it sends carry that class in their signature. */
-  async inCase<T>(caseClass: string, fn: () => Promise<T>): Promise<T> {
-    const outer = this.caseClass;
-    this.caseClass = caseClass;
+  /** Runs `fn` as one case: the findings of what it sends carry it (its name is their case class, in their signature). */
+  async inCase<T>(c: CaseRef, fn: () => Promise<T>): Promise<T> {
+    const outer = this.case;
+    this.case = c;
     try {
       return await fn();
     } finally {
-      this.caseClass = outer;
+      this.case = outer;
     }
   }
 
-  /** Runs a behavioural check on its evidence and records what it finds (as a case of `caseClass`, when given). */
-  judge<E>(check: Check<E>, evidence: E, caseClass?: string): Finding[] {
+  /** Runs a behavioural check on its evidence and records what it finds (as findings of case `c`, when given). */
+  judge<E>(check: Check<E>, evidence: E, c?: CaseRef): Finding[] {
     const found = check.run(evidence);
     this.log.judged(check.id, check.applies(evidence), check.operationOf(evidence), found.length === 0);
-    this.record(caseClass === undefined ? found : found.map((f) => ({ ...f, caseClass: f.caseClass ?? caseClass })));
+    this.record(c === undefined ? found : found.map((f) => stampCase(f, c)));
     return found;
   }
 
@@ -334,3 +331,12 @@ export class RunContext {
 export type PartRun<T> =
   | { readonly ctx: RunContext; readonly value: T }
   | { readonly ctx: RunContext; readonly error: unknown };
+
+/**
+ * A finding stamped with the case that provoked it, unless it names one of its own: its case and, as its case class,
+ * the case's printed name (so signatures and baselines read as before).
+ */
+export function stampCase(f: Finding, c: CaseRef | null): Finding {
+  if (c === null || f.case != null || f.caseClass != null) return f;
+  return { ...f, case: c, caseClass: c.name };
+}

@@ -5,6 +5,8 @@
  */
 import { applyResponseChecks, responseChecks } from '../checks/registry.js';
 import type { PlanKey } from '../config/config.js';
+import { caseRef } from '../generators/case.js';
+import { stampCase } from './context.js';
 import type { Exchange } from '../http/exchange.js';
 import type { EvidenceCount } from './findings.js';
 import type { SuiteOutcome } from './outcome.js';
@@ -12,8 +14,8 @@ import type { SuiteOutcome } from './outcome.js';
 /** The outcome's name in the report's suites (not a suite one can ask for: the preflight always runs). */
 const PREFLIGHT = 'preflight';
 
-/** The case class of what the preflight's answer shows: one request, before any suite. */
-const CASE = "preflight: the run's first GET /pets";
+/** The case of what the preflight's answer shows: one request, before any suite. */
+const CASE = caseRef("preflight: the run's first GET /pets", 'ordinary', "the run's first GET /pets");
 
 export function preflightOutcome(ex: Exchange, key: PlanKey, seed: number): SuiteOutcome {
   const operation = ex.operation ?? 'listPets';
@@ -22,10 +24,7 @@ export function preflightOutcome(ex: Exchange, key: PlanKey, seed: number): Suit
     if (applies === false) return;
     for (const clause of applies === true ? [null] : applies)
       evidence.push({ checkId: check.id, clause, operation, applied: 1, passed: passed ? 1 : 0 });
-  }).map((f) => ({
-    ...f,
-    caseClass: f.caseClass ?? CASE,
-  }));
+  }).map((f) => stampCase(f, CASE));
   return {
     meta: {
       suite: PREFLIGHT,

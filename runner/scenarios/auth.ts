@@ -5,7 +5,7 @@
  */
 import fc from 'fast-check';
 import { contract, type OperationId } from '../../spec/contract.js';
-import { AUTH_VARIANTS, NEAR_MISSES, newPetBody, type AuthVariant } from '../../generators/index.js';
+import { AUTH_VARIANTS, authCase, NEAR_MISSES, newPetBody, type AuthVariant } from '../../generators/index.js';
 import { changedKey } from '../../http/redact.js';
 import { authRejected, authValidAccepted } from '../../checks/auth.js';
 import type { OutgoingRequest, AuthSpec } from '../../http/client.js';
@@ -72,7 +72,7 @@ async function sendVariant(
   };
   const op = build(auth).operation;
   if (op !== null) ctx.log.count(op, 'cases');
-  return ctx.inCase(`auth: ${variant.name}`, async () => {
+  return ctx.inCase(authCase(variant), async () => {
     const exchange = await ctx.send(build(auth));
     ctx.judge(variant.valid ? authValidAccepted : authRejected, { exchange, variant });
     return exchange;

@@ -8,11 +8,14 @@ import {
   COVERAGE_NAMES,
   integerEdges,
   integerRange,
+  invalidBodyCase,
+  invalidKind,
   invalidNewPet,
   invalidNewPetKinds,
   isEdgeName,
   newPetBody,
   newPetShape,
+  type CaseRef,
   type GeneratedPet,
   type InvalidBody,
 } from '../../generators/index.js';
@@ -54,16 +57,8 @@ function idOnly(ex: Exchange): Exchange {
 
 const maxLimit = () => Number(parameter('listPets', 'limit').schema.maximum);
 
-/** The kind of an invalid body, its reason without the values: 'categoryId of type string', 'unknown status'. */
-export function invalidKind(inv: InvalidBody): string {
-  return inv.reason
-    .replace(/\(.*\)|".*"|-?\d+(\.\d+)?([eE][+-]?\d+)?/g, '')
-    .replace(/\s+/g, ' ')
-    .trim();
-}
-
-/** The case class of an invalid body, in a finding's signature. */
-export const invalidCase = (inv: InvalidBody): string => `invalid body: ${invalidKind(inv)}`;
+/** The case of an invalid body (generators/invalid-new-pet.ts), in a finding's signature. */
+export const invalidCase = (inv: InvalidBody): CaseRef => invalidBodyCase(inv);
 
 /** One invalid body of each kind the generator knows, whatever the seed: no kind is left to chance in a short run. */
 export function oneOfEachInvalidKind(seed: number): InvalidBody[] {

@@ -9,6 +9,7 @@ import {
   existingPetId,
   invalidPetId,
   invalidPetIdEdges,
+  petIdCase,
   type PetIdCase,
 } from '../../generators/index.js';
 import { createRetrievable } from '../../checks/create.js';
@@ -46,7 +47,7 @@ export async function getPetScenario(ctx: RunContext): Promise<void> {
   const ids = [...byId.keys()];
   const existing = async (c: PetIdCase, ctx: RunContext) => {
     ctx.log.count('getPet', 'cases');
-    await ctx.inCase(`petId ${c.kind}`, async () => {
+    await ctx.inCase(petIdCase(c), async () => {
       const exchange = await ctx.send(req.getPet(ctx.auth(), c.segment));
       const create = byId.get(c.digits ?? '')!;
       ctx.judge(get200, { exchange, expected: create });
@@ -55,14 +56,14 @@ export async function getPetScenario(ctx: RunContext): Promise<void> {
   };
   const absent = async (c: PetIdCase, ctx: RunContext) => {
     ctx.log.count('getPet', 'cases');
-    await ctx.inCase(`petId ${c.kind}`, async () => {
+    await ctx.inCase(petIdCase(c), async () => {
       const exchange = await ctx.send(req.getPet(ctx.auth(), c.segment));
       ctx.judge(get404, { exchange, petId: c.digits ?? c.segment });
     });
   };
   const invalid = async (c: PetIdCase, ctx: RunContext) => {
     ctx.log.count('getPet', 'cases');
-    await ctx.inCase(`petId ${c.kind}`, async () => {
+    await ctx.inCase(petIdCase(c), async () => {
       const exchange = await ctx.send(req.getPet(ctx.auth(), c.segment));
       ctx.judge(getInvalidId, { exchange, petId: c.segment });
     });

@@ -4,7 +4,14 @@
  */
 import fc from 'fast-check';
 import { contract, parameter } from '../../spec/contract.js';
-import { invalidListQuery, invalidListQueryKinds, validListQuery, type ListQuery } from '../../generators/index.js';
+import {
+  invalidListQuery,
+  invalidListQueryKinds,
+  listQueryCase,
+  validListQuery,
+  type CaseRef,
+  type ListQuery,
+} from '../../generators/index.js';
 import {
   list200,
   listDefaultLimit,
@@ -52,19 +59,8 @@ export function edgeQueries(): ListQuery[] {
   return out;
 }
 
-/** The class of a list query in a finding's signature: which parameters it sets ('limit, status'), or its defect. */
-export function queryCase(q: ListQuery): string {
-  if (!q.valid) {
-    // The kind names the broken value ('limit 1.5', 'limit abc'): its class is what tells defects apart.
-    const m = /^(\w+) (.*)$/.exec(q.kind);
-    if (!m || /^(empty|repeated|missing|unknown)$/.test(m[1]!) || m[2] === 'empty') return `query: ${q.kind}`;
-    const value = m[2]!;
-    const cls = /^[+-]?\d+\.\d+$/.test(value) ? 'a fraction' : /^-?\d+$/.test(value) ? 'out of range' : 'not a number';
-    return `query: ${m[1]} ${cls}`;
-  }
-  const set = [q.limit !== undefined ? 'limit' : '', q.status !== undefined ? 'status' : ''].filter(Boolean);
-  return `query: ${set.length ? set.join(' and ') : 'no parameters'}`;
-}
+/** The case of a list query in a finding's signature (generators/list-query.ts). */
+export const queryCase = (q: ListQuery): CaseRef => listQueryCase(q);
 
 async function judgeValidQuery(ctx: RunContext, q: ListQuery): Promise<void> {
   ctx.log.count('listPets', 'cases');

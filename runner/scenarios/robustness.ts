@@ -22,17 +22,20 @@ import {
   pathVariantAnswer,
   queryShapeAnswer,
 } from '../../checks/robustness.js';
-import { markerName, newPetBody } from '../../generators/index.js';
+import { markerName, newPetBody, prototypeKeyCase } from '../../generators/index.js';
 import {
   ACCEPT_CASES,
   BODY_MARKERS,
   bodyCases,
   MALFORMED_BODY,
+  MALFORMED_WITHOUT_KEY,
   PATH_VARIANTS,
   PET_ID_VARIANTS,
   PROTOTYPE_KEYS,
   PROTOTYPE_KEYS_EVERYWHERE,
   QUERY_SHAPES,
+  robustnessCase,
+  UNDOCUMENTED_METHOD,
   type BodyCase,
 } from '../../generators/robustness.js';
 import type { AuthSpec, OutgoingRequest } from '../../http/client.js';
@@ -89,8 +92,9 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
   for (const [i, op] of [...contract.operations.keys()].entries()) {
     for (const token of i === 0 ? PROTOTYPE_KEYS : PROTOTYPE_KEYS_EVERYWHERE) {
       ctx.log.count(op, 'cases');
-      const variant = { name: `a key named ${token}`, valid: false };
-      await ctx.inCase(`auth: ${variant.name}`, async () => {
+      const c = prototypeKeyCase(token);
+      const variant = { name: c.variant, valid: false };
+      await ctx.inCase(c, async () => {
         const exchange = await ctx.send(build[op]({ template: `Bearer ${token}`, key: null, keyPlan: 'invalid' }));
         ctx.judge(authRejected, { exchange, variant });
       });
@@ -105,7 +109,7 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
   const refused: BodyCase[] = [];
   for (const c of cases) {
     ctx.log.count('createPet', 'cases');
-    const ex = await ctx.inCase(`robustness: ${c.name}`, async () => {
+    const ex = await ctx.inCase(robustnessCase(c), async () => {
       const built = req.createPet(ctx.auth(), null);
       const sent = await ctx.send({
         ...built,
@@ -128,17 +132,18 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
   for (const c of refused) {
     // A marker already in the store (a run before with this seed) proves nothing about this rejection.
     if (before.has(c.marker)) continue;
-    ctx.judge(createInvalidNoEffect, { marker: c.marker!, lists: [after] }, `robustness: ${c.name}`);
+    ctx.judge(createInvalidNoEffect, { marker: c.marker!, lists: [after] }, robustnessCase(c));
   }
   if (petId !== null) id = petId;
 
   // Accept values a JSON service cannot serve, on every operation.
   ctx.guard.phase('coverage: robustness catalogue, Accept values');
   for (const op of contract.operations.keys()) {
-    for (const { name, accept, keyed } of ACCEPT_CASES) {
+    for (const entry of ACCEPT_CASES) {
+      const { accept, keyed } = entry;
       ctx.log.count(op, 'cases');
       const what = `Accept: ${accept} ${keyed ? 'and the key' : 'and no key'}`;
-      await ctx.inCase(`robustness: ${name}`, async () => {
+      await ctx.inCase(robustnessCase(entry), async () => {
         const built = build[op](keyed ? ctx.auth() : NO_KEY);
         const exchange = await ctx.send({ ...built, headers: { ...built.headers, accept } });
         ctx.judge(acceptAnswer, { exchange, what });
@@ -154,7 +159,7 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
     const target = v.target(basePath);
     const path = target.startsWith(`${basePath}/`) ? target.slice(basePath.length) : target;
     const send = (auth: AuthSpec) => ctx.send({ operation: null, method: 'GET', path, rawTarget: target, auth });
-    await ctx.inCase(`robustness: ${v.name}`, async () => {
+    await ctx.inCase(robustnessCase(v), async () => {
       const exchange = await send(NO_KEY);
       const what = v.name;
       ctx.judge(noOperationWithoutKey, { exchange, what, resembles: v.resembles });
@@ -165,13 +170,13 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
   // List parameters in another shape: never a 5xx (the response checks), whatever else is recorded.
   for (const shape of QUERY_SHAPES) {
     ctx.log.count('listPets', 'cases');
-    await ctx.inCase(`robustness: ${shape.name}`, async () => {
+    await ctx.inCase(robustnessCase(shape), async () => {
       const exchange = await ctx.send(req.listPets(ctx.auth(), shape.query));
       ctx.judge(queryShapeAnswer, { exchange, what: shape.name });
     });
   }
   // An undocumented method on a documented path: only ever without a key, and on a pet of the run's own.
-  await ctx.inCase('robustness: undocumented method', async () => {
+  await ctx.inCase(robustnessCase(UNDOCUMENTED_METHOD), async () => {
     const exchange = await ctx.send({
       operation: null,
       method: 'DELETE',
@@ -186,7 +191,7 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
   // petIds a lenient integer parser may read as an id (any 4xx is fine; a 200 is recorded).
   for (const v of PET_ID_VARIANTS) {
     ctx.log.count('getPet', 'cases');
-    await ctx.inCase(`petId ${v.name}`, async () => {
+    await ctx.inCase(robustnessCase(v), async () => {
       const exchange = await ctx.send(req.getPet(ctx.auth(), v.segment));
       ctx.judge(getInvalidId, { exchange, petId: v.segment });
     });
@@ -195,7 +200,7 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
   // The order of 400 and 401: a malformed body without a key.
   ctx.guard.phase('coverage: robustness catalogue, order of checks');
   ctx.log.count('createPet', 'cases');
-  await ctx.inCase('robustness: malformed body without a key', async () => {
+  await ctx.inCase(robustnessCase(MALFORMED_WITHOUT_KEY), async () => {
     const exchange = await ctx.send(req.createPet(NO_KEY, MALFORMED_BODY));
     ctx.judge(authBeforeBody, { exchange, what: 'a malformed body without a key' });
     ctx.judge(noOperationWithoutKey, { exchange, what: 'a malformed body' });

@@ -145,6 +145,7 @@ describe('FindingLog', () => {
     suite: 'getPet',
     keyPlan: 'enterprise',
     caseClass: 'petId too-large',
+    case: null,
     message,
     exchanges: [],
   });

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Cause } from '../../checks/cause.js';
 import type { ExchangeRef, Finding } from '../../checks/check.js';
 import { checkById } from '../../checks/registry.js';
-import type { CaseRef } from '../../generators/case.js';
+import type { CaseFamily, CaseRef } from '../../generators/case.js';
 import { foldRule, FoldContext, markersIn } from '../../reports/defect-folds.js';
 import {
   ANY_CASE,
@@ -46,7 +46,7 @@ function ref(op: OperationId, status: number | null, body: string | null = null)
 }
 
 /** A typed case: its printed name, family and variant (the variant: the name's tail). */
-const kase = (family: string, name: string, field?: string): CaseRef => ({
+const kase = (family: CaseFamily, name: string, field?: string): CaseRef => ({
   name,
   family,
   variant: name.slice(name.indexOf(':') + 1).trim(),
@@ -137,7 +137,7 @@ describe('pass 2: families', () => {
   });
 
   it('a family of auth variants accepted is one defect; another family or status class is another', () => {
-    const f = (fam: string, v: string, s: number) =>
+    const f = (fam: CaseFamily, v: string, s: number) =>
       found('auth-rejected', 'listPets', kase(fam, `auth: ${v}`), [ref('listPets', s)], [status(s, [401])]);
     const groups = familiesOf(
       unitsOf(
@@ -212,7 +212,7 @@ describe('pass 3: scope', () => {
   });
 
   it('every invalid body refused with one undocumented status is one defect listing the families', () => {
-    const refused = (fam: string, n: string, s = 422) =>
+    const refused = (fam: CaseFamily, n: string, s = 422) =>
       found('create-invalid-rejected', 'createPet', kase(fam, n), [ref('createPet', s)], [status(s)]);
     const findings = [
       refused('body-required-missing', 'invalid body: missing name'),
@@ -225,7 +225,7 @@ describe('pass 3: scope', () => {
     expect(defects[0]).toMatchObject({ rules: expect.arrayContaining(['same-answer']), statuses: [422] });
     expect(defects[0]!.variants).toHaveLength(4);
     // Accepting (a 2xx) stays per family: each family is its own missing guard.
-    const accepted = (fam: string, n: string) =>
+    const accepted = (fam: CaseFamily, n: string) =>
       found('create-invalid-rejected', 'createPet', kase(fam, n), [ref('createPet', 201)], [status(201)]);
     expect(
       grouped([
@@ -243,7 +243,7 @@ describe('pass 3: scope', () => {
   });
 
   it('an Error body lacking several members, on several statuses and operations, is one defect', () => {
-    const noCodeNoMessage = (op: OperationId, s: number, n: string, fam: string) =>
+    const noCodeNoMessage = (op: OperationId, s: number, n: string, fam: CaseFamily) =>
       found(
         'body-schema',
         op,
