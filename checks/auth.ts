@@ -1,7 +1,7 @@
 /** Authentication (section 5): a missing or invalid key gets 401; a valid key, in any scheme casing, is accepted. */
 import type { Exchange } from '../http/exchange.js';
 import { defineCheck, finding, type Check } from './check.js';
-import { opLabel, statusOf } from './facts.js';
+import { documentedStatuses, opLabel, statusOf } from './facts.js';
 
 export interface AuthEvidence {
   readonly exchange: Exchange;
@@ -23,6 +23,7 @@ export const authRejected: Check<AuthEvidence> = defineCheck({
   clauses: ['5-401-missing-invalid'],
   covers: ['1-auth-required'],
   levels: ['violation'],
+  causes: ['status'],
   area: 'auth',
   title: 'A missing or invalid key gets 401.',
   // A 429 says nothing about the key either way.
@@ -50,6 +51,8 @@ export const authRejected: Check<AuthEvidence> = defineCheck({
         {
           expected: '401',
           actual: String(status),
+          // A malformed request may be refused with 400 too (see above): 401 is what the spec documents.
+          causes: [{ kind: 'status', status, expected: [401] }],
         },
       ),
     ];
@@ -60,6 +63,7 @@ export const authValidAccepted: Check<AuthEvidence> = defineCheck({
   id: 'auth-valid-accepted',
   clauses: ['5-bearer-scheme'],
   levels: ['violation'],
+  causes: ['status'],
   area: 'auth',
   title: 'A valid key (scheme name in any case) is not answered 401 or 403.',
   appliesTo: {
@@ -77,6 +81,8 @@ export const authValidAccepted: Check<AuthEvidence> = defineCheck({
         {
           expected: 'not 401/403',
           actual: String(status),
+          // Any documented status but a refusal of the key would do.
+          causes: [{ kind: 'status', status, expected: documentedStatuses(ex.operation).filter((s) => s !== 401) }],
         },
       ),
     ];

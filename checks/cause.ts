@@ -41,6 +41,8 @@ export type Cause =
       readonly value?: string;
       readonly sent?: string;
       readonly markers?: readonly string[];
+      /** What the schema asks of the value, in its validator's words ('must be string'), when a schema said so. */
+      readonly rule?: string;
     }
   /** A header absent, malformed or wrong (`value` as received, null when absent). */
   | {
@@ -48,6 +50,213 @@ export type Cause =
       readonly name: string;
       readonly problem: 'missing' | 'invalid' | 'wrong';
       readonly value: string | null;
+      /**
+       * The X-RateLimit-Limit the header was judged against, as received (Remaining above it): a wrong Limit's
+       * consequences share its value.
+       */
+      readonly limit?: string;
     }
-  /** A body served as another media type than the one documented. */
-  | { readonly kind: 'media-type'; readonly received: string | null; readonly expected: string };
+  /**
+   * A body served as another media type than the one documented (`received`: its Content-Type, null when absent);
+   * `body: 'not-json'` when the body itself is no JSON whatever its Content-Type says.
+   */
+  | {
+      readonly kind: 'media-type';
+      readonly received: string | null;
+      readonly expected: string;
+      readonly body?: 'not-json';
+    }
+  /**
+   * A rate limit or quota counted or enforced against the plan wrongly. `plan` is the key's (its label when the run
+   * holds two of a plan), `window` the limit's, `limit` the plan's number judged against, `observed` what the run
+   * counted (requests accepted, a Remaining), `reported` the X-RateLimit-Limit the target sent, when one was read.
+   */
+  | {
+      readonly kind: 'limit';
+      readonly plan: string;
+      readonly window: 'minute' | 'day';
+      readonly problem: LimitProblem;
+      readonly limit: number | null;
+      readonly observed: number | null;
+      readonly reported?: number | null;
+    }
+  /**
+   * The store contradicts itself or what was sent: an animal created and not retrievable or not listed, a refused body
+   * stored, an id given twice or taken from the client. `field` names the field when one is at fault, `id` the
+   * animal's id, `value` what the target showed and `expected` what it should have.
+   */
+  | {
+      readonly kind: 'state';
+      readonly problem: StateProblem;
+      readonly field: string | null;
+      readonly id?: string;
+      readonly value?: string;
+      readonly expected?: string;
+    }
+  /** A list query parameter (`limit`, its default, `status`) the answer did not honour: `value` asked, `observed` got. */
+  | {
+      readonly kind: 'query';
+      readonly parameter: string;
+      readonly value: string;
+      readonly observed: string;
+    }
+  /** Answers of one class of request that kept slowing down (a harness budget, no requirement of the spec). */
+  | { readonly kind: 'latency'; readonly requestClass: string; readonly baselineMs: number; readonly latestMs: number }
+  /**
+   * What the target did where the spec is silent (`clause`, a gap's id): an observation's record, never a defect.
+   * `finding()` allows it on observations only.
+   */
+  | { readonly kind: 'gap'; readonly clause: string; readonly answer: string };
+
+/** How a rate limit or quota fails. */
+export type LimitProblem =
+  /** Refused before the plan's limit or the Remaining the target reported. */
+  | 'stricter'
+  /** Accepted beyond the limit (and what refill explains), or never refused. */
+  | 'not-enforced'
+  /** Two keys of different plans report one limit, or one key's requests counted against another. */
+  | 'not-per-key'
+  /** Another operation of a limited key shows a fresh allowance. */
+  | 'per-operation'
+  /** A request after waiting Retry-After still refused: Retry-After too short, or the window never reset. */
+  | 'retry-after-short'
+  /** Rejected requests consumed quota or extended the window. */
+  | 'rejected-counted'
+  /** A key that honoured Retry-After refused anyway (a ban). */
+  | 'banned'
+  /** The daily reset announced before the minute window's. */
+  | 'reset';
+
+/** How the store contradicts itself. */
+export type StateProblem =
+  /** A created animal is not fetched back (another status than 200). */
+  | 'not-retrievable'
+  /** A created animal is missing from a list that should show it. */
+  | 'not-listed'
+  /** A stored field differs from the one created or sent. */
+  | 'changed'
+  /** A body refused with 400 was stored anyway. */
+  | 'refused-stored'
+  /** One id given to two animals. */
+  | 'duplicate-id'
+  /** The id the client sent was taken instead of one assigned. */
+  | 'client-id';
+
+export type CauseKind = Cause['kind'];
+
+const ms = (n: number): string => `${Math.round(n * 10) / 10} ms`;
+
+/** Where a field is, as the validator names it: its path, or `body` for the body itself. */
+const where = (path: string): string => path || 'body';
+
+/** The parent path of a JSON pointer ('' for a top-level member). */
+const parentOf = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+
+function fieldText(c: Extract<Cause, { kind: 'field' }>): string {
+  const received = c.value !== undefined ? `: received ${c.value}` : '';
+  const name = c.field ?? where(c.path);
+  switch (c.problem) {
+    case 'missing':
+      return c.field !== null
+        ? `${where(parentOf(c.path))} must have required property '${c.field}'`
+        : `${where(c.path)} missing`;
+    case 'changed':
+      return `${name} ${c.value ?? 'absent'} (sent ${c.sent ?? 'nothing'})`;
+    case 'beyond-int64':
+      // As a validator said it (body-schema), or as the exact digits say it (int64-exact): the field and its digits.
+      return c.rule !== undefined ? `${where(c.path)} ${c.rule}${received}` : `${name} ${c.value ?? '?'}`;
+    case 'type':
+      return `${where(c.path)} ${c.rule ?? 'is of another type'}${received}`;
+    case 'value':
+      return `${where(c.path)} ${c.rule ?? 'is out of range'}${received}`;
+    case 'schema':
+      return `${where(c.path)} ${c.rule ?? `fails ${c.schema}`}${received}`;
+  }
+}
+
+function limitText(c: Extract<Cause, { kind: 'limit' }>): string {
+  const of = `the ${c.plan} key's ${c.window === 'day' ? 'daily quota' : 'minute limit'}${c.limit !== null ? ` (${c.limit})` : ''}`;
+  const got = c.observed !== null ? `: ${c.observed}` : '';
+  switch (c.problem) {
+    case 'stricter':
+      return `${of} enforced before it was reached${got}`;
+    case 'not-enforced':
+      return `${of} not enforced${got}`;
+    case 'not-per-key':
+      return `${of} not kept per key${c.reported != null ? ` (X-RateLimit-Limit ${c.reported})` : ''}`;
+    case 'per-operation':
+      return `${of} counted per operation, not per key${got}`;
+    case 'retry-after-short':
+      return `${of}: refused after waiting Retry-After`;
+    case 'rejected-counted':
+      return `${of} charged with rejected requests${got}`;
+    case 'banned':
+      return `${of}: refused after Retry-After was honoured (a ban)`;
+    case 'reset':
+      return `${of} resets before the minute window${got}`;
+  }
+}
+
+const STATE_WORDS: Record<StateProblem, string> = {
+  'not-retrievable': 'a created animal is not retrievable',
+  'not-listed': 'a created animal is not listed',
+  changed: 'a stored animal differs from the one created',
+  'refused-stored': 'a refused body was stored',
+  'duplicate-id': 'one id was given to two animals',
+  'client-id': "the client's id was taken",
+};
+
+/** One cause in short English (one line): what the messages of findings say first, so words and data agree. */
+export function causeText(c: Cause): string {
+  switch (c.kind) {
+    case 'status':
+      return `received ${c.status}${c.expected.length ? ` where ${c.expected.join(' or ')} is documented` : ''}`;
+    case 'crash':
+      return c.status !== null
+        ? `crashed with ${c.status}${c.code ? ` (${c.code})` : ''}`
+        : `dropped the connection${c.code ? ` (${c.code})` : ''}`;
+    case 'transport':
+      return `no HTTP answer (${c.code})`;
+    case 'field':
+      return fieldText(c);
+    case 'header': {
+      const what = c.problem === 'missing' ? 'missing' : `${c.problem} ${c.value ?? ''}`.trim();
+      return `${c.name} ${what}${c.limit !== undefined ? ` (X-RateLimit-Limit ${c.limit})` : ''}`;
+    }
+    case 'media-type':
+      return c.body === 'not-json'
+        ? `a body that is not JSON (Content-Type ${c.received ?? 'absent'}), not ${c.expected}`
+        : `Content-Type ${c.received ?? 'absent'}, not ${c.expected}`;
+    case 'limit':
+      return limitText(c);
+    case 'state': {
+      const detail = [
+        c.field !== null ? `${c.field}${c.value !== undefined ? ` ${c.value}` : ''}` : c.value,
+        c.expected !== undefined ? `expected ${c.expected}` : undefined,
+      ].filter((x) => x !== undefined);
+      return `${STATE_WORDS[c.problem]}${c.id !== undefined ? ` (id ${c.id})` : ''}${detail.length ? `: ${detail.join(', ')}` : ''}`;
+    }
+    case 'query':
+      return `${c.parameter} ${c.value} not honoured: ${c.observed}`;
+    case 'latency':
+      return `${c.requestClass} slowed from ${ms(c.baselineMs)} to ${ms(c.latestMs)}`;
+    case 'gap':
+      return `${c.answer} (${c.clause}: the spec is silent)`;
+  }
+}
+
+/** The run's markers (`psc-marker-<16 hex>`, generators/invalid-new-pet.ts) a value carries anywhere, each once. */
+export function markersIn(value: unknown): readonly string[] {
+  let text: string;
+  try {
+    text =
+      typeof value === 'string'
+        ? value
+        : (JSON.stringify(value, (_k, v) => (typeof v === 'bigint' ? String(v) : v)) ?? '');
+  } catch {
+    return [];
+  }
+  return [...new Set(text.match(MARKER) ?? [])];
+}
+
+const MARKER = /psc-marker-[0-9a-f]{16}/g;

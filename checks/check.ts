@@ -3,13 +3,13 @@
  * It never does I/O and never throws for a misbehaving target: whatever the target sent is data to judge.
  */
 import type { OperationId } from '../spec/contract.js';
-import type { Cause } from './cause.js';
 import type { Exchange } from '../http/exchange.js';
 import { toCurl } from '../http/curl.js';
 import { stringifyLossless } from '../http/lossless.js';
 import { scrub } from '../http/redact.js';
 import { clause as clauseOf } from '../spec/clauses.js';
 import type { CaseRef } from '../generators/case.js';
+import type { Cause, CauseKind } from './cause.js';
 
 /** violation fails the run; warning is should-level (fails with --strict); observation records a gap's behaviour. */
 export type Level = 'violation' | 'warning' | 'observation';
@@ -83,14 +83,18 @@ export interface Finding {
   readonly case: CaseRef | null;
   /** Set when the check itself failed on odd evidence: a defect of the harness, not of the target. */
   readonly harnessError?: true;
+  /**
+   * What went wrong, as data (checks/cause.ts): each of the check's declared kinds, one per cause (a create echoing two
+   * changed fields has two). A violation or a warning has at least one; an observation may have none, a harness error
+   * has none (it is no defect of the target).
+   */
+  readonly causes: readonly Cause[];
   /** Two lines at most: what was received, what is documented. */
   readonly message: string;
   readonly expected?: string;
   readonly actual?: string;
   readonly exchanges: readonly ExchangeRef[];
   repro?: Repro;
-  /** What went wrong, as data (issue 30): grouping reads these, never the message. */
-  readonly causes?: readonly Cause[];
 }
 
 export type KeyPlan = Exchange['keyPlan'];
@@ -113,6 +117,8 @@ export interface CheckDefinition<E> {
   readonly clauses: readonly [string, ...string[]];
   /** Every level its findings can have, the default first (a harness error is always a warning besides). */
   readonly levels: readonly [Level, ...Level[]];
+  /** Every kind of cause its findings can carry (checks/cause.ts): `finding()` refuses any other. */
+  readonly causes: readonly [CauseKind, ...CauseKind[]];
   /** Clauses the check speaks for without citing them in a finding (e.g. body-schema validates the PetStatus enum). */
   readonly covers?: readonly string[];
   /**
@@ -259,14 +265,20 @@ export interface FindingDetail {
   readonly keyPlan?: KeyPlan | null;
   readonly caseClass?: string | null;
   readonly case?: CaseRef | null;
+  /**
+   * What went wrong, as data: each of a kind the check declares. Required (one at least) of a violation or a warning;
+   * a `gap` cause is an observation's only.
+   */
+  readonly causes?: readonly Cause[];
 }
 
 /**
- * Builds a finding of `check` about the given exchanges. The clause and level must be among those the check declares,
- * and a gap clause backs only observations: anything else is a harness bug (the guard turns it into a warning).
+ * Builds a finding of `check` about the given exchanges. The clause, the level and the kind of every cause must be
+ * among those the check declares, a gap clause backs only observations, and a violation or warning says its cause:
+ * anything else is a harness bug (the guard turns it into a warning).
  */
 export function finding(
-  check: Pick<Check<unknown>, 'id' | 'clauses' | 'levels'>,
+  check: Pick<Check<unknown>, 'id' | 'clauses' | 'levels' | 'causes'>,
   exchanges: Exchange | readonly Exchange[],
   message: string,
   detail: FindingDetail = {},
@@ -280,6 +292,13 @@ export function finding(
     throw new Error(`${check.id}: gap clause ${clause} backs only observations, not a ${level}`);
   if (level === 'violation' && clauseOf(clause).level === 'harness')
     throw new Error(`${check.id}: harness clause ${clause} is no requirement of the spec: a warning at most`);
+  const causes = detail.causes ?? [];
+  for (const c of causes) {
+    if (!check.causes.includes(c.kind)) throw new Error(`${check.id} does not declare causes of kind ${c.kind}`);
+    if (c.kind === 'gap' && level !== 'observation')
+      throw new Error(`${check.id}: a gap cause records an observation, not a ${level}`);
+  }
+  if (level !== 'observation' && causes.length === 0) throw new Error(`${check.id}: a ${level} must say its cause`);
   return {
     checkId: check.id,
     clause,
@@ -289,6 +308,7 @@ export function finding(
     keyPlan: detail.keyPlan !== undefined ? detail.keyPlan : (list[0]?.keyPlan ?? null),
     caseClass: detail.caseClass ?? detail.case?.name ?? null,
     case: detail.case ?? null,
+    causes: Object.freeze([...causes]),
     message,
     ...(detail.expected !== undefined ? { expected: detail.expected } : {}),
     ...(detail.actual !== undefined ? { actual: detail.actual } : {}),
@@ -298,7 +318,7 @@ export function finding(
 
 /** A finding at level observation (the check must declare it): what a gap's behaviour was, or why nothing was judged. */
 export function observation(
-  check: Pick<Check<unknown>, 'id' | 'clauses' | 'levels'>,
+  check: Pick<Check<unknown>, 'id' | 'clauses' | 'levels' | 'causes'>,
   exchanges: Exchange | readonly Exchange[],
   message: string,
   detail: Omit<FindingDetail, 'level'> = {},
@@ -340,6 +360,7 @@ export function defineCheck<E>(definition: CheckDefinition<E>): Check<E> {
     ...definition,
     clauses: Object.freeze([...definition.clauses]) as unknown as Check<E>['clauses'],
     levels: Object.freeze([...definition.levels]) as unknown as Check<E>['levels'],
+    causes: Object.freeze([...definition.causes]) as unknown as Check<E>['causes'],
     covers: Object.freeze([...(definition.covers ?? [])]),
     signature: definition.signature ?? (definition.area === 'response' ? 'operation' : 'case'),
     clause: definition.clauses[0],
@@ -376,6 +397,8 @@ export function defineCheck<E>(definition: CheckDefinition<E>): Check<E> {
             caseClass: null,
             case: null,
             harnessError: true,
+            // A bug of the harness is no defect of the target: it has no cause to group.
+            causes: [],
             message: `${definition.id} could not judge this evidence (harness error)\n${String((e as Error)?.message ?? e).slice(0, 200)}`,
             exchanges: ex ? [refOf(ex)] : [],
           },

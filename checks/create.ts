@@ -5,6 +5,8 @@
  */
 import type { Exchange } from '../http/exchange.js';
 import { defineCheck, finding, observation, show, type Check, type AnyCheck } from './check.js';
+import { causeText, markersIn, type Cause } from './cause.js';
+import type { FieldCause } from './field-causes.js';
 import { exactId, isObject, jsonOf, opLabel, queryOf, statusOf } from './facts.js';
 
 export interface SentPet {
@@ -84,6 +86,7 @@ export const create201: Check<CreateEvidence> = defineCheck({
   id: 'create-201',
   clauses: ['4.2-create-201', 'gap-2-category-record'],
   levels: ['violation', 'observation'],
+  causes: ['status', 'gap'],
   area: 'createPet',
   title: 'A valid NewPet gets 201 (a 400 for an edge name is recorded by name-limits instead).',
   run: ({ exchange: ex, sent, nameEdge, categoriesOpen }) => {
@@ -103,6 +106,7 @@ export const create201: Check<CreateEvidence> = defineCheck({
           {
             actual: String(status),
             clause: 'gap-2-category-record',
+            causes: [{ kind: 'gap', clause: 'gap-2-category-record', answer: String(status) }],
           },
         ),
       ];
@@ -117,6 +121,7 @@ export const create201: Check<CreateEvidence> = defineCheck({
         {
           expected: '201',
           actual: String(status),
+          causes: [{ kind: 'status', status, expected: [201] }],
         },
       ),
     ];
@@ -127,6 +132,7 @@ export const nameLimits: Check<CreateEvidence> = defineCheck({
   id: 'name-limits',
   clauses: ['gap-2-name-limits'],
   levels: ['observation'],
+  causes: ['gap'],
   area: 'createPet',
   title: 'Records how names at the edges (empty, whitespace, very long, unusual) are answered.',
   run: ({ exchange: ex, sent, nameEdge }) => {
@@ -139,6 +145,7 @@ export const nameLimits: Check<CreateEvidence> = defineCheck({
         `${describeName(sent.name)} answered ${status}\nthe spec shows no length or character limits for name`,
         {
           actual: String(status),
+          causes: [{ kind: 'gap', clause: nameLimits.clause, answer: String(status) }],
         },
       ),
     ];
@@ -149,36 +156,51 @@ export const createEcho: Check<CreateEvidence> = defineCheck({
   id: 'create-echo',
   clauses: ['4.2-create-echo'],
   levels: ['violation'],
+  causes: ['field'],
   area: 'createPet',
   title: 'The 201 body carries name, categoryId (exact digits) and status as sent.',
   run: ({ exchange: ex, sent }) => {
     const pet = createdPet(ex);
     if (!pet) return [];
-    const diffs: string[] = [];
+    // One cause per changed field, each grouped on its own: two faults changing two fields are two defects.
+    const causes: FieldCause[] = [];
+    const markers = markersIn(pet);
+    const changed = (field: string, value: string | undefined, was: string): void => {
+      causes.push({
+        kind: 'field',
+        schema: 'Pet',
+        path: `/${field}`,
+        field,
+        problem: 'changed',
+        ...(value !== undefined && { value }),
+        sent: was,
+        ...(markers.length > 0 && { markers }),
+      });
+    };
     // Fields of the wrong type are the schema's business (body-schema): compare only comparable values.
     if (typeof pet.name === 'string' && pet.name !== sent.name)
-      diffs.push(`name ${show(pet.name, 60)} (sent ${show(sent.name, 60)})`);
+      changed('name', show(pet.name, 60), show(sent.name, 60));
     const got = exactId(pet.categoryId);
     const want = exactId(sent.categoryId);
-    if (got !== null && want !== null && got !== want) diffs.push(`categoryId ${got} (sent ${want})`);
+    if (got !== null && want !== null && got !== want) changed('categoryId', String(got), String(want));
     if (
       sent.status !== undefined &&
       (pet.status === undefined || typeof pet.status === 'string') &&
       pet.status !== sent.status
     ) {
-      diffs.push(
-        `status ${pet.status === undefined ? 'absent' : show(pet.status, 30)} (sent ${show(sent.status, 30)})`,
-      );
+      changed('status', pet.status === undefined ? undefined : show(pet.status, 30), show(sent.status, 30));
     }
-    if (diffs.length === 0) return [];
+    if (causes.length === 0) return [];
+    const diffs = causes.map(causeText).join(', ');
     return [
       finding(
         createEcho,
         ex,
-        `received ${diffs.join(', ')} in the 201 for ${opLabel(ex)}\nthe spec documents the animal added as the NewPet sent`,
+        `received ${diffs} in the 201 for ${opLabel(ex)}\nthe spec documents the animal added as the NewPet sent`,
         {
           expected: show(sent, 200),
-          actual: diffs.join(', '),
+          actual: diffs,
+          causes,
         },
       ),
     ];
@@ -189,6 +211,7 @@ export const createDefaultStatus: Check<CreateEvidence> = defineCheck({
   id: 'create-default-status',
   clauses: ['gap-2-default-status'],
   levels: ['observation'],
+  causes: ['gap'],
   area: 'createPet',
   title: 'Records the status of an animal created without one.',
   run: ({ exchange: ex, sent }) => {
@@ -200,7 +223,7 @@ export const createDefaultStatus: Check<CreateEvidence> = defineCheck({
         createDefaultStatus,
         ex,
         `a NewPet without status answered ${got}\nthe spec does not show the default status`,
-        { actual: got },
+        { actual: got, causes: [{ kind: 'gap', clause: createDefaultStatus.clause, answer: got }] },
       ),
     ];
   },
@@ -210,6 +233,7 @@ export const createIdNotClientSupplied: Check<SuppliedIdEvidence> = defineCheck(
   id: 'create-id-not-client-supplied',
   clauses: ['2-pet-id-assigned'],
   levels: ['violation', 'observation'],
+  causes: ['state', 'gap'],
   area: 'createPet',
   title: 'An id sent in a NewPet is not taken: the service assigns ids.',
   run: ({ exchange: ex, suppliedId }) => {
@@ -222,6 +246,7 @@ export const createIdNotClientSupplied: Check<SuppliedIdEvidence> = defineCheck(
           `a NewPet with an extra id answered 400\nthe spec says the client does not send id (rejecting it is allowed)`,
           {
             actual: '400',
+            causes: [{ kind: 'gap', clause: createIdNotClientSupplied.clause, answer: '400' }],
           },
         ),
       ];
@@ -237,6 +262,7 @@ export const createIdNotClientSupplied: Check<SuppliedIdEvidence> = defineCheck(
         {
           expected: `an id other than ${supplied}`,
           actual: String(supplied),
+          causes: [{ kind: 'state', problem: 'client-id', field: 'id', id: String(supplied), value: String(supplied) }],
         },
       ),
     ];
@@ -247,6 +273,7 @@ export const createInvalidRejected: Check<InvalidCreateEvidence> = defineCheck({
   id: 'create-invalid-rejected',
   clauses: ['4.2-create-400'],
   levels: ['violation'],
+  causes: ['status'],
   area: 'createPet',
   title: 'A body missing required fields or with invalid values gets 400.',
   run: ({ exchange: ex, reason }) => {
@@ -264,6 +291,7 @@ export const createInvalidRejected: Check<InvalidCreateEvidence> = defineCheck({
         {
           expected: '400',
           actual: String(status),
+          causes: [{ kind: 'status', status, expected: [400] }],
         },
       ),
     ];
@@ -274,6 +302,7 @@ export const createInvalidNoEffect: Check<NoEffectEvidence> = defineCheck({
   id: 'create-invalid-no-effect',
   clauses: ['4.2-create-400-no-effect'],
   levels: ['violation'],
+  causes: ['state'],
   // Whatever kind of body was rejected, an animal left behind is one defect of the operation.
   signature: 'operation',
   area: 'createPet',
@@ -300,6 +329,15 @@ export const createInvalidNoEffect: Check<NoEffectEvidence> = defineCheck({
           expected: 'no animal with that name',
           actual: `id ${ids.join(', ')}`.slice(0, 200),
           operation: 'createPet',
+          causes: [
+            {
+              kind: 'state',
+              problem: 'refused-stored',
+              field: 'name',
+              value: show(marker, 60),
+              ...(ids[0] !== undefined && { id: ids[0] }),
+            },
+          ],
         },
       ),
     ];
@@ -324,6 +362,7 @@ export const createRetrievable: Check<RetrievableEvidence> = defineCheck({
   id: 'create-retrievable',
   clauses: ['4.2-create-retrievable'],
   levels: ['violation'],
+  causes: ['state'],
   area: 'createPet',
   title: 'GET /pets/{id} of a created animal gives 200 with the same id, name, categoryId and status.',
   run: ({ create, get }) => {
@@ -341,16 +380,27 @@ export const createRetrievable: Check<RetrievableEvidence> = defineCheck({
             expected: '200',
             actual: String(status),
             operation: 'getPet',
+            causes: [
+              { kind: 'state', problem: 'not-retrievable', field: null, id, value: String(status), expected: '200' },
+            ],
           },
         ),
       ];
     }
     const got = jsonOf(get);
     if (!isObject(got)) return [];
-    const diffs = ['id', 'name', 'categoryId', 'status']
-      .filter((f) => !sameField(f, pet[f], got[f]))
-      .map((f) => `${f} ${fieldText(f, got[f])} (created ${fieldText(f, pet[f])})`);
-    if (diffs.length === 0) return [];
+    const fields = ['id', 'name', 'categoryId', 'status'].filter((f) => !sameField(f, pet[f], got[f]));
+    if (fields.length === 0) return [];
+    const diffs = fields.map((f) => `${f} ${fieldText(f, got[f])} (created ${fieldText(f, pet[f])})`);
+    // One cause per field the store changed (status not stored is not a name changed).
+    const causes: Cause[] = fields.map((f) => ({
+      kind: 'state',
+      problem: 'changed',
+      field: f,
+      id,
+      value: fieldText(f, got[f]),
+      expected: fieldText(f, pet[f]),
+    }));
     return [
       finding(
         createRetrievable,
@@ -360,6 +410,7 @@ export const createRetrievable: Check<RetrievableEvidence> = defineCheck({
           expected: show(pet, 200),
           actual: show(got, 200),
           operation: 'getPet',
+          causes,
         },
       ),
     ];
@@ -374,6 +425,7 @@ export const createListed: Check<ListedEvidence> = defineCheck({
   id: 'create-listed',
   clauses: ['4.2-create-retrievable'],
   levels: ['violation'],
+  causes: ['state'],
   area: 'createPet',
   title: 'A created animal appears in the list filtered by its status (judged only when the page is not full).',
   run: ({ create, list, limit }) => {
@@ -398,6 +450,15 @@ export const createListed: Check<ListedEvidence> = defineCheck({
           expected: `id ${id} listed`,
           actual: `${json.length} animals, none with id ${id}`,
           operation: 'listPets',
+          causes: [
+            {
+              kind: 'state',
+              problem: 'not-listed',
+              field: null,
+              id: String(id),
+              ...(filter !== null && { expected: `listed with status=${filter}` }),
+            },
+          ],
         },
       ),
     ];
@@ -408,6 +469,7 @@ export const idsUnique: Check<IdsUniqueEvidence> = defineCheck({
   id: 'ids-unique',
   clauses: ['2-pet-id-unique'],
   levels: ['violation'],
+  causes: ['state'],
   area: 'createPet',
   title: 'No two created animals share an id (exact digits).',
   run: ({ creates }) => {
@@ -436,6 +498,9 @@ export const idsUnique: Check<IdsUniqueEvidence> = defineCheck({
           expected: 'unique ids',
           actual: `duplicated: ${[...dupIds].join(', ')}`.slice(0, 200),
           operation: 'createPet',
+          causes: [...dupIds]
+            .slice(0, 10)
+            .map((d) => ({ kind: 'state', problem: 'duplicate-id', field: 'id', id: d, value: d }) as const),
         },
       ),
     ];

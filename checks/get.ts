@@ -22,6 +22,7 @@ export const get200: Check<GetFoundEvidence> = defineCheck({
   clauses: ['4.3-get-200'],
   covers: ['4.3-deprecated'],
   levels: ['violation'],
+  causes: ['status'],
   area: 'getPet',
   title: 'GET /pets/{petId} of an existing animal gets 200.',
   run: ({ exchange: ex, expected }) => {
@@ -37,6 +38,7 @@ export const get200: Check<GetFoundEvidence> = defineCheck({
           expected: '200',
           actual: String(status),
           operation: 'getPet',
+          causes: [{ kind: 'status', status, expected: [200] }],
         },
       ),
     ];
@@ -47,6 +49,7 @@ export const get404: Check<GetIdEvidence> = defineCheck({
   id: 'get-404',
   clauses: ['4.3-get-404', 'gap-4-invalid-petid'],
   levels: ['violation', 'observation'],
+  causes: ['status', 'gap'],
   area: 'getPet',
   title: 'GET /pets/{petId} of an int64 id never created gets 404.',
   run: ({ exchange: ex, petId }) => {
@@ -62,6 +65,7 @@ export const get404: Check<GetIdEvidence> = defineCheck({
           {
             actual: String(status),
             clause: 'gap-4-invalid-petid',
+            causes: [{ kind: 'gap', clause: 'gap-4-invalid-petid', answer: String(status) }],
           },
         ),
       ];
@@ -85,6 +89,7 @@ export const get404: Check<GetIdEvidence> = defineCheck({
         {
           expected: '404',
           actual: String(status),
+          causes: [{ kind: 'status', status, expected: [404] }],
         },
       ),
     ];
@@ -100,6 +105,7 @@ export const getInvalidId: Check<GetIdEvidence> = defineCheck({
   id: 'get-invalid-id',
   clauses: ['gap-4-invalid-petid'],
   levels: ['observation'],
+  causes: ['gap'],
   area: 'getPet',
   title: 'Records how a petId that is not an int64 is answered (any 4xx is fine).',
   run: ({ exchange: ex, petId }) => {
@@ -112,6 +118,7 @@ export const getInvalidId: Check<GetIdEvidence> = defineCheck({
         `petId ${show(String(petId), 60)} answered ${status}\nthe spec does not show the answer to a petId that is not an int64`,
         {
           actual: String(status),
+          causes: [{ kind: 'gap', clause: getInvalidId.clause, answer: String(status) }],
         },
       ),
     ];

@@ -31,6 +31,7 @@ export const list200: Check<ListEvidence> = defineCheck({
   id: 'list-200',
   clauses: ['4.1-list-200'],
   levels: ['violation'],
+  causes: ['status'],
   area: 'listPets',
   title: 'A valid list query gets 200.',
   run: ({ exchange: ex, query, valid }) => {
@@ -44,6 +45,7 @@ export const list200: Check<ListEvidence> = defineCheck({
         {
           expected: '200',
           actual: String(status),
+          causes: [{ kind: 'status', status, expected: [200] }],
         },
       ),
     ];
@@ -55,6 +57,7 @@ export const listLimitRespected: Check<ListEvidence> = defineCheck({
   clauses: ['4.1-limit-range'],
   covers: ['8-page-size'],
   levels: ['violation'],
+  causes: ['query'],
   area: 'listPets',
   title: 'A list answers at most `limit` animals.',
   run: ({ exchange: ex, query, valid }) => {
@@ -69,6 +72,7 @@ export const listLimitRespected: Check<ListEvidence> = defineCheck({
         {
           expected: `<= ${limit}`,
           actual: String(list.length),
+          causes: [{ kind: 'query', parameter: 'limit', value: String(limit), observed: `${list.length} animals` }],
         },
       ),
     ];
@@ -79,6 +83,7 @@ export const listDefaultLimit: Check<ListEvidence> = defineCheck({
   id: 'list-default-limit',
   clauses: ['4.1-limit-default'],
   levels: ['violation'],
+  causes: ['query'],
   area: 'listPets',
   title: 'Without limit, a list answers at most the default (20) animals.',
   run: ({ exchange: ex, query, valid }) => {
@@ -93,6 +98,9 @@ export const listDefaultLimit: Check<ListEvidence> = defineCheck({
         {
           expected: `<= ${max}`,
           actual: String(list.length),
+          causes: [
+            { kind: 'query', parameter: 'limit (default)', value: String(max), observed: `${list.length} animals` },
+          ],
         },
       ),
     ];
@@ -103,6 +111,7 @@ export const listStatusFilter: Check<ListEvidence> = defineCheck({
   id: 'list-status-filter',
   clauses: ['4.1-status-filter'],
   levels: ['violation'],
+  causes: ['query'],
   area: 'listPets',
   title: 'With a status filter, every animal listed has that status.',
   run: ({ exchange: ex, query, valid }) => {
@@ -124,6 +133,14 @@ export const listStatusFilter: Check<ListEvidence> = defineCheck({
         {
           expected: `every status ${want}`,
           actual: shown.join('; '),
+          causes: [
+            {
+              kind: 'query',
+              parameter: 'status',
+              value: want,
+              observed: `${wrong.length} of ${list.length} animals not ${want}`,
+            },
+          ],
         },
       ),
     ];
@@ -185,6 +202,7 @@ export const listInvalidQuery: Check<ListEvidence> = defineCheck({
   id: 'list-invalid-query',
   clauses: ['gap-4-out-of-range-limit', 'gap-4-unknown-status-filter'],
   levels: ['observation'],
+  causes: ['gap'],
   area: 'listPets',
   title: 'Records how an out-of-range limit or unknown status filter is answered (any 400 or 200 is fine).',
   run: ({ exchange: ex, query, valid }) => {
@@ -201,6 +219,7 @@ export const listInvalidQuery: Check<ListEvidence> = defineCheck({
         {
           actual: what,
           clause,
+          causes: [{ kind: 'gap', clause, answer: what }],
         },
       ),
     ];
@@ -213,6 +232,7 @@ export const listPagination: Check<ListEvidence> = defineCheck({
   id: 'list-pagination',
   clauses: ['gap-4-pagination'],
   levels: ['observation'],
+  causes: ['gap'],
   area: 'listPets',
   title: 'Records pagination hints of a list answer (Link, X-Total-Count, page/cursor headers).',
   run: ({ exchange: ex }) => {
@@ -227,7 +247,13 @@ export const listPagination: Check<ListEvidence> = defineCheck({
     const message = names.length
       ? `list answered with pagination headers ${names.join(', ')}\nthe spec shows no pagination beyond limit`
       : `list answered with no pagination headers (Link, X-Total-Count, page or cursor)\nthe spec shows no pagination beyond limit`;
-    return [finding(listPagination, ex, message, { actual: hints.join('; ') || 'none' })];
+    const answer = hints.join('; ') || 'none';
+    return [
+      finding(listPagination, ex, message, {
+        actual: answer,
+        causes: [{ kind: 'gap', clause: listPagination.clause, answer }],
+      }),
+    ];
   },
 });
 

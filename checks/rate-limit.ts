@@ -9,6 +9,7 @@ import type { PlanLimits, PlanName } from '../spec/contract.js';
 import type { Exchange } from '../http/exchange.js';
 import { rateLimitNumber, resetEpochMs, retryAfterMs } from '../http/rate-limit-headers.js';
 import { defineCheck, finding, observation, type Check, type Finding, type AnyCheck } from './check.js';
+import type { Cause, LimitProblem } from './cause.js';
 import { statusOf } from './facts.js';
 import { responseDate } from './headers.js';
 
@@ -101,6 +102,24 @@ export function notMinuteRefusal(
 }
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(ms < 10_000 ? 2 : 1)} s`;
+
+/** A limit cause: the key's plan (or label), the window, what went wrong, the numbers judged and the Limit received. */
+const limitCause = (
+  plan: string,
+  problem: LimitProblem,
+  limit: number | null,
+  observed: number | null,
+  reportedBy: Exchange | null,
+  window: 'minute' | 'day' = 'minute',
+): Cause => ({
+  kind: 'limit',
+  plan,
+  window,
+  problem,
+  limit,
+  observed,
+  reported: reportedBy ? rl(reportedBy, 'limit') : null,
+});
 
 // ---------------------------------------------------------------------------------------------------------------
 // Evidence
@@ -261,6 +280,7 @@ export const notStricterThanPlan: Check<NotStricterEvidence> = defineCheck({
   id: 'rl-not-stricter-than-plan',
   clauses: ['8-plan-limits'],
   levels: ['violation', 'observation'],
+  causes: ['limit'],
   area: 'rate-limit',
   title: "A key pacing itself under its plan's rate gets no 429, and a rested key gets its plan's whole limit.",
   appliesTo: {
@@ -301,6 +321,7 @@ export const notStricterThanPlan: Check<NotStricterEvidence> = defineCheck({
           {
             expected: `no 429 below ${ev.limit} per ${ev.windowSeconds} s`,
             actual: `${s} at request ${ev.sent}`,
+            causes: [limitCause(ev.plan, 'stricter', ev.limit, ev.sent, ev.rejection)],
           },
         ),
       ];
@@ -321,6 +342,7 @@ export const notStricterThanPlan: Check<NotStricterEvidence> = defineCheck({
         {
           expected: `${ev.limit} accepted`,
           actual: `${a.accepted} accepted`,
+          causes: [limitCause(ev.plan, 'stricter', ev.limit, a.accepted, a.rested)],
         },
       ),
     ];
@@ -331,6 +353,7 @@ export const burstEnforced: Check<BurstEvidence> = defineCheck({
   id: 'rl-burst-enforced',
   clauses: ['8-rule-1-429'],
   levels: ['violation', 'observation'],
+  causes: ['limit'],
   area: 'rate-limit',
   title: 'From a known Remaining R, a prompt burst is accepted R times (plus what refill explains), then gets 429.',
   // A burst that never got its refusal did not exceed the limit within a window: it proves no enforcement.
@@ -395,6 +418,7 @@ export const burstEnforced: Check<BurstEvidence> = defineCheck({
               {
                 expected: `429 after at most ${upper}`,
                 actual: `${ev.accepted} accepted, no 429`,
+                causes: [limitCause(ev.plan, 'not-enforced', L, ev.accepted, ev.known)],
               },
             ),
           );
@@ -416,6 +440,7 @@ export const burstEnforced: Check<BurstEvidence> = defineCheck({
             {
               expected: `at least ${R} accepted`,
               actual: `${ev.accepted} accepted`,
+              causes: [limitCause(ev.plan, 'stricter', L, ev.accepted, ev.known)],
             },
           ),
         );
@@ -428,6 +453,7 @@ export const burstEnforced: Check<BurstEvidence> = defineCheck({
             {
               expected: `at most ${upper} accepted`,
               actual: `${ev.accepted} accepted`,
+              causes: [limitCause(ev.plan, 'not-enforced', L, ev.accepted, ev.known)],
             },
           ),
         );
@@ -443,6 +469,7 @@ export const burstEnforced: Check<BurstEvidence> = defineCheck({
           {
             expected: `at most ${L} accepted`,
             actual: `${a.accepted} accepted`,
+            causes: [limitCause(ev.plan, 'not-enforced', L, a.accepted, a.rested)],
           },
         ),
       );
@@ -481,6 +508,7 @@ function againstPlanOnly(
         {
           expected: `429 after at most ${hard}`,
           actual: `${ev.accepted} accepted${ev.rejection ? '' : ', no 429'}`,
+          causes: [limitCause(ev.plan, 'not-enforced', L, ev.accepted, ev.known)],
         },
       ),
     ];
@@ -508,6 +536,7 @@ export const shape429: Check<ShapeEvidence> = defineCheck({
   id: 'rl-429-shape',
   clauses: ['8-rule-1-429'],
   levels: ['violation'],
+  causes: ['status'],
   area: 'rate-limit',
   title: 'A request over the limit gets 429 (its Retry-After, headers and body are judged by the response checks).',
   run: ({ exchange: ex }) => {
@@ -518,7 +547,7 @@ export const shape429: Check<ShapeEvidence> = defineCheck({
         shape429,
         ex,
         `received ${status} where the key was over its limit\nthe spec documents 429 Too Many Requests (section 8 rule 1)`,
-        { expected: '429', actual: String(status) },
+        { expected: '429', actual: String(status), causes: [{ kind: 'status', status, expected: [429] }] },
       ),
     ];
   },
@@ -534,6 +563,7 @@ export const retryAfterHonoured: Check<RecoveryEvidence> = defineCheck({
   id: 'rl-retry-after-honoured',
   clauses: ['8-rule-2-retry-after'],
   levels: ['violation', 'observation'],
+  causes: ['limit'],
   area: 'rate-limit',
   title: 'After waiting what Retry-After says, a request is accepted.',
   run: (ev) => {
@@ -566,6 +596,7 @@ export const retryAfterHonoured: Check<RecoveryEvidence> = defineCheck({
           {
             expected: 'a request accepted after Retry-After',
             actual: '429 twice',
+            causes: [limitCause(ev.plan, 'retry-after-short', ev.limit, null, ev.first429)],
           },
         ),
       ];
@@ -585,6 +616,7 @@ export const retryAfterHonoured: Check<RecoveryEvidence> = defineCheck({
           {
             expected: 'accepted after Retry-After',
             actual: `429 after ${secs(a0.waitedMs)}`,
+            causes: [limitCause(ev.plan, 'retry-after-short', ev.limit, null, ev.first429)],
           },
         ),
       ];
@@ -597,6 +629,7 @@ export const rejectedNotCounted: Check<RecoveryEvidence> = defineCheck({
   id: 'rl-rejected-not-counted',
   clauses: ['8-header-remaining'],
   levels: ['violation', 'observation'],
+  causes: ['limit'],
   area: 'rate-limit',
   title: 'Rejected requests do not consume quota: the window does not extend under 429s.',
   run: (ev) => {
@@ -629,6 +662,7 @@ export const rejectedNotCounted: Check<RecoveryEvidence> = defineCheck({
           {
             expected: 'the window unchanged by rejected requests',
             actual: `Reset ${rl(ev.first429, 'reset')} → ${rl(a0.exchange, 'reset')}`,
+            causes: [limitCause(ev.plan, 'rejected-counted', ev.limit, ev.rejected, ev.first429)],
           },
         ),
       ];
@@ -650,6 +684,7 @@ export const rejectedNotCounted: Check<RecoveryEvidence> = defineCheck({
             {
               expected: `Remaining ${ev.limit - 1}`,
               actual: `Remaining ${remaining}`,
+              causes: [limitCause(ev.plan, 'rejected-counted', ev.limit, remaining, a0.exchange)],
             },
           ),
         ];
@@ -663,6 +698,7 @@ export const perKey: Check<PerKeyEvidence> = defineCheck({
   id: 'rl-per-key',
   clauses: ['8-plan-limits'],
   levels: ['violation'],
+  causes: ['limit'],
   area: 'rate-limit',
   title: "Limits are per key: one key's use does not limit another, and each key reports its own plan's limit.",
   run: (ev) => {
@@ -680,6 +716,10 @@ export const perKey: Check<PerKeyEvidence> = defineCheck({
         // Two plans that share a number may rightly report it both.
         if (aSet.some((n) => bSet.includes(n))) continue;
         const exs = [a.exchange, b.exchange].filter((x): x is Exchange => x !== null);
+        // The key whose plan does not have the Limit both reported is the one at fault (the first when neither has).
+        const wrong =
+          [a, b].find((k) => !(k.limits.requestsPerMinute === k.reported || k.limits.requestsPerDay === k.reported)) ??
+          a;
         out.push(
           finding(
             perKey,
@@ -689,6 +729,17 @@ export const perKey: Check<PerKeyEvidence> = defineCheck({
               expected: `${a.limits.requestsPerMinute} and ${b.limits.requestsPerMinute}`,
               actual: `${a.reported} and ${b.reported}`,
               operation: 'listPets',
+              causes: [
+                {
+                  kind: 'limit',
+                  plan: wrong.plan,
+                  window: 'minute',
+                  problem: 'not-per-key',
+                  limit: wrong.limits.requestsPerMinute,
+                  observed: wrong.reported,
+                  reported: wrong.reported,
+                },
+              ],
             },
           ),
         );
@@ -702,6 +753,7 @@ export const dailyQuota: Check<DailyQuotaEvidence> = defineCheck({
   id: 'rl-daily-quota',
   clauses: ['8-plan-limits'],
   levels: ['violation', 'observation'],
+  causes: ['limit', 'status', 'transport'],
   area: 'rate-limit',
   title: "A key gets about its plan's requests per day, then 429 with Retry-After and a Reset at the day's end.",
   appliesTo: { what: 'a key whose daily quota was exceeded (a daily refusal)', test: (ev) => !!ev.rejection },
@@ -739,6 +791,7 @@ export const dailyQuota: Check<DailyQuotaEvidence> = defineCheck({
               actual: `${ev.accepted} accepted`,
               operation: 'listPets',
               keyPlan: ev.plan,
+              causes: [limitCause(ev.plan, 'not-enforced', D, ev.accepted, ev.known, 'day')],
             },
           ),
         ];
@@ -760,7 +813,15 @@ export const dailyQuota: Check<DailyQuotaEvidence> = defineCheck({
           dailyQuota,
           r,
           `received ${status} when the ${ev.plan} key's daily quota ran out\nthe spec documents 429 for a request over the limit`,
-          { expected: '429', actual: String(status) },
+          {
+            expected: '429',
+            actual: String(status),
+            causes: [
+              status === null
+                ? { kind: 'transport', code: r.error?.code ?? 'no response' }
+                : { kind: 'status', status, expected: [429] },
+            ],
+          },
         ),
       );
       return out;
@@ -773,7 +834,11 @@ export const dailyQuota: Check<DailyQuotaEvidence> = defineCheck({
             dailyQuota,
             [ev.known, r],
             `received the daily 429 for the ${ev.plan} key after ${counted}: stricter than it reported\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
-            { expected: `${R} accepted`, actual: `${ev.acceptedAfterKnown}` },
+            {
+              expected: `${R} accepted`,
+              actual: `${ev.acceptedAfterKnown}`,
+              causes: [limitCause(ev.plan, 'stricter', D, ev.acceptedAfterKnown, ev.known, 'day')],
+            },
           ),
         );
       } else if (R !== null && ev.acceptedAfterKnown > R + allowance) {
@@ -782,7 +847,11 @@ export const dailyQuota: Check<DailyQuotaEvidence> = defineCheck({
             dailyQuota,
             [ev.known, r],
             `received the daily 429 for the ${ev.plan} key only after ${counted}\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
-            { expected: `at most ${R + allowance}`, actual: `${ev.acceptedAfterKnown}` },
+            {
+              expected: `at most ${R + allowance}`,
+              actual: `${ev.acceptedAfterKnown}`,
+              causes: [limitCause(ev.plan, 'not-enforced', D, ev.acceptedAfterKnown, ev.known, 'day')],
+            },
           ),
         );
       }
@@ -792,7 +861,11 @@ export const dailyQuota: Check<DailyQuotaEvidence> = defineCheck({
           dailyQuota,
           r,
           `received the daily 429 for the ${ev.plan} key only after ${ev.accepted} accepted\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
-          { expected: `at most ${D + allowance}`, actual: String(ev.accepted) },
+          {
+            expected: `at most ${D + allowance}`,
+            actual: String(ev.accepted),
+            causes: [limitCause(ev.plan, 'not-enforced', D, ev.accepted, r, 'day')],
+          },
         ),
       );
     } else if (ev.accepted < D) {
@@ -815,7 +888,11 @@ export const dailyQuota: Check<DailyQuotaEvidence> = defineCheck({
           dailyQuota,
           r,
           `received X-RateLimit-Reset ${reset} on the daily 429 (${reset - ref} s ahead), before the minute window's reset ${ev.minuteReset}\nthe spec documents a reset of the daily limit: at the day boundary, within ${DAY_S} s`,
-          { expected: `between ${ev.minuteReset} and ${ref + DAY_S}`, actual: String(reset) },
+          {
+            expected: `between ${ev.minuteReset} and ${ref + DAY_S}`,
+            actual: String(reset),
+            causes: [limitCause(ev.plan, 'reset', D, reset, r, 'day')],
+          },
         ),
       );
     }
@@ -828,6 +905,7 @@ export const banObserved: Check<BanEvidence> = defineCheck({
   clauses: ['8-rule-3-ban'],
   covers: ['5-ban', 'gap-8-ban-duration'],
   levels: ['observation'],
+  causes: ['gap'],
   area: 'rate-limit',
   title: 'Records a key that appears banned (429s that outlast Retry-After, or 401/403 for a key that worked).',
   run: (ev) =>
@@ -837,7 +915,12 @@ export const banObserved: Check<BanEvidence> = defineCheck({
             banObserved,
             ev.exchanges,
             `the ${ev.plan} key appears banned: ${ev.reason}\nthe spec says a key may be temporarily banned after requests that follow a 429; its duration is not shown`,
-            { operation: 'listPets', keyPlan: ev.plan },
+            {
+              operation: 'listPets',
+              keyPlan: ev.plan,
+              // The ban's duration is what the spec leaves open.
+              causes: [{ kind: 'gap', clause: 'gap-8-ban-duration', answer: ev.reason }],
+            },
           ),
         ]
       : [],
@@ -847,6 +930,7 @@ export const unauthenticatedRateLimited: Check<UnauthenticatedEvidence> = define
   id: 'rl-401-rate-limited',
   clauses: ['gap-8-401-rate-limited'],
   levels: ['observation'],
+  causes: ['gap'],
   area: 'rate-limit',
   title: 'Records whether responses to an invalid key carry rate-limit headers or get 429.',
   run: ({ exchanges }) => {
@@ -857,11 +941,13 @@ export const unauthenticatedRateLimited: Check<UnauthenticatedEvidence> = define
     );
     const limited = statuses.filter((s) => s === 429).length;
     const limits = [...new Set(withHeaders.map((e) => rl(e, 'limit')))];
+    const answer = `${statuses.join(', ')}; ${withHeaders.length} carried X-RateLimit headers${limits.length ? ` (Limit ${limits.join(', ')})` : ''}${limited ? `; ${limited} were 429` : ''}`;
     return [
       finding(
         unauthenticatedRateLimited,
         exchanges,
-        `${exchanges.length} requests with an invalid key got ${statuses.join(', ')}; ${withHeaders.length} carried X-RateLimit headers${limits.length ? ` (Limit ${limits.join(', ')})` : ''}${limited ? `; ${limited} were 429` : ''}\nthe spec does not show whether 401 responses are rate-limited`,
+        `${exchanges.length} requests with an invalid key got ${answer}\nthe spec does not show whether 401 responses are rate-limited`,
+        { causes: [{ kind: 'gap', clause: unauthenticatedRateLimited.clause, answer }] },
       ),
     ];
   },
@@ -908,7 +994,12 @@ function isolationFindings(ev: IsolationEvidence): Finding[] {
         perKey,
         [ev.before, ev.after],
         `received 429 for the ${ev.key} key, whose Remaining was ${r0} and which sent only its own ${own} since, while ${who}\nthe spec documents limits per key and plan: another key's requests were counted against this one`,
-        { expected: `no 429 with ${r0} remaining`, actual: `429 after ${own}`, operation: 'listPets' },
+        {
+          expected: `no 429 with ${r0} remaining`,
+          actual: `429 after ${own}`,
+          operation: 'listPets',
+          causes: [limitCause(ev.key, 'not-per-key', ev.limit, r0, ev.before)],
+        },
       ),
     ];
   }
@@ -920,7 +1011,12 @@ function isolationFindings(ev: IsolationEvidence): Finding[] {
       perKey,
       [ev.before, ev.after],
       `received X-RateLimit-Remaining ${r1} for the ${ev.key} key after ${r0} and only its own ${own} since, while ${who}\nthe spec documents limits per key and plan: its Remaining may fall by its own requests only`,
-      { expected: `Remaining at least ${r0 - ev.ownRequests}`, actual: `Remaining ${r1}`, operation: 'listPets' },
+      {
+        expected: `Remaining at least ${r0 - ev.ownRequests}`,
+        actual: `Remaining ${r1}`,
+        operation: 'listPets',
+        causes: [limitCause(ev.key, 'not-per-key', ev.limit, r1, ev.after)],
+      },
     ),
   ];
 }
@@ -952,6 +1048,7 @@ export const oneCounterPerKey: Check<OtherOperationsEvidence> = defineCheck({
   id: 'rl-one-counter-per-key',
   clauses: ['8-plan-limits'],
   levels: ['violation'],
+  causes: ['limit'],
   area: 'rate-limit',
   title:
     "A key's limit spans its operations: just after its 429 on one, the others are refused too or show the same counter.",
@@ -980,6 +1077,7 @@ export const oneCounterPerKey: Check<OtherOperationsEvidence> = defineCheck({
             expected: `429, or Remaining at most ${allowance}`,
             actual: `${status}, Remaining ${remaining}`,
             operation: p.operation,
+            causes: [limitCause(ev.key, 'per-operation', ev.limit, remaining, p)],
           },
         ),
       );
@@ -1027,6 +1125,7 @@ export const honouredNotBanned: Check<HonouredEvidence> = defineCheck({
   id: 'rl-honoured-not-banned',
   clauses: ['8-rule-2-retry-after'],
   levels: ['violation'],
+  causes: ['limit'],
   area: 'rate-limit',
   title:
     'A key that sent nothing after its 429 until Retry-After had passed is not refused then: no ban for a client that honoured it.',
@@ -1041,7 +1140,12 @@ export const honouredNotBanned: Check<HonouredEvidence> = defineCheck({
         honouredNotBanned,
         [ev.first429, ev.attempt.exchange],
         `refused after Retry-After was honoured: the ${ev.key} key sent nothing after its 429 (Retry-After ${ra / 1000} s) and waited ${secs(ev.attempt.waitedMs)}; its next request got ${why}\nthe spec documents waiting Retry-After before retrying; a ban is for clients that keep sending after a 429`,
-        { expected: 'accepted after Retry-After', actual: why, operation: 'listPets' },
+        {
+          expected: 'accepted after Retry-After',
+          actual: why,
+          operation: 'listPets',
+          causes: [limitCause(ev.key, 'banned', ev.limit, null, ev.first429)],
+        },
       ),
     ];
   },

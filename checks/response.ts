@@ -8,6 +8,8 @@ import type { Exchange } from '../http/exchange.js';
 import { digits, isInt64, isLosslessNumber, plain } from '../http/lossless.js';
 import { RATE_LIMIT_HEADERS, RATE_LIMIT_NAMES, rateLimitLabel, rateLimitValue } from '../http/rate-limit-headers.js';
 import { defineCheck, finding, show, type Check } from './check.js';
+import { causeText, markersIn, type Cause } from './cause.js';
+import { schemaCauses, type FieldCause } from './field-causes.js';
 import { documentedStatuses, exactId, isObject, jsonOf, opLabel, opSpec, statusOf } from './facts.js';
 import {
   hasBearerChallenge,
@@ -70,10 +72,29 @@ function describeHeader(h: HeaderRead): string {
   return show(h.value, 80);
 }
 
+/** A header read as received, for a cause: its value, its values joined when repeated, null when absent. */
+const headerValue = (h: HeaderRead): string | null =>
+  h.kind === 'absent' ? null : h.kind === 'conflict' ? h.values.join(' | ') : h.value;
+
+/** A header cause: missing when absent, else `problem` with the value received. */
+const headerCause = (name: string, h: HeaderRead, problem: 'invalid' | 'wrong' = 'invalid'): Cause => ({
+  kind: 'header',
+  name,
+  problem: h.kind === 'absent' ? 'missing' : problem,
+  value: headerValue(h),
+});
+
+/** The first causes of a finding as its message's words, and how many more there are. */
+function causesText(causes: readonly Cause[], shown = 3): string {
+  const more = causes.length > shown ? ` (+${causes.length - shown})` : '';
+  return `${causes.slice(0, shown).map(causeText).join('; ')}${more}`;
+}
+
 export const statusDocumented: Check<ResponseEvidence> = defineCheck({
   id: 'status-documented',
   clauses: ['4-documented-status'],
   levels: ['violation'],
+  causes: ['status'],
   // Which request provoked it tells defects apart: a 500 for a null name is not the 500 for a string categoryId.
   signature: 'case',
   area: 'response',
@@ -102,6 +123,7 @@ export const statusDocumented: Check<ResponseEvidence> = defineCheck({
         {
           expected: statusList(ex.operation),
           actual: String(status),
+          causes: [{ kind: 'status', status, expected: documentedStatuses(ex.operation) }],
         },
       ),
     ];
@@ -112,6 +134,7 @@ export const no5xx: Check<ResponseEvidence> = defineCheck({
   id: 'no-5xx',
   clauses: ['7-no-5xx'],
   levels: ['violation'],
+  causes: ['crash'],
   signature: 'case',
   area: 'response',
   title: 'The target never answers with a 5xx.',
@@ -124,6 +147,7 @@ export const no5xx: Check<ResponseEvidence> = defineCheck({
       finding(no5xx, ex, `received ${status} for ${opLabel(ex)}\nthe spec documents no 5xx (${documented})`, {
         expected: documented,
         actual: String(status),
+        causes: [{ kind: 'crash', status }],
       }),
     ];
   },
@@ -133,6 +157,7 @@ export const transportOk: Check<ResponseEvidence> = defineCheck({
   id: 'transport-ok',
   clauses: ['7-no-5xx'],
   levels: ['violation'],
+  causes: ['transport'],
   signature: 'case',
   area: 'response',
   title: 'The target answers with HTTP: no reset, timeout, refusal or invalid HTTP.',
@@ -149,6 +174,7 @@ export const transportOk: Check<ResponseEvidence> = defineCheck({
         {
           expected: documented,
           actual: ex.error?.code ?? 'no response',
+          causes: [{ kind: 'transport', code: ex.error?.code ?? 'no response' }],
         },
       ),
     ];
@@ -159,6 +185,7 @@ export const contentTypeJson: Check<ResponseEvidence> = defineCheck({
   id: 'content-type-json',
   clauses: ['1-json-media-type'],
   levels: ['violation'],
+  causes: ['media-type'],
   area: 'response',
   title: 'A documented JSON response has Content-Type application/json (parameters allowed).',
   appliesTo: { what: 'documented JSON answers', test: ({ exchange: ex }) => jsonBodyDocumented(ex) },
@@ -174,6 +201,7 @@ export const contentTypeJson: Check<ResponseEvidence> = defineCheck({
         {
           expected: 'application/json',
           actual: h.kind === 'value' ? h.value : describeHeader(h),
+          causes: [{ kind: 'media-type', received: headerValue(h), expected: 'application/json' }],
         },
       ),
     ];
@@ -184,6 +212,7 @@ export const jsonParses: Check<ResponseEvidence> = defineCheck({
   id: 'json-parses',
   clauses: ['1-json-media-type'],
   levels: ['violation'],
+  causes: ['media-type'],
   area: 'response',
   title: 'The body of a documented JSON response parses as JSON.',
   appliesTo: { what: 'documented JSON answers', test: ({ exchange: ex }) => jsonBodyDocumented(ex) },
@@ -198,6 +227,14 @@ export const jsonParses: Check<ResponseEvidence> = defineCheck({
         {
           expected: 'a JSON body',
           actual: show(ex.response!.bodyText ?? '', 120),
+          causes: [
+            {
+              kind: 'media-type',
+              received: headerValue(readHeader(ex, 'content-type')),
+              expected: 'application/json',
+              body: 'not-json',
+            },
+          ],
         },
       ),
     ];
@@ -209,6 +246,7 @@ export const bodySchema: Check<ResponseEvidence> = defineCheck({
   clauses: ['2-pet-schema', '2-pets-array', '2-error-schema'],
   covers: ['2-petstatus-enum'],
   levels: ['violation'],
+  causes: ['field'],
   area: 'response',
   title: 'The body matches the schema documented for the operation and status (Pet, Pets or Error).',
   // Each body bears on the schema of its status only: a 401's Error proves nothing of the Pet schema or its enum.
@@ -229,19 +267,18 @@ export const bodySchema: Check<ResponseEvidence> = defineCheck({
     if (errors.length === 0) return [];
     const name = schemaNameOf(ex.operation, status);
     const clause = name ? schemaClause[name] : bodySchema.clauses[0];
-    const first = errors
-      .slice(0, 3)
-      .map((e) => e.message)
-      .join('; ');
+    // One cause per failing path, from the body as received (exact digits); the message says the first ones.
+    const causes = schemaCauses(name ?? 'body', json, errors);
     return [
       finding(
         bodySchema,
         ex,
-        `received a body that is not ${name ?? 'the documented schema'} on ${status} for ${opLabel(ex)}: ${first}${errors.length > 3 ? ` (+${errors.length - 3})` : ''}\nthe spec documents ${name ?? 'a schema'} for ${status}`,
+        `received a body that is not ${name ?? 'the documented schema'} on ${status} for ${opLabel(ex)}: ${causesText(causes)}\nthe spec documents ${name ?? 'a schema'} for ${status}`,
         {
           expected: name ?? 'documented schema',
           clause,
           actual: show(json, 200),
+          causes,
         },
       ),
     ];
@@ -261,6 +298,7 @@ export const int64Exact: Check<ResponseEvidence> = defineCheck({
   id: 'int64-exact',
   clauses: ['2-int64'],
   levels: ['violation'],
+  causes: ['field'],
   area: 'response',
   title: 'Every id and categoryId of a Pet is an integer within int64, judged on its exact digits.',
   appliesTo: {
@@ -269,24 +307,44 @@ export const int64Exact: Check<ResponseEvidence> = defineCheck({
   },
   run: ({ exchange: ex }) => {
     if (statusOf(ex) === 429) return [];
-    const bad: string[] = [];
-    for (const pet of petsOf(ex)) {
+    const causes: FieldCause[] = [];
+    const json = jsonOf(ex);
+    const pets = petsOf(ex);
+    for (const pet of pets) {
+      // Its pointer in the body: the Pets array's element, or the Pet itself.
+      const at = Array.isArray(json) ? `/${json.indexOf(pet)}` : '';
       for (const field of ['id', 'categoryId'] as const) {
         const v = pet[field];
         // A non-number (string, null, missing) fails the schema already: do not report it twice.
         if (!isLosslessNumber(v) && typeof v !== 'number') continue;
-        if (!isInt64(v)) bad.push(`${field} ${(digits(v) ?? '?').slice(0, 60)}`);
+        if (isInt64(v)) continue;
+        const markers = markersIn(pet);
+        causes.push({
+          kind: 'field',
+          schema: 'Pet',
+          path: `${at}/${field}`,
+          field,
+          problem: 'beyond-int64',
+          value: (digits(v) ?? '?').slice(0, 60),
+          ...(markers.length > 0 && { markers }),
+        });
       }
     }
-    if (bad.length === 0) return [];
+    if (causes.length === 0) return [];
     return [
       finding(
         int64Exact,
         ex,
-        `received ${bad.slice(0, 3).join(', ')}${bad.length > 3 ? ` (+${bad.length - 3})` : ''} on ${statusOf(ex)} for ${opLabel(ex)}\nthe spec documents id and categoryId as int64 integers`,
+        `received ${causes
+          .slice(0, 3)
+          .map(causeText)
+          .join(
+            ', ',
+          )}${causes.length > 3 ? ` (+${causes.length - 3})` : ''} on ${statusOf(ex)} for ${opLabel(ex)}\nthe spec documents id and categoryId as int64 integers`,
         {
           expected: 'integer in [-9223372036854775808, 9223372036854775807]',
-          actual: bad.join(', ').slice(0, 300),
+          actual: causes.map(causeText).join(', ').slice(0, 300),
+          causes,
         },
       ),
     ];
@@ -308,6 +366,7 @@ export const errorStatusMatches: Check<ResponseEvidence> = defineCheck({
   // status differs is a violation on a 429 too. What rule 3 leaves open is whether a 429 carries an Error at all, so
   // a 429 body that is JSON but no complete Error (a gateway's own shape with a status member) is only a warning.
   levels: ['violation', 'warning'],
+  causes: ['field'],
   area: 'response',
   title:
     'The status field of an Error body equals the HTTP status (on a 429 whose body is not a complete Error, a warning).',
@@ -338,6 +397,17 @@ export const errorStatusMatches: Check<ResponseEvidence> = defineCheck({
           expected: String(status),
           actual: shown,
           level: lenient ? 'warning' : 'violation',
+          causes: [
+            {
+              kind: 'field',
+              schema: 'Error',
+              path: '/status',
+              field: 'status',
+              problem: 'value',
+              value: shown,
+              rule: `must equal the HTTP status ${status}`,
+            },
+          ],
         },
       ),
     ];
@@ -353,6 +423,7 @@ export const rateLimitHeadersPresent: Check<ResponseEvidence> = defineCheck({
   id: 'rate-limit-headers-present',
   clauses: ['8-headers-every-response'],
   levels: ['violation', 'warning'],
+  causes: ['header'],
   area: 'response',
   title: 'X-RateLimit-Limit, -Remaining and -Reset are present on every response, each a non-negative integer.',
   appliesTo: { what: 'answers to the API operations', test: ({ exchange: ex }) => rateLimitApplies(ex) },
@@ -361,11 +432,14 @@ export const rateLimitHeadersPresent: Check<ResponseEvidence> = defineCheck({
     // Each header single and all digits (rateLimitValue reads them as the loop below judges them): nothing to say.
     if (RATE_LIMIT_NAMES.every((name) => rateLimitValue(ex, name) !== null)) return [];
     const problems: string[] = [];
+    const causes: Cause[] = [];
     for (const name of RATE_LIMIT_NAMES) {
       const h = readHeader(ex, RATE_LIMIT_HEADERS[name]);
       if (h.kind === 'absent') problems.push(`no ${rateLimitLabel(name)}`);
       else if (h.kind === 'conflict' || parseIntegerHeader(h.value) === null)
         problems.push(`${rateLimitLabel(name)} ${describeHeader(h)}`);
+      else continue;
+      causes.push(headerCause(rateLimitLabel(name), h));
     }
     if (problems.length === 0) return [];
     // A request with no valid key has no plan to count against (gap-8-401-rate-limited): a limiter placed after
@@ -380,6 +454,7 @@ export const rateLimitHeadersPresent: Check<ResponseEvidence> = defineCheck({
           expected: 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset as integers',
           actual: problems.join(', '),
           level: keyless ? 'warning' : 'violation',
+          causes,
         },
       ),
     ];
@@ -390,6 +465,7 @@ export const rateLimitRemainingRange: Check<ResponseEvidence> = defineCheck({
   id: 'rate-limit-remaining-range',
   clauses: ['8-header-remaining'],
   levels: ['violation'],
+  causes: ['header'],
   area: 'response',
   title: '0 <= X-RateLimit-Remaining <= X-RateLimit-Limit.',
   appliesTo: {
@@ -410,6 +486,16 @@ export const rateLimitRemainingRange: Check<ResponseEvidence> = defineCheck({
         {
           expected: `0..${limit}`,
           actual: String(remaining),
+          // Remaining is judged against the Limit received: a wrong Limit's consequence shares its value.
+          causes: [
+            {
+              kind: 'header',
+              name: rateLimitLabel('remaining'),
+              problem: 'invalid',
+              value: String(remaining),
+              limit: String(limit),
+            },
+          ],
         },
       ),
     ];
@@ -420,6 +506,7 @@ export const rateLimitResetEpoch: Check<ResponseEvidence> = defineCheck({
   id: 'rate-limit-reset-epoch',
   clauses: ['8-header-reset'],
   levels: ['violation'],
+  causes: ['header'],
   area: 'response',
   title: 'X-RateLimit-Reset is Unix epoch seconds, not in the past and at most a day ahead when it was answered.',
   appliesTo: {
@@ -458,6 +545,7 @@ export const rateLimitResetEpoch: Check<ResponseEvidence> = defineCheck({
         {
           expected: `epoch seconds in [${lo}, ${hi}]`,
           actual: String(reset),
+          causes: [{ kind: 'header', name: rateLimitLabel('reset'), problem: 'invalid', value: String(reset) }],
         },
       ),
     ];
@@ -468,6 +556,7 @@ export const rateLimitLimitPlan: Check<ResponseEvidence> = defineCheck({
   id: 'rate-limit-limit-plan',
   clauses: ['8-header-limit'],
   levels: ['violation'],
+  causes: ['header'],
   area: 'response',
   title: "X-RateLimit-Limit is one of the key's plan limits (per minute or per day).",
   appliesTo: {
@@ -497,6 +586,7 @@ export const rateLimitLimitPlan: Check<ResponseEvidence> = defineCheck({
         {
           expected: allowed.join(' or '),
           actual: String(limit),
+          causes: [{ kind: 'header', name: rateLimitLabel('limit'), problem: 'wrong', value: String(limit) }],
         },
       ),
     ];
@@ -508,6 +598,7 @@ export const retryAfterValid: Check<ResponseEvidence> = defineCheck({
   clauses: ['7-429-retry-after'],
   covers: ['gap-8-retry-after-format'],
   levels: ['violation'],
+  causes: ['header'],
   area: 'response',
   title: 'A 429 carries Retry-After as delta-seconds or an HTTP-date (RFC 9110 §10.2.3).',
   appliesTo: { what: '429 answers', test: ({ exchange: ex }) => statusOf(ex) === 429 },
@@ -523,6 +614,7 @@ export const retryAfterValid: Check<ResponseEvidence> = defineCheck({
         {
           expected: 'delta-seconds or HTTP-date',
           actual: h.kind === 'value' ? h.value : describeHeader(h),
+          causes: [headerCause('Retry-After', h)],
         },
       ),
     ];
@@ -533,6 +625,7 @@ export const errorBody429Json: Check<ResponseEvidence> = defineCheck({
   id: 'error-body-429-json',
   clauses: ['1-json-media-type'],
   levels: ['violation'],
+  causes: ['media-type'],
   area: 'response',
   title:
     'A 429 body is JSON in application/json: every body is JSON (section 1), and 429 is among the errors that carry an Error (section 7).',
@@ -541,15 +634,25 @@ export const errorBody429Json: Check<ResponseEvidence> = defineCheck({
     if (statusOf(ex) !== 429) return [];
     const h = readHeader(ex, 'content-type');
     let got: string | null = null;
-    if (h.kind !== 'value' || mediaType(h.value) !== 'application/json') got = `Content-Type ${describeHeader(h)}`;
-    else if (jsonOf(ex) === undefined) got = 'a body that is not JSON';
-    if (got === null) return [];
+    let cause: Cause | null = null;
+    if (h.kind !== 'value' || mediaType(h.value) !== 'application/json') {
+      got = `Content-Type ${describeHeader(h)}`;
+      cause = { kind: 'media-type', received: headerValue(h), expected: 'application/json' };
+    } else if (jsonOf(ex) === undefined) {
+      got = 'a body that is not JSON';
+      cause = { kind: 'media-type', received: h.value, expected: 'application/json', body: 'not-json' };
+    }
+    if (got === null || cause === null) return [];
     return [
       finding(
         errorBody429Json,
         ex,
         `received ${got} on 429 for ${opLabel(ex)}\nthe spec documents JSON bodies (section 1) and an Error on a 429 (section 7)`,
-        { expected: 'a JSON body in application/json', actual: show(ex.response?.bodyText ?? '', 120) },
+        {
+          expected: 'a JSON body in application/json',
+          actual: show(ex.response?.bodyText ?? '', 120),
+          causes: [cause],
+        },
       ),
     ];
   },
@@ -560,6 +663,7 @@ export const errorBody429: Check<ResponseEvidence> = defineCheck({
   clauses: ['7-error-media-type'],
   covers: ['gap-7-rule-3-429-body'],
   levels: ['warning'],
+  causes: ['field'],
   area: 'response',
   title: "A 429's JSON body should be an Error (section 7 rule 3 leaves its format open: a warning only).",
   appliesTo: {
@@ -573,12 +677,13 @@ export const errorBody429: Check<ResponseEvidence> = defineCheck({
     if (json === undefined) return [];
     const errors = validateSchema('Error', plain(json));
     if (errors.length === 0) return [];
+    const causes = schemaCauses('Error', json, errors);
     return [
       finding(
         errorBody429,
         ex,
-        `received JSON that is not an Error on 429 for ${opLabel(ex)}: ${errors[0]!.message}\nthe spec shows no 429 body format; errors carry an Error in application/json`,
-        { expected: 'an Error', actual: show(ex.response?.bodyText ?? '', 120) },
+        `received JSON that is not an Error on 429 for ${opLabel(ex)}: ${causesText(causes)}\nthe spec shows no 429 body format; errors carry an Error in application/json`,
+        { expected: 'an Error', actual: show(ex.response?.bodyText ?? '', 120), causes },
       ),
     ];
   },
@@ -588,6 +693,7 @@ export const wwwAuthenticate: Check<ResponseEvidence> = defineCheck({
   id: 'www-authenticate',
   clauses: ['5-www-authenticate'],
   levels: ['warning'],
+  causes: ['header'],
   area: 'response',
   title: 'A 401 carries WWW-Authenticate with a Bearer challenge.',
   appliesTo: { what: '401 answers', test: ({ exchange: ex }) => statusOf(ex) === 401 },
@@ -605,6 +711,7 @@ export const wwwAuthenticate: Check<ResponseEvidence> = defineCheck({
         {
           expected: 'Bearer challenge',
           actual: all.join(', ') || 'absent',
+          causes: [headerCause('WWW-Authenticate', values)],
         },
       ),
     ];
@@ -615,6 +722,7 @@ export const deprecationHeaders: Check<ResponseEvidence> = defineCheck({
   id: 'deprecation-headers',
   clauses: ['gap-9-deprecation-headers'],
   levels: ['observation'],
+  causes: ['gap'],
   area: 'response',
   title: 'Records the Deprecation, Sunset and Link headers the deprecated getPet answers with.',
   appliesTo: {
@@ -648,7 +756,13 @@ export const deprecationHeaders: Check<ResponseEvidence> = defineCheck({
     const message = parts.length
       ? `getPet ${status} answered with ${parts.join(', ')}\nthe spec shows no deprecation response headers (getPet is deprecated, removal 2030-12-05)`
       : `getPet ${status} answered with no Deprecation, Sunset or deprecation Link header\nthe spec shows no deprecation response headers (getPet is deprecated, removal 2030-12-05)`;
-    return [finding(deprecationHeaders, ex, message, { actual: parts.join(', ') || 'none' })];
+    const answer = parts.join(', ') || 'none';
+    return [
+      finding(deprecationHeaders, ex, message, {
+        actual: answer,
+        causes: [{ kind: 'gap', clause: deprecationHeaders.clause, answer }],
+      }),
+    ];
   },
 });
 
@@ -662,6 +776,7 @@ export const extraFields: Check<ResponseEvidence> = defineCheck({
   id: 'extra-fields',
   clauses: ['gap-extra-fields'],
   levels: ['observation'],
+  causes: ['gap'],
   area: 'response',
   title: 'Records body properties beyond the Pet or Error schema.',
   appliesTo: { what: 'documented JSON answers', test: ({ exchange: ex }) => jsonBodyDocumented(ex) },
@@ -695,6 +810,7 @@ export const extraFields: Check<ResponseEvidence> = defineCheck({
         {
           expected: [...known].join(', '),
           actual: list,
+          causes: [{ kind: 'gap', clause: extraFields.clause, answer: `extra fields ${list}` }],
         },
       ),
     ];

@@ -10,6 +10,8 @@ import type { Exchange } from '../http/exchange.js';
 import type { OperationId } from '../spec/contract.js';
 import { defineCheck, finding, observation, show, type AnyCheck, type Check, type CheckDefinition } from './check.js';
 import { createdPet } from './create.js';
+import { markersIn } from './cause.js';
+import type { FieldCause } from './field-causes.js';
 import { exactId, opLabel, statusOf } from './facts.js';
 import { readHeader } from '../http/header-read.js';
 
@@ -53,6 +55,7 @@ export const noOperationWithoutKey: Check<RobustEvidence> = defineCheck({
   // without authentication: every operation requires it (section 1), and a router that matches a variant the
   // authentication layer does not guard hands out the operation to anyone.
   levels: ['violation'],
+  causes: ['status'],
   area: 'robustness',
   title: 'A request without a key (a path variant, another method, any Accept or body) is never answered 2xx.',
   appliesTo: {
@@ -72,6 +75,7 @@ export const noOperationWithoutKey: Check<RobustEvidence> = defineCheck({
           expected: '401 (or any refusal)',
           actual: String(status),
           keyPlan: 'none',
+          causes: [{ kind: 'status', status, expected: [401] }],
           ...(resembles !== undefined && { operation: resembles }),
         },
       ),
@@ -84,12 +88,14 @@ export const noOperationWithoutKey: Check<RobustEvidence> = defineCheck({
  * finding's actual, and with `namesOperation` the operation the case resembles (when it resembles one) its operation.
  */
 function answerObservation(
-  definition: Omit<CheckDefinition<RobustEvidence>, 'run'>,
+  definition: Omit<CheckDefinition<RobustEvidence>, 'run' | 'causes'>,
   says: (ev: RobustEvidence, shown: string, status: number | null) => string,
   { namesOperation = false }: { readonly namesOperation?: boolean } = {},
 ): Check<RobustEvidence> {
   const check: Check<RobustEvidence> = defineCheck({
     ...definition,
+    // What the target did where the spec is silent: a record, never a defect.
+    causes: ['gap'],
     run: (ev) => {
       const status = statusOf(ev.exchange);
       if (status === 429) return [];
@@ -98,6 +104,7 @@ function answerObservation(
       return [
         observation(check, ev.exchange, says(ev, shown, status), {
           actual: shown,
+          causes: [{ kind: 'gap', clause: check.clause, answer: shown }],
           ...(operation !== undefined && { operation }),
         }),
       ];
@@ -164,6 +171,7 @@ export const authBeforeBody: Check<RobustEvidence> = defineCheck({
   id: 'auth-before-body',
   clauses: ['gap-5-auth-order'],
   levels: ['observation'],
+  causes: ['gap'],
   area: 'robustness',
   title: 'Records whether a malformed body without a key gets 401 (key first) or 400 (body first).',
   run: ({ exchange: ex }) => {
@@ -180,7 +188,7 @@ export const authBeforeBody: Check<RobustEvidence> = defineCheck({
         authBeforeBody,
         ex,
         `a malformed body without a key: ${order}\nthe spec documents 400 for a bad body and 401 for a missing key, not which comes first`,
-        { actual: String(status) },
+        { actual: String(status), causes: [{ kind: 'gap', clause: authBeforeBody.clause, answer: order }] },
       ),
     ];
   },
@@ -200,6 +208,7 @@ export const bodyUnderstood: Check<BodyEvidence> = defineCheck({
   // says the target read a NewPet: the pet it shows must then be one the body can be read as (section 4.2, the animal
   // added as sent), or it stored something the client never sent.
   levels: ['violation', 'observation'],
+  causes: ['field', 'gap'],
   area: 'robustness',
   title: 'A catalogue body the target accepts comes back as one reading of what was sent; any answer is recorded.',
   run: ({ exchange: ex, what, readings }) => {
@@ -213,7 +222,11 @@ export const bodyUnderstood: Check<BodyEvidence> = defineCheck({
           bodyUnderstood,
           ex,
           `createPet with ${what} answered 201 with name ${show(pet.name, 40)}, categoryId ${show(pet.categoryId, 30)}\nthe spec documents the animal added as sent: ${sent}`,
-          { expected: sent.slice(0, 200), actual: show({ name: pet.name, categoryId: pet.categoryId }, 200) },
+          {
+            expected: sent.slice(0, 200),
+            actual: show({ name: pet.name, categoryId: pet.categoryId }, 200),
+            causes: misread(pet, readings),
+          },
         ),
       ];
     }
@@ -222,11 +235,54 @@ export const bodyUnderstood: Check<BodyEvidence> = defineCheck({
         bodyUnderstood,
         ex,
         `createPet with ${what} answered ${answer(ex)}\nthe spec shows no answer for this body (JSON's edges, other media types)`,
-        { actual: answer(ex), clause: 'gap-2-json-edges' },
+        {
+          actual: answer(ex),
+          clause: 'gap-2-json-edges',
+          causes: [{ kind: 'gap', clause: 'gap-2-json-edges', answer: answer(ex) }],
+        },
       ),
     ];
   },
 });
+
+/**
+ * The fields of a created pet no reading of the body explains, one cause each (`sent`: the readings' values); when
+ * each field matches some reading but no reading both, the pair is at fault: both fields, against the first reading.
+ */
+function misread(
+  pet: Record<string, unknown>,
+  readings: readonly { readonly name: string; readonly categoryId: string }[],
+): FieldCause[] {
+  const markers = markersIn(pet);
+  const fields = [
+    {
+      field: 'name',
+      value: show(pet.name, 60),
+      matches: (r: (typeof readings)[number]) => pet.name === r.name,
+      sent: (r: (typeof readings)[number]) => show(r.name, 60),
+    },
+    {
+      field: 'categoryId',
+      value: exactId(pet.categoryId)?.toString() ?? show(pet.categoryId, 30),
+      matches: (r: (typeof readings)[number]) => {
+        const got = exactId(pet.categoryId);
+        return got !== null && got === exactId(r.categoryId);
+      },
+      sent: (r: (typeof readings)[number]) => r.categoryId,
+    },
+  ];
+  const unexplained = fields.filter((f) => !readings.some(f.matches));
+  return (unexplained.length > 0 ? unexplained : fields).map((f) => ({
+    kind: 'field',
+    schema: 'Pet',
+    path: `/${f.field}`,
+    field: f.field,
+    problem: 'changed',
+    value: f.value,
+    sent: [...new Set(readings.map(f.sent))].join(' or '),
+    ...(markers.length > 0 && { markers }),
+  }));
+}
 
 export const robustnessChecks: readonly AnyCheck[] = [
   noOperationWithoutKey,

@@ -112,6 +112,7 @@ export const latencyTrend: Check<LatencyTrendEvidence> = defineCheck<LatencyTren
   clauses: ['harness-time-budget'],
   // A target that answered quickly again after a rest, on a host that explains the growth, did nothing: an observation.
   levels: ['warning', 'observation'],
+  causes: ['latency'],
   area: 'run',
   // One trend per run, whatever request showed it.
   signature: 'operation',
@@ -141,6 +142,7 @@ export const latencyTrend: Check<LatencyTrendEvidence> = defineCheck<LatencyTren
         operation: null,
         expected: `latency that does not keep growing (first median ${r1(baselineMs)} ms)`,
         actual: `last median ${r1(last.medianMs)} ms; ${looked} ms after a rest`,
+        causes: [{ kind: 'latency', requestClass: cls, baselineMs, latestMs: last.medianMs }],
         ...(!still && host !== null && { level: 'observation' as const }),
       }),
     ];

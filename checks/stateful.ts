@@ -5,6 +5,8 @@
 import type { Exchange } from '../http/exchange.js';
 import { digits } from '../http/lossless.js';
 import { defineCheck, finding, show, type Check, type Finding } from './check.js';
+import { causeText, markersIn, type Cause } from './cause.js';
+import { valueText, type FieldCause } from './field-causes.js';
 import { isObject, jsonOf, statusOf } from './facts.js';
 
 /** A pet as the model knows it: the fields it was created with (status as the target answered it). */
@@ -49,19 +51,58 @@ const describe = (id: string, m: ModelPet): string =>
     ...(m.status !== undefined ? { status: m.status } : {}),
   });
 
-function disagree(ex: Exchange, expected: string, actual: string): Finding {
+function disagree(ex: Exchange, expected: string, actual: string, causes: readonly Cause[], shown?: string): Finding {
   return finding(
     modelConsistency,
     ex,
-    `received ${actual.slice(0, 200)}\nthe model of the spec expects ${expected.slice(0, 200)}`,
-    { expected, actual },
+    `received ${(shown ?? actual).slice(0, 200)}\nthe model of the spec expects ${expected.slice(0, 200)}`,
+    { expected, actual, causes },
   );
+}
+
+/** A value of a pet as a cause shows it: ids and categories by their digits, the rest as JSON text. */
+const fieldValue = (field: string, v: unknown): string | undefined =>
+  v === undefined || v === null
+    ? v === null
+      ? 'null'
+      : undefined
+    : field === 'categoryId' || field === 'id'
+      ? String(v)
+      : valueText(v);
+
+/** One field cause per field the target shows otherwise than the model holds it (`sent`: the model's). */
+function fieldCauses(at: string, got: Seen, model: ModelPet & { readonly id?: string }, item: unknown): FieldCause[] {
+  const markers = markersIn(item);
+  const out: FieldCause[] = [];
+  const fields: [string, unknown, unknown][] = [
+    ['id', got.id, model.id],
+    ['name', got.name, model.name],
+    ['categoryId', got.categoryId, model.categoryId],
+    ['status', got.status, model.status],
+  ];
+  for (const [field, mine, theirs] of fields) {
+    if (field === 'id' && model.id === undefined) continue;
+    if (mine === theirs) continue;
+    const value = fieldValue(field, mine);
+    out.push({
+      kind: 'field',
+      schema: 'Pet',
+      path: `${at}/${field}`,
+      field,
+      problem: 'changed',
+      ...(value !== undefined && { value }),
+      sent: fieldValue(field, theirs) ?? 'absent',
+      ...(markers.length > 0 && { markers }),
+    });
+  }
+  return out;
 }
 
 export const modelConsistency: Check<ModelEvidence> = defineCheck({
   id: 'model-consistency',
   clauses: ['4.2-create-retrievable'],
   levels: ['violation'],
+  causes: ['field', 'state'],
   area: 'stateful',
   title: 'The target agrees with a model of the catalogue across a sequence of operations.',
   run: (ev) => {
@@ -78,24 +119,49 @@ export const modelConsistency: Check<ModelEvidence> = defineCheck({
           ex,
           `a new id, not one of the ${ev.knownIds.length} this run created`,
           `id ${id} (already assigned to another pet)`,
+          [{ kind: 'state', problem: 'duplicate-id', field: 'id', id, value: id }],
         ),
       ];
     }
     if (ev.kind === 'fetched') {
-      const got = status === 200 ? seen(jsonOf(ex)) : null;
+      const body = jsonOf(ex);
+      const got = status === 200 ? seen(body) : null;
       if (got !== null && got.id === ev.id && sameFields(ev.pet, got)) return [];
-      return [disagree(ex, `200 with ${describe(ev.id, ev.pet)}`, `${status} with ${show(jsonOf(ex) ?? null)}`)];
+      // Not fetched back at all, or fetched with fields the model does not hold: one cause per such field.
+      const causes: Cause[] =
+        got === null
+          ? [
+              {
+                kind: 'state',
+                problem: 'not-retrievable',
+                field: null,
+                id: ev.id,
+                value: String(status),
+                expected: '200',
+              },
+            ]
+          : fieldCauses('', got, { ...ev.pet, id: ev.id }, body);
+      return [disagree(ex, `200 with ${describe(ev.id, ev.pet)}`, `${status} with ${show(body ?? null)}`, causes)];
     }
     const body = jsonOf(ex);
     if (status !== 200 || !Array.isArray(body)) return [];
     const out: Finding[] = [];
-    for (const item of body) {
+    for (const [i, item] of body.entries()) {
       const got = seen(item);
       if (got === null || got.id === null) continue;
       const mine = ev.pets.get(got.id);
       if (!mine || sameFields(mine, got)) continue;
-      // The item as the target sent it (its numbers as numbers).
-      out.push(disagree(ex, `pet ${got.id} listed as created: ${describe(got.id, mine)}`, show(item)));
+      // The item as the target sent it (its numbers as numbers) is the actual; the message says the fields that differ.
+      const causes = fieldCauses(`/${i}`, got, mine, item);
+      out.push(
+        disagree(
+          ex,
+          `pet ${got.id} listed as created: ${describe(got.id, mine)}`,
+          show(item),
+          causes,
+          `${causes.map(causeText).join(', ')} for pet ${got.id}`,
+        ),
+      );
     }
     return out;
   },

@@ -44,8 +44,7 @@ export function markersIn(value: unknown, into = new Set<string>()): Set<string>
   return into;
 }
 
-const fieldCauses = (causes: readonly Cause[] | undefined) =>
-  (causes ?? []).flatMap((c) => (c.kind === 'field' ? [c] : []));
+const fieldCauses = (causes: readonly Cause[]) => causes.flatMap((c) => (c.kind === 'field' ? [c] : []));
 
 function requestBody(f: Finding): unknown {
   const b64 = f.exchanges[0]?.request.bodyBase64;
@@ -168,7 +167,8 @@ export function echoFold(x: FoldContext, c: Group, r: Group): Fold | null {
 }
 
 /** The fields a finding about a created pet names, by its causes (none: it is about the pet as a whole). */
-const namedFields = (f: Finding): string[] => fieldCauses(f.causes).flatMap((c) => (c.field ? [c.field] : []));
+const namedFields = (f: Finding): string[] =>
+  f.causes.flatMap((c) => ((c.kind === 'field' || c.kind === 'state') && c.field ? [c.field] : []));
 
 /** A stored pet whose create request the root already judged, on the same field. */
 export function storedPetFold(x: FoldContext, c: Group, r: Group): Fold | null {
@@ -233,21 +233,17 @@ function statusesOf(x: FoldContext, g: Group): Set<string> {
   );
 }
 
-/** The X-RateLimit-Limit values a group's findings name: their header causes, else their answers' headers. */
-function limitsOf(x: FoldContext, g: Group): string[] {
+/**
+ * The X-RateLimit-Limit values a group's causes name: the header itself when it is the one at fault, the Limit a
+ * Remaining was judged against, the Limit a key's counter reported.
+ */
+function limitsOf(g: Group): string[] {
   return g.units.flatMap((u) =>
-    u.findings.flatMap((i) => {
-      const f = x.findings[i]!;
-      const named = (f.causes ?? []).flatMap((c) => {
-        if (c.kind === 'header' && c.name.toLowerCase() === 'x-ratelimit-limit' && c.value) return [c.value];
-        const limit = (c as { limit?: unknown }).limit;
-        return typeof limit === 'number' ? [String(limit)] : [];
-      });
-      if (named.length) return named;
-      return f.exchanges.flatMap((e) => {
-        const h = e.response?.headers['x-ratelimit-limit'];
-        return h === undefined ? [] : Array.isArray(h) ? h : [h];
-      });
+    u.causes.flatMap((c) => {
+      if (c.kind === 'header' && c.name.toLowerCase() === 'x-ratelimit-limit' && c.value !== null) return [c.value];
+      if (c.kind === 'header' && c.limit !== undefined) return [c.limit];
+      if (c.kind === 'limit' && c.reported !== undefined && c.reported !== null) return [String(c.reported)];
+      return [];
     }),
   );
 }
@@ -266,8 +262,8 @@ export function pairLinks(x: FoldContext, p: PairRule, c: Group, r: Group): bool
       return c.units.every((u) => u.part !== null && theirs.has(u.causeKey));
     }
     case 'limit-value': {
-      const theirs = new Set(limitsOf(x, r));
-      const mine = limitsOf(x, c);
+      const theirs = new Set(limitsOf(r));
+      const mine = limitsOf(c);
       return mine.length > 0 && mine.every((l) => theirs.has(l));
     }
     case 'create-status': {

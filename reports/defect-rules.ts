@@ -29,11 +29,19 @@ export const CRASH_CHECKS: Reasons<CheckId> = {
   'transport-ok': 'a dropped connection is the crash of one handler on one family of input, whatever phase sent it',
 };
 
-/** Checks judged whatever was sent: their findings are one variant, the case's family aside. */
-export const ANY_CASE: Reasons<CheckId> = {
-  'www-authenticate': 'the header belongs to the 401 whatever provoked it',
-  'create-invalid-no-effect':
-    'a refused body stored anyway: the store is written before the body is judged, whatever was invalid',
+/**
+ * Families one part of a target reads: crashes on any of them, on one operation and with one status, are one crash of
+ * that part (keyed by the family, the reader it names and the reason).
+ */
+export const CRASH_READERS: Readonly<
+  Partial<Record<CaseFamily, { readonly reader: string; readonly reason: string }>>
+> = {
+  'body-unreadable': { reader: 'body parser', reason: 'bodies the parser cannot read: the body parser' },
+  'body-json-edge': {
+    reader: 'body parser',
+    reason:
+      'JSON at its edges (a repeated or prototype-named member) is read by the same parser as unreadable bodies: a strict parser refuses it as malformed, so a parser crashing on both is one parser',
+  },
 };
 
 /**

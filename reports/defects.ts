@@ -10,13 +10,13 @@
 import type { Cause } from '../checks/cause.js';
 import type { Finding, Level } from '../checks/check.js';
 import { CASE_FAMILIES, type CaseFamily } from '../generators/case.js';
-import { signatureOf, signatureText } from '../checks/registry.js';
+import { checkById, signatureOf, signatureText } from '../checks/registry.js';
 import { exampleRank, occurrenceKey } from '../runner/findings.js';
 import { foldConsequences } from './defect-folds.js';
 import {
-  ANY_CASE,
   CHANGED_WORDS,
   CRASH_CHECKS,
+  CRASH_READERS,
   ERROR_MEMBERS,
   FIELD_WIDE,
   KEY_WIDE,
@@ -143,6 +143,12 @@ export function causeKeyOf(checkId: string, c: Cause): { key: string; part: stri
       return { key: `crash ${c.status ?? 'dropped'}`, part: null };
     case 'header':
       return { key: `header ${c.name.toLowerCase()} ${c.problem}`, part: null };
+    case 'state':
+      return { key: `state ${c.problem} ${c.field ?? ''}`, part: null };
+    case 'limit':
+      return { key: `limit ${c.window} ${c.problem}`, part: null };
+    case 'query':
+      return { key: `query ${c.parameter}`, part: null };
     default:
       return { key: c.kind, part: null };
   }
@@ -157,7 +163,8 @@ export function causesOf(f: Finding): readonly (Cause | null)[] {
 
 /** The family of a finding's input: its case's, 'ordinary' for none, its printed class when it has no typed case. */
 export function familyOf(f: Finding): { family: string; variant: string | null } {
-  if (f.checkId in ANY_CASE) return { family: 'any', variant: f.case?.variant ?? f.caseClass };
+  // A check whose signature is its operation (a header missing whatever was sent) judges every family alike.
+  if (checkById(f.checkId).signature === 'operation') return { family: 'any', variant: f.case?.variant ?? null };
   if (f.case) return { family: f.case.family, variant: f.case.variant };
   return { family: f.caseClass ?? 'ordinary', variant: f.caseClass };
 }
@@ -213,7 +220,8 @@ export const isOrdinary = (family: string): boolean => family in ORDINARY_FAMILI
  * field by its check and cause, any other unit by its check, family, status class and cause.
  */
 export function familyKeyOf(u: Unit): string {
-  if (u.checkId in CRASH_CHECKS) return `crash|${u.causeKey}|${u.family}`;
+  if (u.checkId in CRASH_CHECKS)
+    return `crash|${u.causeKey}|${CRASH_READERS[u.family as CaseFamily]?.reader ?? u.family}`;
   // A field of a body the target wrote fails alike whatever provoked the answer: one serializer (FIELD_WIDE).
   if (u.cause?.kind === 'field') return `${u.checkId}|${u.causeKey}`;
   return `${u.checkId}|${u.family}|${u.statusClass}|${u.causeKey}`;

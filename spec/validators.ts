@@ -12,6 +12,10 @@ export interface SchemaError {
   readonly path: string;
   readonly keyword: string;
   readonly message: string;
+  /** The validator's words without the path ('must be string'). */
+  readonly rule: string;
+  /** The validator's parameters (a `required` error's `missingProperty`, a `format` error's `format`). */
+  readonly params: Readonly<Record<string, unknown>>;
 }
 
 const ajv = addFormats(new Ajv2020({ allErrors: true, strict: true, validateFormats: true }));
@@ -38,6 +42,8 @@ function toErrors(errors: ErrorObject[] | null | undefined): SchemaError[] {
     path: e.instancePath || '/',
     keyword: e.keyword,
     message: `${e.instancePath || 'body'} ${e.message ?? e.keyword}`,
+    rule: e.message ?? e.keyword,
+    params: e.params as Record<string, unknown>,
   }));
 }
 

@@ -113,9 +113,15 @@ describe('defineCheck and finding', () => {
       id: 'probe',
       clauses: ['4.3-get-404', 'gap-4-invalid-petid'],
       levels: ['violation', 'observation'],
+      causes: ['status'],
       area: 'getPet',
       title: 'A check that emits what it is told to.',
-      run: (ev) => [finding(probe, exchange({ operation: 'getPet' }), 'm', ev)],
+      run: (ev) => [
+        finding(probe, exchange({ operation: 'getPet' }), 'm', {
+          causes: [{ kind: 'status', status: 200, expected: [404] }],
+          ...ev,
+        }),
+      ],
     });
     expect(probe.run({})[0]).toMatchObject({ clause: '4.3-get-404', level: 'violation', operation: 'getPet' });
     expect(probe.run({ clause: 'gap-4-invalid-petid', level: 'observation' })[0]?.level).toBe('observation');

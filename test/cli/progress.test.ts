@@ -140,6 +140,7 @@ describe('drawing it', () => {
       keyPlan: 'enterprise',
       caseClass: `auth: ${variant}`,
       case: caseRef(`auth: ${variant}`, 'auth-other-scheme', variant),
+      causes: [{ kind: 'status', status: 200, expected: [401] }],
       message: 'received 200\nthe spec documents 401',
       exchanges: [],
     });

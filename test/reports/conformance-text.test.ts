@@ -145,6 +145,7 @@ describe('defects', () => {
     keyPlan: 'free',
     caseClass: null,
     case: null,
+    causes: [],
     message: `received something\nthe spec documents something else`,
     exchanges: [{ ...exchangeRef, seq }],
     ...over,
