@@ -347,6 +347,15 @@ export function evidenceOf(u: Unit): SignatureEvidence {
   };
 }
 
+/** Several families in words: the first family of the part of the target that reads them all, else each. */
+function familiesTitle(families: ReadonlySet<string>, familyTitle: (family: string) => string): string {
+  const readers = new Set([...families].map((f) => CRASH_READERS[f as CaseFamily]?.reader));
+  const [reader] = readers;
+  const first = Object.entries(CRASH_READERS).find(([, r]) => r?.reader === reader)?.[0];
+  if (readers.size === 1 && reader && first) return familyTitle(first);
+  return [...families].map(familyTitle).join(', ');
+}
+
 /** A group's variant in words: its family's title, its cause's part, or its one case class. */
 export function variantOf(g: Group, familyTitle: (family: string) => string): string {
   const head = g.units[0]!;
@@ -356,7 +365,7 @@ export function variantOf(g: Group, familyTitle: (family: string) => string): st
   if (g.rules.has('same-answer')) return `refused with ${refusedWith(g)}`;
   if (head.part && parts.size === 1) return head.part;
   if (parts.size > 1) return [...parts].join(', ');
-  if (families.size > 1) return [...families].map(familyTitle).join(', ');
+  if (families.size > 1) return familiesTitle(families, familyTitle);
   if (classes.size === 1) return head.caseClass ?? '';
   return isOrdinary(head.family) ? 'ordinary requests' : familyTitle(head.family);
 }

@@ -131,9 +131,15 @@ describe('pass 2: families', () => {
     const other = found('no-5xx', 'createPet', kase('body-wrong-type', 'invalid body: name of type null'), [
       ref('createPet', 500),
     ]);
-    const groups = familiesOf(unitsOf([...crashes, dropped, other], new Map()));
-    expect(groups.map((g) => g.units.length).sort()).toEqual([1, 1, 3]);
-    expect(grouped([...crashes, dropped, other])).toHaveLength(3);
+    // A repeated member read by the same parser (CRASH_READERS): the same crash of the body parser.
+    const edge = found('no-5xx', 'createPet', kase('body-json-edge', 'robustness: duplicate member categoryId'), [
+      ref('createPet', 500),
+    ]);
+    const groups = familiesOf(unitsOf([...crashes, edge, dropped, other], new Map()));
+    expect(groups.map((g) => g.units.length).sort()).toEqual([1, 1, 4]);
+    const defects = grouped([...crashes, edge, dropped, other]);
+    expect(defects).toHaveLength(3);
+    expect(defects.find((d) => d.variants.length === 4)!.signature).toBe('no-5xx · createPet · invalid body: not JSON');
   });
 
   it('a family of auth variants accepted is one defect; another family or status class is another', () => {
