@@ -72,6 +72,15 @@ export const ERROR_MEMBERS = {
   reason: 'an Error body that lacks several members on the same answers: one Error writer, not one per member',
 } as const;
 
+/** Headers missing together on the same answers: one defect (the layer that sets them), not one per header. */
+export const HEADERS_MISSING = {
+  id: 'headers-missing',
+  reason: 'several headers missing on the same answers: the one layer that sets them all is not there',
+} as const;
+
+/** Schemas of a list of another schema: a field of a listed item fails where the item's own schema does. */
+export const ITEM_SCHEMAS: Readonly<Record<string, string>> = { Pets: 'Pet' };
+
 /** How a field cause's problem reads as a part of its signature (the check's word where it has one). */
 export const PROBLEM_WORDS: Readonly<Record<FieldProblem, string>> = {
   missing: 'missing',

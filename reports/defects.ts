@@ -19,6 +19,8 @@ import {
   CRASH_READERS,
   ERROR_MEMBERS,
   FIELD_WIDE,
+  HEADERS_MISSING,
+  ITEM_SCHEMAS,
   KEY_WIDE,
   ORDINARY_FAMILIES,
   PROBLEM_WORDS,
@@ -131,13 +133,14 @@ export function causeKeyOf(checkId: string, c: Cause): { key: string; part: stri
   switch (c.kind) {
     case 'field': {
       const place = placeOf(c.path);
+      const schema = ITEM_SCHEMAS[c.schema] ?? c.schema;
       if (c.problem === 'changed' || c.problem === 'beyond-int64') {
         const word = c.problem === 'changed' ? (CHANGED_WORDS[checkId] ?? 'changed') : PROBLEM_WORDS[c.problem];
-        return { key: `field ${c.schema} ${place} ${c.problem}`, part: `${c.field ?? place} ${word}` };
+        return { key: `field ${schema} ${place} ${c.problem}`, part: `${c.field ?? place} ${word}` };
       }
       const word = PROBLEM_WORDS[c.problem];
-      const part = `${c.schema} ${place || '(body)'}${word ? ` ${word}` : ''}`;
-      return { key: `field ${c.schema} ${place} ${word}`, part };
+      const part = `${schema} ${place || '(body)'}${word ? ` ${word}` : ''}`;
+      return { key: `field ${schema} ${place} ${word}`, part };
     }
     case 'crash':
       return { key: `crash ${c.status ?? 'dropped'}`, part: null };
@@ -224,6 +227,8 @@ export function familyKeyOf(u: Unit): string {
     return `crash|${u.causeKey}|${CRASH_READERS[u.family as CaseFamily]?.reader ?? u.family}`;
   // A field of a body the target wrote fails alike whatever provoked the answer: one serializer (FIELD_WIDE).
   if (u.cause?.kind === 'field') return `${u.checkId}|${u.causeKey}`;
+  // A check judged whatever was sent judges every answer alike: its status class tells nothing apart either.
+  if (u.family === 'any') return `${u.checkId}|any|${u.causeKey}`;
   return `${u.checkId}|${u.family}|${u.statusClass}|${u.causeKey}`;
 }
 
@@ -318,22 +323,30 @@ export const sameAnswer = (groups: readonly Group[]): Group[] =>
     () => 'same-answer',
   );
 
-/** An Error lacking several members on the same answers (the same findings): one defect. */
-export const errorMembers = (groups: readonly Group[]): Group[] =>
+/** The rule by which a group's cause is missing alongside others on the same answers, if any. */
+function missingRule(g: Group): string | null {
+  const c = g.units[0]!.cause;
+  if (c?.kind === 'field' && c.schema === ERROR_MEMBERS.schema && c.problem === ERROR_MEMBERS.problem)
+    return ERROR_MEMBERS.id;
+  return c?.kind === 'header' && c.problem === 'missing' ? HEADERS_MISSING.id : null;
+}
+
+/** Error members, or headers, missing together on the same answers (the same findings): one defect. */
+export const missingTogether = (groups: readonly Group[]): Group[] =>
   joinBy(
     groups,
     (g) => {
-      const c = g.units[0]!.cause;
-      if (c?.kind !== 'field' || c.schema !== ERROR_MEMBERS.schema || c.problem !== ERROR_MEMBERS.problem) return null;
+      const rule = missingRule(g);
+      if (rule === null) return null;
       const findings = [...new Set(g.units.flatMap((u) => u.findings))].sort((a, b) => a - b);
-      return `${g.units[0]!.checkId}|error members|${findings.join(',')}`;
+      return `${g.units[0]!.checkId}|${rule}|${findings.join(',')}`;
     },
-    () => ERROR_MEMBERS.id,
+    (gs) => missingRule(gs[0]!),
   );
 
 /** Pass 3: where each group applies, and the joins across families and members. */
 export function scopeOf(groups: readonly Group[], exercised: ReadonlySet<string>): Group[] {
-  return errorMembers(sameAnswer(acrossOperations(groups, exercised)));
+  return missingTogether(sameAnswer(acrossOperations(groups, exercised)));
 }
 
 // --- Pass 5: defects -------------------------------------------------------------------------------------------
@@ -363,6 +376,8 @@ export function variantOf(g: Group, familyTitle: (family: string) => string): st
   const families = new Set(g.units.map((u) => u.family));
   const parts = new Set(g.units.map((u) => u.part));
   if (g.rules.has('same-answer')) return `refused with ${refusedWith(g)}`;
+  if (g.rules.has(HEADERS_MISSING.id))
+    return `${[...new Set(g.units.flatMap((u) => (u.cause?.kind === 'header' ? [u.cause.name] : [])))].join(', ')} missing`;
   if (head.part && parts.size === 1) return head.part;
   if (parts.size > 1) return [...parts].join(', ');
   if (families.size > 1) return familiesTitle(families, familyTitle);

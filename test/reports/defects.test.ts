@@ -275,6 +275,42 @@ describe('pass 3: scope', () => {
     });
   });
 
+  it('headers missing together on the same answers, whatever the status, are one server-wide defect', () => {
+    const missing = (name: string): Cause => ({ kind: 'header', name, problem: 'missing', value: null });
+    const findings = OPS.flatMap((op) =>
+      [200, 404].map((s) =>
+        found(
+          'rate-limit-headers-present',
+          op,
+          null,
+          [ref(op, s)],
+          [missing('X-RateLimit-Limit'), missing('X-RateLimit-Remaining')],
+        ),
+      ),
+    );
+    const defects = grouped(findings);
+    expect(defects).toHaveLength(1);
+    expect(defects[0]).toMatchObject({
+      serverWide: true,
+      signature: 'rate-limit-headers-present · every operation · X-RateLimit-Limit, X-RateLimit-Remaining missing',
+      rules: expect.arrayContaining(['server-wide', 'headers-missing']),
+    });
+    // One header missing on its own answers and another on others: two defects.
+    const apart = [
+      found('rate-limit-headers-present', 'listPets', null, [ref('listPets', 200)], [missing('X-RateLimit-Limit')]),
+      found('rate-limit-headers-present', 'listPets', null, [ref('listPets', 200)], [missing('Retry-After')]),
+    ];
+    expect(grouped(apart, ['listPets'])).toHaveLength(2);
+  });
+
+  it('a field of a listed pet fails where the Pet itself does: one defect (Pets items are Pets)', () => {
+    const noId = (op: OperationId, schema: string, path: string) =>
+      found('body-schema', op, null, [ref(op, 200)], [field(schema, path, 'missing')]);
+    const defects = grouped([noId('listPets', 'Pets', '/0/id'), noId('getPet', 'Pet', '/id')]);
+    expect(defects).toHaveLength(1);
+    expect(defects[0]!.operations).toEqual(['getPet', 'listPets']);
+  });
+
   it('scopeOf joins nothing that differs in check, family and cause', () => {
     const a = found(
       'get-404',
