@@ -144,6 +144,24 @@ export type StateProblem =
 
 export type CauseKind = Cause['kind'];
 
+/** Every kind of cause, for a catalogue or a test to read (the type check keeps it whole: see below). */
+export const CAUSE_KINDS = [
+  'status',
+  'crash',
+  'transport',
+  'field',
+  'header',
+  'media-type',
+  'limit',
+  'state',
+  'query',
+  'latency',
+  'gap',
+] as const satisfies readonly CauseKind[];
+/** A kind added to the union and not to CAUSE_KINDS fails the type check here. */
+const causeKindsWhole: [Exclude<CauseKind, (typeof CAUSE_KINDS)[number]>] extends [never] ? true : never = true;
+void causeKindsWhole;
+
 const ms = (n: number): string => `${Math.round(n * 10) / 10} ms`;
 
 /** Where a field is, as the validator names it: its path, or `body` for the body itself. */

@@ -356,6 +356,9 @@ const EVERY_EVIDENCE = 'every piece of evidence it is given';
  * check (fails with --strict), never a crash and never a violation of the target.
  */
 export function defineCheck<E>(definition: CheckDefinition<E>): Check<E> {
+  // A check that declares no kind of cause could say no violation: a bug of the harness, caught when it loads.
+  if (!Array.isArray(definition.causes) || definition.causes.length === 0)
+    throw new Error(`${definition.id} declares no kind of cause`);
   const check: Check<E> = {
     ...definition,
     clauses: Object.freeze([...definition.clauses]) as unknown as Check<E>['clauses'],

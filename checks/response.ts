@@ -153,11 +153,18 @@ export const no5xx: Check<ResponseEvidence> = defineCheck({
   },
 });
 
+/** Codes of a connection the target dropped while it answered (a crash), not of one it never answered (refused, timed out). */
+const DROPPED = new Set(['ECONNRESET', 'EPIPE', 'ECONNABORTED', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED']);
+
+/** A dropped connection is a crash like a 5xx (one defect with it, for one family of input); else no answer at all. */
+const transportCause = (code: string): Cause =>
+  DROPPED.has(code) ? { kind: 'crash', status: null, code } : { kind: 'transport', code };
+
 export const transportOk: Check<ResponseEvidence> = defineCheck({
   id: 'transport-ok',
   clauses: ['7-no-5xx'],
   levels: ['violation'],
-  causes: ['transport'],
+  causes: ['transport', 'crash'],
   signature: 'case',
   area: 'response',
   title: 'The target answers with HTTP: no reset, timeout, refusal or invalid HTTP.',
@@ -174,7 +181,7 @@ export const transportOk: Check<ResponseEvidence> = defineCheck({
         {
           expected: documented,
           actual: ex.error?.code ?? 'no response',
-          causes: [{ kind: 'transport', code: ex.error?.code ?? 'no response' }],
+          causes: [transportCause(ex.error?.code ?? 'no response')],
         },
       ),
     ];
@@ -682,7 +689,8 @@ export const errorBody429: Check<ResponseEvidence> = defineCheck({
       finding(
         errorBody429,
         ex,
-        `received JSON that is not an Error on 429 for ${opLabel(ex)}: ${causesText(causes)}\nthe spec shows no 429 body format; errors carry an Error in application/json`,
+        // The first cause only, as ever: the members an Error lacks are one defect (each is in `causes`).
+        `received JSON that is not an Error on 429 for ${opLabel(ex)}: ${causeText(causes[0]!)}\nthe spec shows no 429 body format; errors carry an Error in application/json`,
         { expected: 'an Error', actual: show(ex.response?.bodyText ?? '', 120), causes },
       ),
     ];

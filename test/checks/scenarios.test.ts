@@ -447,10 +447,29 @@ describe('model-consistency', () => {
     const pet = { name: 'Rex', categoryId: big, status: 'available' };
     const body = `[{"id":${big},"name":"Rex","categoryId":${big},"status":"sold"}]`;
     const [f] = modelConsistency.run({ kind: 'listed', exchange: exchange({ body }), pets: new Map([[big, pet]]) });
+    // The first line says the field that differs (its cause); the actual keeps the item as the target sent it.
     expect(f?.message).toBe(
-      `received {"id":${big},"name":"Rex","categoryId":${big},"status":"sold"}\n` +
+      `received status "sold" (sent "available") for pet ${big}\n` +
         `the model of the spec expects pet ${big} listed as created: {"id":${big},"name":"Rex","categoryId":${big},"status":"available"}`,
     );
+    expect(f?.actual).toBe(`{"id":${big},"name":"Rex","categoryId":${big},"status":"sold"}`);
+    const rounded = `[{"id":${big},"name":"Rex","categoryId":9007199254740992,"status":"available"}]`;
+    const [g] = modelConsistency.run({
+      kind: 'listed',
+      exchange: exchange({ body: rounded }),
+      pets: new Map([[big, pet]]),
+    });
+    expect(g?.causes).toEqual([
+      {
+        kind: 'field',
+        schema: 'Pet',
+        path: '/0/categoryId',
+        field: 'categoryId',
+        problem: 'changed',
+        value: '9007199254740992',
+        sent: big,
+      },
+    ]);
   });
   it('a created id the model already holds is a duplicate', () => {
     const ex = exchange({ operation: 'createPet' });
