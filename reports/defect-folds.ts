@@ -5,6 +5,7 @@
  */
 import type { Cause } from '../checks/cause.js';
 import type { Finding } from '../checks/check.js';
+import type { CheckId } from '../checks/check-id.js';
 import { allChecks } from '../checks/registry.js';
 import { parseLossless, stringifyLossless } from '../http/lossless.js';
 import { EXPLAINS_RULES, type ExplainsRule, PAIR_RULES, type PairRule, STATUS_CHECKS } from './defect-rules.js';
@@ -16,7 +17,7 @@ const MARKER_LENGTH = MARKER_PREFIX.length + 16;
 const checkArea = new Map(allChecks.map((c) => [c.id, c.area]));
 
 /** The order in which groups may explain others: no answer, a 5xx, a wrong status, the rest. */
-export function rank(checkId: string): number {
+export function rank(checkId: CheckId): number {
   if (checkId === 'transport-ok') return 0;
   if (checkId === 'no-5xx') return 1;
   if (checkId === 'status-documented') return 3;
@@ -24,7 +25,7 @@ export function rank(checkId: string): number {
 }
 
 /** The rule by which the root's check explains the echo's on the same exchanges, if any. */
-export function explainsBy(root: string, echo: string): ExplainsRule | null {
+export function explainsBy(root: CheckId, echo: CheckId): ExplainsRule | null {
   const response = checkArea.get(echo) === 'response';
   const explains = (r: ExplainsRule) =>
     r.explains === '*' ||

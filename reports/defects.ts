@@ -9,6 +9,7 @@
  */
 import type { Cause } from '../checks/cause.js';
 import type { Finding, Level } from '../checks/check.js';
+import type { CheckId } from '../checks/check-id.js';
 import { CASE_FAMILIES, type CaseFamily } from '../generators/case.js';
 import { checkById, signatureOf, signatureText } from '../checks/registry.js';
 import { exampleRank, occurrenceKey } from '../runner/findings.js';
@@ -96,7 +97,7 @@ export type StatusClass = '2xx' | 'not-2xx' | 'none';
 export interface Unit {
   readonly sigKey: string;
   readonly signature: string;
-  readonly checkId: string;
+  readonly checkId: CheckId;
   readonly operation: string | null;
   readonly caseClass: string | null;
   readonly level: Level;
@@ -129,7 +130,7 @@ const placeOf = (path: string): string =>
     .join('');
 
 /** A cause's key (what tells two causes of one check apart) and its words as a part of the signature. */
-export function causeKeyOf(checkId: string, c: Cause): { key: string; part: string | null } {
+export function causeKeyOf(checkId: CheckId, c: Cause): { key: string; part: string | null } {
   switch (c.kind) {
     case 'field': {
       const place = placeOf(c.path);
