@@ -25,7 +25,7 @@ export type CaseFamily =
   | 'auth-prototype-key'
   /** A malformed body without a key: which the target judges first, the key or the body. */
   | 'auth-order'
-  /** Bodies the parser cannot read: not JSON, empty, absent, not UTF-8, another charset or media type, a byte order mark, JSON nested thousands deep. The body parser. */
+  /** Bodies a parser may be unable to read: not JSON, empty, absent, not UTF-8, another charset or media type, a byte order mark, a repeated member, JSON nested thousands deep. The body parser. */
   | 'body-unreadable'
   /** Bodies without a required field where the schema reads it: missing, not an object, in another letter case, inside __proto__, in the query string, wrapped in a member. Required fields are not enforced. */
   | 'body-required-missing'
@@ -37,7 +37,7 @@ export type CaseFamily =
   | 'body-int64-edge'
   /** An enum field outside its enum (unknown, empty). The enum is not enforced. */
   | 'body-enum'
-  /** Valid bodies at the edges of JSON: prototype-named or repeated members, an integer written 5.0. How the JSON reader treats what RFC 8259 leaves open. */
+  /** Valid bodies at the edges of JSON: prototype-named members, an integer written 5.0. How the JSON reader treats what RFC 8259 leaves open. */
   | 'body-json-edge'
   /** Valid bodies of a size a service may refuse: a name of hundreds of KB, a body of megabytes. The size limits. */
   | 'body-oversized'

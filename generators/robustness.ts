@@ -157,7 +157,8 @@ export function bodyCases(mark: (i: number) => string): BodyCase[] {
     }),
     jsonCase({
       name: 'duplicate member categoryId',
-      family: 'body-json-edge',
+      // A strict parser refuses a repeated name (RFC 8259: names SHOULD be unique): to it, an unreadable body.
+      family: 'body-unreadable',
       field: 'categoryId',
       verdict: 'either',
       body: `{"name":${json(m[4]!)},"categoryId":${CATEGORY},"categoryId":6}`,
