@@ -30,21 +30,6 @@ export const CRASH_CHECKS: Reasons<CheckId> = {
 };
 
 /**
- * Families one part of a target reads: crashes on any of them, on one operation and with one status, are one crash of
- * that part (keyed by the family, the reader it names and the reason).
- */
-export const CRASH_READERS: Readonly<
-  Partial<Record<CaseFamily, { readonly reader: string; readonly reason: string }>>
-> = {
-  'body-unreadable': { reader: 'body parser', reason: 'bodies the parser cannot read: the body parser' },
-  'body-json-edge': {
-    reader: 'body parser',
-    reason:
-      'JSON at its edges (a repeated or prototype-named member) is read by the same parser as unreadable bodies: a strict parser refuses it as malformed, so a parser crashing on both is one parser',
-  },
-};
-
-/**
  * The same wrong answer to many classes of invalid input is one defect listing the classes: these checks, refusing
  * (a status that is not 2xx) with one wrong status across families on the same operations, have one cause (one
  * rejection path answering that status). Accepting (a 2xx) stays per family: each family is its own missing guard.

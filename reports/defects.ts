@@ -17,7 +17,6 @@ import { foldConsequences } from './defect-folds.js';
 import {
   CHANGED_WORDS,
   CRASH_CHECKS,
-  CRASH_READERS,
   ERROR_MEMBERS,
   FIELD_WIDE,
   HEADERS_MISSING,
@@ -224,8 +223,7 @@ export const isOrdinary = (family: string): boolean => family in ORDINARY_FAMILI
  * field by its check and cause, any other unit by its check, family, status class and cause.
  */
 export function familyKeyOf(u: Unit): string {
-  if (u.checkId in CRASH_CHECKS)
-    return `crash|${u.causeKey}|${CRASH_READERS[u.family as CaseFamily]?.reader ?? u.family}`;
+  if (u.checkId in CRASH_CHECKS) return `crash|${u.causeKey}|${u.family}`;
   // A field of a body the target wrote fails alike whatever provoked the answer: one serializer (FIELD_WIDE).
   if (u.cause?.kind === 'field') return `${u.checkId}|${u.causeKey}`;
   // A check judged whatever was sent judges every answer alike: its status class tells nothing apart either.
@@ -361,15 +359,6 @@ export function evidenceOf(u: Unit): SignatureEvidence {
   };
 }
 
-/** Several families in words: the first family of the part of the target that reads them all, else each. */
-function familiesTitle(families: ReadonlySet<string>, familyTitle: (family: string) => string): string {
-  const readers = new Set([...families].map((f) => CRASH_READERS[f as CaseFamily]?.reader));
-  const [reader] = readers;
-  const first = Object.entries(CRASH_READERS).find(([, r]) => r?.reader === reader)?.[0];
-  if (readers.size === 1 && reader && first) return familyTitle(first);
-  return [...families].map(familyTitle).join(', ');
-}
-
 /** A group's variant in words: its family's title, its cause's part, or its one case class. */
 export function variantOf(g: Group, familyTitle: (family: string) => string): string {
   const head = g.units[0]!;
@@ -381,7 +370,7 @@ export function variantOf(g: Group, familyTitle: (family: string) => string): st
     return `${[...new Set(g.units.flatMap((u) => (u.cause?.kind === 'header' ? [u.cause.name] : [])))].join(', ')} missing`;
   if (head.part && parts.size === 1) return head.part;
   if (parts.size > 1) return [...parts].join(', ');
-  if (families.size > 1) return familiesTitle(families, familyTitle);
+  if (families.size > 1) return [...families].map(familyTitle).join(', ');
   if (classes.size === 1) return head.caseClass ?? '';
   return isOrdinary(head.family) ? 'ordinary requests' : familyTitle(head.family);
 }
