@@ -4,194 +4,88 @@
  * ever joins evidence that one cause explains: when two faults could produce the same evidence, the entry says so.
  */
 
-/** Which HTTP statuses of the finding's first exchange a rule applies to. */
-export type StatusClass = 'any' | '2xx' | 'not-2xx';
+import type { FieldProblem } from '../checks/cause.js';
+import type { CheckId } from '../checks/check-id.js';
+import type { CaseFamily } from '../generators/case.js';
+
+/** A rule keyed by a check, a family of input or a kind of cause, with the reason it holds. */
+export type Reasons<K extends string> = Readonly<Partial<Record<K, string>>>;
 
 /**
- * Case classes of one family: different requests that show one cause. A family rule renames the variant (the case
- * class) to the family; the defect lists the variants it was seen with.
+ * Families of input (`CaseRef.family`) that are ordinary requests of their operation: one variant of any check. A
+ * check failing on them on every operation fails on whatever is sent.
  */
-export interface FamilyRule {
-  readonly id: string;
-  readonly checks: readonly string[];
-  /** The case classes of the family; absent: every case class of those checks. */
-  readonly cases?: RegExp;
-  readonly status: StatusClass;
-  readonly family: string;
-  readonly reason: string;
-}
-
-export const FAMILY_RULES: readonly FamilyRule[] = [
-  {
-    id: 'auth-rejection-status',
-    checks: ['auth-rejected'],
-    status: 'not-2xx',
-    family: 'a missing or invalid key answered with another status than 401',
-    reason: 'the status of the rejection is wrong whatever was sent: one rejection path',
-  },
-  {
-    id: 'auth-any-scheme',
-    checks: ['auth-rejected'],
-    cases: /^auth: (Basic scheme|Token scheme|no scheme)$/,
-    status: '2xx',
-    family: 'a valid key accepted under another scheme',
-    reason: 'Basic, Token and no scheme are one defect: the scheme is not checked',
-  },
-  {
-    id: 'auth-any-key',
-    checks: ['auth-rejected'],
-    cases:
-      /^auth: (unknown key|altered key|key in another case|key with one letter accented|key with a trailing no-break space|two Authorization headers, the key first)$/,
-    status: '2xx',
-    family: 'an unknown or altered key accepted',
-    reason:
-      'an unknown key, an altered one and near misses of the key (another case, an accent, a trailing space, a second header) are one defect: the key is not compared exactly; two lenient comparisons at once (case and trailing space) show as this one defect, their variants listed',
-  },
-  {
-    id: 'auth-missing-key',
-    checks: ['auth-rejected'],
-    cases: /^auth: (header missing|empty header|\w+ without token|\w+ with empty token)$/,
-    status: '2xx',
-    family: 'a request without a key served',
-    reason: 'no header, an empty one and a scheme without a token are one defect: the key is not required',
-  },
-  {
-    id: 'auth-scheme-case',
-    checks: ['auth-valid-accepted'],
-    cases: /^auth: (lower|upper)-case scheme$/,
-    status: 'any',
-    family: 'the scheme compared case-sensitively',
-    reason:
-      'the lower- and upper-case spellings are one defect: a case-sensitive comparison (RFC 9110: case-insensitive)',
-  },
-  {
-    id: 'www-authenticate-any-401',
-    checks: ['www-authenticate'],
-    status: 'any',
-    family: 'every 401',
-    reason: 'the header belongs to the 401 whatever provoked it',
-  },
-  {
-    id: 'create-required-fields',
-    checks: ['create-invalid-rejected', 'no-5xx'],
-    cases: /^invalid body: (missing \w+|null body|array body|number body|string body|boolean body)$/,
-    status: 'any',
-    family: 'invalid body: required fields missing',
-    reason: 'a body missing name, categoryId or both (any non-object) is one defect: required fields are not enforced',
-  },
-  {
-    id: 'create-unparseable',
-    checks: ['create-invalid-rejected', 'no-5xx'],
-    cases: /^invalid body: (malformed JSON|empty body|no body)$/,
-    status: 'any',
-    family: 'invalid body: not JSON',
-    reason: 'malformed, empty and absent bodies are one defect: the body is not parsed safely',
-  },
-  {
-    id: 'create-fraction',
-    checks: ['create-invalid-rejected', 'no-5xx'],
-    cases: /^invalid body: categoryId( near an integer)?$/,
-    status: 'any',
-    // The lone fraction's own words: a baseline that names it still does.
-    family: 'invalid body: categoryId',
-    reason:
-      'a fraction and one within double precision of an integer accepted together are one defect: the integer is not checked on its digits (a tolerance alone takes only the near ones, its variant listed)',
-  },
-  {
-    id: 'create-status-enum',
-    checks: ['create-invalid-rejected', 'no-5xx'],
-    cases: /^invalid body: (unknown|empty) status$/,
-    status: 'any',
-    family: 'invalid body: unknown status',
-    reason:
-      'an unknown status and an empty one accepted together are one defect: the enum is not enforced (an empty status alone, taken for an absent one, is its variant)',
-  },
-  {
-    id: 'create-int64-edges',
-    checks: ['create-invalid-rejected', 'create-201', 'no-5xx'],
-    cases: /^invalid body: categoryId (beyond int|.*2\^(53|63))/,
-    status: 'any',
-    family: 'int64 edges of categoryId',
-    reason: 'several int64-edge categoryIds are one defect: the number is not read as an int64',
-  },
-  {
-    id: 'create-no-effect',
-    checks: ['create-invalid-no-effect'],
-    status: 'any',
-    family: 'any invalid body',
-    reason: 'a refused body stored anyway: the store is written before the body is judged, whatever was invalid',
-  },
-  {
-    id: 'list-invalid-limit',
-    checks: ['no-5xx', 'list-200', 'transport-ok'],
-    cases: /^query: (limit (a fraction|out of range|not a number|empty)|repeated limit)$/,
-    status: 'any',
-    family: 'query: invalid limit',
-    reason: 'a fractional, out-of-range, non-numeric or empty limit are one defect: the limit is not validated',
-  },
-  {
-    id: 'auth-prototype-key',
-    checks: ['auth-rejected', 'no-5xx'],
-    cases: /^auth: a key named /,
-    status: 'any',
-    family: 'keys named after prototype properties',
-    reason:
-      'constructor, __proto__, toString, hasOwnProperty and valueOf are one defect: the key is looked up in a plain object',
-  },
-  {
-    id: 'json-deep-nesting',
-    checks: ['no-5xx', 'transport-ok'],
-    cases: /^robustness: nesting \d+ deep/,
-    status: 'any',
-    family: 'JSON nested thousands deep',
-    reason:
-      'deep nesting as the whole body or inside an unknown member is one defect: a recursive parser with no limit',
-  },
-  {
-    id: 'router-path-case',
-    checks: ['no-operation-without-key'],
-    cases: /^robustness: upper-case (path|version segment)$/,
-    status: 'any',
-    family: 'robustness: upper-case path',
-    reason:
-      '/V1/PETS and /V1/pets served without a key are one defect: the router matches case-insensitively where the authentication layer does not (a prefix alone mounted so shows only /V1/pets)',
-  },
-  {
-    id: 'create-member-case',
-    checks: ['create-invalid-rejected'],
-    cases: /^robustness: member \w+ \(case variant\)$/,
-    status: 'any',
-    family: "members matched whatever their letters' case",
-    reason: 'categoryid and Name standing for categoryId and name are one defect: members matched case-insensitively',
-  },
-  {
-    id: 'get-petid-int64',
-    checks: ['no-5xx', 'get-404'],
-    cases: /^petId (non-numeric|beyond-int64)$/,
-    status: 'any',
-    family: 'petId not an int64',
-    reason: 'a non-numeric petId and one beyond int64 are one defect: the path parameter is not validated',
-  },
-];
+export const ORDINARY_FAMILIES: Reasons<CaseFamily> = {
+  ordinary: 'a plain list, a list by status or limit, an existing id, the documented key: what any client sends',
+};
 
 /**
- * Case classes that are ordinary requests of their operation (null, a request outside any case, too): one variant,
- * "ordinary requests", of any check (a check failing on a plain list and on a list by status fails on ordinary
- * lists); and a check failing on them on every operation fails on whatever is sent.
+ * Crashes: a 5xx or a dropped connection. On one operation, for inputs of one family, they are one defect whichever
+ * phase sent them (random, coverage or the robustness catalogue): one parser, one crash. Two crashes stay two only
+ * when the operation, the status or the family of input tells them apart.
  */
-export const ORDINARY_CASES: RegExp =
-  /^(query: (no parameters|limit|status|limit and status)|petId existing|auth: Bearer \{key\})$/;
+export const CRASH_CHECKS: Reasons<CheckId> = {
+  'no-5xx': 'a 5xx is the crash of one handler on one family of input, whatever phase sent it',
+  'transport-ok': 'a dropped connection is the crash of one handler on one family of input, whatever phase sent it',
+};
+
+/**
+ * The same wrong answer to many classes of invalid input is one defect listing the classes: these checks, refusing
+ * (a status that is not 2xx) with one wrong status across families on the same operations, have one cause (one
+ * rejection path answering that status). Accepting (a 2xx) stays per family: each family is its own missing guard.
+ */
+export const SAME_ANSWER: Reasons<CheckId> = {
+  'create-invalid-rejected': 'every invalid body refused with one undocumented status: one rejection path',
+  'auth-rejected': 'a missing or invalid key answered with another status than 401, whatever was sent',
+  'list-invalid-query': 'every invalid query refused with one wrong status: one rejection path',
+  'get-invalid-id': 'every invalid petId refused with one wrong status: one rejection path',
+};
+
+/**
+ * Field causes: the same schema, path and problem on several operations or statuses is one defect (a Pet or an
+ * Error is written by one serializer), and an Error lacking several members on the same answers is one defect.
+ */
+export const FIELD_WIDE = {
+  id: 'same-field',
+  reason: 'the same field failing the same way on several operations or statuses: one serializer',
+} as const;
+
+export const ERROR_MEMBERS = {
+  id: 'error-members',
+  schema: 'Error',
+  problem: 'missing' as FieldProblem,
+  reason: 'an Error body that lacks several members on the same answers: one Error writer, not one per member',
+} as const;
+
+/** Headers missing together on the same answers: one defect (the layer that sets them), not one per header. */
+export const HEADERS_MISSING = {
+  id: 'headers-missing',
+  reason: 'several headers missing on the same answers: the one layer that sets them all is not there',
+} as const;
+
+/** Schemas of a list of another schema: a field of a listed item fails where the item's own schema does. */
+export const ITEM_SCHEMAS: Readonly<Record<string, string>> = { Pets: 'Pet' };
+
+/** How a field cause's problem reads as a part of its signature (the check's word where it has one). */
+export const PROBLEM_WORDS: Readonly<Record<FieldProblem, string>> = {
+  missing: 'missing',
+  type: '',
+  value: '',
+  schema: '',
+  'beyond-int64': 'beyond int64',
+  changed: 'changed',
+};
+export const CHANGED_WORDS: Reasons<CheckId> = { 'model-consistency': 'differs' };
 
 /**
  * Server-wide: the same check and variant failing on every operation the run exercised, provoked on each by the same
- * kind of request (ordinary ones, or the same case class), is one defect that lists where it was seen. Three
- * unrelated 500s (a bad query, an absent id, a malformed body) stay three: their requests differ.
+ * family of input (ordinary ones, or the same family), is one defect that lists where it was seen. Three unrelated
+ * 500s (a bad query, an absent id, a malformed body) stay three: their families differ.
  */
 export const SERVER_WIDE = {
-  // A check and variant seen at two levels (a violation on 2xx, a warning on 401) is one defect at the higher level.
   id: 'server-wide',
   minOperations: 2,
-  reason: 'the same check and variant on every operation exercised, for the same kind of request',
+  reason: 'the same check and variant on every operation exercised, for the same family of input',
 } as const;
 
 /**
@@ -200,23 +94,9 @@ export const SERVER_WIDE = {
  */
 export const KEY_WIDE = {
   id: 'key-wide',
-  checks: ['rl-one-counter-per-key', 'rl-per-key', 'rl-burst-enforced', 'rl-honoured-not-banned'],
+  checks: ['rl-one-counter-per-key', 'rl-per-key', 'rl-burst-enforced', 'rl-honoured-not-banned'] as readonly CheckId[],
   reason: "a check of the key's counter: the operations it names are only where the counter was probed",
 } as const;
-
-/**
- * Checks whose one finding can mix causes (a list body with a pet lacking a name and another with a fractional
- * categoryId): split by the failing field before grouping, and one field failing the same way on several
- * operations is one defect (a Pet or an Error is written by one serializer).
- */
-export const SPLIT_BY_FIELD: Readonly<Record<string, string>> = {
-  'body-schema':
-    'each failing path is its own cause; the same path and keyword on several operations or statuses is one',
-  'int64-exact': 'each field beyond int64 is its own cause; the same field on several operations is one',
-  'create-echo': 'each field changed on the way in is its own cause (a trimmed name is not a rounded categoryId)',
-  'model-consistency': 'each field the model finds changed is its own cause',
-  'error-body-429': "each failing path of a 429's Error is its own cause, the same as on the other statuses",
-};
 
 /**
  * Echoes: every exchange of the consequence also shows the root, and the root's check names the cause. No answer or a
@@ -225,14 +105,14 @@ export const SPLIT_BY_FIELD: Readonly<Record<string, string>> = {
  */
 export interface ExplainsRule {
   readonly id: string;
-  readonly roots: readonly string[];
+  readonly roots: readonly CheckId[];
   /** The checks it explains: ids, or 'response' for every response check, '*' for any. */
-  readonly explains: readonly string[] | 'response' | '*';
+  readonly explains: readonly CheckId[] | 'response' | '*';
   readonly reason: string;
 }
 
 /** The checks that judge a status (what the response should have been): its body and headers follow from it. */
-export const STATUS_CHECKS: readonly string[] = [
+export const STATUS_CHECKS: readonly CheckId[] = [
   'status-documented',
   'create-201',
   'list-200',
@@ -250,7 +130,8 @@ export const EXPLAINS_RULES: readonly ExplainsRule[] = [
   {
     id: 'wrong-status',
     roots: STATUS_CHECKS,
-    explains: ['status-documented', 'response'],
+    // Every response check: status-documented (the undocumented status) is one of them.
+    explains: 'response',
     reason: 'a wrong status explains its undocumented status, body and headers',
   },
   {
@@ -292,8 +173,8 @@ export const TRACED_VALUE = {
 /** Pairs seen together from one cause, each with the evidence both must share. */
 export interface PairRule {
   readonly id: string;
-  readonly roots: readonly string[];
-  readonly consequence: string;
+  readonly roots: readonly CheckId[];
+  readonly consequence: CheckId;
   /**
    * 'operation': same operation; 'status': same operation and every status of the consequence also the root's (the
    * creates that set a case up aside); 'limit-value': every X-RateLimit-Limit the consequence names, the root names

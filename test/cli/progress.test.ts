@@ -8,6 +8,7 @@ import { HarnessError } from '../../errors/catalogue.js';
 import type { ProgressSnapshot } from '../../suites/progress-feed.js';
 import type { Finding } from '../../checks/check.js';
 import { checkById } from '../../checks/registry.js';
+import { caseRef } from '../../generators/case.js';
 
 const CLEAR = '\r\x1b[2K';
 const NOW = 1_000_000;
@@ -138,7 +139,7 @@ describe('drawing it', () => {
       suite: 'auth',
       keyPlan: 'enterprise',
       caseClass: `auth: ${variant}`,
-      case: null,
+      case: caseRef(`auth: ${variant}`, 'auth-other-scheme', variant),
       causes: [{ kind: 'status', status: 200, expected: [401] }],
       message: 'received 200\nthe spec documents 401',
       exchanges: [],

@@ -40,11 +40,11 @@ export function reportOf(
 export async function faultReport(
   faults: readonly string[],
   suites: readonly SuiteName[],
-  options: { seed?: number; runs?: number } = {},
+  options: { seed?: number; runs?: number; windowSeconds?: number } = {},
 ): Promise<ConformanceReport> {
   const seed = options.seed ?? 42;
   const runs = options.runs ?? 40;
-  const server = await startReferenceServer({ faults: [...faults], windowSeconds: 5 });
+  const server = await startReferenceServer({ faults: [...faults], windowSeconds: options.windowSeconds ?? 5 });
   const results: SuiteResult[] = [];
   try {
     const keys = planKeys(server.keys);
