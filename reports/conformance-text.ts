@@ -167,6 +167,41 @@ export function defectCount(report: ConformanceReport, level: 'violation' | 'war
   return `${plural(defects.length, word)} (${plural(signatureCount(defects), 'signature')}) in ${plural(exchangesWith(report, level), 'exchange')}`;
 }
 
+/** The observations, one line per operation and clause with its first two answers: what the target chose. */
+function observationLines(report: ConformanceReport): string[] {
+  const observations = report.findings.filter((f) => f.level === 'observation');
+  if (observations.length === 0) return [];
+  const out = [
+    `Observations — where the spec says "not shown" (any reasonable behaviour passes; recorded, never failed)`,
+  ];
+  const groups = new Map<string, string[]>();
+  for (const f of observations) {
+    const key = `${f.operation ?? '-'} ${f.clause}`;
+    const list = groups.get(key) ?? [];
+    const first = f.message.split('\n')[0]!;
+    if (!list.includes(first)) list.push(first);
+    groups.set(key, list);
+  }
+  for (const [key, messages] of groups) {
+    out.push(
+      `  · ${key}: ${messages.slice(0, 2).join('; ')}${messages.length > 2 ? `; … ${messages.length - 2} more` : ''}`,
+    );
+  }
+  out.push('');
+  return out;
+}
+
+/** The table of exchanges, checks and findings per operation, and in all. */
+function totalsTable(report: ConformanceReport): string[] {
+  const row = (name: string, t: ConformanceReport['totals']) =>
+    `${pad(name, 12)}${pad(t.exchanges, 11, true)}${pad(t.checksApplied, 10, true)}${pad(t.violations, 12, true)}${pad(t.warnings, 10, true)}${pad(t.observations, 14, true)}`;
+  return [
+    `${pad('operation', 12)}${pad('exchanges', 11, true)}${pad('checks', 10, true)}${pad('violations', 12, true)}${pad('warnings', 10, true)}${pad('observations', 14, true)}`,
+    ...Object.entries(report.operations).map(([op, t]) => row(op, t)),
+    row('total', report.totals),
+  ];
+}
+
 export function renderTerminalSummary(report: ConformanceReport): string {
   const out: string[] = [];
   out.push(
@@ -180,7 +215,6 @@ export function renderTerminalSummary(report: ConformanceReport): string {
   const roots = (level: 'violation' | 'warning') => blocks.filter((d) => d.level === level);
   const knownMark = (d: Defect) =>
     known.has(d.signature) ? (evidence.has(d.signature) ? '✗ (known, new evidence)' : '✗ (known)') : '✗';
-  const observations = report.findings.filter((f) => f.level === 'observation');
   if (roots('violation').length) {
     out.push(`Violations: ${defectCount(report, 'violation')}`);
     for (const d of roots('violation')) out.push(...defectBlock(report, d, knownMark(d)), '');
@@ -191,37 +225,12 @@ export function renderTerminalSummary(report: ConformanceReport): string {
     );
     for (const d of roots('warning')) out.push(...defectBlock(report, d, '!'), '');
   }
-  if (observations.length) {
-    out.push(
-      `Observations — where the spec says "not shown" (any reasonable behaviour passes; recorded, never failed)`,
-    );
-    const groups = new Map<string, string[]>();
-    for (const f of observations) {
-      const key = `${f.operation ?? '-'} ${f.clause}`;
-      const list = groups.get(key) ?? [];
-      const first = f.message.split('\n')[0]!;
-      if (!list.includes(first)) list.push(first);
-      groups.set(key, list);
-    }
-    for (const [key, messages] of groups) {
-      out.push(
-        `  · ${key}: ${messages.slice(0, 2).join('; ')}${messages.length > 2 ? `; … ${messages.length - 2} more` : ''}`,
-      );
-    }
-    out.push('');
-  }
+  out.push(...observationLines(report));
   out.push(...rateLimitLines(report));
   for (const n of report.notes) out.push(`note: ${n}`);
   for (const e of report.errors) out.push(`error: ${e}`);
   if (report.notes.length || report.errors.length) out.push('');
-  out.push(
-    `${pad('operation', 12)}${pad('exchanges', 11, true)}${pad('checks', 10, true)}${pad('violations', 12, true)}${pad('warnings', 10, true)}${pad('observations', 14, true)}`,
-  );
-  const row = (name: string, t: ConformanceReport['totals']) =>
-    `${pad(name, 12)}${pad(t.exchanges, 11, true)}${pad(t.checksApplied, 10, true)}${pad(t.violations, 12, true)}${pad(t.warnings, 10, true)}${pad(t.observations, 14, true)}`;
-  for (const [op, t] of Object.entries(report.operations)) out.push(row(op, t));
-  out.push(row('total', report.totals));
-  out.push('');
+  out.push(...totalsTable(report), '');
   if (report.baseline) out.push(...baselineLines(report.baseline), '');
   out.push(...evidenceLines(report));
   out.push(...notMeasuredLines(report, '  - '));
