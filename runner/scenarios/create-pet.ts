@@ -112,87 +112,115 @@ export function createPetCoverage(): number {
 export const createPetExplore = (runs: number): number =>
   runs + 2 * (NO_EFFECT_SAMPLES - NO_EFFECT_COVERAGE) + runs * 2 + (LISTED_SAMPLES - COVERAGE_NAMES.length);
 
-export async function createPetScenario(ctx: RunContext): Promise<void> {
-  const creates: Exchange[] = [];
-  let searched = 0;
-  let searchCap = NO_EFFECT_COVERAGE;
-  // Rejections first, while the store is small enough for a list to show all of it.
-  // Markers a target ever accepted (or that were already in its store) are not searched for: finding them later
-  // would prove nothing about the rejection at hand (shrinking resends markers; a staging store keeps old runs').
-  const tainted = new Set<string>();
-  const rejectInvalid = async (inv: InvalidBody, ctx: RunContext) => {
-    ctx.log.count('createPet', 'cases');
-    const search = inv.marker !== null && !tainted.has(inv.marker) && searched < searchCap;
-    const listAll = () => ctx.send(req.listPets(ctx.auth(), `?limit=${maxLimit()}`));
-    if (search && listedPets(await listAll()).some((p) => p.name === inv.marker)) tainted.add(inv.marker!);
-    const ex = await ctx.inCase(invalidCase(inv), async () => {
-      const sent = await ctx.send(req.createPet(ctx.auth(), inv.body));
-      ctx.judge(createInvalidRejected, { exchange: sent, reason: inv.reason });
-      return sent;
-    });
-    if (ex.response?.status === 201) creates.push(idOnly(ex));
-    if (inv.marker !== null && ex.response && ex.response.status < 300) tainted.add(inv.marker);
-    if (search && !tainted.has(inv.marker!) && ex.response?.status === 400) {
-      searched++;
-      ctx.judge(createInvalidNoEffect, { marker: inv.marker!, lists: [await listAll()] }, invalidCase(inv));
-    }
-  };
-  let listed = 0;
-  const addValid = async (pet: GeneratedPet, ctx: RunContext) => {
-    ctx.log.count('createPet', 'cases');
-    const ex = await createAndJudge(ctx, pet);
-    creates.push(idOnly(ex));
-    const id = usableId(returnedPet(ex)?.id ?? null);
-    if (id === null) return;
-    const get = await fetchCreated(ctx, id);
-    ctx.judge(createRetrievable, { create: ex, get });
-    const status = returnedPet(ex)?.status;
-    if (listed < LISTED_SAMPLES && typeof status === 'string') {
-      listed++;
-      const limit = maxLimit();
-      const list = await ctx.send(req.listPets(ctx.auth(), `?status=${encodeURIComponent(status)}&limit=${limit}`));
-      ctx.judge(createListed, { create: ex, list, limit });
-    }
-  };
+/** What the scenario keeps across its phases. */
+interface CreateRun {
+  /** Every create, for ids-unique (idOnly). */
+  readonly creates: Exchange[];
+  /** Rejected bodies searched for in the store so far, and the most that may be. */
+  searched: number;
+  searchCap: number;
+  /**
+   * Markers a target ever accepted (or that were already in its store) are not searched for: finding them later would
+   * prove nothing about the rejection at hand (shrinking resends markers; a staging store keeps old runs').
+   */
+  readonly tainted: Set<string>;
+  /** Creates also looked for in the list so far. */
+  listed: number;
+}
 
-  // Coverage: each kind of invalid body, each class of valid pet, concurrent creates and a client-supplied id, once
-  // each and whatever the seed, before the random phase spends what the budget leaves.
-  ctx.guard.phase('coverage: each kind of invalid body');
-  for (const inv of oneOfEachInvalidKind(ctx.seed)) await rejectInvalid(inv, ctx);
-  ctx.guard.phase('coverage: each class of valid pet');
-  for (const pet of coveragePets(ctx)) await addValid(pet, ctx);
+/** An invalid body: 400, and (for a few) no pet with its marker in the list after. */
+async function rejectInvalid(s: CreateRun, inv: InvalidBody, ctx: RunContext): Promise<void> {
+  ctx.log.count('createPet', 'cases');
+  const search = inv.marker !== null && !s.tainted.has(inv.marker) && s.searched < s.searchCap;
+  const listAll = () => ctx.send(req.listPets(ctx.auth(), `?limit=${maxLimit()}`));
+  if (search && listedPets(await listAll()).some((p) => p.name === inv.marker)) s.tainted.add(inv.marker!);
+  const ex = await ctx.inCase(invalidCase(inv), async () => {
+    const sent = await ctx.send(req.createPet(ctx.auth(), inv.body));
+    ctx.judge(createInvalidRejected, { exchange: sent, reason: inv.reason });
+    return sent;
+  });
+  if (ex.response?.status === 201) s.creates.push(idOnly(ex));
+  if (inv.marker !== null && ex.response && ex.response.status < 300) s.tainted.add(inv.marker);
+  if (search && !s.tainted.has(inv.marker!) && ex.response?.status === 400) {
+    s.searched++;
+    ctx.judge(createInvalidNoEffect, { marker: inv.marker!, lists: [await listAll()] }, invalidCase(inv));
+  }
+}
 
-  // Concurrent creates: ids stay unique when requests overlap.
-  ctx.guard.phase('coverage: concurrent creates');
+/** A valid pet: created as sent, fetched, and (for a few) found in the list by its status. */
+async function addValid(s: CreateRun, pet: GeneratedPet, ctx: RunContext): Promise<void> {
+  ctx.log.count('createPet', 'cases');
+  const ex = await createAndJudge(ctx, pet);
+  s.creates.push(idOnly(ex));
+  const id = usableId(returnedPet(ex)?.id ?? null);
+  if (id === null) return;
+  const get = await fetchCreated(ctx, id);
+  ctx.judge(createRetrievable, { create: ex, get });
+  const status = returnedPet(ex)?.status;
+  if (s.listed < LISTED_SAMPLES && typeof status === 'string') {
+    s.listed++;
+    const limit = maxLimit();
+    const list = await ctx.send(req.listPets(ctx.auth(), `?status=${encodeURIComponent(status)}&limit=${limit}`));
+    ctx.judge(createListed, { create: ex, list, limit });
+  }
+}
+
+/** Concurrent creates: ids stay unique when requests overlap. True when ids-unique found a duplicate. */
+async function concurrentCreates(ctx: RunContext, s: CreateRun): Promise<boolean> {
   const batch = await fc.sample(ctx.newPets(), { seed: ctx.seed, numRuns: CONCURRENT_CREATES });
   const concurrent = await Promise.all(
     batch.map((p) => ctx.send(req.createPet(ctx.auth(), newPetBody(p)), { burst: true })),
   );
   ctx.log.count('createPet', 'cases', concurrent.length);
-  creates.push(...concurrent);
-  const duplicates = ctx.judge(idsUnique, { creates: [...creates] }).some((f) => f.level !== 'observation');
+  s.creates.push(...concurrent);
+  return ctx.judge(idsUnique, { creates: [...s.creates] }).some((f) => f.level !== 'observation');
+}
 
-  // The service assigns ids (section 2): an id in the request must not be taken over.
-  ctx.guard.phase('coverage: a client-supplied id');
+/** The service assigns ids (section 2): an id in the request must not be taken over. */
+async function clientSuppliedId(ctx: RunContext): Promise<void> {
   const [pet] = fc.sample(ctx.newPets(), { seed: ctx.seed + 1, numRuns: 1 });
   const suppliedId = '987654321987654321';
   const body = newPetBody(pet!).replace(/^\{/, `{"id":${suppliedId},`);
   const ex = await ctx.send(req.createPet(ctx.auth(), body));
   ctx.log.count('createPet', 'cases');
   ctx.judge(createIdNotClientSupplied, { exchange: ex, suppliedId });
-  ctx.guard.phase(null);
+}
 
-  searchCap = NO_EFFECT_SAMPLES;
-  const before = creates.length;
+/** The random phase: invalid bodies, then valid pets, with ids-unique over every create once more at the end. */
+async function randomPhase(ctx: RunContext, s: CreateRun, duplicates: boolean): Promise<void> {
+  s.searchCap = NO_EFFECT_SAMPLES;
+  const before = s.creates.length;
   try {
-    // One after the other: rejections first, while the store is small (see above).
+    // One after the other: rejections first, while the store is small (see createPetScenario).
     await checkProperty(
       ctx,
-      property('createPet rejects invalid bodies', invalidNewPet(), rejectInvalid, { share: 1 / 2 }),
+      property('createPet rejects invalid bodies', invalidNewPet(), (inv, c) => rejectInvalid(s, inv, c), {
+        share: 1 / 2,
+      }),
     );
-    await checkProperty(ctx, property('createPet adds valid pets', ctx.newPets(), addValid));
+    await checkProperty(
+      ctx,
+      property('createPet adds valid pets', ctx.newPets(), (pet, c) => addValid(s, pet, c)),
+    );
   } finally {
     // Ids stay unique over every create of the suite, the random phase's too (judged once: a duplicate is one defect).
-    if (creates.length > before && !duplicates) ctx.judge(idsUnique, { creates });
+    if (s.creates.length > before && !duplicates) ctx.judge(idsUnique, { creates: s.creates });
   }
+}
+
+export async function createPetScenario(ctx: RunContext): Promise<void> {
+  const s: CreateRun = { creates: [], searched: 0, searchCap: NO_EFFECT_COVERAGE, tainted: new Set(), listed: 0 };
+  // Coverage: each kind of invalid body, each class of valid pet, concurrent creates and a client-supplied id, once
+  // each and whatever the seed, before the random phase spends what the budget leaves. Rejections first, while the
+  // store is small enough for a list to show all of it.
+  ctx.guard.phase('coverage: each kind of invalid body');
+  for (const inv of oneOfEachInvalidKind(ctx.seed)) await rejectInvalid(s, inv, ctx);
+  ctx.guard.phase('coverage: each class of valid pet');
+  for (const pet of coveragePets(ctx)) await addValid(s, pet, ctx);
+  ctx.guard.phase('coverage: concurrent creates');
+  const duplicates = await concurrentCreates(ctx, s);
+  ctx.guard.phase('coverage: a client-supplied id');
+  await clientSuppliedId(ctx);
+  ctx.guard.phase(null);
+  await randomPhase(ctx, s, duplicates);
 }

@@ -51,6 +51,94 @@ export interface ParallelRun {
   readonly rejection: Exchange | null;
 }
 
+/** The tail as it goes, shared by its connections. */
+interface Tail {
+  readonly ctx: RunContext;
+  readonly auth: AuthSpec;
+  readonly from: Exchange;
+  readonly perDay: number;
+  /** The reading's day Remaining. */
+  readonly R0: number;
+  /** The lowest day Remaining seen, less what was in flight alongside it. */
+  gate: number;
+  sent: number;
+  accepted: number;
+  inFlight: number;
+  stop: boolean;
+  readonly exchanges: Exchange[];
+  /** Resolves once a request of the tail settles (`release` resolves it; rearm makes the next). */
+  settled: Promise<void>;
+  release: () => void;
+}
+
+const dayRemaining = (ex: Exchange, perDay: number): number | null =>
+  rl(ex, 'limit') === perDay ? rl(ex, 'remaining') : null;
+
+/** One more than the reading allows: enough to show an excess; never more, since the verdict cannot change. */
+const capNow = (t: Tail): number => t.R0 + dailyAllowance(Date.now() - t.from.startedAt, t.perDay) + 1;
+
+function rearm(t: Tail): void {
+  t.settled = new Promise<void>((res) => (t.release = res));
+}
+
+/** One connection: sends while the gate leaves room beside what is in flight, else waits for a request to settle. */
+async function tailWorker(t: Tail): Promise<void> {
+  while (!t.stop && t.sent < capNow(t)) {
+    if (t.inFlight > 0 && t.gate - t.inFlight < 1) {
+      await t.settled;
+      continue;
+    }
+    const alongside = t.inFlight;
+    t.sent++;
+    t.inFlight++;
+    const ex = await t.ctx.send(req.listPets(t.auth, '?limit=1'), { pace: false, resendOn429: false });
+    t.exchanges.push(ex);
+    t.inFlight--;
+    // The target may count the requests in flight alongside this one after answering it.
+    const rem = dayRemaining(ex, t.perDay);
+    if (rem !== null) t.gate = Math.min(t.gate, rem - alongside);
+    if (isAccepted(ex)) t.accepted++;
+    else t.stop = true;
+    if (t.accepted > capNow(t) - 1) t.stop = true;
+    const wake = t.release;
+    rearm(t);
+    wake();
+  }
+}
+
+/** Why the settled tail cannot be judged (a request failed, or the day window restarted), or null. */
+function unjudgedTail(t: Tail, spanMs: number): string | null {
+  const failed = t.exchanges.filter((ex) => statusOf(ex) === null).length;
+  const allow = dailyAllowance(spanMs, t.perDay);
+  const restarted = t.exchanges.some((ex) => (dayRemaining(ex, t.perDay) ?? -1) > t.R0 + allow);
+  return failed > 0
+    ? `${failed} of its requests failed (a request that failed may have been counted or not)`
+    : restarted
+      ? `an answer showed more left of the day window than the reading (${t.R0}) and refill explain: the day window restarted`
+      : null;
+}
+
+/** What the settled tail shows, its exchanges in the order sent. */
+function settledTail(t: Tail): ParallelRun {
+  const { from, exchanges } = t;
+  exchanges.sort((a, b) => a.seq - b.seq);
+  const end = Math.max(from.startedAt + from.durationMs, ...exchanges.map((ex) => ex.startedAt + ex.durationMs));
+  const spanMs = end - from.startedAt;
+  return {
+    parallel: {
+      from,
+      connections: QUOTA_IN_FLIGHT,
+      sent: t.sent,
+      accepted: t.accepted,
+      spanMs,
+      lastAccepted: exchanges.filter(isAccepted).at(-1) ?? null,
+      unjudged: unjudgedTail(t, spanMs),
+    },
+    exchanges,
+    rejection: exchanges.find((ex) => !isAccepted(ex) && statusOf(ex) !== null) ?? null,
+  };
+}
+
 /** Sends the tail from `from` (an accepted reading, sent with nothing of the key in flight; see startsParallel). */
 export async function sendParallel(
   ctx: RunContext,
@@ -59,65 +147,23 @@ export async function sendParallel(
   perDay: number,
 ): Promise<ParallelRun> {
   const R0 = rl(from, 'remaining') ?? 0;
-  const dayRemaining = (ex: Exchange) => (rl(ex, 'limit') === perDay ? rl(ex, 'remaining') : null);
-  // One more than the reading allows: enough to show an excess; never more, since the verdict cannot change.
-  const capNow = () => R0 + dailyAllowance(Date.now() - from.startedAt, perDay) + 1;
-  let gate = R0;
-  let sent = 0;
-  let accepted = 0;
-  let inFlight = 0;
-  let stop = false;
-  const exchanges: Exchange[] = [];
-  let release = () => {};
-  let settled = new Promise<void>((r) => (release = r));
-  const worker = async () => {
-    while (!stop && sent < capNow()) {
-      if (inFlight > 0 && gate - inFlight < 1) {
-        await settled;
-        continue;
-      }
-      const alongside = inFlight;
-      sent++;
-      inFlight++;
-      const ex = await ctx.send(req.listPets(auth, '?limit=1'), { pace: false, resendOn429: false });
-      exchanges.push(ex);
-      inFlight--;
-      // The target may count the requests in flight alongside this one after answering it.
-      const rem = dayRemaining(ex);
-      if (rem !== null) gate = Math.min(gate, rem - alongside);
-      if (isAccepted(ex)) accepted++;
-      else stop = true;
-      if (accepted > capNow() - 1) stop = true;
-      const wake = release;
-      settled = new Promise<void>((res) => (release = res));
-      wake();
-    }
+  const t: Tail = {
+    ctx,
+    auth,
+    from,
+    perDay,
+    R0,
+    gate: R0,
+    sent: 0,
+    accepted: 0,
+    inFlight: 0,
+    stop: false,
+    exchanges: [],
+    settled: Promise.resolve(),
+    release: () => {},
   };
+  rearm(t);
   ctx.log.count('listPets', 'cases');
-  await Promise.all(Array.from({ length: QUOTA_IN_FLIGHT }, worker));
-  exchanges.sort((a, b) => a.seq - b.seq);
-  const end = Math.max(from.startedAt + from.durationMs, ...exchanges.map((ex) => ex.startedAt + ex.durationMs));
-  const spanMs = end - from.startedAt;
-  const failed = exchanges.filter((ex) => statusOf(ex) === null).length;
-  const allow = dailyAllowance(spanMs, perDay);
-  const restarted = exchanges.some((ex) => (dayRemaining(ex) ?? -1) > R0 + allow);
-  const unjudged =
-    failed > 0
-      ? `${failed} of its requests failed (a request that failed may have been counted or not)`
-      : restarted
-        ? `an answer showed more left of the day window than the reading (${R0}) and refill explain: the day window restarted`
-        : null;
-  return {
-    parallel: {
-      from,
-      connections: QUOTA_IN_FLIGHT,
-      sent,
-      accepted,
-      spanMs,
-      lastAccepted: exchanges.filter(isAccepted).at(-1) ?? null,
-      unjudged,
-    },
-    exchanges,
-    rejection: exchanges.find((ex) => !isAccepted(ex) && statusOf(ex) !== null) ?? null,
-  };
+  await Promise.all(Array.from({ length: QUOTA_IN_FLIGHT }, () => tailWorker(t)));
+  return settledTail(t);
 }

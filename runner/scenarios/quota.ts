@@ -7,7 +7,9 @@
  * a run projected beyond MAX_QUOTA_MS is refused up front (the suite's hook timeout is 60 min), and no wait for a
  * minute-limit Retry-After exceeds one window and its slack.
  */
+import type { PlanKey } from '../../config/config.js';
 import { KeyBlockedError } from '../../errors/catalogue.js';
+import type { AuthSpec } from '../../http/client.js';
 import type { Exchange } from '../../http/exchange.js';
 import { rateLimitNumber as rl, retryAfterMs } from '../../http/rate-limit-headers.js';
 import {
@@ -21,7 +23,7 @@ import {
   type QuotaStop,
 } from '../../checks/rate-limit.js';
 import { statusOf } from '../../checks/facts.js';
-import type { PlanName } from '../../spec/contract.js';
+import type { PlanLimits, PlanName } from '../../spec/contract.js';
 import type { RunContext } from '../context.js';
 import type { ScenarioReturn } from '../rate-limit-results.js';
 import type { QuotaResult } from '../rate-limit-results.js';
@@ -73,8 +75,48 @@ function tailSkipped(room: number | null, perMinute: number, W: number, tail: st
   return "the run ended before the day's last few requests (the key's earlier use today is unknown)";
 }
 
-export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
-  const W = ctx.settings.windowSeconds ?? 60;
+/** The figures of one quota run, fixed before it starts. */
+interface QuotaPlan {
+  W: number;
+  key: PlanKey;
+  limits: PlanLimits;
+  rpm: number;
+  rpd: number;
+  spacing: number;
+  /** The parallel tail's room (null: the minute limit leaves none). */
+  room: number | null;
+  /** The rest before the parallel tail. */
+  rest: number;
+  projectedMs: number;
+  timeCapMs: number;
+  requestCap: number;
+  rate: string;
+}
+
+/** What the run has seen so far; the loop's steps read and update it in place. */
+interface QuotaRun {
+  auth: AuthSpec;
+  t0: number;
+  /** The pacing index: the next request goes at start + i × spacing. */
+  i: number;
+  sent: number;
+  accepted: number;
+  known: Exchange | null;
+  acceptedAfterKnown: number;
+  minuteReset: number | null;
+  previous: Exchange | null;
+  rejection: Exchange | null;
+  stopped: QuotaStop | null;
+  minuteWaits: number;
+  waitedMs: number;
+  start: number;
+  /** 'resting': the next request is the tail's reading, after the rest; 'done': the tail was sent or its reading did not qualify. */
+  tail: 'ahead' | 'resting' | 'done';
+  par: ParallelRun | null;
+}
+
+/** The key with the smallest daily limit: it spends the least time. */
+function quotaKey(ctx: RunContext): PlanKey {
   const key = [...ctx.settings.keys]
     .filter((k) => k.limits !== null)
     .sort((a, b) => a.limits!.requestsPerDay - b.limits!.requestsPerDay)[0];
@@ -82,22 +124,40 @@ export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
     throw new Error(
       'quota suite: no key with known limits (set PETSTORE_API_KEY_<PLAN>; Enterprise needs PETSTORE_ENTERPRISE_LIMITS)',
     );
+  return key;
+}
+
+function quotaPlan(ctx: RunContext): QuotaPlan {
+  const W = ctx.settings.windowSeconds ?? 60;
+  const key = quotaKey(ctx);
   const limits = key.limits!;
   const { requestsPerMinute: rpm, requestsPerDay: rpd } = limits;
   const spacing = (W * 1000) / (PACE * rpm);
-  // The parallel tail's room (null: the minute limit leaves none) and the rest before it.
   const room = parallelRoom(rpm);
   const rest = room === null ? 0 : restMs(W);
-  const projectedMs = rpd * spacing + rest;
-  const timeCapMs = Math.min((rpd / rpm) * W * 1000 * 1.5 + 30_000 + rest, MAX_QUOTA_MS);
-  const requestCap = rpd + 50;
-  const rate = `${rpd} requests per day at ${Number((PACE * rpm).toFixed(1))} per ${W} s`;
-  const result = (over: Partial<QuotaResult>): QuotaResult => ({
+  return {
+    W,
+    key,
+    limits,
+    rpm,
+    rpd,
+    spacing,
+    room,
+    rest,
+    projectedMs: rpd * spacing + rest,
+    timeCapMs: Math.min((rpd / rpm) * W * 1000 * 1.5 + 30_000 + rest, MAX_QUOTA_MS),
+    requestCap: rpd + 50,
+    rate: `${rpd} requests per day at ${Number((PACE * rpm).toFixed(1))} per ${W} s`,
+  };
+}
+
+function quotaResult(p: QuotaPlan, over: Partial<QuotaResult>): QuotaResult {
+  return {
     suite: 'quota',
-    plan: key.plan,
-    requestsPerDay: rpd,
-    requestsPerMinute: rpm,
-    windowSeconds: W,
+    plan: p.key.plan,
+    requestsPerDay: p.rpd,
+    requestsPerMinute: p.rpm,
+    windowSeconds: p.W,
     sent: 0,
     accepted: 0,
     dailyRetryAfterSeconds: null,
@@ -106,150 +166,194 @@ export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
     durationMs: 0,
     stopped: null,
     ...over,
-  });
-  if (projectedMs > MAX_QUOTA_MS) {
-    // Refused before sending anything: it could not finish within the suite's timeout.
-    const note = `spending the ${key.plan} key's ${rate} would take about ${duration(projectedMs)}, more than the ${duration(MAX_QUOTA_MS)} this suite allows (its timeout is 60 min); use a key with a smaller daily quota (e.g. an Enterprise key with small PETSTORE_ENTERPRISE_LIMITS)`;
-    ctx.judge(dailyQuota, {
-      plan: key.plan,
-      limits,
-      sent: 0,
-      accepted: 0,
-      rejection: null,
-      known: null,
-      acceptedAfterKnown: 0,
-      minuteReset: null,
-      elapsedMs: 0,
-      stopped: 'too-long',
-      note,
-    });
-    return { rateLimits: [result({ stopped: 'too-long' })] };
-  }
-  ctx.settings.onWait?.(
-    projectedMs,
-    `quota: spending the ${key.plan} key's ${rate} takes about ${duration(projectedMs)}`,
-  );
-  ctx.log.count('listPets', 'cases');
+  };
+}
 
-  const auth = ctx.auth('Bearer {key}', key);
-  const t0 = Date.now();
-  let sent = 0;
-  let accepted = 0;
-  let known: Exchange | null = null;
-  let acceptedAfterKnown = 0;
-  let minuteReset: number | null = null;
-  let previous: Exchange | null = null;
-  let rejection: Exchange | null = null;
-  let stopped: QuotaStop | null = null;
-  let minuteWaits = 0;
-  let waitedMs = 0;
-  let start = t0;
-  // 'resting': the next request is the tail's reading, after the rest; 'done': the tail was sent or its reading did not qualify.
-  let tail: 'ahead' | 'resting' | 'done' = room === null ? 'done' : 'ahead';
-  let par: ParallelRun | null = null;
-  for (let i = 0; ; i++) {
-    if (sent >= requestCap) {
-      stopped = 'requests';
-      break;
-    }
-    if (Date.now() - t0 > timeCapMs) {
-      stopped = 'time';
-      break;
-    }
-    const delay = start + i * spacing - Date.now();
-    const reading = tail === 'resting';
-    if (reading) {
-      tail = 'done';
-      waitedMs += rest;
-      await ctx.waitFor(
-        rest,
-        `quota: resting two minute windows before the last requests go ${QUOTA_IN_FLIGHT} at once`,
-        key.plan,
-      );
-      // The reading the tail starts from counts every request of the key only with none in flight.
-      await ctx.quiet(auth);
-    } else if (delay > 0) await ctx.sleep(delay);
-    // The one send path (recorded, checked), unpaced and never resent: this loop does its own pacing and waiting.
-    const ex = await ctx.send(req.listPets(auth, '?limit=1'), { pace: false, resendOn429: false });
-    sent++;
-    const status = statusOf(ex);
-    if (status === 401 || status === 403) blockedKey(ctx, key.plan, ex, accepted);
-    if (isAccepted(ex)) {
-      accepted++;
-      if (known) acceptedAfterKnown++;
-      else if (rl(ex, 'limit') === rpd) known = ex;
-      if (rl(ex, 'limit') === rpm) minuteReset = rl(ex, 'reset');
-      previous = ex;
-      if (reading) {
-        if (room !== null && startsParallel(ex, rpm, rpd, room)) {
-          par = await sendParallel(ctx, auth, ex, rpd);
-          sent += par.parallel.sent;
-          accepted += par.parallel.accepted;
-          acceptedAfterKnown += par.parallel.accepted;
-          previous = par.parallel.lastAccepted ?? previous;
-          const blocked = par.exchanges.find((x) => statusOf(x) === 401 || statusOf(x) === 403);
-          if (blocked) blockedKey(ctx, key.plan, blocked, accepted);
-          if (par.rejection) {
-            rejection = par.rejection;
-            break;
-          }
-        }
-        // Paced again from here.
-        start = Date.now();
-        i = 0;
-      }
-      const left = known ? (rl(known, 'remaining') ?? rpd) : rpd;
-      const count = known ? acceptedAfterKnown : accepted;
-      // The tail is near when an answer says so, or when what is known of the day says so: a target may show the day
-      // window only once it binds, which a minute window near its own end hides. After the rest it binds.
-      if (tail === 'ahead' && room !== null && (startsParallel(ex, rpm, rpd, room) || left - count <= room))
-        tail = 'resting';
-      // Beyond any allowance: the verdict cannot change, so spend no more.
-      if (
-        count > left + dailyAllowance(Date.now() - t0, rpd) ||
-        (par !== null && par.parallel.unjudged === null && overTail(par, rpd))
-      ) {
-        stopped = 'over-quota';
-        break;
-      }
-      continue;
-    }
-    if (status !== 429 && status !== 503) {
-      rejection = ex;
-      break;
-    }
-    // The daily limit is the reason when the minute window still had room, or had rolled over, or the headers
-    // already described the day window, or the 429's wait reaches beyond one window (never waited out here).
-    const prevRemaining = previous ? rl(previous, 'remaining') : null;
-    const rolled = minuteReset !== null && ex.startedAt >= minuteReset * 1000;
-    const dayHeaders = (previous && rl(previous, 'limit') === rpd) || rl(ex, 'limit') === rpd;
-    if (
-      (prevRemaining !== null && prevRemaining > 0) ||
-      rolled ||
-      dayHeaders ||
-      notMinuteRefusal(ex, W, rpm, rpd) !== null
-    ) {
-      rejection = ex;
-      break;
-    }
-    if (++minuteWaits > MAX_MINUTE_WAITS) {
-      rejection = ex;
-      break;
-    }
-    // Retry-After plus a second for whole-second rounding and some jitter, never beyond one window and its slack.
-    const ms = Math.min(
-      (retryAfterMs(ex) ?? W * 1000) + 1000 + Math.floor(Math.random() * 250),
-      maxRetryAfterWaitMs(W),
-    );
-    waitedMs += ms;
-    await ctx.waitFor(ms, `quota: minute limit reached, waiting Retry-After`, key.plan);
-    start = Date.now();
-    i = -1;
-  }
-  const elapsedMs = Date.now() - t0;
+/** Refused before sending anything: it could not finish within the suite's timeout. */
+function refuseTooLong(ctx: RunContext, p: QuotaPlan): ScenarioReturn {
+  const note = `spending the ${p.key.plan} key's ${p.rate} would take about ${duration(p.projectedMs)}, more than the ${duration(MAX_QUOTA_MS)} this suite allows (its timeout is 60 min); use a key with a smaller daily quota (e.g. an Enterprise key with small PETSTORE_ENTERPRISE_LIMITS)`;
   ctx.judge(dailyQuota, {
-    plan: key.plan,
-    limits,
+    plan: p.key.plan,
+    limits: p.limits,
+    sent: 0,
+    accepted: 0,
+    rejection: null,
+    known: null,
+    acceptedAfterKnown: 0,
+    minuteReset: null,
+    elapsedMs: 0,
+    stopped: 'too-long',
+    note,
+  });
+  return { rateLimits: [quotaResult(p, { stopped: 'too-long' })] };
+}
+
+function startRun(ctx: RunContext, p: QuotaPlan): QuotaRun {
+  const auth = ctx.auth('Bearer {key}', p.key);
+  const t0 = Date.now();
+  return {
+    auth,
+    t0,
+    i: 0,
+    sent: 0,
+    accepted: 0,
+    known: null,
+    acceptedAfterKnown: 0,
+    minuteReset: null,
+    previous: null,
+    rejection: null,
+    stopped: null,
+    minuteWaits: 0,
+    waitedMs: 0,
+    start: t0,
+    tail: p.room === null ? 'done' : 'ahead',
+    par: null,
+  };
+}
+
+/** The request or time cap is reached: records why and says so. */
+function capReached(p: QuotaPlan, r: QuotaRun): boolean {
+  if (r.sent >= p.requestCap) {
+    r.stopped = 'requests';
+    return true;
+  }
+  if (Date.now() - r.t0 > p.timeCapMs) {
+    r.stopped = 'time';
+    return true;
+  }
+  return false;
+}
+
+/** Waits until the next request is due: the paced delay, or the rest before the tail's reading. True when it is that reading. */
+async function awaitTurn(ctx: RunContext, p: QuotaPlan, r: QuotaRun): Promise<boolean> {
+  const delay = r.start + r.i * p.spacing - Date.now();
+  const reading = r.tail === 'resting';
+  if (reading) {
+    r.tail = 'done';
+    r.waitedMs += p.rest;
+    await ctx.waitFor(
+      p.rest,
+      `quota: resting two minute windows before the last requests go ${QUOTA_IN_FLIGHT} at once`,
+      p.key.plan,
+    );
+    // The reading the tail starts from counts every request of the key only with none in flight.
+    await ctx.quiet(r.auth);
+  } else if (delay > 0) await ctx.sleep(delay);
+  return reading;
+}
+
+/** Counts an accepted answer and notes what its headers say of the day and minute windows. */
+function countAccepted(p: QuotaPlan, r: QuotaRun, ex: Exchange): void {
+  r.accepted++;
+  if (r.known) r.acceptedAfterKnown++;
+  else if (rl(ex, 'limit') === p.rpd) r.known = ex;
+  if (rl(ex, 'limit') === p.rpm) r.minuteReset = rl(ex, 'reset');
+  r.previous = ex;
+}
+
+/** After the rest's reading: the parallel tail when the reading qualifies, then paced again. True when the tail ended the day. */
+async function afterReading(ctx: RunContext, p: QuotaPlan, r: QuotaRun, ex: Exchange): Promise<boolean> {
+  if (p.room !== null && startsParallel(ex, p.rpm, p.rpd, p.room)) {
+    const par = await sendParallel(ctx, r.auth, ex, p.rpd);
+    r.par = par;
+    r.sent += par.parallel.sent;
+    r.accepted += par.parallel.accepted;
+    r.acceptedAfterKnown += par.parallel.accepted;
+    r.previous = par.parallel.lastAccepted ?? r.previous;
+    const blocked = par.exchanges.find((x) => statusOf(x) === 401 || statusOf(x) === 403);
+    if (blocked) blockedKey(ctx, p.key.plan, blocked, r.accepted);
+    if (par.rejection) {
+      r.rejection = par.rejection;
+      return true;
+    }
+  }
+  // Paced again from here.
+  r.start = Date.now();
+  r.i = 0;
+  return false;
+}
+
+/** Whether the tail comes next, and whether the count is beyond any allowance. True when the run should stop. */
+function pastAccepted(p: QuotaPlan, r: QuotaRun, ex: Exchange): boolean {
+  const left = r.known ? (rl(r.known, 'remaining') ?? p.rpd) : p.rpd;
+  const count = r.known ? r.acceptedAfterKnown : r.accepted;
+  // The tail is near when an answer says so, or when what is known of the day says so: a target may show the day
+  // window only once it binds, which a minute window near its own end hides. After the rest it binds.
+  if (r.tail === 'ahead' && p.room !== null && (startsParallel(ex, p.rpm, p.rpd, p.room) || left - count <= p.room))
+    r.tail = 'resting';
+  // Beyond any allowance: the verdict cannot change, so spend no more.
+  if (
+    count > left + dailyAllowance(Date.now() - r.t0, p.rpd) ||
+    (r.par !== null && r.par.parallel.unjudged === null && overTail(r.par, p.rpd))
+  ) {
+    r.stopped = 'over-quota';
+    return true;
+  }
+  return false;
+}
+
+/**
+ * A refusal: the day's rejection, unless only the minute limit explains it, which is waited out (a few times at most).
+ * True when the run should stop.
+ */
+async function onRefusal(ctx: RunContext, p: QuotaPlan, r: QuotaRun, ex: Exchange): Promise<boolean> {
+  const status = statusOf(ex);
+  if (status !== 429 && status !== 503) {
+    r.rejection = ex;
+    return true;
+  }
+  // The daily limit is the reason when the minute window still had room, or had rolled over, or the headers
+  // already described the day window, or the 429's wait reaches beyond one window (never waited out here).
+  const prevRemaining = r.previous ? rl(r.previous, 'remaining') : null;
+  const rolled = r.minuteReset !== null && ex.startedAt >= r.minuteReset * 1000;
+  const dayHeaders = (r.previous && rl(r.previous, 'limit') === p.rpd) || rl(ex, 'limit') === p.rpd;
+  if (
+    (prevRemaining !== null && prevRemaining > 0) ||
+    rolled ||
+    dayHeaders ||
+    notMinuteRefusal(ex, p.W, p.rpm, p.rpd) !== null
+  ) {
+    r.rejection = ex;
+    return true;
+  }
+  if (++r.minuteWaits > MAX_MINUTE_WAITS) {
+    r.rejection = ex;
+    return true;
+  }
+  // Retry-After plus a second for whole-second rounding and some jitter, never beyond one window and its slack.
+  const ms = Math.min(
+    (retryAfterMs(ex) ?? p.W * 1000) + 1000 + Math.floor(Math.random() * 250),
+    maxRetryAfterWaitMs(p.W),
+  );
+  r.waitedMs += ms;
+  await ctx.waitFor(ms, `quota: minute limit reached, waiting Retry-After`, p.key.plan);
+  r.start = Date.now();
+  r.i = -1;
+  return false;
+}
+
+/** Sends one paced request and handles its answer. True when the run should stop. */
+async function quotaStep(ctx: RunContext, p: QuotaPlan, r: QuotaRun): Promise<boolean> {
+  if (capReached(p, r)) return true;
+  const reading = await awaitTurn(ctx, p, r);
+  // The one send path (recorded, checked), unpaced and never resent: this loop does its own pacing and waiting.
+  const ex = await ctx.send(req.listPets(r.auth, '?limit=1'), { pace: false, resendOn429: false });
+  r.sent++;
+  const status = statusOf(ex);
+  if (status === 401 || status === 403) blockedKey(ctx, p.key.plan, ex, r.accepted);
+  if (!isAccepted(ex)) return onRefusal(ctx, p, r, ex);
+  countAccepted(p, r, ex);
+  if (reading && (await afterReading(ctx, p, r, ex))) return true;
+  return pastAccepted(p, r, ex);
+}
+
+/** Judges the run (the count, and the rejection's shape) and returns its summary. */
+function judgeRun(ctx: RunContext, p: QuotaPlan, r: QuotaRun): ScenarioReturn {
+  const elapsedMs = Date.now() - r.t0;
+  const { sent, accepted, rejection, known, acceptedAfterKnown, minuteReset, stopped, par } = r;
+  ctx.judge(dailyQuota, {
+    plan: p.key.plan,
+    limits: p.limits,
     sent,
     accepted,
     rejection,
@@ -258,18 +362,18 @@ export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
     minuteReset,
     elapsedMs,
     stopped,
-    ...(par ? { parallel: par.parallel } : { parallelSkipped: tailSkipped(room, rpm, W, tail) }),
+    ...(par ? { parallel: par.parallel } : { parallelSkipped: tailSkipped(p.room, p.rpm, p.W, r.tail) }),
   });
   if (rejection) ctx.judge(shape429, { exchange: rejection });
   const dailyRa = rejection ? retryAfterMs(rejection) : null;
   return {
     rateLimits: [
-      result({
+      quotaResult(p, {
         sent,
         accepted,
         dailyRetryAfterSeconds: dailyRa === null ? null : dailyRa / 1000,
         dailyReset: rejection ? rl(rejection, 'reset') : null,
-        waitedMs,
+        waitedMs: r.waitedMs,
         durationMs: elapsedMs,
         stopped,
         ...(par && {
@@ -283,4 +387,17 @@ export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
       }),
     ],
   };
+}
+
+export async function quotaScenario(ctx: RunContext): Promise<ScenarioReturn> {
+  const p = quotaPlan(ctx);
+  if (p.projectedMs > MAX_QUOTA_MS) return refuseTooLong(ctx, p);
+  ctx.settings.onWait?.(
+    p.projectedMs,
+    `quota: spending the ${p.key.plan} key's ${p.rate} takes about ${duration(p.projectedMs)}`,
+  );
+  ctx.log.count('listPets', 'cases');
+  const r = startRun(ctx, p);
+  for (; ; r.i++) if (await quotaStep(ctx, p, r)) break;
+  return judgeRun(ctx, p, r);
 }

@@ -83,138 +83,168 @@ function formAuth(k: FormsKey, form: AuthVariant): AuthSpec {
   };
 }
 
+/** One key's phase as it goes: what was sent and seen, and the last plain reading with the requests sent since it. */
+interface FormsRun {
+  readonly k: FormsKey;
+  /** Requests in each measured form. */
+  readonly n: number;
+  /** The requests the phase plans for the key (formPhaseRequests). */
+  readonly cap: number;
+  sent: number;
+  /** Forms retried at most (a window boundary between the readings). */
+  retries: number;
+  readonly segments: FormSegment[];
+  readonly unmeasured: { form: string; why: string }[];
+  readonly refused: string[];
+  /** Why the phase ended for the key; null while it goes on. */
+  ended: string | null;
+  last: Exchange;
+  since: number;
+}
+
+/** A plain reading (`Bearer <key>`), sent once none of the key's requests is in flight. */
+async function plain(s: { readonly k: FormsKey; sent: number }): Promise<Exchange> {
+  s.sent++;
+  return s.k.send(req.listPets(s.k.auth, '?limit=1'), true);
+}
+
+function inForm(s: FormsRun, form: AuthVariant): Promise<Exchange> {
+  s.sent++;
+  return s.k.send(req.listPets(formAuth(s.k, form), '?limit=1'), false);
+}
+
+/** Requests the last reading's Remaining has room for, less what was sent since it. */
+function room(k: FormsKey, p: Exchange, since: number): number {
+  const r = readRateLimit(p);
+  return isAccepted(p) && r.limit === k.limit && r.remaining !== null ? r.remaining - since : -1;
+}
+
+/** A reading with room for `need` more, waiting for the Reset once if needed; null: none (the phase ends). */
+async function roomy(s: FormsRun, need: number): Promise<Exchange | null> {
+  const { k } = s;
+  if (room(k, s.last, s.since) >= need) return s.last;
+  if (statusOf(s.last) === 429) return null;
+  if (s.since > 0) {
+    if (s.sent + 1 > s.cap) return null;
+    s.last = await plain(s);
+    s.since = 0;
+    if (room(k, s.last, s.since) >= need || statusOf(s.last) === 429)
+      return room(k, s.last, s.since) >= need ? s.last : null;
+  }
+  const r = readRateLimit(s.last);
+  const untilReset = r.resetAtMs === null ? k.windowSeconds * 1000 : r.resetAtMs - Date.now();
+  const ms = Math.min(k.windowSeconds * 1000 + 2000, Math.max(0, untilReset)) + RESET_MARGIN_MS;
+  if (s.sent + 1 > s.cap) return null;
+  await k.wait(ms, `${WHAT}: waiting for its window to reset before measuring a form`);
+  s.last = await plain(s);
+  s.since = 0;
+  return room(k, s.last, s.since) >= need ? s.last : null;
+}
+
+/** The rest of a form's requests after its accepted probe, one at a time, then the reading after (none after a 429). */
+async function measure(s: FormsRun, form: AuthVariant, before: Exchange, probe: Exchange): Promise<FormSegment | null> {
+  const list = [probe];
+  while (list.length < s.n && isAccepted(list.at(-1)!)) {
+    list.push(await inForm(s, form));
+    s.since++;
+  }
+  const stopped = list.find((ex) => !isAccepted(ex));
+  if (stopped !== undefined && statusOf(stopped) === 429) {
+    s.ended = `a 429 in the form ${form.name}: nothing more was sent`;
+    return { form: form.name, before, sent: list, after: null };
+  }
+  if (stopped !== undefined) {
+    s.unmeasured.push({ form: form.name, why: `accepted, then answered ${statusOf(stopped) ?? 'nothing'}` });
+    return null;
+  }
+  s.last = await plain(s);
+  s.since = 0;
+  return { form: form.name, before, sent: list, after: s.last };
+}
+
+/** A window boundary between the readings, or a span too long to tell: once per key, the form again from the reading after. */
+async function remeasured(s: FormsRun, form: AuthVariant, segment: FormSegment, need: number): Promise<FormSegment> {
+  const verdict = segmentVerdict(segment, s.k.limit, s.k.windowSeconds);
+  if (verdict.kind !== 'not-measured' || segment.after === null || s.retries <= 0 || s.sent + need > s.cap)
+    return segment;
+  s.retries--;
+  const again = await roomy(s, s.n + 1);
+  if (again === null) return segment;
+  const first = await inForm(s, form);
+  s.since++;
+  const retried = isAccepted(first) || statusOf(first) === 429 ? await measure(s, form, again, first) : null;
+  return retried ?? segment;
+}
+
+/** One form: its probe from a reading with room, then (for the first few accepted) its measured segment. */
+async function formStep(s: FormsRun, form: AuthVariant): Promise<void> {
+  if (s.ended !== null) {
+    s.unmeasured.push({ form: form.name, why: s.ended });
+    return;
+  }
+  const measuring = s.segments.length < FORMS_MEASURED_MAX;
+  // The probe, the rest of the form and the reading after; a form beyond the measured ones only its probe.
+  const need = measuring ? s.n + 1 : 1;
+  if (s.sent + need > s.cap) {
+    s.ended = 'the phase reached the requests it plans per key';
+    s.unmeasured.push({ form: form.name, why: s.ended });
+    return;
+  }
+  const before = await roomy(s, need);
+  if (before === null) {
+    s.ended =
+      statusOf(s.last) === 429
+        ? 'a plain reading got 429: nothing more was sent'
+        : 'no room for it in the window, even after waiting for the Reset';
+    s.unmeasured.push({ form: form.name, why: s.ended });
+    return;
+  }
+  const probe = await inForm(s, form);
+  s.since++;
+  if (!isAccepted(probe) && statusOf(probe) !== 429) {
+    s.refused.push(form.name);
+    return;
+  }
+  if (!measuring) {
+    s.unmeasured.push({ form: form.name, why: `accepted; beyond the ${FORMS_MEASURED_MAX} forms measured per key` });
+    if (statusOf(probe) === 429) s.ended = `a 429 in the form ${form.name}: nothing more was sent`;
+    return;
+  }
+  const segment = await measure(s, form, before, probe);
+  if (segment === null) return;
+  const final = await remeasured(s, form, segment, need);
+  s.segments.push(final);
+}
+
 /** Runs the phase for one key and judges it; returns null (the scenario's phases' shape). */
 export async function everyFormPhase(k: FormsKey): Promise<null> {
   const n = formRequests(k.limit, k.windowSeconds, k.latencyMs);
-  const FORM_PHASE_REQUESTS = formPhaseRequests(n);
-  let sent = 0;
-  let retries = 1;
-  const segments: FormSegment[] = [];
-  const unmeasured: { form: string; why: string }[] = [];
-  const refused: string[] = [];
-  let ended: string | null = null;
-
-  const plain = async (): Promise<Exchange> => {
-    sent++;
-    return k.send(req.listPets(k.auth, '?limit=1'), true);
+  const cap = formPhaseRequests(n);
+  const first = { k, sent: 0 };
+  const reading = await plain(first);
+  const s: FormsRun = {
+    k,
+    n,
+    cap,
+    sent: first.sent,
+    retries: 1,
+    segments: [],
+    unmeasured: [],
+    refused: [],
+    ended: null,
+    last: reading,
+    since: 0,
   };
-  const inForm = (form: AuthVariant): Promise<Exchange> => {
-    sent++;
-    return k.send(req.listPets(formAuth(k, form), '?limit=1'), false);
-  };
-  /** Requests the last reading's Remaining has room for, less what was sent since it. */
-  const room = (p: Exchange, since: number) => {
-    const r = readRateLimit(p);
-    return isAccepted(p) && r.limit === k.limit && r.remaining !== null ? r.remaining - since : -1;
-  };
-
-  let last = await plain();
-  let since = 0;
-  /** A reading with room for `need` more, waiting for the Reset once if needed; null: none (the phase ends). */
-  const roomy = async (need: number): Promise<Exchange | null> => {
-    if (room(last, since) >= need) return last;
-    if (statusOf(last) === 429) return null;
-    if (since > 0) {
-      if (sent + 1 > FORM_PHASE_REQUESTS) return null;
-      last = await plain();
-      since = 0;
-      if (room(last, since) >= need || statusOf(last) === 429) return room(last, since) >= need ? last : null;
-    }
-    const r = readRateLimit(last);
-    const untilReset = r.resetAtMs === null ? k.windowSeconds * 1000 : r.resetAtMs - Date.now();
-    const ms = Math.min(k.windowSeconds * 1000 + 2000, Math.max(0, untilReset)) + RESET_MARGIN_MS;
-    if (sent + 1 > FORM_PHASE_REQUESTS) return null;
-    await k.wait(ms, `${WHAT}: waiting for its window to reset before measuring a form`);
-    last = await plain();
-    since = 0;
-    return room(last, since) >= need ? last : null;
-  };
-
-  for (const form of KEY_FORMS) {
-    if (ended !== null) {
-      unmeasured.push({ form: form.name, why: ended });
-      continue;
-    }
-    const measuring = segments.length < FORMS_MEASURED_MAX;
-    // The probe, the rest of the form and the reading after; a form beyond the measured ones only its probe.
-    const need = measuring ? n + 1 : 1;
-    if (sent + need > FORM_PHASE_REQUESTS) {
-      ended = 'the phase reached the requests it plans per key';
-      unmeasured.push({ form: form.name, why: ended });
-      continue;
-    }
-    const before = await roomy(need);
-    if (before === null) {
-      ended =
-        statusOf(last) === 429
-          ? 'a plain reading got 429: nothing more was sent'
-          : 'no room for it in the window, even after waiting for the Reset';
-      unmeasured.push({ form: form.name, why: ended });
-      continue;
-    }
-    const probe = await inForm(form);
-    since++;
-    if (!isAccepted(probe) && statusOf(probe) !== 429) {
-      refused.push(form.name);
-      continue;
-    }
-    if (!measuring) {
-      unmeasured.push({ form: form.name, why: `accepted; beyond the ${FORMS_MEASURED_MAX} forms measured per key` });
-      if (statusOf(probe) === 429) ended = `a 429 in the form ${form.name}: nothing more was sent`;
-      continue;
-    }
-    let segment = await measure(form, before, probe);
-    if (segment === null) continue;
-    const verdict = segmentVerdict(segment, k.limit, k.windowSeconds);
-    if (
-      verdict.kind === 'not-measured' &&
-      segment.after !== null &&
-      retries > 0 &&
-      sent + need <= FORM_PHASE_REQUESTS
-    ) {
-      // A window boundary between the readings, or a span too long to tell: once more, from the reading after.
-      retries--;
-      const again = await roomy(n + 1);
-      if (again !== null) {
-        const first = await inForm(form);
-        since++;
-        const retried = isAccepted(first) || statusOf(first) === 429 ? await measure(form, again, first) : null;
-        if (retried !== null) segment = retried;
-      }
-    }
-    segments.push(segment);
-  }
-
-  /** The rest of a form's requests after its accepted probe, one at a time, then the reading after (none after a 429). */
-  async function measure(form: AuthVariant, before: Exchange, probe: Exchange): Promise<FormSegment | null> {
-    const list = [probe];
-    while (list.length < n && isAccepted(list.at(-1)!)) {
-      list.push(await inForm(form));
-      since++;
-    }
-    const stopped = list.find((ex) => !isAccepted(ex));
-    if (stopped !== undefined && statusOf(stopped) === 429) {
-      ended = `a 429 in the form ${form.name}: nothing more was sent`;
-      return { form: form.name, before, sent: list, after: null };
-    }
-    if (stopped !== undefined) {
-      unmeasured.push({ form: form.name, why: `accepted, then answered ${statusOf(stopped) ?? 'nothing'}` });
-      return null;
-    }
-    last = await plain();
-    since = 0;
-    return { form: form.name, before, sent: list, after: last };
-  }
-
+  for (const form of KEY_FORMS) await formStep(s, form);
   k.ctx.judge(everyFormCounted, {
     key: k.label,
     plan: k.plan,
     limit: k.limit,
     windowSeconds: k.windowSeconds,
-    segments,
-    unmeasured,
+    segments: s.segments,
+    unmeasured: s.unmeasured,
   });
-  report(k, segments, unmeasured, refused, sent);
+  report(k, s.segments, s.unmeasured, s.refused, s.sent);
   return null;
 }
 

@@ -39,6 +39,7 @@ import {
   type BodyCase,
 } from '../../generators/robustness.js';
 import type { AuthSpec, OutgoingRequest } from '../../http/client.js';
+import type { Exchange } from '../../http/exchange.js';
 import { contract, parameter, type OperationId } from '../../spec/contract.js';
 import type { RunContext } from '../context.js';
 import { listedPets, returnedPet, usableId } from '../pets.js';
@@ -71,24 +72,14 @@ export function robustnessCoverage(): number {
   );
 }
 
-export async function robustnessScenario(ctx: RunContext): Promise<void> {
-  const prefix = ctx.settings.namePrefix ?? '';
-  const markers = fc.sample(markerName(), { seed: ctx.seed + 21, numRuns: BODY_MARKERS }).map((m) => prefix + m);
-  const cases = bodyCases((i) => markers[i]!);
-  let petId: string | null = null;
-  let id = '1';
+/** Builds an operation's request with a given Authorization (getPet's id read when it is called). */
+type Build = Record<OperationId, (auth: AuthSpec) => OutgoingRequest>;
 
-  // Keys named after prototype properties first (the cheapest classic, and the most often broken): each must get 401.
-  // All of them on the first operation, constructor on every other. createPet's carries a valid body, so it also shows the order of the checks for a
-  // valid body with an invalid key (401, never a 201). getPet asks for pet 1 until the run has one of its own.
-  ctx.guard.phase('coverage: robustness catalogue, prototype-named keys');
-  const body = newPetBody({ name: `${markers[0]}-key`, categoryId: '5', nameEdge: false });
-  const build: Record<OperationId, (auth: AuthSpec) => OutgoingRequest> = {
-    listPets: (auth) => req.listPets(auth),
-    createPet: (auth) => req.createPet(auth, body),
-    getPet: (auth) => req.getPet(auth, id),
-  };
-
+/**
+ * Keys named after prototype properties (the cheapest classic, and the most often broken): each must get 401. All of
+ * them on the first operation, constructor on every other.
+ */
+async function prototypeKeys(ctx: RunContext, build: Build): Promise<void> {
   for (const [i, op] of [...contract.operations.keys()].entries()) {
     for (const token of i === 0 ? PROTOTYPE_KEYS : PROTOTYPE_KEYS_EVERYWHERE) {
       ctx.log.count(op, 'cases');
@@ -100,31 +91,41 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
       });
     }
   }
+}
 
-  // The bodies (the one phase that creates), before the cases that name a pet of the run's own.
-  ctx.guard.phase('coverage: robustness catalogue, bodies and media types');
+/** One body of the catalogue, sent and judged in its case. */
+function sendBody(ctx: RunContext, c: BodyCase): Promise<Exchange> {
+  return ctx.inCase(robustnessCase(c), async () => {
+    const built = req.createPet(ctx.auth(), null);
+    const sent = await ctx.send({
+      ...built,
+      ...(c.query !== undefined && { path: built.path + c.query }),
+      body: c.body,
+      // After a body of megabytes, a fresh connection: a target that answered before reading it all may close it.
+      headers: { 'content-type': c.contentType, ...(c.body.length > ONE_MIB && { connection: 'close' }) },
+    });
+    if (c.verdict === 'refuse') ctx.judge(createInvalidRejected, { exchange: sent, reason: c.reason });
+    else if (c.topic === 'json') ctx.judge(bodyUnderstood, { exchange: sent, what: c.reason, readings: c.readings });
+    // Another media type: content-type-accepted records the answer; a pet accepted must still be one it sent.
+    else ctx.record(bodyUnderstood.run({ exchange: sent, what: c.reason, readings: c.readings }).filter(failing));
+    if (c.topic === 'media-type') ctx.judge(contentTypeAccepted, { exchange: sent, what: c.name });
+    return sent;
+  });
+}
+
+/**
+ * The bodies (the one phase that creates), with the store listed before and after so that a refused body's marker
+ * shows whether it left a pet. Returns the id of a pet the run created, if any.
+ */
+async function bodies(ctx: RunContext, cases: readonly BodyCase[]): Promise<string | null> {
+  let petId: string | null = null;
   const limit = Number(parameter('listPets', 'limit').schema.maximum);
   const listAll = () => ctx.send(req.listPets(ctx.auth(), `?limit=${limit}`));
   const before = new Set(listedPets(await listAll()).map((p) => p.name));
   const refused: BodyCase[] = [];
   for (const c of cases) {
     ctx.log.count('createPet', 'cases');
-    const ex = await ctx.inCase(robustnessCase(c), async () => {
-      const built = req.createPet(ctx.auth(), null);
-      const sent = await ctx.send({
-        ...built,
-        ...(c.query !== undefined && { path: built.path + c.query }),
-        body: c.body,
-        // After a body of megabytes, a fresh connection: a target that answered before reading it all may close it.
-        headers: { 'content-type': c.contentType, ...(c.body.length > ONE_MIB && { connection: 'close' }) },
-      });
-      if (c.verdict === 'refuse') ctx.judge(createInvalidRejected, { exchange: sent, reason: c.reason });
-      else if (c.topic === 'json') ctx.judge(bodyUnderstood, { exchange: sent, what: c.reason, readings: c.readings });
-      // Another media type: content-type-accepted records the answer; a pet accepted must still be one it sent.
-      else ctx.record(bodyUnderstood.run({ exchange: sent, what: c.reason, readings: c.readings }).filter(failing));
-      if (c.topic === 'media-type') ctx.judge(contentTypeAccepted, { exchange: sent, what: c.name });
-      return sent;
-    });
+    const ex = await sendBody(ctx, c);
     petId ??= usableId(returnedPet(ex)?.id ?? null);
     if (c.verdict === 'refuse' && c.marker !== null && ex.response?.status === 400) refused.push(c);
   }
@@ -134,10 +135,11 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
     if (before.has(c.marker)) continue;
     ctx.judge(createInvalidNoEffect, { marker: c.marker!, lists: [after] }, robustnessCase(c));
   }
-  if (petId !== null) id = petId;
+  return petId;
+}
 
-  // Accept values a JSON service cannot serve, on every operation.
-  ctx.guard.phase('coverage: robustness catalogue, Accept values');
+/** Accept values a JSON service cannot serve, on every operation. */
+async function acceptValues(ctx: RunContext, build: Build): Promise<void> {
   for (const op of contract.operations.keys()) {
     for (const entry of ACCEPT_CASES) {
       const { accept, keyed } = entry;
@@ -151,9 +153,10 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
       });
     }
   }
+}
 
-  // Path variants a router may normalise, without a key (never served), and a trailing slash with it (recorded).
-  ctx.guard.phase('coverage: robustness catalogue, paths and methods');
+/** Path variants a router may normalise, without a key (never served), and a trailing slash with it (recorded). */
+async function pathVariants(ctx: RunContext): Promise<void> {
   const basePath = new URL(ctx.settings.target).pathname.replace(/\/+$/, '');
   for (const v of PATH_VARIANTS) {
     const target = v.target(basePath);
@@ -167,7 +170,10 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
       if (v.alsoKeyed) ctx.judge(pathVariantAnswer, { exchange: await send(ctx.auth()), what, resembles: v.resembles });
     });
   }
-  // List parameters in another shape: never a 5xx (the response checks), whatever else is recorded.
+}
+
+/** List parameters in another shape: never a 5xx (the response checks), whatever else is recorded. */
+async function queryShapes(ctx: RunContext): Promise<void> {
   for (const shape of QUERY_SHAPES) {
     ctx.log.count('listPets', 'cases');
     await ctx.inCase(robustnessCase(shape), async () => {
@@ -175,7 +181,10 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
       ctx.judge(queryShapeAnswer, { exchange, what: shape.name });
     });
   }
-  // An undocumented method on a documented path: only ever without a key, and on a pet of the run's own.
+}
+
+/** An undocumented method on a documented path: only ever without a key, and on a pet of the run's own. */
+async function undocumentedMethod(ctx: RunContext, id: string): Promise<void> {
   await ctx.inCase(robustnessCase(UNDOCUMENTED_METHOD), async () => {
     const exchange = await ctx.send({
       operation: null,
@@ -187,8 +196,10 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
     ctx.judge(noOperationWithoutKey, { exchange, what });
     ctx.judge(pathVariantAnswer, { exchange, what });
   });
+}
 
-  // petIds a lenient integer parser may read as an id (any 4xx is fine; a 200 is recorded).
+/** petIds a lenient integer parser may read as an id (any 4xx is fine; a 200 is recorded). */
+async function petIdVariants(ctx: RunContext): Promise<void> {
   for (const v of PET_ID_VARIANTS) {
     ctx.log.count('getPet', 'cases');
     await ctx.inCase(robustnessCase(v), async () => {
@@ -196,14 +207,50 @@ export async function robustnessScenario(ctx: RunContext): Promise<void> {
       ctx.judge(getInvalidId, { exchange, petId: v.segment });
     });
   }
+}
 
-  // The order of 400 and 401: a malformed body without a key.
-  ctx.guard.phase('coverage: robustness catalogue, order of checks');
+/** The order of 400 and 401: a malformed body without a key. */
+async function malformedWithoutKey(ctx: RunContext): Promise<void> {
   ctx.log.count('createPet', 'cases');
   await ctx.inCase(robustnessCase(MALFORMED_WITHOUT_KEY), async () => {
     const exchange = await ctx.send(req.createPet(NO_KEY, MALFORMED_BODY));
     ctx.judge(authBeforeBody, { exchange, what: 'a malformed body without a key' });
     ctx.judge(noOperationWithoutKey, { exchange, what: 'a malformed body' });
   });
+}
+
+export async function robustnessScenario(ctx: RunContext): Promise<void> {
+  const prefix = ctx.settings.namePrefix ?? '';
+  const markers = fc.sample(markerName(), { seed: ctx.seed + 21, numRuns: BODY_MARKERS }).map((m) => prefix + m);
+  const cases = bodyCases((i) => markers[i]!);
+  let id = '1';
+
+  ctx.guard.phase('coverage: robustness catalogue, prototype-named keys');
+  // createPet's carries a valid body, so it also shows the order of the checks for a valid body with an invalid key
+  // (401, never a 201). getPet asks for pet 1 until the run has one of its own.
+  const body = newPetBody({ name: `${markers[0]}-key`, categoryId: '5', nameEdge: false });
+  const build: Build = {
+    listPets: (auth) => req.listPets(auth),
+    createPet: (auth) => req.createPet(auth, body),
+    getPet: (auth) => req.getPet(auth, id),
+  };
+  await prototypeKeys(ctx, build);
+
+  // The bodies before the cases that name a pet of the run's own.
+  ctx.guard.phase('coverage: robustness catalogue, bodies and media types');
+  const petId = await bodies(ctx, cases);
+  if (petId !== null) id = petId;
+
+  ctx.guard.phase('coverage: robustness catalogue, Accept values');
+  await acceptValues(ctx, build);
+
+  ctx.guard.phase('coverage: robustness catalogue, paths and methods');
+  await pathVariants(ctx);
+  await queryShapes(ctx);
+  await undocumentedMethod(ctx, id);
+  await petIdVariants(ctx);
+
+  ctx.guard.phase('coverage: robustness catalogue, order of checks');
+  await malformedWithoutKey(ctx);
   ctx.guard.phase(null);
 }
