@@ -142,32 +142,23 @@ function absoluteChecks(figures: KeyFigures, t: Thresholds): ThresholdCheck[] {
 /** The checks against the median of the recent earlier nights, once there are enough of them. */
 function trendChecks(figures: KeyFigures, earlier: readonly HistoryEntry[], t: Thresholds): ThresholdCheck[] {
   const recent = earlier.slice(-t.trend.nights);
-  const trend: ThresholdCheck[] = [];
-  if (recent.length < t.trend.minNights) return trend;
-  const basis = (ratio: number) => `median of ${recent.length} earlier nights × ${ratio}`;
-  const p99 = median(recent.flatMap((h) => (h.figures.p99LatencyMs === null ? [] : [h.figures.p99LatencyMs])));
-  if (p99 !== null)
-    trend.push(
-      check(
-        'p99 latency against the trend (ms)',
-        figures.p99LatencyMs,
-        '<=',
-        p99 * t.p99LatencyMs.maxRatioToMedian,
-        basis(t.p99LatencyMs.maxRatioToMedian),
-      ),
-    );
-  const rps = median(recent.flatMap((h) => (h.figures.throughputRps === null ? [] : [h.figures.throughputRps])));
-  if (rps !== null)
-    trend.push(
-      check(
-        'throughput against the trend (req/s)',
-        figures.throughputRps,
-        '>=',
-        rps * t.throughputRps.minRatioToMedian,
-        basis(t.throughputRps.minRatioToMedian),
-      ),
-    );
-  return trend;
+  if (recent.length < t.trend.minNights) return [];
+  // A figure against its median over the recent nights times a ratio; none while no night measured it.
+  const against = (
+    name: string,
+    pick: (f: KeyFigures) => number | null,
+    comparison: '<=' | '>=',
+    ratio: number,
+  ): ThresholdCheck[] => {
+    const m = median(recent.flatMap((h) => (pick(h.figures) === null ? [] : [pick(h.figures)!])));
+    return m === null
+      ? []
+      : [check(name, pick(figures), comparison, m * ratio, `median of ${recent.length} earlier nights × ${ratio}`)];
+  };
+  return [
+    ...against('p99 latency against the trend (ms)', (f) => f.p99LatencyMs, '<=', t.p99LatencyMs.maxRatioToMedian),
+    ...against('throughput against the trend (req/s)', (f) => f.throughputRps, '>=', t.throughputRps.minRatioToMedian),
+  ];
 }
 
 /** Judges the figures; `earlier` are previous runs of the same profile and target, oldest first. */
