@@ -689,8 +689,8 @@ export const errorBody429: Check<ResponseEvidence, 'error-body-429'> = defineChe
       finding(
         errorBody429,
         ex,
-        // The first cause only, as ever: the members an Error lacks are one defect (each is in `causes`).
-        `received JSON that is not an Error on 429 for ${opLabel(ex)}: ${causeText(causes[0]!)}\nthe spec shows no 429 body format; errors carry an Error in application/json`,
+        // Every cause, as body-schema says them: grouping reads the causes (an Error lacking several members is one defect).
+        `received JSON that is not an Error on 429 for ${opLabel(ex)}: ${causesText(causes)}\nthe spec shows no 429 body format; errors carry an Error in application/json`,
         { expected: 'an Error', actual: show(ex.response?.bodyText ?? '', 120), causes },
       ),
     ];
