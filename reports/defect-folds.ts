@@ -3,7 +3,7 @@
  * explains them, still listed. Each rule of `defect-rules.ts` is one small function of two groups (the consequence,
  * the root), reading exchanges, statuses, headers, request bodies as data and the findings' causes, never a message.
  */
-import type { Cause } from '../checks/cause.js';
+import { type Cause, markersIn } from '../checks/cause.js';
 import type { Finding } from '../checks/check.js';
 import type { CheckId } from '../checks/check-id.js';
 import { allChecks } from '../checks/registry.js';
@@ -12,8 +12,6 @@ import { EXPLAINS_RULES, type ExplainsRule, PAIR_RULES, type PairRule, STATUS_CH
 import { STORED_PET, TRACED_VALUE } from './defect-rules.js';
 import { evidenceOf, exchangeKeys, type FoldedEvidence, type Group, SEVERITY } from './defects.js';
 
-const MARKER_PREFIX = 'psc-marker-';
-const MARKER_LENGTH = MARKER_PREFIX.length + 16;
 const checkArea = new Map(allChecks.map((c) => [c.id, c.area]));
 
 /** The order in which groups may explain others: no answer, a 5xx, a wrong status, the rest. */
@@ -35,24 +33,16 @@ export function explainsBy(root: CheckId, echo: CheckId): ExplainsRule | null {
 /** A value as text without its JSON quotes: `"Rex"` and `Rex` are one value. */
 const bare = (v: string): string => (v.length >= 2 && v.startsWith('"') && v.endsWith('"') ? v.slice(1, -1) : v);
 
-/** The run's markers in a JSON value (a pet's name, wherever it is). */
-export function markersIn(value: unknown, into = new Set<string>()): Set<string> {
-  if (typeof value === 'string') {
-    const at = value.indexOf(MARKER_PREFIX);
-    if (at >= 0) into.add(value.slice(at, at + MARKER_LENGTH));
-  } else if (value && typeof value === 'object') for (const v of Object.values(value)) markersIn(v, into);
-  return into;
-}
-
 const fieldCauses = (causes: readonly Cause[]) => causes.flatMap((c) => (c.kind === 'field' ? [c] : []));
 
-function requestBody(f: Finding): unknown {
+/** A finding's request body as sent (its text) and as JSON (undefined when it is none). */
+function requestBody(f: Finding): { readonly text: string; readonly json: unknown } {
   const b64 = f.exchanges[0]?.request.bodyBase64;
-  if (!b64) return undefined;
+  const text = b64 ? Buffer.from(b64, 'base64').toString('utf8') : '';
   try {
-    return parseLossless(Buffer.from(b64, 'base64').toString('utf8'));
+    return { text, json: text ? parseLossless(text) : undefined };
   } catch {
-    return undefined;
+    return { text, json: undefined };
   }
 }
 
@@ -76,8 +66,8 @@ export function storedBy(g: Group, findings: readonly Finding[]): Stored {
       if (f.case?.field) s.fields.add(f.case.field);
       if (f.checkId !== 'create-invalid-rejected' && f.checkId !== 'create-invalid-no-effect') continue;
       if (f.checkId === 'create-invalid-rejected' && u.statusClass !== '2xx') continue;
-      const body = requestBody(f);
-      markersIn(body, s.markers);
+      const { text, json: body } = requestBody(f);
+      for (const m of markersIn(text)) s.markers.add(m);
       if (body && typeof body === 'object' && !Array.isArray(body))
         for (const [k, v] of Object.entries(body)) s.facts.add(`${k}=${bare(stringifyLossless(v))}`);
     }

@@ -10,7 +10,8 @@ import type { ExchangeRef, Finding } from '../../checks/check.js';
 import type { CheckId } from '../../checks/check-id.js';
 import { checkById } from '../../checks/registry.js';
 import type { CaseFamily, CaseRef } from '../../generators/case.js';
-import { foldRule, FoldContext, markersIn } from '../../reports/defect-folds.js';
+import { markersIn } from '../../checks/cause.js';
+import { foldRule, FoldContext } from '../../reports/defect-folds.js';
 import {
   CRASH_CHECKS,
   EXPLAINS_RULES,
