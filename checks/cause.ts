@@ -231,14 +231,15 @@ const STATE_WORDS: Record<StateProblem, string> = {
 /** One cause in short English (one line): what the messages of findings say first, so words and data agree. */
 export function causeText(c: Cause): string {
   switch (c.kind) {
+    // A message's second line says what is documented: the status and the crash say what was received, no more.
     case 'status':
-      return `received ${c.status}${c.expected.length ? ` where ${c.expected.join(' or ')} is documented` : ''}`;
+      return `received ${c.status}`;
     case 'crash':
       return c.status !== null
-        ? `crashed with ${c.status}${c.code ? ` (${c.code})` : ''}`
-        : `dropped the connection${c.code ? ` (${c.code})` : ''}`;
+        ? `received ${c.status}${c.code ? ` (${c.code})` : ''}`
+        : `the connection dropped${c.code ? ` (${c.code})` : ''}`;
     case 'transport':
-      return `no HTTP answer (${c.code})`;
+      return `received no HTTP answer (${c.code})`;
     case 'field':
       return fieldText(c);
     case 'header': {
@@ -265,6 +266,12 @@ export function causeText(c: Cause): string {
     case 'gap':
       return `${c.answer} (${c.clause}: the spec is silent)`;
   }
+}
+
+/** A finding's causes in their words, the first `shown` of them and how many more: a message's first line. */
+export function causesText(causes: readonly Cause[], shown = 3): string {
+  const more = causes.length > shown ? ` (+${causes.length - shown})` : '';
+  return `${causes.slice(0, shown).map(causeText).join('; ')}${more}`;
 }
 
 /** The run's markers (`psc-marker-<16 hex>`, generators/invalid-new-pet.ts) a value carries anywhere, each once. */

@@ -10,7 +10,7 @@ import { scrub } from '../http/redact.js';
 import { clause as clauseOf } from '../spec/clauses.js';
 import type { CaseRef } from '../generators/case.js';
 import type { CheckId } from './check-id.js';
-import type { Cause, CauseKind } from './cause.js';
+import { causesText, type Cause, type CauseKind } from './cause.js';
 
 /** violation fails the run; warning is should-level (fails with --strict); observation records a gap's behaviour. */
 export type Level = 'violation' | 'warning' | 'observation';
@@ -277,14 +277,35 @@ export interface FindingDetail {
 }
 
 /**
+ * What a violation or a warning says around its causes. Its message is rendered from them: the first line is `lead`,
+ * the causes in their words (causesText) and `on`; `because` is the rest (what the spec documents, how the run measured
+ * it). So a message never says a cause its data does not carry, nor leaves one out.
+ */
+export interface Said {
+  /** Before the causes: 'received a body that is not Pet on 200 for GET /pets:'. */
+  readonly lead?: string;
+  /** After the causes: where and with what ('for GET /pets with lower-case scheme'). */
+  readonly on?: string;
+  /** The lines after the first. */
+  readonly because: string;
+}
+
+/** A message rendered from its causes (see Said). */
+export function sayCauses(causes: readonly Cause[], said: Said): string {
+  const first = [said.lead, causesText(causes), said.on].filter((part) => part !== undefined && part !== '').join(' ');
+  return said.because === '' ? first : `${first}\n${said.because}`;
+}
+
+/**
  * Builds a finding of `check` about the given exchanges. The clause, the level and the kind of every cause must be
  * among those the check declares, a gap clause backs only observations, and a violation or warning says its cause:
- * anything else is a harness bug (the guard turns it into a warning).
+ * anything else is a harness bug (the guard turns it into a warning). A violation's or a warning's message is rendered
+ * from its causes (`said`); an observation's may be written whole.
  */
 export function finding(
   check: Pick<Check<unknown, CheckId>, 'id' | 'clauses' | 'levels' | 'causes'>,
   exchanges: Exchange | readonly Exchange[],
-  message: string,
+  said: Said | string,
   detail: FindingDetail = {},
 ): Finding {
   const list = Array.isArray(exchanges) ? (exchanges as readonly Exchange[]) : [exchanges as Exchange];
@@ -303,6 +324,7 @@ export function finding(
       throw new Error(`${check.id}: a gap cause records an observation, not a ${level}`);
   }
   if (level !== 'observation' && causes.length === 0) throw new Error(`${check.id}: a ${level} must say its cause`);
+  const message = typeof said === 'string' ? said : sayCauses(causes, said);
   return {
     checkId: check.id,
     clause,

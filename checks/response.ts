@@ -8,7 +8,7 @@ import type { Exchange } from '../http/exchange.js';
 import { digits, isInt64, isLosslessNumber, plain } from '../http/lossless.js';
 import { RATE_LIMIT_HEADERS, RATE_LIMIT_NAMES, rateLimitLabel, rateLimitValue } from '../http/rate-limit-headers.js';
 import { defineCheck, finding, show, type Check } from './check.js';
-import { causeText, markersIn, type Cause } from './cause.js';
+import { causeText, causesText, markersIn, type Cause } from './cause.js';
 import { schemaCauses, type FieldCause } from './field-causes.js';
 import { documentedStatuses, exactId, isObject, jsonOf, opLabel, opSpec, statusOf } from './facts.js';
 import {
@@ -84,12 +84,6 @@ const headerCause = (name: string, h: HeaderRead, problem: 'invalid' | 'wrong' =
   value: headerValue(h),
 });
 
-/** The first causes of a finding as its message's words, and how many more there are. */
-function causesText(causes: readonly Cause[], shown = 3): string {
-  const more = causes.length > shown ? ` (+${causes.length - shown})` : '';
-  return `${causes.slice(0, shown).map(causeText).join('; ')}${more}`;
-}
-
 export const statusDocumented: Check<ResponseEvidence, 'status-documented'> = defineCheck({
   id: 'status-documented',
   clauses: ['4-documented-status'],
@@ -119,7 +113,7 @@ export const statusDocumented: Check<ResponseEvidence, 'status-documented'> = de
       finding(
         statusDocumented,
         ex,
-        `received ${status} for ${opLabel(ex)}\nthe spec documents ${statusList(ex.operation)}`,
+        { on: `for ${opLabel(ex)}`, because: `the spec documents ${statusList(ex.operation)}` },
         {
           expected: statusList(ex.operation),
           actual: String(status),
@@ -144,7 +138,7 @@ export const no5xx: Check<ResponseEvidence, 'no-5xx'> = defineCheck({
     if (status === null || status < 500 || status > 599) return [];
     const documented = ex.operation ? statusList(ex.operation) : '200, 201, 400, 401, 404, 429';
     return [
-      finding(no5xx, ex, `received ${status} for ${opLabel(ex)}\nthe spec documents no 5xx (${documented})`, {
+      finding(no5xx, ex, { on: `for ${opLabel(ex)}`, because: `the spec documents no 5xx (${documented})` }, {
         expected: documented,
         actual: String(status),
         causes: [{ kind: 'crash', status }],

@@ -282,9 +282,9 @@ describe('causeText', () => {
   it('says every kind of cause in one short line, with its data', () => {
     expect(Object.keys(samples).sort()).toEqual([...CAUSE_KINDS].sort());
     expect(Object.fromEntries(Object.values(samples).map((c) => [c.kind, causeText(c)]))).toEqual({
-      status: 'received 200 where 201 is documented',
-      crash: 'crashed with 500',
-      transport: 'no HTTP answer (ECONNRESET)',
+      status: 'received 200',
+      crash: 'received 500',
+      transport: 'received no HTTP answer (ECONNRESET)',
       field: 'name "a" (sent "b")',
       header: 'Retry-After missing',
       'media-type': 'Content-Type text/html, not application/json',
