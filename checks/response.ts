@@ -138,11 +138,16 @@ export const no5xx: Check<ResponseEvidence, 'no-5xx'> = defineCheck({
     if (status === null || status < 500 || status > 599) return [];
     const documented = ex.operation ? statusList(ex.operation) : '200, 201, 400, 401, 404, 429';
     return [
-      finding(no5xx, ex, { on: `for ${opLabel(ex)}`, because: `the spec documents no 5xx (${documented})` }, {
-        expected: documented,
-        actual: String(status),
-        causes: [{ kind: 'crash', status }],
-      }),
+      finding(
+        no5xx,
+        ex,
+        { on: `for ${opLabel(ex)}`, because: `the spec documents no 5xx (${documented})` },
+        {
+          expected: documented,
+          actual: String(status),
+          causes: [{ kind: 'crash', status }],
+        },
+      ),
     ];
   },
 });
