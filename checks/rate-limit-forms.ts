@@ -142,13 +142,18 @@ export const everyFormCounted: Check<FormCountEvidence, 'rl-every-form-counted'>
     const out: Finding[] = [];
     if (failing.length > 0) {
       const exchanges = failing.flatMap(({ s }) => [s.before, ...s.sent, ...(s.after ? [s.after] : [])]);
-      const what = failing.map(({ s, v }) => `${s.form}: ${v.words}`).join('; ');
-      const kinds = new Set(failing.map((j) => j.v.kind));
+      // The causes, one per failing form and in its order, say what failed and the key's plan; the forms (and the key's
+      // label, where no cause names it) come before them, each form's arithmetic after them.
+      const named = ev.key !== ev.plan || failing.some((j) => j.v.kind === 'no-headers');
+      const lead = `requests${named ? ` of the ${ev.key} key` : ''} accepted as ${failing.map((j) => j.s.form).join(', ')}:`;
       out.push(
         finding(
           everyFormCounted,
           exchanges,
-          `the ${ev.key} key, accepted as ${failing.map((j) => j.s.form).join(', ')}, was ${kinds.has('not-counted') ? 'not counted' : ''}${kinds.size > 1 ? ' and ' : ''}${kinds.has('no-headers') ? 'answered without rate-limit headers' : ''}: ${what}\nthe spec documents that every request counts against its key's limit (section 8 rule 1), with the X-RateLimit headers on every response`,
+          {
+            lead,
+            because: `${failing.map(({ s, v }) => `${s.form}: ${v.words}`).join('\n')}\nthe spec documents that every request counts against its key's limit (section 8 rule 1), with the X-RateLimit headers on every response`,
+          },
           {
             operation: 'listPets',
             keyPlan: ev.plan,

@@ -347,7 +347,11 @@ export const notStricterThanPlan: Check<NotStricterEvidence, 'rl-not-stricter-th
         finding(
           notStricterThanPlan,
           ev.previous ? [ev.previous, ev.rejection] : [ev.rejection],
-          `received ${s} on paced request ${ev.sent} of the ${ev.plan} key after ${secs(ev.spanMs)} at 0.9 × ${ev.limit} per ${ev.windowSeconds} s${prev !== null ? ` (previous Remaining ${prev})` : ''}\nthe spec documents ${ev.limit} requests per minute for the ${ev.plan} plan`,
+          {
+            // The cause's count is the paced requests sent, the refused one included.
+            on: `requests paced at 0.9 × ${ev.limit} per ${ev.windowSeconds} s over ${secs(ev.spanMs)}, the last answered ${s}${prev !== null ? ` (previous Remaining ${prev})` : ''}`,
+            because: `the spec documents ${ev.limit} requests per minute for the ${ev.plan} plan`,
+          },
           {
             expected: `no 429 below ${ev.limit} per ${ev.windowSeconds} s`,
             actual: `${s} at request ${ev.sent}`,
@@ -368,7 +372,10 @@ export const notStricterThanPlan: Check<NotStricterEvidence, 'rl-not-stricter-th
       finding(
         notStricterThanPlan,
         [a.rested, a.rejection],
-        `received ${statusOf(a.rejection)} after ${a.accepted} accepted requests from a rested ${ev.plan} key within one window (no refill shown, ${secs(a.spanMs)}${how})\nthe spec documents ${ev.limit} requests per minute for the ${ev.plan} plan`,
+        {
+          on: `requests accepted from rest within one window before ${statusOf(a.rejection)} (no refill shown, ${secs(a.spanMs)}${how})`,
+          because: `the spec documents ${ev.limit} requests per minute for the ${ev.plan} plan`,
+        },
         {
           expected: `${ev.limit} accepted`,
           actual: `${a.accepted} accepted`,
@@ -430,9 +437,11 @@ export const burstEnforced: Check<BurstEvidence, 'rl-burst-enforced'> = defineCh
       const crossing = b
         ? `${b.acceptedBefore} accepted with the Reset ${b.announcedReset} announced at its start, ${b.acceptedAfter} with a later one: ${b.by === 'announced' ? 'a window boundary it announced' : 'Remaining restarted at a window boundary'}`
         : '';
-      const detail = b
-        ? `${ev.accepted} accepted in ${secs(ev.elapsedMs)} from Remaining ${R} (${crossing})`
-        : `${ev.accepted} accepted in ${secs(ev.elapsedMs)} from Remaining ${R} (refill allowance ${allowance})`;
+      // What follows the count the causes say (`observed`: the requests accepted).
+      const since = b
+        ? `accepted in ${secs(ev.elapsedMs)} from Remaining ${R} (${crossing})`
+        : `accepted in ${secs(ev.elapsedMs)} from Remaining ${R} (refill allowance ${allowance})`;
+      const detail = `${ev.accepted} ${since}`;
       const arithmetic = b
         ? L >= allowance
           ? `at most Remaining ${R} until the boundary + a fresh Limit ${L} after it = ${upper}`
@@ -444,7 +453,11 @@ export const burstEnforced: Check<BurstEvidence, 'rl-burst-enforced'> = defineCh
             finding(
               burstEnforced,
               all.slice(0, 1).concat(all.slice(-1)),
-              `received no 429 for the ${ev.plan} key: ${detail}, cap ${ev.cap}; ${arithmetic}\nthe spec documents 429 for a request over the limit (${L} per minute)`,
+              {
+                lead: 'received no 429:',
+                on: `${since}, cap ${ev.cap}`,
+                because: `${arithmetic}\nthe spec documents 429 for a request over the limit (${L} per minute)`,
+              },
               {
                 expected: `429 after at most ${upper}`,
                 actual: `${ev.accepted} accepted, no 429`,
@@ -466,7 +479,10 @@ export const burstEnforced: Check<BurstEvidence, 'rl-burst-enforced'> = defineCh
           finding(
             burstEnforced,
             [ev.known, ev.rejection],
-            `received ${statusOf(ev.rejection)} after ${ev.accepted} accepted from the ${ev.plan} key's reported Remaining ${R} (read with none of its requests in flight; ${ev.accepted} < ${R}): stricter than it reported\nthe spec documents Remaining as the requests remaining in the window`,
+            {
+              on: `accepted from its reported Remaining ${R} (read with none of its requests in flight), then ${statusOf(ev.rejection)}`,
+              because: `${ev.accepted} < ${R}: stricter than it reported\nthe spec documents Remaining as the requests remaining in the window`,
+            },
             {
               expected: `at least ${R} accepted`,
               actual: `${ev.accepted} accepted`,
@@ -479,7 +495,10 @@ export const burstEnforced: Check<BurstEvidence, 'rl-burst-enforced'> = defineCh
           finding(
             burstEnforced,
             [ev.known, ev.rejection],
-            `received the first ${statusOf(ev.rejection)} for the ${ev.plan} key only after ${detail}; ${arithmetic}\nthe spec documents 429 for a request over the limit (${L} per minute)`,
+            {
+              on: `${since} before the first ${statusOf(ev.rejection)}`,
+              because: `${arithmetic}\nthe spec documents 429 for a request over the limit (${L} per minute)`,
+            },
             {
               expected: `at most ${upper} accepted`,
               actual: `${ev.accepted} accepted`,
@@ -495,7 +514,10 @@ export const burstEnforced: Check<BurstEvidence, 'rl-burst-enforced'> = defineCh
         finding(
           burstEnforced,
           [a.rested, a.rejection],
-          `received the first ${statusOf(a.rejection)} after ${a.accepted} accepted requests from a rested ${ev.plan} key within one window (no refill shown, ${secs(a.spanMs)})\nthe spec documents ${L} requests per minute for the ${ev.plan} plan`,
+          {
+            on: `requests accepted from rest within one window before the first ${statusOf(a.rejection)} (no refill shown, ${secs(a.spanMs)})`,
+            because: `the spec documents ${L} requests per minute for the ${ev.plan} plan`,
+          },
           {
             expected: `at most ${L} accepted`,
             actual: `${a.accepted} accepted`,
@@ -527,14 +549,19 @@ function againstPlanOnly(
     knownLimit !== null && knownLimit !== L
       ? `its headers describe another window (Limit ${knownLimit}, not the plan's ${L})`
       : 'its headers gave no Remaining';
-  const detail = `${ev.accepted} accepted in ${secs(ev.elapsedMs)}; ${why}, so it is judged against the plan only (refill allowance ${allowance}, a window boundary possibly crossed)`;
+  const judged = `${why}, so it is judged against the plan only (refill allowance ${allowance}, a window boundary possibly crossed)`;
+  const detail = `${ev.accepted} accepted in ${secs(ev.elapsedMs)}; ${judged}`;
   if (ev.accepted > hard) {
     const exs = ev.rejection ? [ev.known, ev.rejection] : all.slice(0, 1).concat(all.slice(-1));
     return [
       finding(
         burstEnforced,
         exs,
-        `received ${ev.rejection ? `the first ${statusOf(ev.rejection)}` : 'no 429'} for the ${ev.plan} key ${ev.rejection ? 'only ' : ''}after ${detail}\nthe spec documents 429 for a request over the limit (${L} per minute): even across a window boundary at most ${hard}`,
+        {
+          lead: ev.rejection ? '' : 'received no 429:',
+          on: `accepted in ${secs(ev.elapsedMs)}${ev.rejection ? ` before the first ${statusOf(ev.rejection)}` : ''}; ${judged}`,
+          because: `the spec documents 429 for a request over the limit (${L} per minute): even across a window boundary at most ${hard}`,
+        },
         {
           expected: `429 after at most ${hard}`,
           actual: `${ev.accepted} accepted${ev.rejection ? '' : ', no 429'}`,
@@ -576,7 +603,10 @@ export const shape429: Check<ShapeEvidence, 'rl-429-shape'> = defineCheck({
       finding(
         shape429,
         ex,
-        `received ${status} where the key was over its limit\nthe spec documents 429 Too Many Requests (section 8 rule 1)`,
+        {
+          on: 'where the key was over its limit',
+          because: 'the spec documents 429 Too Many Requests (section 8 rule 1)',
+        },
         { expected: '429', actual: String(status), causes: [{ kind: 'status', status, expected: [429] }] },
       ),
     ];
@@ -604,6 +634,11 @@ export const retryAfterHonoured: Check<RecoveryEvidence, 'rl-retry-after-honoure
       ev.retryAfterMs === null
         ? 'no valid Retry-After (waited for the reset instead)'
         : `Retry-After ${ev.retryAfterMs / 1000} s`;
+    // How long it waited and for what, after the cause's "refused after waiting Retry-After".
+    const waited =
+      ev.retryAfterMs === null
+        ? `(none valid: waited ${secs(a0.waitedMs)} for the reset)`
+        : `(${ev.retryAfterMs / 1000} s: waited ${secs(a0.waitedMs)})`;
     // Whole-second Retry-After may understate the real wait by up to a second: only a wait beyond that is evidence.
     const beyond0 = ev.retryAfterMs === null || a0.waitedMs >= ev.retryAfterMs + ROUNDING_MS;
     const ra1 = retryAfterMs(a0.exchange);
@@ -622,7 +657,11 @@ export const retryAfterHonoured: Check<RecoveryEvidence, 'rl-retry-after-honoure
         finding(
           retryAfterHonoured,
           [ev.first429, a0.exchange, a1.exchange],
-          `received 429 for the ${ev.plan} key after waiting ${ra} (${secs(a0.waitedMs)}) and again after the next Retry-After (${secs(a1.waitedMs)})\nthe spec documents waiting Retry-After before retrying: the window never reset or Retry-After is too short`,
+          {
+            on: `${waited}, and again after the next one (waited ${secs(a1.waitedMs)})`,
+            because:
+              'the spec documents waiting Retry-After before retrying: the window never reset or Retry-After is too short',
+          },
           {
             expected: 'a request accepted after Retry-After',
             actual: '429 twice',
@@ -642,7 +681,10 @@ export const retryAfterHonoured: Check<RecoveryEvidence, 'rl-retry-after-honoure
         finding(
           retryAfterHonoured,
           [ev.first429, a0.exchange],
-          `received 429 for the ${ev.plan} key after waiting ${ra} (${secs(a0.waitedMs)} after the first 429); its X-RateLimit-Reset had not moved (${rl(a0.exchange, 'reset')})\nthe spec documents waiting Retry-After before retrying: Retry-After is shorter than the real wait`,
+          {
+            on: `${waited}, its X-RateLimit-Reset still ${rl(a0.exchange, 'reset')}`,
+            because: `the Reset had not moved: the window was not extended\nthe spec documents waiting Retry-After before retrying: Retry-After is shorter than the real wait`,
+          },
           {
             expected: 'accepted after Retry-After',
             actual: `429 after ${secs(a0.waitedMs)}`,
@@ -688,7 +730,11 @@ export const rejectedNotCounted: Check<RecoveryEvidence, 'rl-rejected-not-counte
         finding(
           rejectedNotCounted,
           [ev.first429, a0.exchange, a1.exchange],
-          `${message}\nthe spec documents Remaining as the requests remaining: rejected requests extended the window`,
+          {
+            // The cause's count is the rejected requests.
+            on: `rejected, then X-RateLimit-Reset moved from ${rl(ev.first429, 'reset')} to ${rl(a0.exchange, 'reset')} and 429 after waiting its Retry-After`,
+            because: 'the spec documents Remaining as the requests remaining: rejected requests extended the window',
+          },
           {
             expected: 'the window unchanged by rejected requests',
             actual: `Reset ${rl(ev.first429, 'reset')} → ${rl(a0.exchange, 'reset')}`,
@@ -710,7 +756,11 @@ export const rejectedNotCounted: Check<RecoveryEvidence, 'rl-rejected-not-counte
           finding(
             rejectedNotCounted,
             [ev.first429, a0.exchange],
-            `received Remaining ${remaining} on the first request of the ${ev.plan} key's new window (Limit ${ev.limit}), after ${ev.rejected} rejected requests\nthe spec documents Remaining as the requests remaining: the rejected requests were charged to the new window`,
+            {
+              // The cause's count is the Remaining received.
+              on: `remaining on the first request of its new window (Limit ${ev.limit}), after ${ev.rejected} rejected requests`,
+              because: `the spec documents Remaining as the requests remaining (${ev.limit - 1} here): the rejected requests were charged to the new window`,
+            },
             {
               expected: `Remaining ${ev.limit - 1}`,
               actual: `Remaining ${remaining}`,
@@ -754,7 +804,10 @@ export const perKey: Check<PerKeyEvidence, 'rl-per-key'> = defineCheck({
           finding(
             perKey,
             exs,
-            `received X-RateLimit-Limit ${a.reported} for both the ${a.plan} and the ${b.plan} key\nthe spec documents ${a.limits.requestsPerMinute} and ${b.limits.requestsPerMinute} per minute for these plans`,
+            {
+              lead: `the ${a.plan} and the ${b.plan} key received the same X-RateLimit-Limit:`,
+              because: `the spec documents ${a.limits.requestsPerMinute} and ${b.limits.requestsPerMinute} per minute for these plans`,
+            },
             {
               expected: `${a.limits.requestsPerMinute} and ${b.limits.requestsPerMinute}`,
               actual: `${a.reported} and ${b.reported}`,
@@ -834,7 +887,11 @@ export const dailyQuota: Check<DailyQuotaEvidence, 'rl-daily-quota'> = defineChe
           finding(
             dailyQuota,
             ev.known ? [ev.known] : [],
-            `received no daily 429 for the ${ev.plan} key: ${counted} (${ev.sent} sent in ${secs(ev.elapsedMs)})\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
+            {
+              lead: 'received no daily 429:',
+              on: `accepted (${ev.sent} sent in ${secs(ev.elapsedMs)})${ev.known ? `, ${ev.acceptedAfterKnown} of them after Remaining ${rl(ev.known, 'remaining')} of the day window` : ''}`,
+              because: `the spec documents ${D} requests per day for the ${ev.plan} plan`,
+            },
             {
               expected: `429 after at most ${D + allowance}`,
               actual: `${ev.accepted} accepted`,
@@ -875,7 +932,10 @@ export const dailyQuota: Check<DailyQuotaEvidence, 'rl-daily-quota'> = defineChe
         finding(
           dailyQuota,
           r,
-          `received ${status} when the ${ev.plan} key's daily quota ran out\nthe spec documents 429 for a request over the limit`,
+          {
+            on: `when the ${ev.plan} key's daily quota ran out`,
+            because: 'the spec documents 429 for a request over the limit',
+          },
           {
             expected: '429',
             actual: String(status),
@@ -896,7 +956,10 @@ export const dailyQuota: Check<DailyQuotaEvidence, 'rl-daily-quota'> = defineChe
           finding(
             dailyQuota,
             [ev.known, r],
-            `received the daily 429 for the ${ev.plan} key after ${counted}: stricter than it reported\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
+            {
+              on: `accepted after Remaining ${R} of the day window, then the daily 429`,
+              because: `stricter than it reported\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
+            },
             {
               expected: `${R} accepted`,
               actual: `${ev.acceptedAfterKnown}`,
@@ -909,7 +972,10 @@ export const dailyQuota: Check<DailyQuotaEvidence, 'rl-daily-quota'> = defineChe
           finding(
             dailyQuota,
             [ev.known, r],
-            `received the daily 429 for the ${ev.plan} key only after ${counted}\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
+            {
+              on: `accepted after Remaining ${R} of the day window before the daily 429`,
+              because: `the spec documents ${D} requests per day for the ${ev.plan} plan`,
+            },
             {
               expected: `at most ${R + allowance}`,
               actual: `${ev.acceptedAfterKnown}`,
@@ -923,7 +989,10 @@ export const dailyQuota: Check<DailyQuotaEvidence, 'rl-daily-quota'> = defineChe
         finding(
           dailyQuota,
           r,
-          `received the daily 429 for the ${ev.plan} key only after ${ev.accepted} accepted\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
+          {
+            on: 'accepted before the daily 429',
+            because: `the spec documents ${D} requests per day for the ${ev.plan} plan`,
+          },
           {
             expected: `at most ${D + allowance}`,
             actual: String(ev.accepted),
@@ -950,7 +1019,11 @@ export const dailyQuota: Check<DailyQuotaEvidence, 'rl-daily-quota'> = defineChe
         finding(
           dailyQuota,
           r,
-          `received X-RateLimit-Reset ${reset} on the daily 429 (${reset - ref} s ahead), before the minute window's reset ${ev.minuteReset}\nthe spec documents a reset of the daily limit: at the day boundary, within ${DAY_S} s`,
+          {
+            // The cause's value is the Reset received.
+            on: `(X-RateLimit-Reset of the daily 429, ${reset - ref} s ahead; the minute window's reset ${ev.minuteReset})`,
+            because: `the spec documents a reset of the daily limit: at the day boundary, within ${DAY_S} s`,
+          },
           {
             expected: `between ${ev.minuteReset} and ${ref + DAY_S}`,
             actual: String(reset),
@@ -981,7 +1054,8 @@ function parallelFindings(ev: DailyQuotaEvidence): Finding[] {
       : [];
   }
   const R = rl(p.from, 'remaining');
-  const sent = `${p.accepted} accepted of ${p.sent} sent over ${p.connections} connections at once in ${secs(p.spanMs)}`;
+  const spread = `of ${p.sent} sent over ${p.connections} connections at once in ${secs(p.spanMs)}`;
+  const sent = `${p.accepted} accepted ${spread}`;
   if (R === null || p.unjudged !== null) {
     return [
       observation(
@@ -998,7 +1072,10 @@ function parallelFindings(ev: DailyQuotaEvidence): Finding[] {
     finding(
       dailyQuota,
       p.lastAccepted ? [p.from, p.lastAccepted] : [p.from],
-      `received ${sent}, from Remaining ${R} of the ${ev.plan} key's day window read with nothing in flight: more than it allows (${R} + ${allow}, the refill its span explains plus one)\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
+      {
+        on: `accepted ${spread}, from Remaining ${R} of its day window read with nothing in flight`,
+        because: `more than it allows (${R} + ${allow}, the refill its span explains plus one)\nthe spec documents ${D} requests per day for the ${ev.plan} plan`,
+      },
       {
         expected: `at most ${R + allow} accepted`,
         actual: String(p.accepted),
@@ -1102,7 +1179,11 @@ function isolationFindings(ev: IsolationEvidence): Finding[] {
       finding(
         perKey,
         [ev.before, ev.after],
-        `received 429 for the ${ev.key} key, whose Remaining was ${r0} and which sent only its own ${own} since, while ${who}\nthe spec documents limits per key and plan: another key's requests were counted against this one`,
+        {
+          lead: 'received 429:',
+          on: `after Remaining ${r0} and only its own ${own} since, while ${who}`,
+          because: "the spec documents limits per key and plan: another key's requests were counted against this one",
+        },
         {
           expected: `no 429 with ${r0} remaining`,
           actual: `429 after ${own}`,
@@ -1119,7 +1200,11 @@ function isolationFindings(ev: IsolationEvidence): Finding[] {
     finding(
       perKey,
       [ev.before, ev.after],
-      `received X-RateLimit-Remaining ${r1} for the ${ev.key} key after ${r0} and only its own ${own} since, while ${who}\nthe spec documents limits per key and plan: its Remaining may fall by its own requests only`,
+      {
+        lead: `received X-RateLimit-Remaining ${r1}:`,
+        on: `after Remaining ${r0} and only its own ${own} since, while ${who}`,
+        because: 'the spec documents limits per key and plan: its Remaining may fall by its own requests only',
+      },
       {
         expected: `Remaining at least ${r0 - ev.ownRequests}`,
         actual: `Remaining ${r1}`,
@@ -1181,7 +1266,12 @@ export const oneCounterPerKey: Check<OtherOperationsEvidence, 'rl-one-counter-pe
         finding(
           oneCounterPerKey,
           [ev.first429, p],
-          `received ${status} with X-RateLimit-Remaining ${remaining} for ${p.request.method} ${p.request.path} of the ${ev.key} key ${secs(p.startedAt - ev.first429.startedAt)} after its 429 on GET /pets, in the same window\nthe spec documents the limit per key and plan, not per operation: a fresh allowance on another operation`,
+          {
+            // The cause's count is the X-RateLimit-Remaining received.
+            on: `remaining for ${p.request.method} ${p.request.path} (answered ${status}) ${secs(p.startedAt - ev.first429.startedAt)} after its 429 on GET /pets, in the same window`,
+            because:
+              'the spec documents the limit per key and plan, not per operation: a fresh allowance on another operation',
+          },
           {
             expected: `429, or Remaining at most ${allowance}`,
             actual: `${status}, Remaining ${remaining}`,
@@ -1248,7 +1338,11 @@ export const honouredNotBanned: Check<HonouredEvidence, 'rl-honoured-not-banned'
       finding(
         honouredNotBanned,
         [ev.first429, ev.attempt.exchange],
-        `refused after Retry-After was honoured: the ${ev.key} key sent nothing after its 429 (Retry-After ${ra / 1000} s) and waited ${secs(ev.attempt.waitedMs)}; its next request got ${why}\nthe spec documents waiting Retry-After before retrying; a ban is for clients that keep sending after a 429`,
+        {
+          on: `when it had sent nothing for ${secs(ev.attempt.waitedMs)} since its 429 (Retry-After ${ra / 1000} s): its next request got ${why}`,
+          because:
+            'the spec documents waiting Retry-After before retrying; a ban is for clients that keep sending after a 429',
+        },
         {
           expected: 'accepted after Retry-After',
           actual: why,

@@ -63,20 +63,34 @@ describe('rl-every-form-counted', () => {
     expect(f?.clause).toBe('8-rule-1-every-form-counted');
     expect(f?.operation).toBe('listPets');
     expect(f?.message).toMatch(
-      /^the free key, accepted as lower-case scheme, was not counted: lower-case scheme: Remaining 50 → 49 across 3 accepted in the form and the plain reading \(at most 50 − 3 − 1 \+ refill 1 over 110 ms = 47\)/,
+      /^requests accepted as lower-case scheme: the free key's minute limit \(60\) not charged with requests in another accepted Authorization form: 49\nlower-case scheme: Remaining 50 → 49 across 3 accepted in the form and the plain reading \(at most 50 − 3 − 1 \+ refill 1 over 110 ms = 47\)\n/,
     );
   });
   it('fails a form answered without the rate-limit headers, whatever the readings say', () => {
     const bare = { headers: { 'x-ratelimit-remaining': undefined, 'x-ratelimit-reset': undefined } };
     const [f] = everyFormCounted.run(evidence([segment(50, 46, { form: [bare, {}, {}] })]));
     expect(f?.level).toBe('violation');
-    expect(f?.message).toMatch(/answered without rate-limit headers: lower-case scheme: 1 of its 3 accepted answers/);
+    expect(f?.message).toMatch(
+      /^requests of the free key accepted as lower-case scheme: X-RateLimit-Remaining missing\nlower-case scheme: 1 of its 3 accepted answers carried no X-RateLimit-Limit, -Remaining and -Reset\n/,
+    );
   });
   it('reports a key once, naming every failing form', () => {
     const other = { ...segment(46, 45), form: 'upper-case scheme' };
     const found = everyFormCounted.run(evidence([segment(50, 49), other]));
     expect(found.map((f) => f.level)).toEqual(['violation']);
-    expect(found[0]!.message).toMatch(/accepted as lower-case scheme, upper-case scheme, was not counted/);
+    expect(found[0]!.message.split('\n')[0]).toBe(
+      "requests accepted as lower-case scheme, upper-case scheme: the free key's minute limit (60) not charged with requests in another accepted Authorization form: 49; the free key's minute limit (60) not charged with requests in another accepted Authorization form: 45",
+    );
+    // A second key of a plan: the causes name the plan, the lead names the key.
+    const [second] = everyFormCounted.run({ ...evidence([segment(50, 49)]), key: 'free#2' });
+    expect(second?.message.split('\n')[0]).toMatch(
+      /^requests of the free#2 key accepted as lower-case scheme: the free key's/,
+    );
+    // Each form's arithmetic on its own line, in the order of the causes.
+    expect(found[0]!.message.split('\n').slice(1, 3)).toEqual([
+      expect.stringMatching(/^lower-case scheme: Remaining 50 → 49 /),
+      expect.stringMatching(/^upper-case scheme: Remaining 46 → 45 /),
+    ]);
   });
   it('judges nothing across a window boundary: not measured, an observation, never a pass', () => {
     const ev = evidence([segment(50, 59, { reset1: NOW_S + 90 })]);

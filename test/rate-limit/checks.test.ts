@@ -24,6 +24,8 @@ const at = (remaining: number, reset = NOW_S + 30, more: ExchangeInit = {}) =>
 const limited = (remaining = 0, reset = NOW_S + 30, more: ExchangeInit = {}) =>
   at(remaining, reset, { status: 429, ...more });
 const ids = (fs: { checkId: string; level: string }[]) => fs.map((f) => `${f.checkId}:${f.level}`);
+/** A message's first line: its causes in their words, and where (checks/check.ts Said). */
+const firstLine = (f: { message: string } | undefined) => f?.message.split('\n')[0];
 
 function burst(accepted: number, over: Partial<Extract<c.BurstEvidence, { kind: 'burst' }>> = {}): c.BurstEvidence {
   return {
@@ -133,11 +135,19 @@ describe('rl-burst-enforced', () => {
   it('fails one beyond the bound, one too few, and no 429 at all', () => {
     const [over] = c.burstEnforced.run(burst(22));
     expect(over?.level).toBe('violation');
-    expect(over?.message).toContain('22 accepted in 0.05 s from Remaining 20 (refill allowance 1)');
+    expect(firstLine(over)).toBe(
+      "the free key's minute limit (60) not enforced: 22 accepted in 0.05 s from Remaining 20 (refill allowance 1) before the first 429",
+    );
     expect(over?.message).toContain('⌈(50 + 2) ms × 60 / 60 s⌉ = ⌈0.052⌉ = 1');
-    expect(c.burstEnforced.run(burst(19))[0]?.message).toContain('stricter than it reported');
+    const [strict] = c.burstEnforced.run(burst(19));
+    expect(firstLine(strict)).toBe(
+      "the free key's minute limit (60) enforced before it was reached: 19 accepted from its reported Remaining 20 (read with none of its requests in flight), then 429",
+    );
+    expect(strict?.message).toContain('19 < 20: stricter than it reported');
     const [none] = c.burstEnforced.run(burst(40, { rejection: null, cap: 40 }));
-    expect(none?.message).toMatch(/^received no 429 for the free key/);
+    expect(firstLine(none)).toBe(
+      "received no 429: the free key's minute limit (60) not enforced: 40 accepted in 0.05 s from Remaining 20 (refill allowance 1), cap 40",
+    );
     expect(none?.level).toBe('violation');
   });
   it('across a window boundary announced at the start: the old Remaining, then a fresh Limit, never more', () => {
@@ -176,7 +186,9 @@ describe('rl-burst-enforced', () => {
     });
     expect(c.burstEnforced.run(burst(20, { account: account(60) }))).toEqual([]);
     const [f] = c.burstEnforced.run(burst(20, { account: account(61) }));
-    expect(f?.message).toContain('after 61 accepted requests from a rested free key');
+    expect(firstLine(f)).toBe(
+      "the free key's minute limit (60) not enforced: 61 requests accepted from rest within one window before the first 429 (no refill shown, 0.90 s)",
+    );
   });
   it('records a key it did not measure', () => {
     const f = c.burstEnforced.run({
@@ -205,8 +217,8 @@ describe('rl-not-stricter-than-plan', () => {
   });
   it('fails a 429 while pacing, and a window that admits fewer than the plan', () => {
     const [f] = c.notStricterThanPlan.run(paced(limited()));
-    expect(f?.message).toMatch(
-      /^received 429 on paced request 30 of the free key after 33\.0 s at 0\.9 × 60 per 60 s \(previous Remaining 25\)/,
+    expect(firstLine(f)).toBe(
+      "the free key's minute limit (60) enforced before it was reached: 30 requests paced at 0.9 × 60 per 60 s over 33.0 s, the last answered 429 (previous Remaining 25)",
     );
     const [g] = c.notStricterThanPlan.run({
       kind: 'window',
@@ -214,6 +226,9 @@ describe('rl-not-stricter-than-plan', () => {
       limit: 60,
       account: { rested: at(58), by: 'idle', accepted: 59, rejection: limited(), spanMs: 1 },
     });
+    expect(firstLine(g)).toBe(
+      "the free key's minute limit (60) enforced before it was reached: 59 requests accepted from rest within one window before 429 (no refill shown, 0.00 s, rested after two idle windows at Remaining 58, unless another client used this key)",
+    );
     expect(g?.expected).toBe('60 accepted');
     expect(g?.actual).toBe('59 accepted');
   });
@@ -254,23 +269,41 @@ describe('rl-retry-after-honoured and rl-rejected-not-counted', () => {
     expect(both(ev([at(59, NOW_S + 90)]))).toEqual([]);
   });
   it('429 twice after waiting Retry-After: the window never resets or Retry-After is too short', () => {
-    expect(ids(both(ev([limited(0, NOW_S + 90), limited(0, NOW_S + 150)])))).toEqual([
-      'rl-retry-after-honoured:violation',
-    ]);
+    const f = both(ev([limited(0, NOW_S + 90), limited(0, NOW_S + 150)]));
+    expect(ids(f)).toEqual(['rl-retry-after-honoured:violation']);
+    expect(firstLine(f[0])).toBe(
+      "the free key's minute limit (60): refused after waiting Retry-After (30 s: waited 31.0 s), and again after the next one (waited 31.0 s)",
+    );
+    // Without a valid Retry-After, the run waited for the reset: said so.
+    const blind = both(ev([limited(0, NOW_S + 90), limited(0, NOW_S + 150)], { retryAfterMs: null }));
+    expect(firstLine(blind[0])).toBe(
+      "the free key's minute limit (60): refused after waiting Retry-After (none valid: waited 31.0 s for the reset), and again after the next one (waited 31.0 s)",
+    );
   });
   it('429 after Retry-After with the Reset unchanged: Retry-After too short', () => {
     const f = both(ev([limited(0, NOW_S + 30), at(59, NOW_S + 90)]));
     expect(ids(f)).toEqual(['rl-retry-after-honoured:violation']);
+    expect(firstLine(f[0])).toBe(
+      `the free key's minute limit (60): refused after waiting Retry-After (30 s: waited 31.0 s), its X-RateLimit-Reset still ${NOW_S + 30}`,
+    );
     expect(f[0]?.message).toContain('Reset had not moved');
   });
   it('429 after Retry-After with the Reset moved later: the window extended under rejections', () => {
     const extended = limited(0, NOW_S + 60, { headers: { 'retry-after': '20' } });
-    expect(ids(both(ev([extended, at(59, NOW_S + 90)])))).toEqual(['rl-rejected-not-counted:violation']);
+    const f = both(ev([extended, at(59, NOW_S + 90)]));
+    expect(ids(f)).toEqual(['rl-rejected-not-counted:violation']);
+    expect(firstLine(f[0])).toBe(
+      `the free key's minute limit (60) charged with rejected requests: 3 rejected, then X-RateLimit-Reset moved from ${NOW_S + 30} to ${NOW_S + 60} and 429 after waiting its Retry-After`,
+    );
     const fine = limited(0, NOW_S + 60, { headers: { 'retry-after': '1' } });
     expect(ids(both(ev([fine, at(59, NOW_S + 90)])))).toEqual(['rl-rejected-not-counted:observation']);
   });
   it('a fresh fixed window short by exactly the rejected requests was charged them', () => {
-    expect(ids(both(ev([at(56, NOW_S + 90)])))).toEqual(['rl-rejected-not-counted:violation']);
+    const f = both(ev([at(56, NOW_S + 90)]));
+    expect(ids(f)).toEqual(['rl-rejected-not-counted:violation']);
+    expect(firstLine(f[0])).toBe(
+      "the free key's minute limit (60) charged with rejected requests: 56 remaining on the first request of its new window (Limit 60), after 3 rejected requests",
+    );
     // Not judged when the limiter refills continuously: a sliding window starts a new window partly used.
     expect(both(ev([at(56, NOW_S + 90)], { fixedLike: false }))).toEqual([]);
   });
@@ -297,7 +330,10 @@ describe('rl-per-key', () => {
   });
   it('fails two plans reporting the same limit, and a 429 caused by another key', () => {
     const [f] = c.perKey.run({ kind: 'limits', keys: [key('free', FREE, 60), key('pro', PRO, 60)] });
-    expect(f?.message).toMatch(/^received X-RateLimit-Limit 60 for both the free and the pro key/);
+    // The pro key is the one at fault: 60 is the free plan's.
+    expect(firstLine(f)).toBe(
+      "the free and the pro key received the same X-RateLimit-Limit: the pro key's minute limit (300) not kept per key (X-RateLimit-Limit 60)",
+    );
   });
   const isolation = (after: ReturnType<typeof at>, requests = 20): c.PerKeyEvidence => ({
     kind: 'isolation',
@@ -313,12 +349,12 @@ describe('rl-per-key', () => {
   });
   it('fails a key at rest whose Remaining another key moved, or that is refused with room left', () => {
     const [g] = c.perKey.run(isolation(at(20)));
-    expect(g?.message).toMatch(
-      /^received X-RateLimit-Remaining 20 for the pro key after 40 and only its own 1 request/,
+    expect(firstLine(g)).toBe(
+      "received X-RateLimit-Remaining 20: the pro key's minute limit (60) not kept per key (X-RateLimit-Limit 60) after Remaining 40 and only its own 1 request since, while the business key sent 20",
     );
     expect(g?.level).toBe('violation');
-    expect(c.perKey.run(isolation(limited()))[0]?.message).toMatch(
-      /^received 429 for the pro key, whose Remaining was 40/,
+    expect(firstLine(c.perKey.run(isolation(limited()))[0])).toBe(
+      "received 429: the pro key's minute limit (60) not kept per key (X-RateLimit-Limit 60) after Remaining 40 and only its own 1 request since, while the business key sent 20",
     );
   });
   it('passes its own request, refill or a new window, and judges nothing when no other key sent anything', () => {
@@ -349,7 +385,9 @@ describe('rl-one-counter-per-key', () => {
   });
   it('fails a fresh allowance on another operation just after a 429', () => {
     const [f] = c.oneCounterPerKey.run(ev(probe(201, 59)));
-    expect(f?.message).toMatch(/^received 201 with X-RateLimit-Remaining 59 for POST \/pets of the pro key/);
+    expect(firstLine(f)).toMatch(
+      /^the pro key's minute limit \(60\) counted per operation, not per key: 59 remaining for POST \/pets \(answered 201\) \d+\.\d\d s after its 429 on GET \/pets, in the same window$/,
+    );
   });
   it('passes a refusal, or the same counter (what refill explains)', () => {
     expect(c.oneCounterPerKey.run(ev(probe(429, 0)))).toEqual([]);
@@ -375,7 +413,9 @@ describe('rl-honoured-not-banned', () => {
       limited(0, NOW_S + 65, { headers: { 'retry-after': '20' } }),
     ]) {
       const [f] = c.honouredNotBanned.run(ev(a));
-      expect(f?.message).toMatch(/^refused after Retry-After was honoured: the free key sent nothing after its 429/);
+      expect(firstLine(f)).toMatch(
+        /^the free key's minute limit \(60\): refused after Retry-After was honoured \(a ban\) when it had sent nothing for 6\.00 s since its 429 \(Retry-After 5 s\): its next request got (403|429 with .+)$/,
+      );
     }
   });
   it('leaves a Retry-After a little short to rl-retry-after-honoured, and a wait within rounding unjudged', () => {
@@ -415,17 +455,28 @@ describe('rl-daily-quota', () => {
   });
   it('fails no daily 429, a count beyond the quota, a Reset before the minute reset', () => {
     expect(
-      c.dailyQuota.run(ev({ rejection: null, acceptedAfterKnown: 4, accepted: 10, stopped: 'over-quota' }))[0]?.message,
-    ).toMatch(/^received no daily 429/);
-    expect(c.dailyQuota.run(ev({ acceptedAfterKnown: 4 }))[0]?.message).toContain(
-      'only after 4 accepted after Remaining 2',
+      firstLine(
+        c.dailyQuota.run(ev({ rejection: null, acceptedAfterKnown: 4, accepted: 10, stopped: 'over-quota' }))[0],
+      ),
+    ).toBe(
+      "received no daily 429: the enterprise key's daily quota (8) not enforced: 10 accepted (9 sent in 2.00 s), 4 of them after Remaining 2 of the day window",
     );
-    expect(c.dailyQuota.run(ev({ acceptedAfterKnown: 1 }))[0]?.message).toContain('stricter than it reported');
+    expect(firstLine(c.dailyQuota.run(ev({ acceptedAfterKnown: 4 }))[0])).toBe(
+      "the enterprise key's daily quota (8) not enforced: 4 accepted after Remaining 2 of the day window before the daily 429",
+    );
+    const [strict] = c.dailyQuota.run(ev({ acceptedAfterKnown: 1 }));
+    expect(firstLine(strict)).toBe(
+      "the enterprise key's daily quota (8) enforced before it was reached: 1 accepted after Remaining 2 of the day window, then the daily 429",
+    );
+    expect(strict?.message).toContain('stricter than it reported');
+    expect(firstLine(c.dailyQuota.run(ev({ known: null, accepted: 12 }))[0])).toBe(
+      "the enterprise key's daily quota (8) not enforced: 12 accepted before the daily 429",
+    );
     // A Reset in the past or beyond a day is rate-limit-reset-epoch's, judged on every response: not again here.
     expect(c.dailyQuota.run(ev({ rejection: day(0, 429, NOW_S - 100) }))).toEqual([]);
     expect(c.dailyQuota.run(ev({ rejection: day(0, 429, NOW_S + 200_000) }))).toEqual([]);
-    expect(c.dailyQuota.run(ev({ minuteReset: NOW_S + 7200 }))[0]?.message).toContain(
-      "before the minute window's reset",
+    expect(firstLine(c.dailyQuota.run(ev({ minuteReset: NOW_S + 7200 }))[0])).toBe(
+      `the enterprise key's daily quota (8) resets before the minute window: ${NOW_S + 3600} (X-RateLimit-Reset of the daily 429, 3600 s ahead; the minute window's reset ${NOW_S + 7200})`,
     );
   });
   it('blames the quota for another answer only once the quota could have run out', () => {
@@ -437,9 +488,18 @@ describe('rl-daily-quota', () => {
       expect(c.dailyQuota.applies(early)).toBe(false);
     }
     expect(ids(c.dailyQuota.run(ev({ rejection: day(0, 403) })))).toEqual(['rl-daily-quota:violation']);
-    expect(c.dailyQuota.run(ev({ rejection: day(0, 403) }))[0]?.causes).toEqual([
-      { kind: 'status', status: 403, expected: [429] },
-    ]);
+    const [wrong] = c.dailyQuota.run(ev({ rejection: day(0, 403) }));
+    expect(wrong?.causes).toEqual([{ kind: 'status', status: 403, expected: [429] }]);
+    expect(wrong?.message).toBe(
+      "received 403 when the enterprise key's daily quota ran out\nthe spec documents 429 for a request over the limit",
+    );
+    // No answer at all once the quota ran out: said as the transport cause says it.
+    const [dropped] = c.dailyQuota.run(
+      ev({ rejection: exchange({ error: { code: 'ECONNRESET', message: 'reset' } }), acceptedAfterKnown: 2 }),
+    );
+    expect(firstLine(dropped)).toBe(
+      "received no HTTP answer (ECONNRESET) when the enterprise key's daily quota ran out",
+    );
   });
   describe('the parallel tail, judged from its own reading', () => {
     const tail = (over: Partial<c.QuotaParallel>): c.QuotaParallel => ({
@@ -460,7 +520,7 @@ describe('rl-daily-quota', () => {
       const found = c.dailyQuota.run(ev({ parallel: tail({ accepted: 7, sent: 7 }), acceptedAfterKnown: 9 }));
       expect(ids(found)).toEqual(['rl-daily-quota:violation']);
       expect(found[0]?.message).toMatch(
-        /^received 7 accepted of 7 sent over 4 connections at once in 0\.10 s, from Remaining 5 of the enterprise key's day window read with nothing in flight: more than it allows \(5 \+ 1, /,
+        /^the enterprise key's daily quota \(8\) not enforced: 7 accepted of 7 sent over 4 connections at once in 0\.10 s, from Remaining 5 of its day window read with nothing in flight\nmore than it allows \(5 \+ 1, /,
       );
       // Without a daily 429 too.
       const noRejection = c.dailyQuota.run(
@@ -511,6 +571,9 @@ describe('headers that describe the day window ("the limit in force" may be the 
     expect(hard?.level).toBe('violation');
     // 2 × 60, and the fraction of a token over 50 ms (see burstAllowance).
     expect(hard?.expected).toBe('429 after at most 121');
+    expect(firstLine(hard)).toBe(
+      "the free key's minute limit (60) not enforced: 122 accepted in 0.05 s before the first 429; its headers describe another window (Limit 1000, not the plan's 60), so it is judged against the plan only (refill allowance 1, a window boundary possibly crossed)",
+    );
     // A limiter that never refuses still fails, and one within 2 × L without a 429 is only recorded.
     expect(ids(c.burstEnforced.run(burst(131, { ...dayKnown, rejection: null, cap: 131 })))).toEqual([
       'rl-burst-enforced:violation',
