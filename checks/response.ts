@@ -8,7 +8,7 @@ import type { Exchange } from '../http/exchange.js';
 import { digits, isInt64, isLosslessNumber, plain } from '../http/lossless.js';
 import { RATE_LIMIT_HEADERS, RATE_LIMIT_NAMES, rateLimitLabel, rateLimitValue } from '../http/rate-limit-headers.js';
 import { defineCheck, finding, show, type Check } from './check.js';
-import { causeText, causesText, markersIn, type Cause } from './cause.js';
+import { causeText, markersIn, type Cause } from './cause.js';
 import { schemaCauses, type FieldCause } from './field-causes.js';
 import { documentedStatuses, exactId, isObject, jsonOf, opLabel, opSpec, statusOf } from './facts.js';
 import {
@@ -75,6 +75,16 @@ function describeHeader(h: HeaderRead): string {
 /** A header read as received, for a cause: its value, its values joined when repeated, null when absent. */
 const headerValue = (h: HeaderRead): string | null =>
   h.kind === 'absent' ? null : h.kind === 'conflict' ? h.values.join(' | ') : h.value;
+
+/**
+ * Where a message says it: `on ${status} for ${operation}`, and which of the headers read came repeated with
+ * different values (their causes show the values joined by ' | ', not that they were repeated).
+ */
+function onAnswer(ex: Exchange, read: readonly (readonly [string, HeaderRead])[] = []): string {
+  const repeated = read.filter(([, h]) => h.kind === 'conflict').map(([name]) => name);
+  const note = repeated.length ? ` (${repeated.join(', ')} repeated with different values)` : '';
+  return `on ${statusOf(ex)} for ${opLabel(ex)}${note}`;
+}
 
 /** A header cause: missing when absent, else `problem` with the value received. */
 const headerCause = (name: string, h: HeaderRead, problem: 'invalid' | 'wrong' = 'invalid'): Cause => ({
@@ -170,13 +180,14 @@ export const transportOk: Check<ResponseEvidence, 'transport-ok'> = defineCheck(
   appliesTo: { what: 'requests sent', test: () => true },
   run: ({ exchange: ex }) => {
     if (!ex.error && ex.response) return [];
-    const what = ex.error ? `${ex.error.code}: ${String(ex.error.message).slice(0, 160)}` : 'no response recorded';
+    // The cause names the code; the client's own words for it are said after the operation.
+    const what = ex.error ? `: ${String(ex.error.message).replace(/\s+/g, ' ').slice(0, 160)}` : '';
     const documented = ex.operation ? statusList(ex.operation) : 'an HTTP status';
     return [
       finding(
         transportOk,
         ex,
-        `received no HTTP answer for ${opLabel(ex)} (${what})\nthe spec documents ${documented}`,
+        { on: `for ${opLabel(ex)}${what}`, because: `the spec documents ${documented}` },
         {
           expected: documented,
           actual: ex.error?.code ?? 'no response',
@@ -203,7 +214,7 @@ export const contentTypeJson: Check<ResponseEvidence, 'content-type-json'> = def
       finding(
         contentTypeJson,
         ex,
-        `received Content-Type ${describeHeader(h)} on ${statusOf(ex)} for ${opLabel(ex)}\nthe spec documents application/json`,
+        { lead: 'received', on: onAnswer(ex, [['Content-Type', h]]), because: 'the spec documents application/json' },
         {
           expected: 'application/json',
           actual: h.kind === 'value' ? h.value : describeHeader(h),
@@ -229,7 +240,7 @@ export const jsonParses: Check<ResponseEvidence, 'json-parses'> = defineCheck({
       finding(
         jsonParses,
         ex,
-        `received a body that is not JSON on ${statusOf(ex)} for ${opLabel(ex)} (${why.slice(0, 120)})\nthe spec documents a JSON body`,
+        { lead: 'received', on: `${onAnswer(ex)} (${why.slice(0, 120)})`, because: 'the spec documents a JSON body' },
         {
           expected: 'a JSON body',
           actual: show(ex.response!.bodyText ?? '', 120),
@@ -279,7 +290,10 @@ export const bodySchema: Check<ResponseEvidence, 'body-schema'> = defineCheck({
       finding(
         bodySchema,
         ex,
-        `received a body that is not ${name ?? 'the documented schema'} on ${status} for ${opLabel(ex)}: ${causesText(causes)}\nthe spec documents ${name ?? 'a schema'} for ${status}`,
+        {
+          lead: `received a body that is not ${name ?? 'the documented schema'} ${onAnswer(ex)}:`,
+          because: `the spec documents ${name ?? 'a schema'} for ${status}`,
+        },
         {
           expected: name ?? 'documented schema',
           clause,
@@ -341,12 +355,7 @@ export const int64Exact: Check<ResponseEvidence, 'int64-exact'> = defineCheck({
       finding(
         int64Exact,
         ex,
-        `received ${causes
-          .slice(0, 3)
-          .map(causeText)
-          .join(
-            ', ',
-          )}${causes.length > 3 ? ` (+${causes.length - 3})` : ''} on ${statusOf(ex)} for ${opLabel(ex)}\nthe spec documents id and categoryId as int64 integers`,
+        { lead: 'received', on: onAnswer(ex), because: 'the spec documents id and categoryId as int64 integers' },
         {
           expected: 'integer in [-9223372036854775808, 9223372036854775807]',
           actual: causes.map(causeText).join(', ').slice(0, 300),
@@ -398,7 +407,10 @@ export const errorStatusMatches: Check<ResponseEvidence, 'error-status-matches'>
       finding(
         errorStatusMatches,
         ex,
-        `received an Error with status ${shown} on ${status} for ${opLabel(ex)}\nthe spec documents status equal to the HTTP status (${status})${lenient ? '; the 429 body format is not shown and this body is no complete Error' : ''}`,
+        {
+          lead: `received an Error ${onAnswer(ex)}:`,
+          because: `the spec documents an Error's status equal to the HTTP status${lenient ? '; the 429 body format is not shown and this body is no complete Error' : ''}`,
+        },
         {
           expected: String(status),
           actual: shown,
@@ -439,6 +451,7 @@ export const rateLimitHeadersPresent: Check<ResponseEvidence, 'rate-limit-header
     if (RATE_LIMIT_NAMES.every((name) => rateLimitValue(ex, name) !== null)) return [];
     const problems: string[] = [];
     const causes: Cause[] = [];
+    const read: [string, HeaderRead][] = [];
     for (const name of RATE_LIMIT_NAMES) {
       const h = readHeader(ex, RATE_LIMIT_HEADERS[name]);
       if (h.kind === 'absent') problems.push(`no ${rateLimitLabel(name)}`);
@@ -446,16 +459,22 @@ export const rateLimitHeadersPresent: Check<ResponseEvidence, 'rate-limit-header
         problems.push(`${rateLimitLabel(name)} ${describeHeader(h)}`);
       else continue;
       causes.push(headerCause(rateLimitLabel(name), h));
+      read.push([rateLimitLabel(name), h]);
     }
-    if (problems.length === 0) return [];
+    if (causes.length === 0) return [];
     // A request with no valid key has no plan to count against (gap-8-401-rate-limited): a limiter placed after
     // authentication sends no headers there. Still worth saying, as the spec lists them on every response.
-    const keyless = (ex.keyPlan === 'none' || ex.keyPlan === 'invalid') && problems.every((p) => p.startsWith('no '));
+    const keyless =
+      (ex.keyPlan === 'none' || ex.keyPlan === 'invalid') &&
+      causes.every((c) => c.kind === 'header' && c.problem === 'missing');
     return [
       finding(
         rateLimitHeadersPresent,
         ex,
-        `received ${problems.join(', ')} on ${statusOf(ex)} for ${opLabel(ex)}\nthe spec documents X-RateLimit-Limit, -Remaining and -Reset (integers) on every response`,
+        {
+          on: onAnswer(ex, read),
+          because: 'the spec documents X-RateLimit-Limit, -Remaining and -Reset (integers) on every response',
+        },
         {
           expected: 'X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset as integers',
           actual: problems.join(', '),
@@ -488,7 +507,10 @@ export const rateLimitRemainingRange: Check<ResponseEvidence, 'rate-limit-remain
       finding(
         rateLimitRemainingRange,
         ex,
-        `received X-RateLimit-Remaining ${remaining} above X-RateLimit-Limit ${limit} for ${opLabel(ex)}\nthe spec documents Remaining as what is left of Limit`,
+        {
+          on: onAnswer(ex),
+          because: `the spec documents Remaining as what is left of Limit: 0 to ${limit}`,
+        },
         {
           expected: `0..${limit}`,
           actual: String(remaining),
@@ -547,7 +569,10 @@ export const rateLimitResetEpoch: Check<ResponseEvidence, 'rate-limit-reset-epoc
       finding(
         rateLimitResetEpoch,
         ex,
-        `received X-RateLimit-Reset ${reset} which ${why} (reference ${ref}, ${refName})\nthe spec documents a Unix timestamp in seconds`,
+        {
+          on: onAnswer(ex),
+          because: `the spec documents a Unix timestamp in seconds: this one ${why} (reference ${ref}, ${refName})`,
+        },
         {
           expected: `epoch seconds in [${lo}, ${hi}]`,
           actual: String(reset),
@@ -588,7 +613,10 @@ export const rateLimitLimitPlan: Check<ResponseEvidence, 'rate-limit-limit-plan'
       finding(
         rateLimitLimitPlan,
         ex,
-        `received X-RateLimit-Limit ${limit} for a ${ex.keyPlan} key on ${opLabel(ex)}\nthe spec documents ${allowed.join(' per minute or ')} per day for that plan`,
+        {
+          on: `for a ${ex.keyPlan} key on ${opLabel(ex)}`,
+          because: `the spec documents ${allowed.join(' per minute or ')} per day for that plan`,
+        },
         {
           expected: allowed.join(' or '),
           actual: String(limit),
@@ -616,7 +644,10 @@ export const retryAfterValid: Check<ResponseEvidence, 'retry-after-valid'> = def
       finding(
         retryAfterValid,
         ex,
-        `received Retry-After ${describeHeader(h)} on 429 for ${opLabel(ex)}\nthe spec documents Retry-After on a 429 (delta-seconds or an HTTP-date)`,
+        {
+          on: onAnswer(ex, [['Retry-After', h]]),
+          because: 'the spec documents Retry-After on a 429 (delta-seconds or an HTTP-date)',
+        },
         {
           expected: 'delta-seconds or HTTP-date',
           actual: h.kind === 'value' ? h.value : describeHeader(h),
@@ -639,21 +670,21 @@ export const errorBody429Json: Check<ResponseEvidence, 'error-body-429-json'> = 
   run: ({ exchange: ex }) => {
     if (statusOf(ex) !== 429) return [];
     const h = readHeader(ex, 'content-type');
-    let got: string | null = null;
     let cause: Cause | null = null;
-    if (h.kind !== 'value' || mediaType(h.value) !== 'application/json') {
-      got = `Content-Type ${describeHeader(h)}`;
+    if (h.kind !== 'value' || mediaType(h.value) !== 'application/json')
       cause = { kind: 'media-type', received: headerValue(h), expected: 'application/json' };
-    } else if (jsonOf(ex) === undefined) {
-      got = 'a body that is not JSON';
+    else if (jsonOf(ex) === undefined)
       cause = { kind: 'media-type', received: h.value, expected: 'application/json', body: 'not-json' };
-    }
-    if (got === null || cause === null) return [];
+    if (cause === null) return [];
     return [
       finding(
         errorBody429Json,
         ex,
-        `received ${got} on 429 for ${opLabel(ex)}\nthe spec documents JSON bodies (section 1) and an Error on a 429 (section 7)`,
+        {
+          lead: 'received',
+          on: onAnswer(ex, [['Content-Type', h]]),
+          because: 'the spec documents JSON bodies (section 1) and an Error on a 429 (section 7)',
+        },
         {
           expected: 'a JSON body in application/json',
           actual: show(ex.response?.bodyText ?? '', 120),
@@ -688,8 +719,11 @@ export const errorBody429: Check<ResponseEvidence, 'error-body-429'> = defineChe
       finding(
         errorBody429,
         ex,
-        // Every cause, as body-schema says them: grouping reads the causes (an Error lacking several members is one defect).
-        `received JSON that is not an Error on 429 for ${opLabel(ex)}: ${causesText(causes)}\nthe spec shows no 429 body format; errors carry an Error in application/json`,
+        // Its causes, as body-schema says them: grouping reads the causes (an Error lacking several members is one defect).
+        {
+          lead: `received JSON that is not an Error ${onAnswer(ex)}:`,
+          because: 'the spec shows no 429 body format; errors carry an Error in application/json',
+        },
         { expected: 'an Error', actual: show(ex.response?.bodyText ?? '', 120), causes },
       ),
     ];
@@ -714,7 +748,10 @@ export const wwwAuthenticate: Check<ResponseEvidence, 'www-authenticate'> = defi
       finding(
         wwwAuthenticate,
         ex,
-        `received WWW-Authenticate ${describeHeader(values)} on 401 for ${opLabel(ex)}\nRFC 9110 §11.6.1 and RFC 6750 want a Bearer challenge on a 401`,
+        {
+          on: onAnswer(ex, [['WWW-Authenticate', values]]),
+          because: 'RFC 9110 §11.6.1 and RFC 6750 want a Bearer challenge on a 401',
+        },
         {
           expected: 'Bearer challenge',
           actual: all.join(', ') || 'absent',

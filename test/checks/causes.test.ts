@@ -216,7 +216,7 @@ describe('one cause per failing field', () => {
       },
     ]);
     expect(f?.message.split('\n')[0]).toBe(
-      'received id 9223372036854775808, categoryId -9223372036854775809 on 200 for GET /pets',
+      'received id 9223372036854775808; categoryId -9223372036854775809 on 200 for GET /pets',
     );
   });
 });

@@ -1,6 +1,7 @@
 /** Response checks (applied to every exchange) and the header parsing they rest on. */
 import { describe, expect, it } from 'vitest';
 import type { Check } from '../../checks/check.js';
+import { causesText } from '../../checks/cause.js';
 import * as h from '../../checks/headers.js';
 import { readHeader } from '../../http/header-read.js';
 import { parseRetryAfter } from '../../http/retry-after.js';
@@ -170,7 +171,7 @@ describe('error-status-matches', () => {
   it('passes equal status, fails a different one, ignores non-numeric', () => {
     expect(run(r.errorStatusMatches, { status: 401 })).toEqual([]);
     expect(run(r.errorStatusMatches, { status: 401, body: ERROR(403) })[0]?.message).toBe(
-      'received an Error with status 403 on 401 for GET /pets\nthe spec documents status equal to the HTTP status (401)',
+      "received an Error on 401 for GET /pets: /status must equal the HTTP status 401: received 403\nthe spec documents an Error's status equal to the HTTP status",
     );
     // Rule 1 binds every Error body: a complete Error on a 429 with another status is a violation. Whether a 429
     // carries an Error at all is the gap (section 7, rule 3): JSON that is no complete Error is a warning only.
@@ -195,7 +196,7 @@ describe('rate-limit-headers-present', () => {
   it('fails missing, fractional, negative and conflicting repeated headers', () => {
     expect(
       run(r.rateLimitHeadersPresent, { status: 429, headers: { 'x-ratelimit-reset': undefined } })[0]?.message,
-    ).toContain('no X-RateLimit-Reset');
+    ).toMatch(/^X-RateLimit-Reset missing on 429 for GET \/pets\n/);
     expect(run(r.rateLimitHeadersPresent, { headers: { 'x-ratelimit-limit': '60.0' } })).toHaveLength(1);
     expect(run(r.rateLimitHeadersPresent, { headers: { 'x-ratelimit-remaining': '-1' } })).toHaveLength(1);
     expect(run(r.rateLimitHeadersPresent, { headers: { 'x-ratelimit-limit': ['60', '1000'] } })[0]?.message).toContain(
@@ -279,7 +280,7 @@ describe('rate-limit-limit-plan', () => {
     expect(run(r.rateLimitLimitPlan, { headers: { 'x-ratelimit-limit': '60' } })).toEqual([]);
     expect(run(r.rateLimitLimitPlan, { headers: { 'x-ratelimit-limit': '1000' } })).toEqual([]);
     expect(run(r.rateLimitLimitPlan, { headers: { 'x-ratelimit-limit': '300' } })[0]?.message).toBe(
-      'received X-RateLimit-Limit 300 for a free key on GET /pets\nthe spec documents 60 per minute or 1000 per day for that plan',
+      'X-RateLimit-Limit wrong 300 for a free key on GET /pets\nthe spec documents 60 per minute or 1000 per day for that plan',
     );
     expect(run(r.rateLimitLimitPlan, { headers: { 'x-ratelimit-limit': '300' } }, { plan: null })).toEqual([]);
     expect(
@@ -377,6 +378,65 @@ describe('extra-fields', () => {
     expect(
       run(r.extraFields, { status: 401, body: '{"code":"c","message":"m","status":401,"trace":"t"}' })[0]?.message,
     ).toContain('Error bodies');
+  });
+});
+
+describe('messages rendered from the causes (issue 30)', () => {
+  /** A failing answer for every response check that reports violations or warnings. */
+  const failing: Record<string, ExchangeInit> = {
+    'status-documented': { operation: 'createPet', status: 200 },
+    'no-5xx': { status: 502, body: 'bad gateway' },
+    'transport-ok': { operation: 'getPet', error: { code: 'ECONNRESET', message: 'other side\nclosed' } },
+    'content-type-json': { headers: { 'content-type': 'text/html' } },
+    'json-parses': { body: '<html>oops</html>' },
+    'body-schema': { operation: 'getPet', body: '{"id":1,"categoryId":"2"}' },
+    'int64-exact': { body: '[{"id":9223372036854775808,"name":"a","categoryId":-9223372036854775809}]' },
+    'error-status-matches': { status: 404, operation: 'getPet', body: ERROR(400) },
+    'rate-limit-headers-present': { headers: { 'x-ratelimit-limit': undefined, 'x-ratelimit-reset': 'soon' } },
+    'rate-limit-remaining-range': { headers: { 'x-ratelimit-limit': '6', 'x-ratelimit-remaining': '59' } },
+    'rate-limit-reset-epoch': { headers: { 'x-ratelimit-reset': '60' } },
+    'rate-limit-limit-plan': { headers: { 'x-ratelimit-limit': '300' } },
+    'retry-after-valid': { status: 429, headers: { 'retry-after': '0.25' } },
+    'error-body-429-json': { status: 429, headers: { 'content-type': 'text/plain' }, body: 'slow down' },
+    'error-body-429': { status: 429, body: '{"status":429}' },
+    'www-authenticate': { status: 401, headers: { 'www-authenticate': 'Basic realm="x"' } },
+  };
+  it('every violation or warning says its causes on its first line, where it was answered, and what is documented after', () => {
+    const judging = r.responseCheckList.filter((c) => c.levels.some((l) => l !== 'observation')).map((c) => c.id);
+    expect(Object.keys(failing).sort()).toEqual([...judging].sort());
+    for (const check of r.responseCheckList) {
+      const init = failing[check.id];
+      if (!init) continue;
+      const found = run(check, init);
+      expect(found, check.id).toHaveLength(1);
+      const [first, ...rest] = found[0]!.message.split('\n');
+      expect(found[0]!.causes.length, check.id).toBeGreaterThan(0);
+      expect(first, check.id).toContain(causesText(found[0]!.causes));
+      expect(first, check.id).toContain(
+        init.operation === 'getPet' ? 'GET /pets/{petId}' : init.operation === 'createPet' ? 'POST /pets' : 'GET /pets',
+      );
+      expect(rest, check.id).toHaveLength(1);
+    }
+  });
+  it("says the words the causes lack: the client's error, a repeated header, why a Reset is wrong", () => {
+    expect(run(r.transportOk, failing['transport-ok'])[0]?.message).toBe(
+      'the connection dropped (ECONNRESET) for GET /pets/{petId}: other side closed\nthe spec documents 200, 401, 404, 429',
+    );
+    expect(run(r.contentTypeJson, { headers: { 'content-type': ['application/json', 'text/html'] } })[0]?.message).toBe(
+      'received Content-Type application/json | text/html, not application/json on 200 for GET /pets (Content-Type repeated with different values)\nthe spec documents application/json',
+    );
+    expect(run(r.rateLimitHeadersPresent, failing['rate-limit-headers-present'])[0]?.message).toBe(
+      'X-RateLimit-Limit missing; X-RateLimit-Reset invalid soon on 200 for GET /pets\nthe spec documents X-RateLimit-Limit, -Remaining and -Reset (integers) on every response',
+    );
+    expect(run(r.rateLimitRemainingRange, failing['rate-limit-remaining-range'])[0]?.message).toBe(
+      'X-RateLimit-Remaining invalid 59 (X-RateLimit-Limit 6) on 200 for GET /pets\nthe spec documents Remaining as what is left of Limit: 0 to 6',
+    );
+    expect(run(r.rateLimitResetEpoch, failing['rate-limit-reset-epoch'])[0]?.message).toBe(
+      `X-RateLimit-Reset invalid 60 on 200 for GET /pets\nthe spec documents a Unix timestamp in seconds: this one looks like seconds remaining, not a timestamp (reference ${NOW_S}, the Date header)`,
+    );
+    expect(run(r.retryAfterValid, failing['retry-after-valid'])[0]?.message).toBe(
+      'Retry-After invalid 0.25 on 429 for GET /pets\nthe spec documents Retry-After on a 429 (delta-seconds or an HTTP-date)',
+    );
   });
 });
 
