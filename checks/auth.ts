@@ -38,7 +38,8 @@ export const authRejected: Check<AuthEvidence, 'auth-rejected'> = defineCheck({
     // Authorization is a singleton field (RFC 9110 §11.6.2) and obs-text is obsolete (§5.5): such a request may be
     // refused as a bad one before any key is looked at.
     if (status === 400 && variant.malformed === true) return [];
-    const what = status === 403 ? '403 instead of 401' : String(status);
+    // The cause says what was received; a 403 is named beside it as the refusal that is not the documented one.
+    const instead = status === 403 ? 'instead of 401 ' : '';
     const bypass =
       status >= 200 && status < 300 && (variant.nearMiss !== undefined || variant.repeated !== undefined)
         ? ' (an authentication bypass: what is not the key was taken for it)'
@@ -47,7 +48,10 @@ export const authRejected: Check<AuthEvidence, 'auth-rejected'> = defineCheck({
       finding(
         authRejected,
         ex,
-        `received ${what} for ${opLabel(ex)} with ${variant.name}${bypass}\nthe spec documents 401 for a missing or invalid key`,
+        {
+          on: `${instead}for ${opLabel(ex)} with ${variant.name}${bypass}`,
+          because: 'the spec documents 401 for a missing or invalid key',
+        },
         {
           expected: '401',
           actual: String(status),
@@ -77,7 +81,10 @@ export const authValidAccepted: Check<AuthEvidence, 'auth-valid-accepted'> = def
       finding(
         authValidAccepted,
         ex,
-        `received ${status} for ${opLabel(ex)} with ${variant.name}\nthe spec documents Authorization: Bearer <API_KEY> (scheme case-insensitive) as accepted`,
+        {
+          on: `for ${opLabel(ex)} with ${variant.name}`,
+          because: 'the spec documents Authorization: Bearer <API_KEY> (scheme case-insensitive) as accepted',
+        },
         {
           expected: 'not 401/403',
           actual: String(status),

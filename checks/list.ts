@@ -41,7 +41,7 @@ export const list200: Check<ListEvidence, 'list-200'> = defineCheck({
       finding(
         list200,
         ex,
-        `received ${status} for ${opLabel(ex)} with ${rawQuery(query)}\nthe spec documents 200 for a valid query`,
+        { on: `for ${opLabel(ex)} with ${rawQuery(query)}`, because: 'the spec documents 200 for a valid query' },
         {
           expected: '200',
           actual: String(status),
@@ -68,7 +68,7 @@ export const listLimitRespected: Check<ListEvidence, 'list-limit-respected'> = d
       finding(
         listLimitRespected,
         ex,
-        `received ${list.length} animals for limit=${limit}\nthe spec documents limit as the maximum number returned`,
+        { on: `for ${opLabel(ex)}`, because: 'the spec documents limit as the maximum number returned' },
         {
           expected: `<= ${limit}`,
           actual: String(list.length),
@@ -94,7 +94,7 @@ export const listDefaultLimit: Check<ListEvidence, 'list-default-limit'> = defin
       finding(
         listDefaultLimit,
         ex,
-        `received ${list.length} animals with no limit\nthe spec documents a default limit of ${max}`,
+        { on: `for ${opLabel(ex)}`, because: `the spec documents a default limit of ${max}` },
         {
           expected: `<= ${max}`,
           actual: String(list.length),
@@ -120,6 +120,7 @@ export const listStatusFilter: Check<ListEvidence, 'list-status-filter'> = defin
     if (!valid || list === null || typeof want !== 'string') return [];
     const wrong = list.filter((p) => !isObject(p) || p.status !== want);
     if (wrong.length === 0) return [];
+    // The first few animals at fault, in the cause's words: what the target listed.
     const shown = wrong.slice(0, 3).map((p) => {
       if (!isObject(p)) return show(p, 40);
       const id = exactId(p.id);
@@ -129,7 +130,10 @@ export const listStatusFilter: Check<ListEvidence, 'list-status-filter'> = defin
       finding(
         listStatusFilter,
         ex,
-        `received ${wrong.length} of ${list.length} animals not ${want} for status=${want} (${shown.join('; ')})\nthe spec documents status as restricting the result to animals with this status`,
+        {
+          on: `for ${opLabel(ex)}`,
+          because: 'the spec documents status as restricting the result to animals with this status',
+        },
         {
           expected: `every status ${want}`,
           actual: shown.join('; '),
@@ -138,7 +142,7 @@ export const listStatusFilter: Check<ListEvidence, 'list-status-filter'> = defin
               kind: 'query',
               parameter: 'status',
               value: want,
-              observed: `${wrong.length} of ${list.length} animals not ${want}`,
+              observed: `${wrong.length} of ${list.length} animals not ${want} (${shown.join('; ')})`,
             },
           ],
         },

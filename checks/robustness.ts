@@ -71,7 +71,10 @@ export const noOperationWithoutKey: Check<RobustEvidence, 'no-operation-without-
       finding(
         noOperationWithoutKey,
         ex,
-        `${requestLine(ex)} (${what}) without a key answered ${status}\nthe spec requires authentication for every operation: a missing key gets 401`,
+        {
+          on: `for ${requestLine(ex)} (${what}) without a key`,
+          because: 'the spec requires authentication for every operation: a missing key gets 401',
+        },
         {
           expected: '401 (or any refusal)',
           actual: String(status),
@@ -222,7 +225,11 @@ export const bodyUnderstood: Check<BodyEvidence, 'robust-body-understood'> = def
         finding(
           bodyUnderstood,
           ex,
-          `createPet with ${what} answered 201 with name ${show(pet.name, 40)}, categoryId ${show(pet.categoryId, 30)}\nthe spec documents the animal added as sent: ${sent}`,
+          // The causes name the fields no reading explains; the documented line gives the readings whole.
+          {
+            lead: `createPet with ${what} answered 201 with`,
+            because: `the spec documents the animal added as sent: ${sent}`,
+          },
           {
             expected: sent.slice(0, 200),
             actual: show({ name: pet.name, categoryId: pet.categoryId }, 200),

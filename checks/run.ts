@@ -127,18 +127,21 @@ export const latencyTrend: Check<LatencyTrendEvidence, 'latency-trend'> = define
     const last = rising[rising.length - 1]!;
     const spanMs = last.endAt - rising[0]!.startAt;
     const looked = r1(median(rest.latenciesMs));
-    const figures =
-      `${cls}: median latency ${r1(baselineMs)} ms over its first answers, ${r1(last.medianMs)} ms over the last ` +
-      `${last.answers} (after ${ev.answers}), rising over ${rising.length} windows for ${secs(spanMs)}`;
+    // The cause says the class and its first and last medians; around it, how long and over how many answers it rose.
+    const rose = `medians over its first answers and its last ${last.answers} of ${ev.answers}, rising over ${rising.length} windows for ${secs(spanMs)}`;
     const host = hostCause(ev.host, last.medianMs - baselineMs);
     const after = `after a ${secs(rest.restMs)} rest, ${rest.latenciesMs.length} ${rest.requestClass} answered in ${looked} ms (median)`;
-    const message = still
-      ? `${host ? 'the answers' : 'the target'} slowed down progressively (${figures}); ${after}, still slow` +
-        `${host ? `; ${host}` : ''}\nthe run stopped rather than spend its time budget waiting`
-      : `${host ? 'the answers' : 'the target'} slowed down for ${secs(spanMs)} (${figures}) but ${after}: busy, not slowing` +
-        `${host ? `; ${host}` : ''}\nthe run went on`;
+    const said = still
+      ? {
+          on: `progressively (${rose}); ${after}, still slow${host ? `; ${host}` : ': the target is slowing down'}`,
+          because: 'the run stopped rather than spend its time budget waiting',
+        }
+      : {
+          on: `(${rose}) but ${after}: busy, not slowing${host ? `; ${host}` : ''}`,
+          because: 'the run went on',
+        };
     return [
-      finding(latencyTrend, [ev.first, ev.last], message, {
+      finding(latencyTrend, [ev.first, ev.last], said, {
         operation: null,
         expected: `latency that does not keep growing (first median ${r1(baselineMs)} ms)`,
         actual: `last median ${r1(last.medianMs)} ms; ${looked} ms after a rest`,

@@ -22,7 +22,9 @@ describe('no-operation-without-key', () => {
     const [f] = noOperationWithoutKey.run({ exchange: served, what: 'upper-case path' });
     expect(f?.level).toBe('violation');
     expect(f?.clause).toBe('1-auth-required');
-    expect(f?.message).toMatch(/^GET \/v1\/V1\/PETS \(upper-case path\) without a key answered 200/);
+    expect(f?.message).toBe(
+      'received 200 for GET /v1/V1/PETS (upper-case path) without a key\nthe spec requires authentication for every operation: a missing key gets 401',
+    );
     for (const status of [401, 404, 405, 301, 406, 400])
       expect(
         noOperationWithoutKey.run({ exchange: exchange({ operation: null, status, keyPlan: 'none' }), what: 'x' }),
@@ -55,6 +57,10 @@ describe('robust-body-understood', () => {
     });
     expect(levels(neither)).toEqual(['violation']);
     expect(neither[0]?.clause).toBe('4.2-create-echo');
+    // The field no reading explains, said from its cause; the readings whole on the documented line.
+    expect(neither[0]?.message).toBe(
+      'createPet with a duplicate categoryId answered 201 with categoryId 11 (sent 5 or 6)\nthe spec documents the animal added as sent: name "m", categoryId 5 or name "m", categoryId 6',
+    );
     // Exact digits: a categoryId rounded through a double is not the one sent.
     const big = [{ name: 'm', categoryId: '9007199254740993' }];
     const rounded = created('{"id":1,"name":"m","categoryId":9007199254740992,"status":"available"}');

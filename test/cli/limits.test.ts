@@ -63,9 +63,9 @@ describe('run limits against a real target', () => {
       expect(trend[0]!.level).toBe('warning');
       // Its figures: the class that slowed, its first and last medians, how long it rose, what the look after a rest saw.
       expect(trend[0]!.message).toMatch(
-        /^the (target|answers) slowed down progressively \((GET|POST) \/pets(\/\{petId\})? \d{3}: median latency [\d.]+ ms over its first answers, [\d.]+ ms over the last \d+ \(after \d+\), rising over \d+ windows for [\d.]+ s\); after a 2 s rest, 3 .* answered in [\d.]+ ms \(median\), still slow(; this host is the likelier cause: the run's own event loop lagged up to \d+ ms meanwhile)?\n/,
+        /^(GET|POST) \/pets(\/\{petId\})? \d{3} slowed from [\d.]+ ms to [\d.]+ ms progressively \(medians over its first answers and its last \d+ of \d+, rising over \d+ windows for [\d.]+ s\); after a 2 s rest, 3 .* answered in [\d.]+ ms \(median\), still slow(: the target is slowing down|; this host is the likelier cause: the run's own event loop lagged up to \d+ ms meanwhile)\n/,
       );
-      expect(out.text()).toMatch(/Stopped early: .*slowed down/);
+      expect(out.text()).toMatch(/Stopped early: .*slowed from .*still slow/);
       expect(out.text()).toMatch(/time budget 600 s/);
       const harLog = readHar(har).log;
       const entries = harLog.entries;

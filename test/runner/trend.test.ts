@@ -147,7 +147,7 @@ describe('confirmed after a rest', () => {
     expect(finding?.level).toBe('warning');
     expect(finding?.checkId).toBe('latency-trend');
     expect(finding?.message).toMatch(
-      /^the target slowed down progressively \(GET \/pets 200: median latency [\d.]+ ms over its first answers, [\d.]+ ms over the last \d+ \(after \d+\), rising over \d+ windows for [\d.]+ s\); after a 2 s rest, 3 GET \/pets 200 answered in 950 ms \(median\), still slow\nthe run stopped/,
+      /^GET \/pets 200 slowed from [\d.]+ ms to [\d.]+ ms progressively \(medians over its first answers and its last \d+ of \d+, rising over \d+ windows for [\d.]+ s\); after a 2 s rest, 3 GET \/pets 200 answered in 950 ms \(median\), still slow: the target is slowing down\nthe run stopped/,
     );
     // Stopped: nothing more is raised.
     expect(feed(trend, leaking(), { from: 200_000, to: 300_000 })).toBeNull();
@@ -182,21 +182,21 @@ describe('confirmed after a rest', () => {
     const little = new LatencyTrend({ lag: lagOf(150) });
     const grew = feed(little, leaking())!;
     expect(little.settle(grew.slowing, look(little, grew.slowing, [900, 950, 1000])).finding?.message).toMatch(
-      /^the target slowed down progressively .*still slow\n/,
+      /^GET \/pets 200 slowed from .* progressively .*still slow: the target is slowing down\n/,
     );
     const lagged = new LatencyTrend({ lag: lagOf(620) });
     const hit = feed(lagged, leaking())!;
     const stopped = lagged.settle(hit.slowing, look(lagged, hit.slowing, [900, 950, 1000]));
     expect(stopped.stop).toBe(true);
     expect(stopped.finding?.message).toMatch(
-      /^the answers slowed down progressively \(.*still slow; this host is the likelier cause: the run's own event loop lagged up to 620 ms meanwhile\n/,
+      /^GET \/pets 200 slowed from .* progressively \(.*still slow; this host is the likelier cause: the run's own event loop lagged up to 620 ms meanwhile\n/,
     );
     const embedded = new LatencyTrend({ lag: quiet, embedded: true });
     const busy = feed(embedded, leaking())!;
     const warned = embedded.settle(busy.slowing, look(embedded, busy.slowing, [11, 12, 13]));
     expect(warned.stop).toBe(false);
     expect(warned.finding?.message).toMatch(
-      /^the answers slowed down for .*busy, not slowing; the target is the embedded server, on this host: the host slowed down, not a target\n/,
+      /^GET \/pets 200 slowed from [\d.]+ ms to [\d.]+ ms \(medians .*\) but after .*busy, not slowing; the target is the embedded server, on this host: the host slowed down, not a target\n/,
     );
     // The host's doing, not the target's: recorded, never a warning (--strict would fail on it).
     expect(warned.finding?.level).toBe('observation');
