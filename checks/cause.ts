@@ -164,6 +164,9 @@ export const CAUSE_KINDS = [
 const causeKindsWhole: [Exclude<CauseKind, (typeof CAUSE_KINDS)[number]>] extends [never] ? true : never = true;
 void causeKindsWhole;
 
+/** A header's value as a message shows it: a target's header may be kilobytes long. */
+const short = (text: string, max = 80): string => (text.length > max ? `${text.slice(0, max)}…` : text);
+
 const ms = (n: number): string => `${Math.round(n * 10) / 10} ms`;
 
 /** Where a field is, as the validator names it: its path, or `body` for the body itself. */
@@ -243,12 +246,13 @@ export function causeText(c: Cause): string {
     case 'field':
       return fieldText(c);
     case 'header': {
-      const what = c.problem === 'missing' ? 'missing' : `${c.problem} ${c.value ?? ''}`.trim();
+      const what = c.problem === 'missing' ? 'missing' : `${c.problem} ${short(c.value ?? '')}`.trim();
       return `${c.name} ${what}${c.limit !== undefined ? ` (X-RateLimit-Limit ${c.limit})` : ''}`;
     }
     case 'media-type':
+      // A body that is no JSON says so, whatever its Content-Type claims (application/json, often).
       return c.body === 'not-json'
-        ? `a body that is not JSON (Content-Type ${c.received ?? 'absent'}), not ${c.expected}`
+        ? `a body that is not JSON (Content-Type ${c.received ?? 'absent'})`
         : `Content-Type ${c.received ?? 'absent'}, not ${c.expected}`;
     case 'limit':
       return limitText(c);

@@ -90,7 +90,10 @@ export interface Finding {
    * has none (it is no defect of the target).
    */
   readonly causes: readonly Cause[];
-  /** Two lines at most: what was received, what is documented. */
+  /**
+   * What went wrong, in words: a violation's or a warning's first line is rendered from its causes (see Said), the
+   * lines after it say what is documented and how the run measured it. Reports show it; none reads it.
+   */
   readonly message: string;
   readonly expected?: string;
   readonly actual?: string;

@@ -227,7 +227,7 @@ export class ConformanceTally {
     for (const check of body === null ? headerChecks : allChecks) {
       for (const f of check.run(ev)) {
         if (f.level !== 'observation' && !failing.has(f.checkId))
-          failing.set(f.checkId, { clause: f.clause, message: f.message.replace('\n', ' — ') });
+          failing.set(f.checkId, { clause: f.clause, message: f.message.replaceAll('\n', ' — ') });
       }
     }
     if (failing.size === 0) return true;
