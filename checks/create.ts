@@ -459,7 +459,7 @@ export const createListed: Check<ListedEvidence, 'create-listed'> = defineCheck(
         [create, list],
         {
           // The cause says the id and the filter; the page it is missing from is said here.
-          on: `(${json.length} ${json.length === 1 ? 'animal' : 'animals'} received for ${opLabel(list)})`,
+          on: `in the page of ${json.length} ${json.length === 1 ? 'animal' : 'animals'} received for ${opLabel(list)}`,
           because: 'the spec documents an added animal as listed',
         },
         {

@@ -152,11 +152,11 @@ export const modelConsistency: Check<ModelEvidence, 'model-consistency'> = defin
               },
             ]
           : fieldCauses('', got, { ...ev.pet, id: ev.id }, body);
-      // A field cause says what it received; a 200 whose body is no object says so beside its cause.
+      // A field cause says what it received; a 200 whose body is no object says so before its cause.
       const said =
-        got === null
-          ? { on: `${status === 200 ? '(a body that is no Pet object) ' : ''}for ${opLabel(ex)}` }
-          : { lead: 'received', on: `for ${opLabel(ex)} of pet ${ev.id}` };
+        got !== null
+          ? { lead: 'received', on: `for ${opLabel(ex)} of pet ${ev.id}` }
+          : { ...(status === 200 && { lead: 'received a body that is no Pet object:' }), on: `for ${opLabel(ex)}` };
       return [
         disagree(ex, said, `200 with ${describe(ev.id, ev.pet)}`, `${status} with ${show(body ?? null)}`, causes),
       ];

@@ -354,7 +354,12 @@ describe('create-listed', () => {
   it('fails when a short page lacks it (exact id comparison)', () => {
     const near = BIG.replace('"id":9007199254740993', '"id":9007199254740992');
     expect(c.createListed.run({ create, list: list(`[${near}]`), limit: 100 })[0]?.message).toBe(
-      'a created animal is not listed (id 9007199254740993): expected listed with status=pending (1 animal received for GET /pets)\nthe spec documents an added animal as listed',
+      'a created animal is not listed (id 9007199254740993): expected listed with status=pending in the page of 1 animal received for GET /pets\nthe spec documents an added animal as listed',
+    );
+    // Unfiltered, the cause names no filter: the first line says the id and the page.
+    const unfiltered = c.createListed.run({ create, list: list(`[${near},${near}]`, '/pets?limit=100'), limit: 100 });
+    expect(unfiltered[0]?.message.split('\n')[0]).toBe(
+      'a created animal is not listed (id 9007199254740993) in the page of 2 animals received for GET /pets',
     );
   });
 });
@@ -447,6 +452,10 @@ describe('model-consistency', () => {
     const sold = exchange({ operation: 'getPet', body: PET.replace('available', 'sold') });
     const [g] = modelConsistency.run({ kind: 'fetched', exchange: sold, id: '1', pet: rex });
     expect(g?.message.split('\n')[0]).toBe('received status "sold" (sent "available") for GET /pets/{petId} of pet 1');
+    const garbled = exchange({ operation: 'getPet', body: '"Rex"' });
+    expect(modelConsistency.run({ kind: 'fetched', exchange: garbled, id: '1', pet: rex })[0]?.message).toMatch(
+      /^received a body that is no Pet object: a created animal is not retrievable \(id 1\): 200, expected 200 for GET \/pets\/\{petId\}\n/,
+    );
   });
   it('judges a list only where it shows a pet the model holds', () => {
     const pets = new Map([['1', rex]]);
