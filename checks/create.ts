@@ -111,13 +111,17 @@ export const create201: Check<CreateEvidence, 'create-201'> = defineCheck({
         ),
       ];
     }
+    // The target's own words about its refusal, when its Error says any: no cause carries them.
     const err = jsonOf(ex);
-    const said = isObject(err) && typeof err.message === 'string' ? ` (${show(err.message, 80)})` : '';
+    const said = isObject(err) && typeof err.message === 'string' ? `(${show(err.message, 80)}) ` : '';
     return [
       finding(
         create201,
         ex,
-        `received ${status}${said} for ${opLabel(ex)} with a valid NewPet (${describeName(sent.name)})\nthe spec documents 201 for a valid NewPet`,
+        {
+          on: `${said}for ${opLabel(ex)} with a valid NewPet (${describeName(sent.name)})`,
+          because: 'the spec documents 201 for a valid NewPet',
+        },
         {
           expected: '201',
           actual: String(status),
@@ -191,15 +195,18 @@ export const createEcho: Check<CreateEvidence, 'create-echo'> = defineCheck({
       changed('status', pet.status === undefined ? undefined : show(pet.status, 30), show(sent.status, 30));
     }
     if (causes.length === 0) return [];
-    const diffs = causes.map(causeText).join(', ');
     return [
       finding(
         createEcho,
         ex,
-        `received ${diffs} in the 201 for ${opLabel(ex)}\nthe spec documents the animal added as the NewPet sent`,
+        {
+          lead: 'received',
+          on: `in the 201 for ${opLabel(ex)}`,
+          because: 'the spec documents the animal added as the NewPet sent',
+        },
         {
           expected: show(sent, 200),
-          actual: diffs,
+          actual: causes.map(causeText).join(', '),
           causes,
         },
       ),
@@ -258,7 +265,7 @@ export const createIdNotClientSupplied: Check<SuppliedIdEvidence, 'create-id-not
       finding(
         createIdNotClientSupplied,
         ex,
-        `received id ${supplied}, the id the client sent, in the 201 for ${opLabel(ex)}\nthe spec documents id as assigned by the service`,
+        { on: `in the 201 for ${opLabel(ex)}`, because: 'the spec documents id as assigned by the service' },
         {
           expected: `an id other than ${supplied}`,
           actual: String(supplied),
@@ -279,15 +286,16 @@ export const createInvalidRejected: Check<InvalidCreateEvidence, 'create-invalid
   run: ({ exchange: ex, reason }) => {
     const status = statusOf(ex);
     if (status === null || status === 400 || status === 429) return [];
-    const what =
-      status >= 200 && status < 300
-        ? `accepted invalid body (${reason}): received ${status}`
-        : `received ${status} for an invalid body (${reason})`;
+    const accepted = status >= 200 && status < 300;
     return [
       finding(
         createInvalidRejected,
         ex,
-        `${what} for ${opLabel(ex)}\nthe spec documents 400 for a body missing required fields or with invalid values`,
+        {
+          ...(accepted && { lead: `accepted invalid body (${reason}):` }),
+          on: accepted ? `for ${opLabel(ex)}` : `for an invalid body (${reason}) for ${opLabel(ex)}`,
+          because: 'the spec documents 400 for a body missing required fields or with invalid values',
+        },
         {
           expected: '400',
           actual: String(status),
@@ -320,11 +328,16 @@ export const createInvalidNoEffect: Check<NoEffectEvidence, 'create-invalid-no-e
       }
     }
     if (hits.length === 0) return [];
+    // The cause names the first animal left behind; the others are said after it.
+    const others = ids.length > 1 ? ` (also id ${ids.slice(1, 3).join(', ')}${ids.length > 3 ? ' …' : ''})` : '';
     return [
       finding(
         createInvalidNoEffect,
         hits,
-        `received a listed animal named ${show(marker, 60)} (id ${ids.slice(0, 3).join(', ')}) after its body was rejected\nthe spec documents that a rejected body adds no animal`,
+        {
+          on: `listed by ${opLabel(hits[0]!)}${others}`,
+          because: 'the spec documents that a rejected body adds no animal',
+        },
         {
           expected: 'no animal with that name',
           actual: `id ${ids.join(', ')}`.slice(0, 200),
@@ -375,7 +388,7 @@ export const createRetrievable: Check<RetrievableEvidence, 'create-retrievable'>
         finding(
           createRetrievable,
           [create, get],
-          `received ${status} for GET /pets/${id} after it was created\nthe spec documents an added animal as retrievable (200)`,
+          { on: `for GET /pets/${id}`, because: 'the spec documents an added animal as retrievable (200)' },
           {
             expected: '200',
             actual: String(status),
@@ -391,7 +404,6 @@ export const createRetrievable: Check<RetrievableEvidence, 'create-retrievable'>
     if (!isObject(got)) return [];
     const fields = ['id', 'name', 'categoryId', 'status'].filter((f) => !sameField(f, pet[f], got[f]));
     if (fields.length === 0) return [];
-    const diffs = fields.map((f) => `${f} ${fieldText(f, got[f])} (created ${fieldText(f, pet[f])})`);
     // One cause per field the store changed (status not stored is not a name changed).
     const causes: Cause[] = fields.map((f) => ({
       kind: 'state',
@@ -405,7 +417,7 @@ export const createRetrievable: Check<RetrievableEvidence, 'create-retrievable'>
       finding(
         createRetrievable,
         [create, get],
-        `received ${diffs.join(', ')} for GET /pets/${id}\nthe spec documents the added animal as the one fetched`,
+        { on: `for GET /pets/${id}`, because: 'the spec documents the added animal as the one fetched' },
         {
           expected: show(pet, 200),
           actual: show(got, 200),
@@ -445,7 +457,11 @@ export const createListed: Check<ListedEvidence, 'create-listed'> = defineCheck(
       finding(
         createListed,
         [create, list],
-        `received ${json.length} animals without id ${id} for ${opLabel(list)}${filter ? ` (status=${filter})` : ''}\nthe spec documents an added animal as listed`,
+        {
+          // The cause says the id and the filter; the page it is missing from is said here.
+          on: `in the page of ${json.length} ${json.length === 1 ? 'animal' : 'animals'} received for ${opLabel(list)}`,
+          because: 'the spec documents an added animal as listed',
+        },
         {
           expected: `id ${id} listed`,
           actual: `${json.length} animals, none with id ${id}`,
@@ -488,12 +504,11 @@ export const idsUnique: Check<IdsUniqueEvidence, 'ids-unique'> = defineCheck({
       } else seen.set(id, ex);
     }
     if (dupIds.size === 0) return [];
-    const list = [...dupIds].slice(0, 3).join(', ');
     return [
       finding(
         idsUnique,
         dups.slice(0, 10),
-        `received id ${list} for more than one created animal\nthe spec documents id as a unique identifier`,
+        { on: `in the 201s of ${opLabel(dups[0]!)}`, because: 'the spec documents id as a unique identifier' },
         {
           expected: 'unique ids',
           actual: `duplicated: ${[...dupIds].join(', ')}`.slice(0, 200),

@@ -33,7 +33,7 @@ export const get200: Check<GetFoundEvidence, 'get-200'> = defineCheck({
       finding(
         get200,
         expected ? [ex, expected] : ex,
-        `received ${status} for ${opLabel(ex)} of an animal${by}\nthe spec documents 200 for an animal that exists`,
+        { on: `for ${opLabel(ex)} of an animal${by}`, because: 'the spec documents 200 for an animal that exists' },
         {
           expected: '200',
           actual: String(status),
@@ -85,7 +85,10 @@ export const get404: Check<GetIdEvidence, 'get-404'> = defineCheck({
       finding(
         get404,
         ex,
-        `received ${status} for GET /pets/${show(String(petId), 60).slice(1, -1)} which was never created\nthe spec documents 404 for no animal with that identifier`,
+        {
+          on: `for GET /pets/${show(String(petId), 60).slice(1, -1)} which was never created`,
+          because: 'the spec documents 404 for no animal with that identifier',
+        },
         {
           expected: '404',
           actual: String(status),

@@ -4,10 +4,10 @@
  */
 import type { Exchange } from '../http/exchange.js';
 import { digits } from '../http/lossless.js';
-import { defineCheck, finding, show, type Check, type Finding } from './check.js';
-import { causeText, markersIn, type Cause } from './cause.js';
+import { defineCheck, finding, show, type Check, type Finding, type Said } from './check.js';
+import { markersIn, type Cause } from './cause.js';
 import { valueText, type FieldCause } from './field-causes.js';
-import { isObject, jsonOf, statusOf } from './facts.js';
+import { isObject, jsonOf, opLabel, statusOf } from './facts.js';
 
 /** A pet as the model knows it: the fields it was created with (status as the target answered it). */
 export interface ModelPet {
@@ -51,11 +51,21 @@ const describe = (id: string, m: ModelPet): string =>
     ...(m.status !== undefined ? { status: m.status } : {}),
   });
 
-function disagree(ex: Exchange, expected: string, actual: string, causes: readonly Cause[], shown?: string): Finding {
+/**
+ * A finding of the target disagreeing with the model: its first line says the causes (`lead` and `on` around them),
+ * its second what the model expects.
+ */
+function disagree(
+  ex: Exchange,
+  said: Omit<Said, 'because'>,
+  expected: string,
+  actual: string,
+  causes: readonly Cause[],
+): Finding {
   return finding(
     modelConsistency,
     ex,
-    `received ${(shown ?? actual).slice(0, 200)}\nthe model of the spec expects ${expected.slice(0, 200)}`,
+    { ...said, because: `the model of the spec expects ${expected.slice(0, 200)}` },
     { expected, actual, causes },
   );
 }
@@ -117,6 +127,7 @@ export const modelConsistency: Check<ModelEvidence, 'model-consistency'> = defin
       return [
         disagree(
           ex,
+          { on: `in the 201 for ${opLabel(ex)}` },
           `a new id, not one of the ${ev.knownIds.length} this run created`,
           `id ${id} (already assigned to another pet)`,
           [{ kind: 'state', problem: 'duplicate-id', field: 'id', id, value: id }],
@@ -141,7 +152,14 @@ export const modelConsistency: Check<ModelEvidence, 'model-consistency'> = defin
               },
             ]
           : fieldCauses('', got, { ...ev.pet, id: ev.id }, body);
-      return [disagree(ex, `200 with ${describe(ev.id, ev.pet)}`, `${status} with ${show(body ?? null)}`, causes)];
+      // A field cause says what it received; a 200 whose body is no object says so before its cause.
+      const said =
+        got !== null
+          ? { lead: 'received', on: `for ${opLabel(ex)} of pet ${ev.id}` }
+          : { ...(status === 200 && { lead: 'received a body that is no Pet object:' }), on: `for ${opLabel(ex)}` };
+      return [
+        disagree(ex, said, `200 with ${describe(ev.id, ev.pet)}`, `${status} with ${show(body ?? null)}`, causes),
+      ];
     }
     const body = jsonOf(ex);
     if (status !== 200 || !Array.isArray(body)) return [];
@@ -156,10 +174,10 @@ export const modelConsistency: Check<ModelEvidence, 'model-consistency'> = defin
       out.push(
         disagree(
           ex,
+          { lead: 'received', on: `for pet ${got.id}` },
           `pet ${got.id} listed as created: ${describe(got.id, mine)}`,
           show(item),
           causes,
-          `${causes.map(causeText).join(', ')} for pet ${got.id}`,
         ),
       );
     }

@@ -285,7 +285,11 @@ describe('create-id-not-client-supplied', () => {
         suppliedId,
       }),
     ).toEqual([]);
-    expect(c.createIdNotClientSupplied.run({ exchange: created(BIG), suppliedId })[0]?.level).toBe('violation');
+    const [f] = c.createIdNotClientSupplied.run({ exchange: created(BIG), suppliedId });
+    expect(f?.level).toBe('violation');
+    expect(f?.message).toBe(
+      "the client's id was taken (id 9007199254740993): id 9007199254740993 in the 201 for POST /pets\nthe spec documents id as assigned by the service",
+    );
     const [o] = c.createIdNotClientSupplied.run({
       exchange: exchange({ operation: 'createPet', status: 400 }),
       suppliedId,
@@ -305,7 +309,9 @@ describe('create-invalid-rejected', () => {
     expect(c.createInvalidRejected.run(bad(201))[0]?.message).toBe(
       'accepted invalid body (missing name and categoryId): received 201 for POST /pets\nthe spec documents 400 for a body missing required fields or with invalid values',
     );
-    expect(c.createInvalidRejected.run(bad(422))).toHaveLength(1);
+    expect(c.createInvalidRejected.run(bad(422))[0]?.message.split('\n')[0]).toBe(
+      'received 422 for an invalid body (missing name and categoryId) for POST /pets',
+    );
   });
 });
 
@@ -320,7 +326,14 @@ describe('create-invalid-no-effect', () => {
       }),
     ).toEqual([]);
     const [f] = c.createInvalidNoEffect.run({ marker, lists: [list(`[{"id":5,"name":"${marker}","categoryId":1}]`)] });
-    expect(f?.message).toContain('(id 5)');
+    expect(f?.message).toBe(
+      'a refused body was stored (id 5): name "rejected-123" listed by GET /pets\nthe spec documents that a rejected body adds no animal',
+    );
+    // Every animal left behind is said: the cause names the first, the first line the others.
+    const twice = `[{"id":5,"name":"${marker}","categoryId":1},{"id":6,"name":"${marker}","categoryId":1}]`;
+    expect(c.createInvalidNoEffect.run({ marker, lists: [list(twice)] })[0]?.message.split('\n')[0]).toBe(
+      'a refused body was stored (id 5): name "rejected-123" listed by GET /pets (also id 6)',
+    );
     expect(f?.operation).toBe('createPet');
   });
 });
@@ -333,15 +346,15 @@ describe('create-retrievable', () => {
   });
   it('fails a rounded id, a changed field and a 404', () => {
     const rounded = BIG.replace('"id":9007199254740993', '"id":9007199254740992');
-    expect(
-      c.createRetrievable.run({ create, get: exchange({ operation: 'getPet', body: rounded }) })[0]?.message,
-    ).toContain('id 9007199254740992 (created 9007199254740993)');
+    expect(c.createRetrievable.run({ create, get: exchange({ operation: 'getPet', body: rounded }) })[0]?.message).toBe(
+      'a stored animal differs from the one created (id 9007199254740993): id 9007199254740992, expected 9007199254740993 for GET /pets/9007199254740993\nthe spec documents the added animal as the one fetched',
+    );
     expect(
       c.createRetrievable.run({ create, get: exchange({ operation: 'getPet', body: BIG.replace('pending', 'sold') }) }),
     ).toHaveLength(1);
-    expect(
-      c.createRetrievable.run({ create, get: exchange({ operation: 'getPet', status: 404 }) })[0]?.message,
-    ).toContain('received 404 for GET /pets/9007199254740993');
+    expect(c.createRetrievable.run({ create, get: exchange({ operation: 'getPet', status: 404 }) })[0]?.message).toBe(
+      'a created animal is not retrievable (id 9007199254740993): 404, expected 200 for GET /pets/9007199254740993\nthe spec documents an added animal as retrievable (200)',
+    );
   });
 });
 
@@ -355,8 +368,13 @@ describe('create-listed', () => {
   });
   it('fails when a short page lacks it (exact id comparison)', () => {
     const near = BIG.replace('"id":9007199254740993', '"id":9007199254740992');
-    expect(c.createListed.run({ create, list: list(`[${near}]`), limit: 100 })[0]?.message).toContain(
-      'without id 9007199254740993',
+    expect(c.createListed.run({ create, list: list(`[${near}]`), limit: 100 })[0]?.message).toBe(
+      'a created animal is not listed (id 9007199254740993): expected listed with status=pending in the page of 1 animal received for GET /pets\nthe spec documents an added animal as listed',
+    );
+    // Unfiltered, the cause names no filter: the first line says the id and the page.
+    const unfiltered = c.createListed.run({ create, list: list(`[${near},${near}]`, '/pets?limit=100'), limit: 100 });
+    expect(unfiltered[0]?.message.split('\n')[0]).toBe(
+      'a created animal is not listed (id 9007199254740993) in the page of 2 animals received for GET /pets',
     );
   });
 });
@@ -367,7 +385,9 @@ describe('ids-unique', () => {
     const b = created(BIG.replace('"id":9007199254740993', '"id":9007199254740992'), 2);
     expect(c.idsUnique.run({ creates: [a, b, exchange({ operation: 'createPet', status: 429 })] })).toEqual([]);
     const [f] = c.idsUnique.run({ creates: [a, b, created(BIG, 3)] });
-    expect(f?.message).toContain('received id 9007199254740993 for more than one created animal');
+    expect(f?.message).toBe(
+      'one id was given to two animals (id 9007199254740993): id 9007199254740993 in the 201s of POST /pets\nthe spec documents id as a unique identifier',
+    );
     expect(f?.exchanges.map((e) => e.seq)).toEqual([1, 3]);
   });
 });
@@ -441,9 +461,16 @@ describe('model-consistency', () => {
       pet: rex,
     });
     expect(f?.level).toBe('violation');
-    expect(f?.message).toMatch(/^received 404 with .*\nthe model of the spec expects 200 with \{"id":1,"name":"Rex"/);
+    expect(f?.message).toMatch(
+      /^a created animal is not retrievable \(id 1\): 404, expected 200 for GET \/pets\/\{petId\}\nthe model of the spec expects 200 with \{"id":1,"name":"Rex"/,
+    );
     const sold = exchange({ operation: 'getPet', body: PET.replace('available', 'sold') });
-    expect(modelConsistency.run({ kind: 'fetched', exchange: sold, id: '1', pet: rex })).toHaveLength(1);
+    const [g] = modelConsistency.run({ kind: 'fetched', exchange: sold, id: '1', pet: rex });
+    expect(g?.message.split('\n')[0]).toBe('received status "sold" (sent "available") for GET /pets/{petId} of pet 1');
+    const garbled = exchange({ operation: 'getPet', body: '"Rex"' });
+    expect(modelConsistency.run({ kind: 'fetched', exchange: garbled, id: '1', pet: rex })[0]?.message).toMatch(
+      /^received a body that is no Pet object: a created animal is not retrievable \(id 1\): 200, expected 200 for GET \/pets\/\{petId\}\n/,
+    );
   });
   it('judges a list only where it shows a pet the model holds', () => {
     const pets = new Map([['1', rex]]);
@@ -489,8 +516,10 @@ describe('model-consistency', () => {
   it('a created id the model already holds is a duplicate', () => {
     const ex = exchange({ operation: 'createPet' });
     expect(modelConsistency.run({ kind: 'created', exchange: ex, knownIds: ['7'] })).toEqual([]);
-    expect(modelConsistency.run({ kind: 'created', exchange: ex, knownIds: ['7', '1'] })[0]?.actual).toBe(
-      'id 1 (already assigned to another pet)',
+    const [f] = modelConsistency.run({ kind: 'created', exchange: ex, knownIds: ['7', '1'] });
+    expect(f?.actual).toBe('id 1 (already assigned to another pet)');
+    expect(f?.message).toBe(
+      'one id was given to two animals (id 1): id 1 in the 201 for POST /pets\nthe model of the spec expects a new id, not one of the 2 this run created',
     );
   });
 });
