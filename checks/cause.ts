@@ -231,6 +231,18 @@ const STATE_WORDS: Record<StateProblem, string> = {
   'client-id': "the client's id was taken",
 };
 
+/** What a state cause adds to its problem: the field and value shown, what was expected ('' when nothing). */
+function stateDetail(c: Extract<Cause, { kind: 'state' }>): string {
+  // An id field whose value is the animal's id says nothing the "(id …)" does not.
+  const value = c.field === 'id' && c.value === c.id ? undefined : c.value;
+  return [
+    c.field !== null && value !== undefined ? `${c.field} ${value}` : c.field === 'id' ? undefined : (c.field ?? value),
+    c.expected !== undefined ? `expected ${c.expected}` : undefined,
+  ]
+    .filter((x) => x !== undefined)
+    .join(', ');
+}
+
 /** One cause in short English (one line): what the messages of findings say first, so words and data agree. */
 export function causeText(c: Cause): string {
   switch (c.kind) {
@@ -257,11 +269,8 @@ export function causeText(c: Cause): string {
     case 'limit':
       return limitText(c);
     case 'state': {
-      const detail = [
-        c.field !== null ? `${c.field}${c.value !== undefined ? ` ${c.value}` : ''}` : c.value,
-        c.expected !== undefined ? `expected ${c.expected}` : undefined,
-      ].filter((x) => x !== undefined);
-      return `${STATE_WORDS[c.problem]}${c.id !== undefined ? ` (id ${c.id})` : ''}${detail.length ? `: ${detail.join(', ')}` : ''}`;
+      const detail = stateDetail(c);
+      return `${STATE_WORDS[c.problem]}${c.id !== undefined ? ` (id ${c.id})` : ''}${detail ? `: ${detail}` : ''}`;
     }
     case 'query':
       return `${c.parameter} ${c.value} not honoured: ${c.observed}`;
@@ -275,8 +284,18 @@ export function causeText(c: Cause): string {
 /** A finding's causes in their words, the first `shown` of them and how many more: a message's first line. */
 export function causesText(causes: readonly Cause[], shown = 3): string {
   const more = causes.length > shown ? ` (+${causes.length - shown})` : '';
-  return `${causes.slice(0, shown).map(causeText).join('; ')}${more}`;
+  const words = causes.slice(0, shown).map((c, i) => {
+    const prev = causes[i - 1];
+    // Two fields of one animal with one problem: the problem and the id are said once.
+    return c.kind === 'state' && prev?.kind === 'state' && prev.problem === c.problem && prev.id === c.id
+      ? stateDetail(c) || causeText(c)
+      : causeText(c);
+  });
+  return `${short(words.join('; '), CAUSES_TEXT_MAX)}${more}`;
 }
+
+/** Characters of a message's first line the causes take at most (each cause's data is whole in `causes`). */
+const CAUSES_TEXT_MAX = 400;
 
 /** The run's markers (`psc-marker-<16 hex>`, generators/invalid-new-pet.ts) a value carries anywhere, each once. */
 export function markersIn(value: unknown): readonly string[] {

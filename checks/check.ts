@@ -308,8 +308,18 @@ export function sayCauses(causes: readonly Cause[], said: Said): string {
 export function finding(
   check: Pick<Check<unknown, CheckId>, 'id' | 'clauses' | 'levels' | 'causes'>,
   exchanges: Exchange | readonly Exchange[],
-  said: Said | string,
+  said: Said,
   detail: FindingDetail = {},
+): Finding {
+  return build(check, exchanges, said, detail);
+}
+
+/** A finding, its message rendered from its causes (`Said`) or, for an observation only, written whole. */
+function build(
+  check: Pick<Check<unknown, CheckId>, 'id' | 'clauses' | 'levels' | 'causes'>,
+  exchanges: Exchange | readonly Exchange[],
+  said: Said | string,
+  detail: FindingDetail,
 ): Finding {
   const list = Array.isArray(exchanges) ? (exchanges as readonly Exchange[]) : [exchanges as Exchange];
   const clause = detail.clause ?? check.clauses[0];
@@ -327,6 +337,9 @@ export function finding(
       throw new Error(`${check.id}: a gap cause records an observation, not a ${level}`);
   }
   if (level !== 'observation' && causes.length === 0) throw new Error(`${check.id}: a ${level} must say its cause`);
+  // The type of `finding` asks for a Said already: this holds a caller that casts its way past it.
+  if (level !== 'observation' && typeof said === 'string')
+    throw new Error(`${check.id}: a ${level}'s message is rendered from its causes, not written whole`);
   const message = typeof said === 'string' ? said : sayCauses(causes, said);
   return {
     checkId: check.id,
@@ -349,10 +362,10 @@ export function finding(
 export function observation(
   check: Pick<Check<unknown, CheckId>, 'id' | 'clauses' | 'levels' | 'causes'>,
   exchanges: Exchange | readonly Exchange[],
-  message: string,
+  message: Said | string,
   detail: Omit<FindingDetail, 'level'> = {},
 ): Finding {
-  return finding(check, exchanges, message, { ...detail, level: 'observation' });
+  return build(check, exchanges, message, { ...detail, level: 'observation' });
 }
 
 /** The exchange an evidence object is about, when it names one (for a harness error's finding). */

@@ -143,7 +143,7 @@ export const nameLimits: Check<CreateEvidence, 'name-limits'> = defineCheck({
     const status = statusOf(ex);
     if (!nameEdge || status === null || status === 429 || status < 200 || status > 499) return [];
     return [
-      finding(
+      observation(
         nameLimits,
         ex,
         `${describeName(sent.name)} answered ${status}\nthe spec shows no length or character limits for name`,
@@ -226,7 +226,7 @@ export const createDefaultStatus: Check<CreateEvidence, 'create-default-status'>
     if (!pet || sent.status !== undefined) return [];
     const got = pet.status === undefined ? 'no status' : `status ${show(pet.status, 30)}`;
     return [
-      finding(
+      observation(
         createDefaultStatus,
         ex,
         `a NewPet without status answered ${got}\nthe spec does not show the default status`,

@@ -115,7 +115,7 @@ export const getInvalidId: Check<GetIdEvidence, 'get-invalid-id'> = defineCheck(
     const status = statusOf(ex);
     if (status === null || status === 429) return [];
     return [
-      finding(
+      observation(
         getInvalidId,
         ex,
         `petId ${show(String(petId), 60)} answered ${status}\nthe spec does not show the answer to a petId that is not an int64`,

@@ -2,7 +2,7 @@
 import { parameter } from '../spec/contract.js';
 import type { Exchange } from '../http/exchange.js';
 import { exactId, isObject, jsonOf, opLabel, statusOf } from './facts.js';
-import { defineCheck, finding, show, type Check } from './check.js';
+import { defineCheck, finding, observation, show, type Check } from './check.js';
 import { readHeader, headerValues } from '../http/header-read.js';
 import { contract } from '../spec/contract.js';
 
@@ -216,7 +216,7 @@ export const listInvalidQuery: Check<ListEvidence, 'list-invalid-query'> = defin
     const list = items(ex);
     const what = list !== null ? `${status} with ${list.length} animals` : String(status);
     return [
-      finding(
+      observation(
         listInvalidQuery,
         ex,
         `${rawQuery(query)} answered ${what}\nthe spec does not show the answer to ${gap}`,
@@ -253,7 +253,7 @@ export const listPagination: Check<ListEvidence, 'list-pagination'> = defineChec
       : `list answered with no pagination headers (Link, X-Total-Count, page or cursor)\nthe spec shows no pagination beyond limit`;
     const answer = hints.join('; ') || 'none';
     return [
-      finding(listPagination, ex, message, {
+      observation(listPagination, ex, message, {
         actual: answer,
         causes: [{ kind: 'gap', clause: listPagination.clause, answer }],
       }),

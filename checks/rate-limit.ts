@@ -1097,7 +1097,7 @@ export const banObserved: Check<BanEvidence, 'rl-ban-observed'> = defineCheck({
   run: (ev) =>
     Array.isArray(ev.exchanges)
       ? [
-          finding(
+          observation(
             banObserved,
             ev.exchanges,
             `the ${ev.plan} key appears banned: ${ev.reason}\nthe spec says a key may be temporarily banned after requests that follow a 429; its duration is not shown`,
@@ -1129,7 +1129,7 @@ export const unauthenticatedRateLimited: Check<UnauthenticatedEvidence, 'rl-401-
     const limits = [...new Set(withHeaders.map((e) => rl(e, 'limit')))];
     const answer = `${statuses.join(', ')}; ${withHeaders.length} carried X-RateLimit headers${limits.length ? ` (Limit ${limits.join(', ')})` : ''}${limited ? `; ${limited} were 429` : ''}`;
     return [
-      finding(
+      observation(
         unauthenticatedRateLimited,
         exchanges,
         `${exchanges.length} requests with an invalid key got ${answer}\nthe spec does not show whether 401 responses are rate-limited`,

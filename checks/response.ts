@@ -7,7 +7,7 @@ import { hasResponseSchema, validateResponseBody, validateSchema } from '../spec
 import type { Exchange } from '../http/exchange.js';
 import { digits, isInt64, isLosslessNumber, plain } from '../http/lossless.js';
 import { RATE_LIMIT_HEADERS, RATE_LIMIT_NAMES, rateLimitLabel, rateLimitValue } from '../http/rate-limit-headers.js';
-import { defineCheck, finding, show, type Check } from './check.js';
+import { defineCheck, finding, observation, show, type Check } from './check.js';
 import { causeText, markersIn, type Cause } from './cause.js';
 import { schemaCauses, type FieldCause } from './field-causes.js';
 import { documentedStatuses, exactId, isObject, jsonOf, opLabel, opSpec, statusOf } from './facts.js';
@@ -802,7 +802,7 @@ export const deprecationHeaders: Check<ResponseEvidence, 'deprecation-headers'> 
       : `getPet ${status} answered with no Deprecation, Sunset or deprecation Link header\nthe spec shows no deprecation response headers (getPet is deprecated, removal 2030-12-05)`;
     const answer = parts.join(', ') || 'none';
     return [
-      finding(deprecationHeaders, ex, message, {
+      observation(deprecationHeaders, ex, message, {
         actual: answer,
         causes: [{ kind: 'gap', clause: deprecationHeaders.clause, answer }],
       }),
@@ -847,7 +847,7 @@ export const extraFields: Check<ResponseEvidence, 'extra-fields'> = defineCheck(
       .map((k) => show(k, 40))
       .join(', ');
     return [
-      finding(
+      observation(
         extraFields,
         ex,
         `${schemaName} bodies on ${statusOf(ex)} for ${opLabel(ex)} carry extra fields ${list}\nthe spec documents ${[...known].join(', ')} (extra fields are allowed)`,

@@ -3,8 +3,8 @@
  * violation or warning without one, and the checks whose one finding can mix causes say one cause per field.
  */
 import { describe, expect, it } from 'vitest';
-import { defineCheck, finding, observation, type Check } from '../../checks/check.js';
-import { CAUSE_KINDS, causeText, type Cause, type CauseKind } from '../../checks/cause.js';
+import { defineCheck, finding, observation, sayCauses, type Check, type Said } from '../../checks/check.js';
+import { CAUSE_KINDS, causeText, causesText, type Cause, type CauseKind } from '../../checks/cause.js';
 import { allChecks } from '../../checks/registry.js';
 import { bodySchema, errorBody429, int64Exact, rateLimitRemainingRange, transportOk } from '../../checks/response.js';
 import { createEcho } from '../../checks/create.js';
@@ -27,10 +27,15 @@ const probe: Check<Probe, 'get-404'> = defineCheck<Probe, 'get-404'>({
   area: 'getPet',
   title: 'A check that emits the causes it is told to.',
   run: (ev) => [
-    finding(probe, exchange({ operation: 'getPet' }), 'm', {
-      ...(ev.level === 'observation' && { level: 'observation', clause: 'gap-4-invalid-petid' }),
-      ...(ev.causes !== undefined && { causes: ev.causes }),
-    }),
+    finding(
+      probe,
+      exchange({ operation: 'getPet' }),
+      { because: 'm' },
+      {
+        ...(ev.level === 'observation' && { level: 'observation', clause: 'gap-4-invalid-petid' }),
+        ...(ev.causes !== undefined && { causes: ev.causes }),
+      },
+    ),
   ],
 });
 
@@ -46,7 +51,7 @@ describe('finding() and the declared kinds of cause', () => {
     const [f] = probe.run({ causes: [STATUS, header] });
     expect(f).toMatchObject({ checkId: 'get-404', level: 'warning', harnessError: true, causes: [] });
     expect(f?.message).toContain('does not declare causes of kind header');
-    expect(() => finding(probe, exchange(), 'm', { causes: [header] })).toThrow(
+    expect(() => finding(probe, exchange(), { because: 'm' }, { causes: [header] })).toThrow(
       /does not declare causes of kind header/,
     );
   });
@@ -61,7 +66,9 @@ describe('finding() and the declared kinds of cause', () => {
   it('a gap cause records an observation, never a violation', () => {
     const gap: Cause = { kind: 'gap', clause: 'gap-4-invalid-petid', answer: '400' };
     expect(observation(probe, exchange(), 'm', { clause: 'gap-4-invalid-petid', causes: [gap] }).causes).toEqual([gap]);
-    expect(() => finding(probe, exchange(), 'm', { causes: [gap] })).toThrow(/gap cause records an observation/);
+    expect(() => finding(probe, exchange(), { because: 'm' }, { causes: [gap] })).toThrow(
+      /gap cause records an observation/,
+    );
   });
 
   it('defineCheck refuses a check that declares no kind of cause', () => {
@@ -294,6 +301,56 @@ describe('causeText', () => {
       latency: 'GET /pets 200 slowed from 10 ms to 900 ms',
       gap: 'none (gap-4-pagination: the spec is silent)',
     });
+  });
+
+  it("says an animal's problem and id once for its fields, an id field not twice, a long value shortened", () => {
+    const changed = (field: string, value: string): Cause => ({
+      kind: 'state',
+      problem: 'changed',
+      field,
+      id: '7',
+      value,
+    });
+    expect(causesText([changed('name', '"a"'), changed('status', '"sold"')])).toBe(
+      'a stored animal differs from the one created (id 7): name "a"; status "sold"',
+    );
+    expect(causesText([{ kind: 'state', problem: 'duplicate-id', field: 'id', id: '7', value: '7' }])).toBe(
+      'one id was given to two animals (id 7)',
+    );
+    const long: Cause = { kind: 'header', name: 'Retry-After', problem: 'invalid', value: 'x'.repeat(500) };
+    expect(causeText(long)).toBe(`Retry-After invalid ${'x'.repeat(80)}…`);
+    expect(causesText([samples.status, samples.crash, samples.header, samples.query])).toBe(
+      'received 200; received 500; Retry-After missing (+1)',
+    );
+  });
+});
+
+describe('messages rendered from the causes', () => {
+  it("a violation's first line is lead, the causes' words and on; because follows", () => {
+    const f = finding(
+      probe,
+      exchange({ operation: 'getPet' }),
+      {
+        lead: 'for a petId never created:',
+        on: 'for GET /pets/9',
+        because: 'the spec documents 404\nfor an id it does not hold',
+      },
+      { causes: [STATUS] },
+    );
+    expect(f.message).toBe(
+      'for a petId never created: received 200 for GET /pets/9\nthe spec documents 404\nfor an id it does not hold',
+    );
+    expect(sayCauses([STATUS], { because: '' })).toBe('received 200');
+  });
+
+  it('refuses a message written whole for a violation, allows it for an observation', () => {
+    const whole = 'received 200 for GET /pets/9' as unknown as Said;
+    expect(() => finding(probe, exchange(), whole, { causes: [STATUS] })).toThrow(/rendered from its causes/);
+    const gap: Cause = { kind: 'gap', clause: 'gap-4-invalid-petid', answer: '400' };
+    expect(
+      observation(probe, exchange(), 'petId "x" answered 400', { clause: 'gap-4-invalid-petid', causes: [gap] })
+        .message,
+    ).toBe('petId "x" answered 400');
   });
 });
 

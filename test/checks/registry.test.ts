@@ -121,10 +121,15 @@ describe('defineCheck and finding', () => {
       area: 'getPet',
       title: 'A check that emits what it is told to.',
       run: (ev) => [
-        finding(probe, exchange({ operation: 'getPet' }), 'm', {
-          causes: [{ kind: 'status', status: 200, expected: [404] }],
-          ...ev,
-        }),
+        finding(
+          probe,
+          exchange({ operation: 'getPet' }),
+          { because: 'm' },
+          {
+            causes: [{ kind: 'status', status: 200, expected: [404] }],
+            ...ev,
+          },
+        ),
       ],
     });
     expect(probe.run({})[0]).toMatchObject({ clause: '4.3-get-404', level: 'violation', operation: 'getPet' });

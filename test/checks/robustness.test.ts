@@ -157,9 +157,14 @@ describe('big request bodies in findings', () => {
     expect(ref?.curl.length).toBeLessThan(1000);
   });
   it('a violation keeps every byte, for its curl line and replay file', () => {
-    const [ref] = finding(noOperationWithoutKey, big, 'x', {
-      causes: [{ kind: 'status', status: 201, expected: [401] }],
-    }).exchanges;
+    const [ref] = finding(
+      noOperationWithoutKey,
+      big,
+      { because: 'x' },
+      {
+        causes: [{ kind: 'status', status: 201, expected: [401] }],
+      },
+    ).exchanges;
     expect(Buffer.from(ref!.request.bodyBase64!, 'base64').length).toBe(OBSERVATION_BODY_MAX + 11);
     expect(ref?.curl.length).toBeGreaterThan(OBSERVATION_BODY_MAX);
   });

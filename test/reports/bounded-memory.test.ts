@@ -169,7 +169,7 @@ describe('FindingLog', () => {
     const check = { id: 'no-5xx', clauses: ['7-no-5xx'], levels: ['violation'], causes: ['crash'] } as const;
     const crash = { causes: [{ kind: 'crash', status: 500 }] } as const;
     const log = new FindingLog();
-    for (let i = 0; i < 10; i++) log.add([checkFinding(check, answered(i + 10), `v${i}`, crash)]);
+    for (let i = 0; i < 10; i++) log.add([checkFinding(check, answered(i + 10), { because: `v${i}` }, crash)]);
     const held = () => log.at('violation').map((f) => f.exchanges[0]!.response !== undefined);
     // Equally good examples (paths of one length): the first keeps its response.
     expect(held()).toEqual([true, ...Array(9).fill(false)]);
@@ -177,7 +177,7 @@ describe('FindingLog', () => {
     expect(response.bodyText).toHaveLength(RESPONSE_TEXT_MAX);
     expect(response.cut).toBe('report');
     // A better one (a shorter request) takes the response over: the one the reports will show.
-    log.add([checkFinding(check, answered(1, 'http://127.0.0.1:9/v1/pets'), 'shorter', crash)]);
+    log.add([checkFinding(check, answered(1, 'http://127.0.0.1:9/v1/pets'), { because: 'shorter' }, crash)]);
     expect(held()).toEqual([...Array(10).fill(false), true]);
     // Without its response a reference still renders its curl line and request, as any other.
     const first = log.at('violation')[0]!.exchanges[0]!;
