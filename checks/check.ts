@@ -2,7 +2,7 @@
  * A check is a small named pure function from evidence (one exchange, or the exchanges of one scenario) to findings.
  * It never does I/O and never throws for a misbehaving target: whatever the target sent is data to judge.
  */
-import type { OperationId } from '../spec/contract.js';
+import { contract, type OperationId } from '../spec/contract.js';
 import type { Exchange } from '../http/exchange.js';
 import { toCurl } from '../http/curl.js';
 import { stringifyLossless } from '../http/lossless.js';
@@ -143,6 +143,12 @@ export interface CheckDefinition<E, Id extends string = CheckId> {
    * by evidence a check of it applied to and passed, so a check about 429 answers proves nothing where none came.
    */
   readonly appliesTo?: AppliesTo<E>;
+  /**
+   * The operations it can ever judge, when fewer than its area's (`areaOperations`); a function of the clause when they
+   * differ by clause (body-schema: the Pets schema only where an operation documents Pets). The table of evidence
+   * shows no cell a check could never judge; one still appears wherever evidence or a finding arrived.
+   */
+  readonly operations?: readonly OperationId[] | ((clause: string) => readonly OperationId[]);
   run(evidence: E): Finding[];
 }
 
@@ -180,6 +186,27 @@ export interface Check<E, Id extends string = CheckId> extends CheckDefinition<E
   applies(evidence: E): Applies;
   /** The operation the evidence bears on (its declaration's, else evidenceOperation's). */
   operationOf(evidence: E): OperationId | null;
+  /** The operations it can judge on this clause of its own (its declaration's, else its area's: `areaOperations`). */
+  operationsFor(clause: string): readonly OperationId[];
+}
+
+/**
+ * The operations a check of this area judges by default: an operation's checks, that operation; a limit check, the
+ * rate-limit suites' listPets; a check of the run, none; the others (response, auth, stateful, robustness), every one.
+ */
+export function areaOperations(area: Area): readonly OperationId[] {
+  switch (area) {
+    case 'listPets':
+    case 'createPet':
+    case 'getPet':
+      return [area];
+    case 'rate-limit':
+      return ['listPets'];
+    case 'run':
+      return [];
+    default:
+      return [...contract.operations.keys()];
+  }
 }
 
 /** A check over any evidence: what catalogues of checks over different evidence types hold. */
@@ -401,6 +428,7 @@ export function defineCheck<E, const Id extends CheckId>(definition: CheckDefini
   // A check that declares no kind of cause could say no violation: a bug of the harness, caught when it loads.
   if (!Array.isArray(definition.causes) || definition.causes.length === 0)
     throw new Error(`${definition.id} declares no kind of cause`);
+  const byArea = Object.freeze(areaOperations(definition.area));
   const check: Check<E, Id> = {
     ...definition,
     clauses: Object.freeze([...definition.clauses]) as unknown as Check<E>['clauses'],
@@ -418,6 +446,11 @@ export function defineCheck<E, const Id extends CheckId>(definition: CheckDefini
       } catch {
         return true;
       }
+    },
+    operationsFor(clause: string): readonly OperationId[] {
+      const declared = definition.operations;
+      if (declared === undefined) return byArea;
+      return typeof declared === 'function' ? declared(clause) : declared;
     },
     operationOf(evidence: E): OperationId | null {
       try {

@@ -82,6 +82,12 @@ function describeName(name: string): string {
   return `the name ${show(name, 60)}`;
 }
 
+/** An answer to judge: a 429 answers nothing of the request. */
+const answered = (ex: Exchange): boolean => {
+  const status = statusOf(ex);
+  return status !== null && status !== 429;
+};
+
 export const create201: Check<CreateEvidence, 'create-201'> = defineCheck({
   id: 'create-201',
   clauses: ['4.2-create-201', 'gap-2-category-record'],
@@ -89,6 +95,7 @@ export const create201: Check<CreateEvidence, 'create-201'> = defineCheck({
   causes: ['status', 'gap'],
   area: 'createPet',
   title: 'A valid NewPet gets 201 (a 400 for an edge name is recorded by name-limits instead).',
+  appliesTo: { what: 'answers to a create of a valid NewPet', test: ({ exchange: ex }) => answered(ex) },
   run: ({ exchange: ex, sent, nameEdge, categoriesOpen }) => {
     const status = statusOf(ex);
     if (status === null || status === 201 || status === 429) return [];
@@ -139,6 +146,13 @@ export const nameLimits: Check<CreateEvidence, 'name-limits'> = defineCheck({
   causes: ['gap'],
   area: 'createPet',
   title: 'Records how names at the edges (empty, whitespace, very long, unusual) are answered.',
+  appliesTo: {
+    what: 'answers below 500 to a create whose name is at an edge: empty, whitespace only, very long or unusual',
+    test: ({ exchange: ex, nameEdge }) => {
+      const status = statusOf(ex);
+      return nameEdge && status !== null && status !== 429 && status >= 200 && status <= 499;
+    },
+  },
   run: ({ exchange: ex, sent, nameEdge }) => {
     const status = statusOf(ex);
     if (!nameEdge || status === null || status === 429 || status < 200 || status > 499) return [];
@@ -163,6 +177,7 @@ export const createEcho: Check<CreateEvidence, 'create-echo'> = defineCheck({
   causes: ['field'],
   area: 'createPet',
   title: 'The 201 body carries name, categoryId (exact digits) and status as sent.',
+  appliesTo: { what: '201 answers to a create', test: ({ exchange: ex }) => createdPet(ex) !== null },
   run: ({ exchange: ex, sent }) => {
     const pet = createdPet(ex);
     if (!pet) return [];
@@ -221,6 +236,10 @@ export const createDefaultStatus: Check<CreateEvidence, 'create-default-status'>
   causes: ['gap'],
   area: 'createPet',
   title: 'Records the status of an animal created without one.',
+  appliesTo: {
+    what: '201 answers to a create sent without a status',
+    test: ({ exchange: ex, sent }) => sent.status === undefined && createdPet(ex) !== null,
+  },
   run: ({ exchange: ex, sent }) => {
     const pet = createdPet(ex);
     if (!pet || sent.status !== undefined) return [];
@@ -243,6 +262,7 @@ export const createIdNotClientSupplied: Check<SuppliedIdEvidence, 'create-id-not
   causes: ['state', 'gap'],
   area: 'createPet',
   title: 'An id sent in a NewPet is not taken: the service assigns ids.',
+  appliesTo: { what: 'answers to a NewPet sent with an id of its own', test: ({ exchange: ex }) => answered(ex) },
   run: ({ exchange: ex, suppliedId }) => {
     const status = statusOf(ex);
     if (status === 400) {
@@ -283,6 +303,10 @@ export const createInvalidRejected: Check<InvalidCreateEvidence, 'create-invalid
   causes: ['status'],
   area: 'createPet',
   title: 'A body missing required fields or with invalid values gets 400.',
+  appliesTo: {
+    what: 'answers to a create body missing required fields or with invalid values',
+    test: ({ exchange: ex }) => answered(ex),
+  },
   run: ({ exchange: ex, reason }) => {
     const status = statusOf(ex);
     if (status === null || status === 400 || status === 429) return [];
@@ -315,6 +339,8 @@ export const createInvalidNoEffect: Check<NoEffectEvidence, 'create-invalid-no-e
   signature: 'operation',
   area: 'createPet',
   title: 'A rejected body adds no animal.',
+  // The scenarios hand it only the lists read after a body was refused with 400.
+  appliesTo: { what: 'lists of the store read after a body was refused with 400', test: () => true },
   run: ({ marker, lists }) => {
     const hits: Exchange[] = [];
     const ids: string[] = [];
@@ -378,6 +404,13 @@ export const createRetrievable: Check<RetrievableEvidence, 'create-retrievable'>
   causes: ['state'],
   area: 'createPet',
   title: 'GET /pets/{id} of a created animal gives 200 with the same id, name, categoryId and status.',
+  appliesTo: {
+    what: 'answers to a get of an animal a create returned with its id',
+    test: ({ create, get }) => {
+      const pet = createdPet(create);
+      return pet !== null && exactId(pet.id) !== null && answered(get);
+    },
+  },
   run: ({ create, get }) => {
     const pet = createdPet(create);
     const status = statusOf(get);
@@ -433,6 +466,20 @@ function queryStatus(ex: Exchange): string | null {
   return queryOf(ex)?.get('status') ?? null;
 }
 
+/**
+ * Whether a list read after a create can show whether the animal is listed: a 200 list of a page that is not full (a
+ * full page may hold it on a later one), that points to no next page (pagination is a gap: a short page with a next
+ * link may still hold it later), filtered by its status or not at all (another filter says nothing of it).
+ */
+function listedJudgeable(create: Exchange, list: Exchange, limit: number): boolean {
+  const pet = createdPet(create);
+  const json = jsonOf(list);
+  if (!pet || exactId(pet.id) === null || statusOf(list) !== 200 || !Array.isArray(json)) return false;
+  if (!(json.length < limit) || hasMorePages(list, json.length)) return false;
+  const filter = queryStatus(list);
+  return filter === null || filter === pet.status;
+}
+
 export const createListed: Check<ListedEvidence, 'create-listed'> = defineCheck({
   id: 'create-listed',
   clauses: ['4.2-create-retrievable'],
@@ -440,18 +487,16 @@ export const createListed: Check<ListedEvidence, 'create-listed'> = defineCheck(
   causes: ['state'],
   area: 'createPet',
   title: 'A created animal appears in the list filtered by its status (judged only when the page is not full).',
+  appliesTo: {
+    what: 'lists read after a create, filtered by its status or not at all, on a page that is not full',
+    test: ({ create, list, limit }) => listedJudgeable(create, list, limit),
+  },
   run: ({ create, list, limit }) => {
-    const pet = createdPet(create);
-    const json = jsonOf(list);
-    const id = pet ? exactId(pet.id) : null;
-    if (!pet || id === null || statusOf(list) !== 200 || !Array.isArray(json)) return [];
-    // A full page may hold the animal on a later page; a filter other than its status says nothing about it.
-    if (!(json.length < limit)) return [];
-    // Pagination is a gap: a page shorter than limit that points to a next page (Link rel=next, a cursor, a total
-    // above what was shown) may still hold the animal later.
-    if (hasMorePages(list, json.length)) return [];
+    if (!listedJudgeable(create, list, limit)) return [];
+    const pet = createdPet(create)!;
+    const json = jsonOf(list) as unknown[];
+    const id = exactId(pet.id);
     const filter = queryStatus(list);
-    if (filter !== null && filter !== pet.status) return [];
     if (json.some((p) => isObject(p) && exactId(p.id) === id)) return [];
     return [
       finding(
@@ -488,6 +533,10 @@ export const idsUnique: Check<IdsUniqueEvidence, 'ids-unique'> = defineCheck({
   causes: ['state'],
   area: 'createPet',
   title: 'No two created animals share an id (exact digits).',
+  appliesTo: {
+    what: 'the animals a suite created, compared by id',
+    test: ({ creates }) => (creates ?? []).some((ex) => createdPet(ex) !== null),
+  },
   run: ({ creates }) => {
     const seen = new Map<bigint, Exchange>();
     const dups: Exchange[] = [];

@@ -17,6 +17,12 @@ export interface GetIdEvidence {
   readonly petId: string;
 }
 
+/** An answer to judge: a 429 answers nothing of the pet. */
+const answered = <E extends { readonly exchange: Exchange }>(ev: E): boolean => {
+  const status = statusOf(ev.exchange);
+  return status !== null && status !== 429;
+};
+
 export const get200: Check<GetFoundEvidence, 'get-200'> = defineCheck({
   id: 'get-200',
   clauses: ['4.3-get-200'],
@@ -25,6 +31,7 @@ export const get200: Check<GetFoundEvidence, 'get-200'> = defineCheck({
   causes: ['status'],
   area: 'getPet',
   title: 'GET /pets/{petId} of an existing animal gets 200.',
+  appliesTo: { what: 'answers to a get of an animal the run created', test: answered },
   run: ({ exchange: ex, expected }) => {
     const status = statusOf(ex);
     if (status === null || status === 200 || status === 429) return [];
@@ -52,6 +59,7 @@ export const get404: Check<GetIdEvidence, 'get-404'> = defineCheck({
   causes: ['status', 'gap'],
   area: 'getPet',
   title: 'GET /pets/{petId} of an int64 id never created gets 404.',
+  appliesTo: { what: 'answers to a get of an id the run never created', test: answered },
   run: ({ exchange: ex, petId }) => {
     const status = statusOf(ex);
     if (status === null || status === 404 || status === 429) return [];
@@ -111,6 +119,7 @@ export const getInvalidId: Check<GetIdEvidence, 'get-invalid-id'> = defineCheck(
   causes: ['gap'],
   area: 'getPet',
   title: 'Records how a petId that is not an int64 is answered (any 4xx is fine).',
+  appliesTo: { what: 'answers to a get of a petId that is not an int64', test: answered },
   run: ({ exchange: ex, petId }) => {
     const status = statusOf(ex);
     if (status === null || status === 429) return [];

@@ -34,6 +34,10 @@ export const list200: Check<ListEvidence, 'list-200'> = defineCheck({
   causes: ['status'],
   area: 'listPets',
   title: 'A valid list query gets 200.',
+  appliesTo: {
+    what: 'answers to valid list queries',
+    test: ({ exchange: ex, valid }) => valid && statusOf(ex) !== null && statusOf(ex) !== 429,
+  },
   run: ({ exchange: ex, query, valid }) => {
     const status = statusOf(ex);
     if (!valid || status === null || status === 200 || status === 429) return [];
@@ -60,6 +64,10 @@ export const listLimitRespected: Check<ListEvidence, 'list-limit-respected'> = d
   causes: ['query'],
   area: 'listPets',
   title: 'A list answers at most `limit` animals.',
+  appliesTo: {
+    what: 'lists answered to a valid query with a limit',
+    test: ({ exchange: ex, query, valid }) => valid && typeof query.limit === 'number' && items(ex) !== null,
+  },
   run: ({ exchange: ex, query, valid }) => {
     const list = items(ex);
     const limit = query.limit;
@@ -86,6 +94,10 @@ export const listDefaultLimit: Check<ListEvidence, 'list-default-limit'> = defin
   causes: ['query'],
   area: 'listPets',
   title: 'Without limit, a list answers at most the default (20) animals.',
+  appliesTo: {
+    what: 'lists answered to a valid query without a limit',
+    test: ({ exchange: ex, query, valid }) => valid && query.limit === undefined && items(ex) !== null,
+  },
   run: ({ exchange: ex, query, valid }) => {
     const list = items(ex);
     const max = defaultLimit();
@@ -114,6 +126,10 @@ export const listStatusFilter: Check<ListEvidence, 'list-status-filter'> = defin
   causes: ['query'],
   area: 'listPets',
   title: 'With a status filter, every animal listed has that status.',
+  appliesTo: {
+    what: 'lists answered to a valid query with a status filter',
+    test: ({ exchange: ex, query, valid }) => valid && typeof query.status === 'string' && items(ex) !== null,
+  },
   run: ({ exchange: ex, query, valid }) => {
     const list = items(ex);
     const want = query.status;
@@ -209,6 +225,14 @@ export const listInvalidQuery: Check<ListEvidence, 'list-invalid-query'> = defin
   causes: ['gap'],
   area: 'listPets',
   title: 'Records how an out-of-range limit or unknown status filter is answered (any 400 or 200 is fine).',
+  // Each answer bears on the gap its query falls under.
+  appliesTo: {
+    what: 'answers to list queries outside the documented ones: a limit out of range, an unknown status filter',
+    test: ({ exchange: ex, query, valid }) => {
+      const status = statusOf(ex);
+      return !valid && status !== null && status !== 429 ? [invalidQueryGap(query.raw).clause] : false;
+    },
+  },
   run: ({ exchange: ex, query, valid }) => {
     const status = statusOf(ex);
     if (valid || status === null || status === 429) return [];
@@ -239,6 +263,7 @@ export const listPagination: Check<ListEvidence, 'list-pagination'> = defineChec
   causes: ['gap'],
   area: 'listPets',
   title: 'Records pagination hints of a list answer (Link, X-Total-Count, page/cursor headers).',
+  appliesTo: { what: '200 answers to a list', test: ({ exchange: ex }) => statusOf(ex) === 200 },
   run: ({ exchange: ex }) => {
     if (statusOf(ex) !== 200) return [];
     const names = Object.keys((ex.response?.headers as object | undefined) ?? {})

@@ -596,6 +596,10 @@ export const shape429: Check<ShapeEvidence, 'rl-429-shape'> = defineCheck({
   causes: ['status'],
   area: 'rate-limit',
   title: 'A request over the limit gets 429 (its Retry-After, headers and body are judged by the response checks).',
+  appliesTo: {
+    what: 'answers to a key over its limit: the refusal ending a burst or a daily quota, a probe after a 429',
+    test: ({ exchange: ex }) => statusOf(ex) !== null,
+  },
   run: ({ exchange: ex }) => {
     const status = statusOf(ex);
     if (status === null || status === 429) return [];
@@ -626,6 +630,10 @@ export const retryAfterHonoured: Check<RecoveryEvidence, 'rl-retry-after-honoure
   causes: ['limit'],
   area: 'rate-limit',
   title: 'After waiting what Retry-After says, a request is accepted.',
+  appliesTo: {
+    what: "a key's first request after waiting a 429's Retry-After, or its reset",
+    test: (ev) => Array.isArray(ev.attempts) && !!ev.first429 && !!ev.attempts[0],
+  },
   run: (ev) => {
     if (!Array.isArray(ev.attempts) || !ev.first429) return [];
     const [a0, a1] = ev.attempts;
@@ -704,6 +712,10 @@ export const rejectedNotCounted: Check<RecoveryEvidence, 'rl-rejected-not-counte
   causes: ['limit'],
   area: 'rate-limit',
   title: 'Rejected requests do not consume quota: the window does not extend under 429s.',
+  appliesTo: {
+    what: "a key's requests after waiting Retry-After, when several of its requests were refused before",
+    test: (ev) => Array.isArray(ev.attempts) && !!ev.first429 && !!ev.attempts[0],
+  },
   run: (ev) => {
     if (!Array.isArray(ev.attempts) || !ev.first429) return [];
     const [a0, a1] = ev.attempts;
@@ -781,6 +793,11 @@ export const perKey: Check<PerKeyEvidence, 'rl-per-key'> = defineCheck({
   causes: ['limit'],
   area: 'rate-limit',
   title: "Limits are per key: one key's use does not limit another, and each key reports its own plan's limit.",
+  // The scenario hands it only the keys' reported limits side by side, and a key's readings around other keys' requests.
+  appliesTo: {
+    what: "the limits the keys reported side by side, and a key's Remaining across other keys' requests",
+    test: () => true,
+  },
   run: (ev) => {
     if (ev.kind === 'isolation') return isolationFindings(ev);
     const out: Finding[] = [];
@@ -1094,6 +1111,10 @@ export const banObserved: Check<BanEvidence, 'rl-ban-observed'> = defineCheck({
   causes: ['gap'],
   area: 'rate-limit',
   title: 'Records a key that appears banned (429s that outlast Retry-After, or 401/403 for a key that worked).',
+  appliesTo: {
+    what: 'a key that appeared banned: 429s outlasting Retry-After, or 401/403 for a key that worked',
+    test: (ev) => Array.isArray(ev.exchanges),
+  },
   run: (ev) =>
     Array.isArray(ev.exchanges)
       ? [
@@ -1119,6 +1140,10 @@ export const unauthenticatedRateLimited: Check<UnauthenticatedEvidence, 'rl-401-
   causes: ['gap'],
   area: 'rate-limit',
   title: 'Records whether responses to an invalid key carry rate-limit headers or get 429.',
+  appliesTo: {
+    what: 'requests with an invalid key, for their rate-limit headers or a 429',
+    test: ({ exchanges }) => Array.isArray(exchanges) && exchanges.length > 0,
+  },
   run: ({ exchanges }) => {
     if (!Array.isArray(exchanges) || exchanges.length === 0) return [];
     const statuses = exchanges.map((e) => statusOf(e) ?? 'no answer');
@@ -1246,6 +1271,10 @@ export const oneCounterPerKey: Check<OtherOperationsEvidence, 'rl-one-counter-pe
   area: 'rate-limit',
   title:
     "A key's limit spans its operations: just after its 429 on one, the others are refused too or show the same counter.",
+  appliesTo: {
+    what: "a key's other operations probed just after its 429 on listPets",
+    test: (ev) => !!ev.first429 && Array.isArray(ev.probes) && statusOf(ev.first429) === 429,
+  },
   run: (ev) => {
     if (!ev.first429 || !Array.isArray(ev.probes) || statusOf(ev.first429) !== 429) return [];
     const end = windowEndLowerBound(ev.first429);
@@ -1328,6 +1357,13 @@ export const honouredNotBanned: Check<HonouredEvidence, 'rl-honoured-not-banned'
   area: 'rate-limit',
   title:
     'A key that sent nothing after its 429 until Retry-After had passed is not refused then: no ban for a client that honoured it.',
+  appliesTo: {
+    what: "a key's request once its 429's Retry-After had passed with nothing sent meanwhile",
+    test: (ev) => {
+      const ra = ev.first429 ? retryAfterMs(ev.first429) : null;
+      return !!ev.attempt?.exchange && ra !== null && ev.attempt.waitedMs >= ra + ROUNDING_MS;
+    },
+  },
   run: (ev) => {
     if (!ev.first429 || !ev.attempt?.exchange) return [];
     const ra = retryAfterMs(ev.first429);

@@ -58,6 +58,33 @@ export function schemaNameOf(op: OperationId | null, status: number | null): Sch
   return op && status !== null ? (responseSchemaName.get(op)?.get(status) ?? null) : null;
 }
 
+/** The clauses a body of this schema bears on: its schema's, and the PetStatus enum where a Pet is. */
+const bodyClauses = (name: SchemaName): readonly string[] =>
+  name === 'Error' ? [schemaClause.Error] : [schemaClause[name], '2-petstatus-enum'];
+
+/**
+ * The operations where body-schema can judge a clause: those documenting a JSON answer whose schema bears on it (one
+ * no name fits bears on every clause), derived from the contract: 2-pets-array only where Pets is documented.
+ */
+const operationsOfClause = new Map<string, readonly OperationId[]>();
+for (const op of contract.operations.values()) {
+  for (const r of op.responses.values()) {
+    if (!r.schema || r.status === 429) continue;
+    const name = responseSchemaName.get(op.id)?.get(r.status);
+    for (const clause of name ? bodyClauses(name) : [...Object.values(schemaClause), '2-petstatus-enum']) {
+      const ops = operationsOfClause.get(clause) ?? [];
+      if (!ops.includes(op.id)) operationsOfClause.set(clause, [...ops, op.id]);
+    }
+  }
+}
+
+/** The operations the contract marks deprecated: the only ones whose deprecation headers are recorded. */
+const deprecatedOperations: readonly OperationId[] = [...contract.operations.values()]
+  .filter((op) => op.deprecated)
+  .map((op) => op.id);
+
+const isDeprecated = (op: OperationId | null): boolean => op !== null && deprecatedOperations.includes(op);
+
 const statusList = (op: OperationId | null) => documentedStatuses(op).join(', ');
 
 /** A documented status with a JSON body the spec defines (429's body format is a gap: not here). */
@@ -272,10 +299,10 @@ export const bodySchema: Check<ResponseEvidence, 'body-schema'> = defineCheck({
     test: ({ exchange: ex }) => {
       if (!jsonBodyDocumented(ex) || jsonOf(ex) === undefined) return false;
       const name = schemaNameOf(ex.operation, statusOf(ex));
-      if (!name) return true;
-      return name === 'Error' ? [schemaClause.Error] : [schemaClause[name], '2-petstatus-enum'];
+      return name ? bodyClauses(name) : true;
     },
   },
+  operations: (clause) => operationsOfClause.get(clause) ?? [],
   run: ({ exchange: ex }) => {
     const json = jsonOf(ex);
     if (!jsonBodyDocumented(ex) || json === undefined) return [];
@@ -770,15 +797,17 @@ export const deprecationHeaders: Check<ResponseEvidence, 'deprecation-headers'> 
   area: 'response',
   title: 'Records the Deprecation, Sunset and Link headers the deprecated getPet answers with.',
   appliesTo: {
-    what: 'getPet answers below 500',
+    what: 'answers below 500 to a deprecated operation, getPet',
     test: ({ exchange: ex }) => {
       const status = statusOf(ex);
-      return ex.operation === 'getPet' && status !== null && status >= 200 && status <= 499;
+      return isDeprecated(ex.operation) && status !== null && status >= 200 && status <= 499;
     },
   },
+  // Only a deprecated operation has deprecation headers to record.
+  operations: deprecatedOperations,
   run: ({ exchange: ex }) => {
     const status = statusOf(ex);
-    if (ex.operation !== 'getPet' || status === null || status < 200 || status > 499) return [];
+    if (!isDeprecated(ex.operation) || status === null || status < 200 || status > 499) return [];
     const dep = readHeader(ex, 'deprecation');
     const sunset = readHeader(ex, 'sunset');
     const link = readHeader(ex, 'link');

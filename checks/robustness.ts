@@ -15,6 +15,13 @@ import { markersIn } from './cause.js';
 import type { FieldCause } from './field-causes.js';
 import { exactId, opLabel, statusOf } from './facts.js';
 import { readHeader } from '../http/header-read.js';
+import { BODY_OPERATION, PATH_VARIANTS, QUERY_SHAPE_OPERATION } from '../generators/robustness.js';
+
+/** An answer recorded: a 429 is no answer to the case (the observation checks record none). */
+const answered = <E extends RobustEvidence>(ev: E): boolean => {
+  const status = statusOf(ev.exchange);
+  return status !== null && status !== 429;
+};
 
 /** One exchange of the catalogue and the case it sent, in words ('upper-case path', 'Accept: text/html'). */
 export interface RobustEvidence {
@@ -124,6 +131,13 @@ export const pathVariantAnswer: Check<RobustEvidence, 'path-variant-answer'> = a
     levels: ['observation'],
     area: 'robustness',
     title: 'Records what path variants a router may normalise (a trailing slash, another case) and other methods get.',
+    appliesTo: {
+      what: 'answers to path variants of a documented path, a trailing slash or another case, and to an undocumented method',
+      test: answered,
+      operation: ({ exchange: ex, resembles }) => resembles ?? ex.operation,
+    },
+    // The operations the catalogue's path variants stand in for (the undocumented method stands in for none).
+    operations: [...new Set(PATH_VARIANTS.map((v) => v.resembles))],
   },
   ({ exchange: ex, what }, shown) => {
     const keyed = ex.keyPlan !== 'none' && ex.keyPlan !== 'invalid';
@@ -140,6 +154,8 @@ export const queryShapeAnswer: Check<RobustEvidence, 'query-shape-answer'> = ans
     area: 'robustness',
     title:
       'Records what listPets answers to its parameters in another shape (arrays in brackets); a 5xx is judged apart.',
+    appliesTo: { what: 'answers to list queries with parameters in another shape, arrays in brackets', test: answered },
+    operations: [QUERY_SHAPE_OPERATION],
   },
   ({ exchange: ex, what }, shown) =>
     `${opLabel(ex)} with ${what} answered ${shown}\nthe spec shows no answer for parameters in another shape than name=value once`,
@@ -152,6 +168,8 @@ export const contentTypeAccepted: Check<RobustEvidence, 'content-type-accepted'>
     levels: ['observation'],
     area: 'robustness',
     title: 'Records which request Content-Types createPet accepts (the spec documents application/json only).',
+    appliesTo: { what: 'answers to createPet bodies sent as another media type or none', test: answered },
+    operations: [BODY_OPERATION],
   },
   ({ what }, shown, status) => {
     const verdict = status === 201 ? 'accepted' : status !== null && status < 500 ? 'refused' : 'not answered';
@@ -166,6 +184,10 @@ export const acceptAnswer: Check<RobustEvidence, 'accept-answer'> = answerObserv
     levels: ['observation'],
     area: 'robustness',
     title: 'Records what an Accept value the service cannot serve gets (a JSON answer anyway, or a 406).',
+    appliesTo: {
+      what: 'answers to a request whose Accept excludes JSON, text/html or application/xml',
+      test: answered,
+    },
   },
   ({ exchange: ex, what }, shown) =>
     `${opLabel(ex)} with ${what} answered ${shown}\nthe spec documents JSON bodies only and no answer for an Accept that excludes them (a JSON answer is judged as any other)`,
@@ -178,6 +200,8 @@ export const authBeforeBody: Check<RobustEvidence, 'auth-before-body'> = defineC
   causes: ['gap'],
   area: 'robustness',
   title: 'Records whether a malformed body without a key gets 401 (key first) or 400 (body first).',
+  appliesTo: { what: 'answers to a malformed createPet body sent without a key', test: answered },
+  operations: [BODY_OPERATION],
   run: ({ exchange: ex }) => {
     const status = statusOf(ex);
     if (status === null || status === 429) return [];
@@ -215,6 +239,15 @@ export const bodyUnderstood: Check<BodyEvidence, 'robust-body-understood'> = def
   causes: ['field', 'gap'],
   area: 'robustness',
   title: 'A catalogue body the target accepts comes back as one reading of what was sent; any answer is recorded.',
+  // Every answer is recorded (the JSON edge); only a pet created from it bears on the echo.
+  appliesTo: {
+    what: "answers to the catalogue's createPet bodies at the edges of JSON, and a pet created from one for the echo",
+    test: (ev) => {
+      if (!answered(ev)) return false;
+      return createdPet(ev.exchange) && Array.isArray(ev.readings) ? true : ['gap-2-json-edges'];
+    },
+  },
+  operations: [BODY_OPERATION],
   run: ({ exchange: ex, what, readings }) => {
     const status = statusOf(ex);
     if (status === null || status === 429) return [];

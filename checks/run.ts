@@ -118,6 +118,8 @@ export const latencyTrend: Check<LatencyTrendEvidence, 'latency-trend'> = define
   signature: 'operation',
   title:
     'The target does not keep slowing down over time (confirmed after a rest, the run stops rather than wait out its budget).',
+  // The run hands it only a class of requests whose latency kept growing (runner/trend.ts).
+  appliesTo: { what: 'a class of requests whose latency kept growing for 20 s', test: () => true },
   run: (ev) => {
     const { baselineMs, windows, rest, requestClass: cls } = ev;
     if (!growthHeld(baselineMs, windows)) return [];

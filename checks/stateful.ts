@@ -115,6 +115,10 @@ export const modelConsistency: Check<ModelEvidence, 'model-consistency'> = defin
   causes: ['field', 'state'],
   area: 'stateful',
   title: 'The target agrees with a model of the catalogue across a sequence of operations.',
+  appliesTo: {
+    what: 'answers to creates, gets and lists compared with a model of the store',
+    test: ({ exchange: ex }) => statusOf(ex) !== null && statusOf(ex) !== 429,
+  },
   run: (ev) => {
     const ex = ev.exchange;
     const status = statusOf(ex);

@@ -8,6 +8,7 @@
  */
 import { type CaseFamily, caseRef, type CaseRef } from './case.js';
 import { newPetBody } from './new-pet.js';
+import type { OperationId } from '../spec/contract.js';
 
 /** Tokens a key table kept in a plain JavaScript object "finds" (keys[token] is inherited, not undefined). */
 export const PROTOTYPE_KEYS: readonly string[] = Object.freeze([
@@ -83,6 +84,15 @@ export function deeplyNested(levels: number, inner = '0'): string {
 }
 
 const json = (v: string) => JSON.stringify(v);
+
+/**
+ * The operation the catalogue's bodies are sent to (bodyCases, and the malformed body without a key): the checks that
+ * judge only them judge no other operation (the table of evidence reads it).
+ */
+export const BODY_OPERATION = 'createPet' satisfies OperationId;
+
+/** The operation QUERY_SHAPES's queries are sent to. */
+export const QUERY_SHAPE_OPERATION = 'listPets' satisfies OperationId;
 
 /** How many marker names bodyCases asks `mark` for (runner/scenarios/robustness.ts samples this many). */
 export const BODY_MARKERS = 19;

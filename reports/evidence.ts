@@ -90,24 +90,13 @@ function operationsOfSuite(suite: string): readonly OperationId[] {
   }
 }
 
-/** The operations a check of this area judges (a limit check: the rate-limit suites' listPets). */
-function operationsOf(c: AnyCheck): readonly OperationId[] {
-  switch (c.area) {
-    case 'listPets':
-    case 'createPet':
-    case 'getPet':
-      return [c.area];
-    case 'rate-limit':
-      return ['listPets'];
-    case 'run':
-      return [];
-    default:
-      return OPERATIONS;
-  }
-}
-
 /** The clauses a check speaks for: those it cites, and those it covers. */
 const clausesOf = (c: AnyCheck): readonly string[] => [...c.clauses, ...c.covers];
+
+/** Every operation a check can judge, over the clauses it speaks for (its declaration's, else its area's). */
+const operationsOf = (c: AnyCheck): readonly OperationId[] => [
+  ...new Set(clausesOf(c).flatMap((id) => c.operationsFor(id))),
+];
 
 const cellKey = (clause: string, op: string) => `${clause} ${op}`;
 
@@ -184,9 +173,17 @@ export function evidenceTable(input: EvidenceInput): EvidenceTable {
   const cells: EvidenceCell[] = [];
   for (const clause of clauses) {
     const checks = allChecks.filter((c) => clausesOf(c).includes(clause.id));
-    const where = new Set<string>([...checks.flatMap(operationsOf), ...(ops.get(clause.id) ?? [])]);
+    // A cell wherever a check of the clause can judge, and wherever evidence or a finding arrived: only a cell no check
+    // could ever judge is left out of the table.
+    const where = new Set<string>([
+      ...checks.flatMap((c) => c.operationsFor(clause.id)),
+      ...(ops.get(clause.id) ?? []),
+    ]);
     for (const op of OPERATIONS) {
       if (!where.has(op)) continue;
+      // The checks that can judge the clause here (all of them, for a cell only what arrived put in the table).
+      const able = checks.filter((c) => c.operationsFor(clause.id).includes(op));
+      const judges = able.length > 0 ? able : checks;
       const k = cellKey(clause.id, op);
       const n = counted.get(k) ?? { applied: 0, passed: 0 };
       const base = { clause: clause.id, operation: op, applied: n.applied, passed: n.passed };
@@ -195,14 +192,14 @@ export function evidenceTable(input: EvidenceInput): EvidenceTable {
       else if (n.passed > 0 && clause.level !== 'gap') cells.push({ ...base, state: 'proven' });
       else if (observed.has(k) || n.applied > 0) cells.push({ ...base, state: 'observed' });
       else {
-        const why = leftOutWhy(input.leftOut, checks, [op]);
+        const why = leftOutWhy(input.leftOut, judges, [op]);
         cells.push(
           why
             ? { ...base, state: 'left-out', why }
             : {
                 ...base,
                 state: 'not-exercised',
-                why: `nothing met what its checks apply to: ${checks.map((c) => `${c.id} (${c.appliesToWhat})`).join('; ')}`,
+                why: `nothing met what its checks apply to: ${judges.map((c) => `${c.id} (${c.appliesToWhat})`).join('; ')}`,
               },
         );
       }

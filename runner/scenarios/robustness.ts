@@ -26,6 +26,7 @@ import { markerName, newPetBody, prototypeKeyCase } from '../../generators/index
 import {
   ACCEPT_CASES,
   BODY_MARKERS,
+  BODY_OPERATION,
   bodyCases,
   MALFORMED_BODY,
   MALFORMED_WITHOUT_KEY,
@@ -33,6 +34,7 @@ import {
   PET_ID_VARIANTS,
   PROTOTYPE_KEYS,
   PROTOTYPE_KEYS_EVERYWHERE,
+  QUERY_SHAPE_OPERATION,
   QUERY_SHAPES,
   robustnessCase,
   UNDOCUMENTED_METHOD,
@@ -72,6 +74,9 @@ export function robustnessCoverage(): number {
   );
 }
 
+/** The requests of the operations the catalogue names for its bodies and its queries (BODY_OPERATION, QUERY_SHAPE_OPERATION). */
+const requestOf = { listPets: req.listPets, createPet: req.createPet } as const;
+
 /** Builds an operation's request with a given Authorization (getPet's id read when it is called). */
 type Build = Record<OperationId, (auth: AuthSpec) => OutgoingRequest>;
 
@@ -96,7 +101,7 @@ async function prototypeKeys(ctx: RunContext, build: Build): Promise<void> {
 /** One body of the catalogue, sent and judged in its case. */
 function sendBody(ctx: RunContext, c: BodyCase): Promise<Exchange> {
   return ctx.inCase(robustnessCase(c), async () => {
-    const built = req.createPet(ctx.auth(), null);
+    const built = requestOf[BODY_OPERATION](ctx.auth(), null);
     const sent = await ctx.send({
       ...built,
       ...(c.query !== undefined && { path: built.path + c.query }),
@@ -124,7 +129,7 @@ async function bodies(ctx: RunContext, cases: readonly BodyCase[]): Promise<stri
   const before = new Set(listedPets(await listAll()).map((p) => p.name));
   const refused: BodyCase[] = [];
   for (const c of cases) {
-    ctx.log.count('createPet', 'cases');
+    ctx.log.count(BODY_OPERATION, 'cases');
     const ex = await sendBody(ctx, c);
     petId ??= usableId(returnedPet(ex)?.id ?? null);
     if (c.verdict === 'refuse' && c.marker !== null && ex.response?.status === 400) refused.push(c);
@@ -175,9 +180,9 @@ async function pathVariants(ctx: RunContext): Promise<void> {
 /** List parameters in another shape: never a 5xx (the response checks), whatever else is recorded. */
 async function queryShapes(ctx: RunContext): Promise<void> {
   for (const shape of QUERY_SHAPES) {
-    ctx.log.count('listPets', 'cases');
+    ctx.log.count(QUERY_SHAPE_OPERATION, 'cases');
     await ctx.inCase(robustnessCase(shape), async () => {
-      const exchange = await ctx.send(req.listPets(ctx.auth(), shape.query));
+      const exchange = await ctx.send(requestOf[QUERY_SHAPE_OPERATION](ctx.auth(), shape.query));
       ctx.judge(queryShapeAnswer, { exchange, what: shape.name });
     });
   }
@@ -211,9 +216,9 @@ async function petIdVariants(ctx: RunContext): Promise<void> {
 
 /** The order of 400 and 401: a malformed body without a key. */
 async function malformedWithoutKey(ctx: RunContext): Promise<void> {
-  ctx.log.count('createPet', 'cases');
+  ctx.log.count(BODY_OPERATION, 'cases');
   await ctx.inCase(robustnessCase(MALFORMED_WITHOUT_KEY), async () => {
-    const exchange = await ctx.send(req.createPet(NO_KEY, MALFORMED_BODY));
+    const exchange = await ctx.send(requestOf[BODY_OPERATION](NO_KEY, MALFORMED_BODY));
     ctx.judge(authBeforeBody, { exchange, what: 'a malformed body without a key' });
     ctx.judge(noOperationWithoutKey, { exchange, what: 'a malformed body' });
   });
