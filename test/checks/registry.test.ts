@@ -4,7 +4,7 @@
  * clause of the spec is cited by some check or explains how it is covered.
  */
 import { describe, expect, it } from 'vitest';
-import { defineCheck, finding, type Check, type Level } from '../../checks/check.js';
+import { areaOperations, defineCheck, finding, type Check, type Level } from '../../checks/check.js';
 import {
   allChecks,
   applyResponseChecks,
@@ -15,6 +15,8 @@ import {
 } from '../../checks/registry.js';
 import { statusDocumented } from '../../checks/response.js';
 import { clauses } from '../../spec/clauses.js';
+import { contract, type OperationId } from '../../spec/contract.js';
+import { BODY_OPERATION, PATH_VARIANTS, QUERY_SHAPE_OPERATION } from '../../generators/robustness.js';
 import { evidence, exchange } from './fixtures.js';
 
 interface Probe {
@@ -80,6 +82,67 @@ describe('registry', () => {
     // A limit check applies to a key whose limit was exceeded within a window: a burst that got its refusal.
     expect(checkById('rl-burst-enforced').appliesToWhat).toMatch(/exceeded within a window/);
     expect(checkById('rl-burst-enforced').applies({ kind: 'burst', rejection: null })).toBe(false);
+  });
+
+  it('every check of the registry says in words what evidence it judges, never the default', () => {
+    // The default is what a check without appliesTo says: a fresh one shows it, so the test follows the word.
+    const fallback = defineCheck({
+      id: 'no-5xx',
+      clauses: ['7-no-5xx'],
+      levels: ['violation'],
+      causes: ['crash'],
+      area: 'response',
+      title: 't',
+      run: () => [],
+    }).appliesToWhat;
+    const defaulted = allChecks.filter((c) => c.appliesToWhat === fallback).map((c) => c.id);
+    expect(defaulted).toEqual([]);
+    // What the table of evidence says of a check that judged nothing reads as the evidence it wanted.
+    expect(checkById('rl-ban-observed').appliesToWhat).toMatch(/appeared banned/);
+    expect(checkById('create-echo').appliesToWhat).toMatch(/^201 answers to a create/);
+    expect(checkById('name-limits').appliesToWhat).toMatch(/name is at an edge/);
+    // And each applies to what its words say: a create's echo to a 201 only, an edge name's record to an edge name only.
+    const sent = { name: 'Rex', categoryId: '2' };
+    const created = exchange({ operation: 'createPet' });
+    const refused = exchange({ operation: 'createPet', status: 400 });
+    expect(checkById('create-echo').applies({ exchange: created, sent, nameEdge: false })).toBe(true);
+    expect(checkById('create-echo').applies({ exchange: refused, sent, nameEdge: false })).toBe(false);
+    expect(checkById('name-limits').applies({ exchange: refused, sent, nameEdge: true })).toBe(true);
+    expect(checkById('name-limits').applies({ exchange: created, sent, nameEdge: false })).toBe(false);
+    expect(checkById('rl-ban-observed').applies({ plan: 'free', reason: 'r', exchanges: [created] })).toBe(true);
+  });
+
+  it('a check judges the operations of its area unless it declares fewer, derived from the contract or the catalogue', () => {
+    const ops = [...contract.operations.keys()];
+    // Without a declaration: its area's operations.
+    for (const c of allChecks.filter((x) => x.operations === undefined))
+      for (const clause of [...c.clauses, ...c.covers])
+        expect(c.operationsFor(clause), c.id).toEqual(areaOperations(c.area));
+    // body-schema: a schema's clause only where an operation documents a JSON answer of that schema.
+    const documenting = (schema: string): OperationId[] =>
+      ops.filter((op) =>
+        [...contract.operations.get(op)!.responses.values()].some(
+          (r) => r.schema !== null && JSON.stringify(r.schema) === JSON.stringify(contract.schemas[schema]),
+        ),
+      );
+    const body = checkById('body-schema');
+    expect(body.operationsFor('2-pets-array')).toEqual(documenting('Pets'));
+    expect(body.operationsFor('2-pet-schema')).toEqual(documenting('Pet'));
+    expect(body.operationsFor('2-error-schema')).toEqual(documenting('Error'));
+    // Fewer than every operation, or the test would prove nothing.
+    expect(documenting('Pets').length).toBeLessThan(ops.length);
+    expect(documenting('Pet').length).toBeLessThan(ops.length);
+    // deprecation-headers: the operations the contract marks deprecated.
+    const deprecated = ops.filter((op) => contract.operations.get(op)!.deprecated);
+    expect(deprecated.length).toBeGreaterThan(0);
+    expect(checkById('deprecation-headers').operationsFor('gap-9-deprecation-headers')).toEqual(deprecated);
+    // The robustness checks: the operations the catalogue's entries are sent to, or stand in for.
+    expect([...checkById('path-variant-answer').operationsFor('gap-4-path-variants')].sort()).toEqual(
+      [...new Set(PATH_VARIANTS.map((v) => v.resembles))].sort(),
+    );
+    for (const id of ['auth-before-body', 'robust-body-understood', 'content-type-accepted'] as const)
+      expect(checkById(id).operationsFor(checkById(id).clause), id).toEqual([BODY_OPERATION]);
+    expect(checkById('query-shape-answer').operationsFor('gap-4-parameter-shapes')).toEqual([QUERY_SHAPE_OPERATION]);
   });
 
   it('responseChecks are the response area, applied by applyResponseChecks', () => {

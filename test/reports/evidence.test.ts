@@ -4,7 +4,10 @@
  * The counts come from a real run context judging real exchanges (runner/context.ts), as a suite records them.
  */
 import { describe, expect, it } from 'vitest';
-import type { Finding } from '../../checks/check.js';
+import { observation, type Finding } from '../../checks/check.js';
+import { deprecationHeaders } from '../../checks/response.js';
+import { allChecks } from '../../checks/registry.js';
+import { contract, type OperationId } from '../../spec/contract.js';
 import { authRejected } from '../../checks/auth.js';
 import { burstEnforced } from '../../checks/rate-limit.js';
 import { ApiKey } from '../../http/redact.js';
@@ -136,5 +139,53 @@ describe('the table of evidence', () => {
     // A createPet answer is no suite's that was left out: not exercised.
     expect(cellOf(t.cells, '4.2-create-201', 'createPet')?.state).toBe('not-exercised');
     expect(t.checks.find((c) => c.checkId === 'rl-burst-enforced')).toMatchObject({ state: 'left-out' });
+  });
+
+  it('has no cell no check could ever judge, unless evidence or a finding arrived there', async () => {
+    const ops = [...contract.operations.keys()];
+    // Where the contract documents no Pets answer, and which operations it does not mark deprecated.
+    const pets = JSON.stringify(contract.schemas.Pets);
+    const noPets = ops.filter(
+      (op) => ![...contract.operations.get(op)!.responses.values()].some((r) => JSON.stringify(r.schema) === pets),
+    );
+    const notDeprecated = ops.filter((op) => !contract.operations.get(op)!.deprecated);
+    expect(noPets.length).toBeGreaterThan(0);
+    expect(notDeprecated.length).toBeGreaterThan(0);
+    const run = await judged('createPet', (ctx) => {
+      for (const op of ops) ctx.check(exchange({ operation: op }));
+    });
+    const t = evidenceTable(run);
+    for (const op of noPets) expect(cellOf(t.cells, '2-pets-array', op), op).toBeUndefined();
+    for (const op of notDeprecated) expect(cellOf(t.cells, 'gap-9-deprecation-headers', op), op).toBeUndefined();
+    // Every cell left is one a check of its clause can judge.
+    for (const c of t.cells) {
+      const able = allChecks.some(
+        (k) => [...k.clauses, ...k.covers].includes(c.clause) && k.operationsFor(c.clause).includes(c.operation),
+      );
+      expect(able, `${c.clause} on ${c.operation}`).toBe(true);
+    }
+    // What arrives there anyway is shown: a count, a finding.
+    const op: OperationId = noPets[0]!;
+    const elsewhere: OperationId = notDeprecated[0]!;
+    const arrived = evidenceTable({
+      findings: [
+        ...run.findings,
+        observation(deprecationHeaders, exchange({ operation: elsewhere }), 'recorded', {
+          causes: [{ kind: 'gap', clause: 'gap-9-deprecation-headers', answer: 'none' }],
+        }),
+      ],
+      counts: [...run.counts, { checkId: 'body-schema', clause: '2-pets-array', operation: op, applied: 1, passed: 1 }],
+    });
+    expect(cellOf(arrived.cells, '2-pets-array', op)).toMatchObject({ state: 'proven', passed: 1 });
+    expect(cellOf(arrived.cells, 'gap-9-deprecation-headers', elsewhere)?.state).toBe('observed');
+  });
+
+  it('says why a cell was not exercised in the words of what its checks judge, naming only those that could judge it', async () => {
+    const t = evidenceTable(await judged('createPet', (ctx) => ctx.check(exchange({ operation: 'createPet' }))));
+    const echo = cellOf(t.cells, '4.2-create-echo', 'createPet');
+    expect(echo).toMatchObject({ state: 'not-exercised' });
+    expect(echo?.why).toContain('create-echo (201 answers to a create)');
+    for (const c of t.cells.filter((x) => x.state === 'not-exercised'))
+      expect(c.why, `${c.clause} on ${c.operation}`).not.toMatch(/every piece of evidence/);
   });
 });
