@@ -1,7 +1,7 @@
 /** Authentication (section 5): a missing or invalid key gets 401; a valid key, in any scheme casing, is accepted. */
 import type { Exchange } from '../http/exchange.js';
 import { defineCheck, finding, type Check } from './check.js';
-import { documentedStatuses, opLabel, statusOf } from './facts.js';
+import { documentedStatuses, isAnswered, opLabel, statusOf } from './facts.js';
 
 export interface AuthEvidence {
   readonly exchange: Exchange;
@@ -29,7 +29,7 @@ export const authRejected: Check<AuthEvidence, 'auth-rejected'> = defineCheck({
   // A 429 says nothing about the key either way.
   appliesTo: {
     what: 'answers to a missing or invalid key (not 429s)',
-    test: ({ exchange: ex, variant }) => !variant.valid && statusOf(ex) !== null && statusOf(ex) !== 429,
+    test: ({ exchange: ex, variant }) => !variant.valid && isAnswered(ex),
   },
   run: ({ exchange: ex, variant }) => {
     const status = statusOf(ex);
@@ -72,7 +72,7 @@ export const authValidAccepted: Check<AuthEvidence, 'auth-valid-accepted'> = def
   title: 'A valid key (scheme name in any case) is not answered 401 or 403.',
   appliesTo: {
     what: 'answers to a valid key (not 429s)',
-    test: ({ exchange: ex, variant }) => variant.valid && statusOf(ex) !== null && statusOf(ex) !== 429,
+    test: ({ exchange: ex, variant }) => variant.valid && isAnswered(ex),
   },
   run: ({ exchange: ex, variant }) => {
     const status = statusOf(ex);

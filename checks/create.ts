@@ -7,7 +7,7 @@ import type { Exchange } from '../http/exchange.js';
 import { defineCheck, finding, observation, show, type Check, type AnyCheck } from './check.js';
 import { causeText, markersIn, type Cause } from './cause.js';
 import type { FieldCause } from './field-causes.js';
-import { exactId, isObject, jsonOf, opLabel, queryOf, statusOf } from './facts.js';
+import { exactId, isObject, jsonOf, opLabel, queryOf, isAnswered, statusOf } from './facts.js';
 
 export interface SentPet {
   readonly name: string;
@@ -82,12 +82,6 @@ function describeName(name: string): string {
   return `the name ${show(name, 60)}`;
 }
 
-/** An answer to judge: a 429 answers nothing of the request. */
-const answered = (ex: Exchange): boolean => {
-  const status = statusOf(ex);
-  return status !== null && status !== 429;
-};
-
 export const create201: Check<CreateEvidence, 'create-201'> = defineCheck({
   id: 'create-201',
   clauses: ['4.2-create-201', 'gap-2-category-record'],
@@ -95,7 +89,7 @@ export const create201: Check<CreateEvidence, 'create-201'> = defineCheck({
   causes: ['status', 'gap'],
   area: 'createPet',
   title: 'A valid NewPet gets 201 (a 400 for an edge name is recorded by name-limits instead).',
-  appliesTo: { what: 'answers to a create of a valid NewPet', test: ({ exchange: ex }) => answered(ex) },
+  appliesTo: { what: 'answers to a create of a valid NewPet', test: ({ exchange: ex }) => isAnswered(ex) },
   run: ({ exchange: ex, sent, nameEdge, categoriesOpen }) => {
     const status = statusOf(ex);
     if (status === null || status === 201 || status === 429) return [];
@@ -262,7 +256,7 @@ export const createIdNotClientSupplied: Check<SuppliedIdEvidence, 'create-id-not
   causes: ['state', 'gap'],
   area: 'createPet',
   title: 'An id sent in a NewPet is not taken: the service assigns ids.',
-  appliesTo: { what: 'answers to a NewPet sent with an id of its own', test: ({ exchange: ex }) => answered(ex) },
+  appliesTo: { what: 'answers to a NewPet sent with an id of its own', test: ({ exchange: ex }) => isAnswered(ex) },
   run: ({ exchange: ex, suppliedId }) => {
     const status = statusOf(ex);
     if (status === 400) {
@@ -305,7 +299,7 @@ export const createInvalidRejected: Check<InvalidCreateEvidence, 'create-invalid
   title: 'A body missing required fields or with invalid values gets 400.',
   appliesTo: {
     what: 'answers to a create body missing required fields or with invalid values',
-    test: ({ exchange: ex }) => answered(ex),
+    test: ({ exchange: ex }) => isAnswered(ex),
   },
   run: ({ exchange: ex, reason }) => {
     const status = statusOf(ex);
@@ -408,7 +402,7 @@ export const createRetrievable: Check<RetrievableEvidence, 'create-retrievable'>
     what: 'answers to a get of an animal a create returned with its id',
     test: ({ create, get }) => {
       const pet = createdPet(create);
-      return pet !== null && exactId(pet.id) !== null && answered(get);
+      return pet !== null && exactId(pet.id) !== null && isAnswered(get);
     },
   },
   run: ({ create, get }) => {

@@ -36,6 +36,12 @@ export function isRateLimited(ex: Exchange | null | undefined): boolean {
   return statusOf(ex) === 429;
 }
 
+/** An HTTP answer other than 429: what a check can judge (a 429 answers nothing of the request it refused). */
+export function isAnswered(ex: Exchange | null | undefined): boolean {
+  const status = statusOf(ex);
+  return status !== null && status !== 429;
+}
+
 /** The lossless JSON body, or undefined when there is none or it did not parse. */
 export function jsonOf(ex: Exchange | null | undefined): unknown {
   if (!ex || ex.error || !ex.response) return undefined;

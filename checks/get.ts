@@ -3,7 +3,7 @@ import type { Exchange } from '../http/exchange.js';
 import { defineCheck, finding, observation, show, type Check, type AnyCheck } from './check.js';
 import { plain } from '../http/lossless.js';
 import { validateSchema } from '../spec/validators.js';
-import { exactId, isObject, jsonOf, opLabel, statusOf } from './facts.js';
+import { exactId, isObject, jsonOf, opLabel, isAnswered, statusOf } from './facts.js';
 
 export interface GetFoundEvidence {
   readonly exchange: Exchange;
@@ -18,10 +18,7 @@ export interface GetIdEvidence {
 }
 
 /** An answer to judge: a 429 answers nothing of the pet. */
-const answered = <E extends { readonly exchange: Exchange }>(ev: E): boolean => {
-  const status = statusOf(ev.exchange);
-  return status !== null && status !== 429;
-};
+const answered = <E extends { readonly exchange: Exchange }>(ev: E): boolean => isAnswered(ev.exchange);
 
 export const get200: Check<GetFoundEvidence, 'get-200'> = defineCheck({
   id: 'get-200',

@@ -1,7 +1,7 @@
 /** listPets (4.1): a valid query gets 200 with at most `limit` (default 20) animals of the filtered status. */
 import { parameter } from '../spec/contract.js';
 import type { Exchange } from '../http/exchange.js';
-import { exactId, isObject, jsonOf, opLabel, statusOf } from './facts.js';
+import { exactId, isObject, jsonOf, opLabel, isAnswered, statusOf } from './facts.js';
 import { defineCheck, finding, observation, show, type Check } from './check.js';
 import { readHeader, headerValues } from '../http/header-read.js';
 import { contract } from '../spec/contract.js';
@@ -36,7 +36,7 @@ export const list200: Check<ListEvidence, 'list-200'> = defineCheck({
   title: 'A valid list query gets 200.',
   appliesTo: {
     what: 'answers to valid list queries',
-    test: ({ exchange: ex, valid }) => valid && statusOf(ex) !== null && statusOf(ex) !== 429,
+    test: ({ exchange: ex, valid }) => valid && isAnswered(ex),
   },
   run: ({ exchange: ex, query, valid }) => {
     const status = statusOf(ex);

@@ -13,15 +13,12 @@ import type { CheckId } from './check-id.js';
 import { createdPet } from './create.js';
 import { markersIn } from './cause.js';
 import type { FieldCause } from './field-causes.js';
-import { exactId, opLabel, statusOf } from './facts.js';
+import { exactId, opLabel, isAnswered, statusOf } from './facts.js';
 import { readHeader } from '../http/header-read.js';
 import { BODY_OPERATION, PATH_VARIANTS, QUERY_SHAPE_OPERATION } from '../generators/robustness.js';
 
 /** An answer recorded: a 429 is no answer to the case (the observation checks record none). */
-const answered = <E extends RobustEvidence>(ev: E): boolean => {
-  const status = statusOf(ev.exchange);
-  return status !== null && status !== 429;
-};
+const answered = <E extends RobustEvidence>(ev: E): boolean => isAnswered(ev.exchange);
 
 /** One exchange of the catalogue and the case it sent, in words ('upper-case path', 'Accept: text/html'). */
 export interface RobustEvidence {

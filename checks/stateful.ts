@@ -7,7 +7,7 @@ import { digits } from '../http/lossless.js';
 import { defineCheck, finding, show, type Check, type Finding, type Said } from './check.js';
 import { markersIn, type Cause } from './cause.js';
 import { valueText, type FieldCause } from './field-causes.js';
-import { isObject, jsonOf, opLabel, statusOf } from './facts.js';
+import { isObject, jsonOf, opLabel, isAnswered, statusOf } from './facts.js';
 
 /** A pet as the model knows it: the fields it was created with (status as the target answered it). */
 export interface ModelPet {
@@ -117,7 +117,7 @@ export const modelConsistency: Check<ModelEvidence, 'model-consistency'> = defin
   title: 'The target agrees with a model of the catalogue across a sequence of operations.',
   appliesTo: {
     what: 'answers to creates, gets and lists compared with a model of the store',
-    test: ({ exchange: ex }) => statusOf(ex) !== null && statusOf(ex) !== 429,
+    test: ({ exchange: ex }) => isAnswered(ex),
   },
   run: (ev) => {
     const ex = ev.exchange;
